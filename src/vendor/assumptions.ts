@@ -1,0 +1,79 @@
+/**
+ * Every shape the vendor spec leaves "not shown" lives here, and only here.
+ * The client validates with these schemas and the emulator produces them, so
+ * changing an assumption is a one-file change. Each is listed in the README
+ * under "Assumptions". Schemas are loose: unknown extra fields are accepted.
+ */
+import { z } from 'zod';
+
+/** States of a generation task (spec 3.4: "not shown"). */
+export const GENERATION_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const GENERATION_TERMINAL_STATES = ['succeeded', 'failed', 'cancelled'] as const;
+export type GenerationState = (typeof GENERATION_STATES)[number];
+
+/** Response of GET {base_url}/v1/task/get/{id} (spec 4.1: "not shown"). */
+export const GenerationTaskSchema = z.looseObject({
+  id: z.string(),
+  status: z.enum(GENERATION_STATES),
+  /** Original generated video URL; present when succeeded; valid 24 h from generation. */
+  video_url: z.string().optional(),
+  fail_reason: z.string().optional(),
+  /** Unix seconds. */
+  created_at: z.number().optional(),
+  /** Unix seconds; when the video was produced (start of its 24 h validity). */
+  finished_at: z.number().optional(),
+});
+export type GenerationTask = z.infer<typeof GenerationTaskSchema>;
+
+/** Generation callback body (spec 6: "payload: not shown"): the same object as the query. */
+export const GenerationCallbackSchema = GenerationTaskSchema;
+
+/**
+ * Review task: the documented query response (spec 2.6 / 4.5). Kept here because the
+ * review callback payload and the sync-submit response are assumed to be this same object.
+ */
+export const REVIEW_STATES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export const REVIEW_TERMINAL_STATES = ['completed', 'failed', 'cancelled'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+
+export const ReviewItemSchema = z.looseObject({
+  asset_id: z.string().optional(),
+  source_url: z.string(),
+  asset_url: z.string().optional(),
+  downstream_asset_id: z.string().optional(),
+  downstream_final_url: z.string().optional(),
+  submit_review_status: z.number().int(),
+  error_code: z.union([z.string(), z.number()]).optional(),
+  error_message: z.string().optional(),
+});
+export type ReviewItem = z.infer<typeof ReviewItemSchema>;
+
+export const ReviewTaskSchema = z.looseObject({
+  code: z.number().int(),
+  task_id: z.string(),
+  status: z.enum(REVIEW_STATES),
+  total_count: z.number().int().optional(),
+  done_count: z.number().int().optional(),
+  result: z
+    .looseObject({
+      review_batch_id: z.string().optional(),
+      items: z.array(ReviewItemSchema).default([]),
+    })
+    .optional(),
+});
+export type ReviewTask = z.infer<typeof ReviewTaskSchema>;
+
+/** Review callback body (spec 6: "payload: not shown"): assumed equal to the task query response. */
+export const ReviewCallbackSchema = ReviewTaskSchema;
+/** Sync review submit response (spec 4.5: "not shown"): assumed equal to a finished task query. */
+export const ReviewSyncResponseSchema = ReviewTaskSchema;
+
+/** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
+export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
+
+/**
+ * Vendor cancel endpoint for generation (spec 4.1 mentions cancelling; path and shape
+ * "not shown"): reelflow never calls one. Cancelling a pipeline reports the vendor task
+ * ids that may still be running instead.
+ */
+export const VENDOR_CANCEL_ENDPOINT_KNOWN = false;
