@@ -6,6 +6,7 @@ module.exports = {
   // One Temporal dev server for the whole run; each test uses its own task queue.
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/setup/quiet-sdk.ts'],
   // Workflow tests start real workers and a real server: give them room on 2 cores.
   testTimeout: 120_000,
   maxWorkers: 2,

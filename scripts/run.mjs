@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Entry of every npm script. Plain Node with no dependencies, because it runs before
+// anything is installed: it installs npm packages when the lock file changed, compiles
+// TypeScript (incremental, fast the second time), then hands over to the command.
+// The Temporal CLI is found or built by src/devstack/temporal-cli.ts when a command needs it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [command, ...args] = process.argv.slice(2);
+
+function run(cmd, cmdArgs, opts = {}) {
+  const res = spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit', ...opts });
+  if (res.error) throw res.error;
+  return res.status ?? 1;
+}
+function must(cmd, cmdArgs) {
+  const code = run(cmd, cmdArgs);
+  if (code !== 0) process.exit(code);
+}
+
+function ensureDependencies() {
+  const marker = path.join(root, 'node_modules', '.package-lock.json');
+  const lock = path.join(root, 'package-lock.json');
+  const fresh = existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
+  if (fresh) return;
+  console.error('reelflow: installing npm packages (npm ci)…');
+  must('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+function build() {
+  must(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
+}
+
+function node(script, scriptArgs) {
+  process.exit(run(process.execPath, [path.join(root, 'dist', script), ...scriptArgs]));
+}
+
+const commands = {
+  // Type-check everything, then run the whole suite against a real Temporal dev server.
+  test: () => {
+    build();
+    process.exit(run(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), ...args]));
+  },
+  demo: () => (build(), node('src/starters/demo.js', args)),
+  'dev-stack': () => (build(), node('src/devstack/main.js', args)),
+  emulator: () => (build(), node('src/emulator/main.js', args)),
+  worker: () => (build(), node('src/workers/main.js', args)),
+  bench: () => (build(), node('bench/bench.js', args)),
+  chaos: () => (build(), node('bench/chaos.js', args)),
+};
+
+if (!commands[command]) {
+  console.error(`usage: node scripts/run.mjs <${Object.keys(commands).join('|')}> [args…]`);
+  process.exit(2);
+}
+ensureDependencies();
+commands[command]();

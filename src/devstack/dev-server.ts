@@ -1,0 +1,151 @@
+/**
+ * Runs `temporal server start-dev` as a child process: SQLite file, Web UI, our search
+ * attributes (registered through the operator API, so an existing DB file gets them too)
+ * and the dynamic config our GetAsset rate limit relies on. Waits until the frontend
+ * answers — the SDK's createLocal allows only 5 s, which a 2-core machine can exceed.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+
+export interface DevServerOptions {
+  cli: string;
+  /** SQLite file; its folder is created. Undefined = in-memory. */
+  dbFile?: string;
+  ip?: string;
+  port?: number; // 0 or undefined = a free port
+  uiPort?: number; // 0 or undefined = a free port
+  headless?: boolean;
+  namespace?: string;
+  /** Server output goes here (a file), so it never interleaves with ours. */
+  logFile?: string;
+  startTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface DevServer {
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  pid: number;
+  /** Stop and start again on the same ports and DB file (chaos runs). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * One read/write partition per task queue: a task-queue rate limit is then enforced by
+ * one matcher, exactly, instead of being split across partitions.
+ */
+export const DEV_DYNAMIC_CONFIG: Record<string, unknown> = {
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const INDEXED = temporal.api.enums.v1.IndexedValueType;
+const SA_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: INDEXED.INDEXED_VALUE_TYPE_KEYWORD,
+  KeywordList: INDEXED.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+  Text: INDEXED.INDEXED_VALUE_TYPE_TEXT,
+  Int: INDEXED.INDEXED_VALUE_TYPE_INT,
+};
+
+/** Adds whichever reelflow search attributes the namespace lacks (idempotent). */
+export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const have = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = Object.entries(REELFLOW_SEARCH_ATTRIBUTES).filter(([name]) => !have.has(name));
+  if (missing.length === 0) return [];
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, SA_TYPES[type]])),
+  });
+  return missing.map(([name]) => name);
+}
+
+async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<Connection> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited early (code ${child.exitCode})`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      await connection.workflowService.getSystemInfo({});
+      return connection;
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const ip = opts.ip ?? '127.0.0.1';
+  const port = opts.port || (await freePort(ip));
+  const uiPort = opts.headless ? undefined : opts.uiPort || (await freePort(ip));
+  const namespace = opts.namespace ?? 'default';
+  const address = `${ip}:${port}`;
+  const log = opts.log ?? (() => undefined);
+  if (opts.dbFile) mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  if (uiPort) args.push('--ui-port', String(uiPort), '--ui-ip', ip);
+  else args.push('--headless');
+  for (const [key, value] of Object.entries(DEV_DYNAMIC_CONFIG)) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+
+  let child: ChildProcess;
+  const launch = async (): Promise<void> => {
+    const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
+    child = spawn(opts.cli, args, { stdio: ['ignore', out, out] });
+    const connection = await waitUntilServing(address, child, opts.startTimeoutMs ?? 120_000);
+    try {
+      const added = await registerSearchAttributes(connection, namespace);
+      if (added.length) log(`temporal: registered search attributes ${added.join(', ')}`);
+    } finally {
+      await connection.close();
+    }
+  };
+  const stop = async (): Promise<void> => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGINT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await launch();
+  return {
+    address,
+    namespace,
+    uiUrl: uiPort ? `http://${ip}:${uiPort}` : undefined,
+    get pid() {
+      return child.pid ?? -1;
+    },
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+    stop,
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * Search attributes reelflow sets on every pipeline, so users can list and filter
+ * pipelines in the Web UI and with `reelflow list` / `temporal workflow list`.
+ * The dev stack registers them; on a real cluster register them once (see README).
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const STAGE = defineSearchAttributeKey('ReelflowStage', SearchAttributeType.KEYWORD);
+export const STATUS = defineSearchAttributeKey('ReelflowStatus', SearchAttributeType.KEYWORD);
+export const VENDOR_TASK_IDS = defineSearchAttributeKey('ReelflowVendorTaskIds', SearchAttributeType.KEYWORD_LIST);
+
+/** Name → type, for registering on a server. */
+export const REELFLOW_SEARCH_ATTRIBUTES = {
+  ReelflowStage: 'Keyword',
+  ReelflowStatus: 'Keyword',
+  ReelflowVendorTaskIds: 'KeywordList',
+} as const;

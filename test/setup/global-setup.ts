@@ -1,0 +1,32 @@
+/**
+ * Starts ONE real Temporal dev server for the whole jest run (no mock of Temporal).
+ * Tests read its address from TEMPORAL_ADDRESS and isolate themselves with their own
+ * task queues. The CLI is found or built by the same code the dev stack uses.
+ */
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { findTemporalCli } from '../../src/devstack/temporal-cli';
+import { startDevServer } from '../../src/devstack/dev-server';
+
+export default async function globalSetup(): Promise<void> {
+  const cli = findTemporalCli((line) => process.stderr.write(`${line}\n`));
+  if (!cli) {
+    throw new Error(
+      'No Temporal CLI: set TEMPORAL_CLI, put `temporal` on PATH, or install Go so the tests can build it.',
+    );
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-test-'));
+  const server = await startDevServer({
+    cli: cli.path,
+    dbFile: path.join(dir, 'temporal.db'),
+    headless: true,
+    logFile: path.join(dir, 'temporal.log'),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.env.TEMPORAL_ADDRESS = server.address;
+  process.env.TEMPORAL_NAMESPACE = server.namespace;
+  process.env.REELFLOW_TEST_DIR = dir;
+  process.stderr.write(`\ntemporal dev server for tests: ${server.address} (log: ${dir}/temporal.log)\n`);
+  (globalThis as { __reelflowDevServer?: typeof server }).__reelflowDevServer = server;
+}

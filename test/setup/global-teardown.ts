@@ -1,0 +1,6 @@
+import type { DevServer } from '../../src/devstack/dev-server';
+
+export default async function globalTeardown(): Promise<void> {
+  const server = (globalThis as { __reelflowDevServer?: DevServer }).__reelflowDevServer;
+  await server?.stop();
+}
