@@ -1,0 +1,17 @@
+/**
+ * What activities need from the process that hosts them. The worker builds this from
+ * its environment; secrets live only inside the vendor clients it returns.
+ */
+import type { VendorClient } from '../vendor';
+
+export interface ActivityDeps {
+  /** The vendor client for a credential profile; throws a clear error for an unknown profile. */
+  vendorFor(profile: string): VendorClient;
+  /**
+   * Capability URL for a vendor callback, unique per (workflow, step, attempt).
+   * Undefined when no callback base URL is configured.
+   */
+  callbackUrlFor?(workflowId: string, step: string, attempt: number): string;
+  /** Folder that archived outputs are written under (one sub-folder per pipeline). */
+  archiveRoot: string;
+}

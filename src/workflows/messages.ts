@@ -1,0 +1,188 @@
+/**
+ * Signals, queries, updates and the shapes they carry: defined once, imported by the
+ * workflows, the worker, the callback receiver and every client (CLI, library).
+ * Workflow-safe: no I/O here.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PipelineDefinitionInput } from '../pipeline/definition';
+
+export type StageName = 'review' | 'assets' | 'generation' | 'erase';
+export const STAGES: readonly StageName[] = ['review', 'assets', 'generation', 'erase'];
+
+export type VendorTaskKind = 'review' | 'assetGroup' | 'asset' | 'generation' | 'erase';
+
+/** Every vendor task id is recorded the moment it is known. */
+export interface VendorTaskRecord {
+  kind: VendorTaskKind;
+  id: string;
+  /** e.g. "generation", "review-b0", "asset-hero" */
+  step: string;
+  attempt: number;
+  state?: string;
+  /** How we learned the id: create response, reconcile by name, callback, or operator. */
+  via: 'create' | 'reconcile-name' | 'callback' | 'operator' | 'existing';
+  /** True for a task of a superseded attempt that may still run (and cost) at the vendor. */
+  orphan?: boolean;
+}
+
+export interface PendingDecision {
+  /** The child workflow that waits. */
+  workflowId: string;
+  stage: StageName;
+  step: string;
+  attempt: number;
+  reason: string;
+  since: string; // ISO time
+}
+
+export type StageState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
+
+export interface StageStatus {
+  state: StageState;
+  workflowId?: string;
+  startedAt?: string;
+  endedAt?: string;
+  progress?: { done: number; total: number };
+  detail?: string;
+}
+
+export type PipelineState = 'running' | 'waiting-operator' | 'stuck' | 'completed' | 'failed' | 'cancelled';
+
+export interface PipelineStatus {
+  pipelineId: string;
+  state: PipelineState;
+  stage: StageName | 'archive' | 'done';
+  stages: Record<StageName, StageStatus>;
+  vendorTasks: VendorTaskRecord[];
+  waiting?: PendingDecision;
+  /** Vendor calls made so far, by endpoint (e.g. "generation.get"). */
+  calls: Record<string, number>;
+  error?: string;
+}
+
+export interface ReviewItemResult {
+  index: number; // position in definition.review.media
+  sourceUrl: string;
+  passed: boolean;
+  assetUrl?: string; // Asset:// address, only when passed
+  assetId?: string;
+  downstreamFinalUrl?: string;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+export interface ReviewStageResult {
+  batches: { taskId: string; status: string; size: number; assetType: string }[];
+  items: ReviewItemResult[];
+}
+
+export interface AssetResult {
+  name: string; // the definition's name
+  vendorName: string; // the deterministic name at the vendor (embeds the idempotency key)
+  assetId: string;
+  assetUrl: string; // Asset://<id>
+  status: string;
+  signedUrl?: string;
+  signedUrlFetchedAt?: string;
+}
+
+export interface AssetsStageResult {
+  groupId: string;
+  groupName?: string;
+  groupCreated: boolean;
+  items: AssetResult[];
+}
+
+export interface GenerationStageResult {
+  taskId: string;
+  videoUrl: string;
+  /** The original URL is valid 24 h from generation (spec 4.2). */
+  videoUrlExpiresAt: string;
+}
+
+export interface EraseStageResult {
+  taskId: string;
+  videoUrl: string;
+}
+
+export interface ArchivedFile {
+  name: string;
+  path: string;
+  sha256: string;
+  bytes: number;
+  sourceUrl: string;
+}
+
+export interface PipelineResult {
+  pipelineId: string;
+  vendorTasks: VendorTaskRecord[];
+  review?: ReviewStageResult;
+  assets?: AssetsStageResult;
+  generation?: GenerationStageResult;
+  erase?: EraseStageResult;
+  archived: ArchivedFile[];
+  /** Milliseconds per stage (workflow time). */
+  timings: Partial<Record<StageName | 'archive', number>>;
+  calls: Record<string, number>;
+  /** Only where the spec gives a price (erase). */
+  cost: { erase?: { calls: number; unitPrice: number; currency: '¥'; total: number } };
+}
+
+export interface PipelineInput {
+  definition: PipelineDefinitionInput;
+}
+
+/** Operator decision for a create whose outcome is ambiguous (policy `ask`). */
+export type CreateDecision = { taskId: string } | { resubmit: true } | { abandon: true };
+export interface ResolveCreateInput {
+  /** Optional: defaults to the step that is waiting. */
+  step?: string;
+  decision: CreateDecision;
+}
+export interface ResolveCreateResult {
+  stage: StageName;
+  step: string;
+  accepted: CreateDecision;
+}
+
+/** A vendor callback, as the receiver relays it: a hint, confirmed by one query. */
+export interface VendorCallbackSignal {
+  step: string;
+  attempt: number;
+  taskId?: string;
+  status?: string;
+}
+
+/** Child → parent: progress and waiting state, so the parent's status shows it all. */
+export interface StageReport {
+  stage: StageName;
+  progress?: { done: number; total: number };
+  detail?: string;
+  vendorTasks?: VendorTaskRecord[];
+  calls?: Record<string, number>;
+  waiting?: PendingDecision | null;
+  stuck?: boolean;
+}
+
+export const statusQuery = defineQuery<PipelineStatus>('status');
+export const resolveCreateUpdate = defineUpdate<ResolveCreateResult, [ResolveCreateInput]>('resolveCreate');
+export const vendorCallbackSignal = defineSignal<[VendorCallbackSignal]>('vendorCallback');
+export const stageReportSignal = defineSignal<[StageReport]>('stageReport');
+/** Parent → child: forwards an operator decision made on the parent. */
+export const operatorDecisionSignal = defineSignal<[ResolveCreateInput]>('operatorDecision');
+
+export const CHILD_SUFFIX: Record<StageName, string> = {
+  review: 'review',
+  assets: 'assets',
+  generation: 'generation',
+  erase: 'erase',
+};
+export function childWorkflowId(pipelineId: string, stage: StageName): string {
+  return `${pipelineId}.${CHILD_SUFFIX[stage]}`;
+}
+
+/** Activities of GetAsset run on their own task queue, rate limited by the server. */
+export function getAssetTaskQueue(taskQueue: string, profile: string): string {
+  return `${taskQueue}.getasset.${profile}`;
+}
+export const DEFAULT_TASK_QUEUE = 'reelflow';
