@@ -72,6 +72,38 @@ export const ReviewSyncResponseSchema = ReviewTaskSchema;
 export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
 
 /**
+ * Error body of generation, erase and review (spec 7.1, 7.2, 7.4: "not shown"; only
+ * asset management documents `{ Code, Message, TrackId }`). Read tolerantly: the
+ * asset-management form, lowercase code/message, an `error` string or object, and an
+ * optional `field`. Anything else is ignored and the HTTP status alone classifies.
+ */
+const ErrorCodeSchema = z.union([z.string(), z.number()]);
+export const VendorErrorBodySchema = z.looseObject({
+  Code: ErrorCodeSchema.optional(),
+  Message: z.string().optional(),
+  TrackId: z.string().optional(),
+  code: ErrorCodeSchema.optional(),
+  message: z.string().optional(),
+  error: z
+    .union([z.string(), z.looseObject({ code: ErrorCodeSchema.optional(), message: z.string().optional() })])
+    .optional(),
+  field: z.string().optional(),
+});
+
+/**
+ * Entry points named only by path (spec 4.6: base address, credentials and shapes "not
+ * shown"): assumed to live under {base_url} with the same `Bearer <API_KEY>` as
+ * generation. Request and response bodies stay `unknown`.
+ */
+export const RAW_ENTRY_POINTS_BASE = 'base_url' as const;
+
+/**
+ * Sync review submit waits for the review itself (spec 4.5: duration "not shown"), so
+ * its default time-to-response-headers is longer than other calls'.
+ */
+export const REVIEW_SYNC_HEADERS_TIMEOUT_MS = 300_000;
+
+/**
  * Vendor cancel endpoint for generation (spec 4.1 mentions cancelling; path and shape
  * "not shown"): reelflow never calls one. Cancelling a pipeline reports the vendor task
  * ids that may still be running instead.

@@ -1,0 +1,51 @@
+/** Generation interface: create (spec 4.1) and the assumed query (assumptions.ts). */
+import { GenerationTaskSchema, type GenerationTask } from './assumptions';
+import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
+import {
+  GenerationCreateRequestSchema,
+  GenerationCreateResponseSchema,
+  type GenerationCreateRequest,
+  type GenerationCreateResponse,
+} from './schemas/generation';
+import { validateRequest } from './validate';
+
+export interface GenerationApi {
+  /** POST {base_url}/v1/task/create. Not idempotent: an AmbiguousError means reconcile. */
+  create(req: GenerationCreateRequest, opts?: CallOptions): Promise<GenerationCreateResponse>;
+  /** GET {base_url}/v1/task/get/{id}. */
+  get(id: string, opts?: CallOptions): Promise<GenerationTask>;
+}
+
+const CREATE_FIELDS = Object.keys(GenerationCreateRequestSchema.shape);
+
+export function createGenerationApi(ctx: VendorContext): GenerationApi {
+  return {
+    create(req, opts) {
+      const endpoint = 'generation.create';
+      const body = validateRequest(endpoint, GenerationCreateRequestSchema, req);
+      return exchange(
+        ctx,
+        {
+          endpoint,
+          method: 'POST',
+          url: joinUrl(ctx.baseUrl, '/v1/task/create'),
+          auth: 'apiKey',
+          body,
+          idempotent: false,
+          knownFields: CREATE_FIELDS,
+          response: GenerationCreateResponseSchema,
+        },
+        opts,
+      );
+    },
+    get(id, opts) {
+      const endpoint = 'generation.get';
+      const url = joinUrl(ctx.baseUrl, `/v1/task/get/${pathParam(endpoint, 'id', id)}`);
+      return exchange(
+        ctx,
+        { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: GenerationTaskSchema },
+        opts,
+      );
+    },
+  };
+}

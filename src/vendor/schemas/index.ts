@@ -1,0 +1,5 @@
+export * from './common';
+export * from './generation';
+export * from './erase';
+export * from './assets';
+export * from './review';
