@@ -1,0 +1,264 @@
+/**
+ * HTTP receiver for vendor callbacks (DESIGN §3): authenticates the capability URL,
+ * reads the task id and status the body carries, and signals the workflow. The signal is
+ * a hint; the workflow confirms it with one query. The receiver never decides a result.
+ *
+ *   POST {base}/callbacks/{workflowId}/{step}/{attempt}/{token}
+ *     204  signalled
+ *     401  token wrong (no signal)          404  not a callback path (no signal)
+ *     400  body is not JSON                  413  body over the limit
+ *     410  workflow unknown or closed        503  signalling failed: try again later
+ *   GET /healthz → 200
+ *
+ * Logs name workflowId, step, attempt and status only: never the token, the secret or a
+ * URL that carries a token.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor/assumptions';
+import { EraseCallbackSchema } from '../vendor/schemas';
+import { vendorCallbackSignal, type VendorCallbackSignal } from '../workflows/messages';
+import { checkCallbackPath } from './token';
+
+export const CALLBACK_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface CallbackReceiverOptions {
+  /** Interface to listen on; default 0.0.0.0 (the vendor must reach it). */
+  host?: string;
+  /** 0 = any free port. */
+  port: number;
+  secret: string;
+  client: Client;
+  log?: (line: string) => void;
+  /** Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Deadline of the signal call to Temporal; past it the vendor gets 503. Default 10 s. */
+  signalTimeoutMs?: number;
+}
+
+export interface CallbackReceiver {
+  /** Where it listens, e.g. http://127.0.0.1:8089 (no path, no token). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export type CallbackStepKind = 'generation' | 'erase' | 'review' | 'unknown';
+
+export function callbackStepKind(step: string): CallbackStepKind {
+  if (step === 'generation' || step.startsWith('generation-')) return 'generation';
+  if (step === 'erase' || step.startsWith('erase-')) return 'erase';
+  if (step === 'review' || step.startsWith('review-')) return 'review';
+  return 'unknown';
+}
+
+export interface ExtractedCallback {
+  taskId?: string;
+  status?: string;
+  /** `schema`: the body matched the documented/assumed shape; `loose`: fields read by name only. */
+  shape: 'schema' | 'loose';
+}
+
+/** Field that names the task, per interface (generation: `id`; review and erase: `task_id`). */
+const ID_FIELD: Record<CallbackStepKind, readonly string[]> = {
+  generation: ['id', 'task_id'],
+  erase: ['task_id'],
+  review: ['task_id'],
+  unknown: ['task_id', 'id'],
+};
+
+function nonEmptyString(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : undefined;
+}
+
+/**
+ * Task id and status of a callback body, by the step's schema when it matches, else read
+ * loosely by field name (an unknown shape yields undefined fields: still a useful hint).
+ */
+export function extractCallbackFields(step: string, body: unknown): ExtractedCallback {
+  const kind = callbackStepKind(step);
+  const parsed =
+    kind === 'generation'
+      ? GenerationCallbackSchema.safeParse(body)
+      : kind === 'review'
+        ? ReviewCallbackSchema.safeParse(body)
+        : kind === 'erase'
+          ? EraseCallbackSchema.safeParse(body)
+          : undefined;
+  if (parsed?.success) {
+    const d = parsed.data as { id?: string; task_id?: string; status: string };
+    const taskId = kind === 'generation' ? d.id : d.task_id;
+    return { ...(taskId ? { taskId } : {}), status: d.status, shape: 'schema' };
+  }
+  const out: ExtractedCallback = { shape: 'loose' };
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const o = body as Record<string, unknown>;
+    for (const f of ID_FIELD[kind]) {
+      const v = nonEmptyString(o[f]);
+      if (v) {
+        out.taskId = v;
+        break;
+      }
+    }
+    const status = nonEmptyString(o.status);
+    if (status) out.status = status;
+  }
+  return out;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(Buffer.concat(chunks));
+      }
+    });
+    req.on('error', (err) => {
+      if (!done) {
+        done = true;
+        reject(err);
+      }
+    });
+  });
+}
+
+function reply(res: http.ServerResponse, status: number, message?: string, close = false): void {
+  if (res.headersSent) return;
+  const headers: http.OutgoingHttpHeaders = {};
+  if (close) headers.connection = 'close';
+  if (message === undefined) {
+    res.writeHead(status, headers).end();
+    return;
+  }
+  const body = JSON.stringify({ error: message });
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = Buffer.byteLength(body);
+  res.writeHead(status, headers).end(body);
+}
+
+export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
+  if (!opts.secret) throw new TypeError('startCallbackReceiver: secret must not be empty');
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const limit = opts.bodyLimitBytes ?? CALLBACK_BODY_LIMIT_BYTES;
+  const signalTimeoutMs = opts.signalTimeoutMs ?? 10_000;
+  const { client, secret } = opts;
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // Only the path matters; a query string (if a vendor appends one) is ignored.
+    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+    if (pathname === '/healthz') {
+      if (req.method === 'GET' || req.method === 'HEAD') return reply(res, 200);
+      return reply(res, 405, 'method not allowed');
+    }
+    const auth = checkCallbackPath(secret, pathname);
+    if (!auth.ok && auth.reason === 'malformed') return reply(res, 404, 'not found');
+    if (req.method !== 'POST') return reply(res, 405, 'method not allowed');
+    if (!auth.ok) {
+      // Nothing from the path is logged: it is attacker-chosen and may carry a real token.
+      log('callback rejected: bad token (no signal sent)');
+      return reply(res, 401, 'unauthorized', true);
+    }
+    const { workflowId, step, attempt } = auth.target;
+    const where = `workflowId=${workflowId} step=${step} attempt=${attempt}`;
+
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      log(`callback rejected: body of ${declared} bytes over the ${limit}-byte limit; ${where}`);
+      return reply(res, 413, 'body too large', true);
+    }
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, limit);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        log(`callback rejected: body over the ${limit}-byte limit; ${where}`);
+        return reply(res, 413, 'body too large', true);
+      }
+      throw err;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      log(`callback rejected: body is not JSON; ${where}`);
+      return reply(res, 400, 'body is not JSON');
+    }
+
+    const fields = extractCallbackFields(step, body);
+    const signal: VendorCallbackSignal = { step, attempt };
+    if (fields.taskId !== undefined) signal.taskId = fields.taskId;
+    if (fields.status !== undefined) signal.status = fields.status;
+    const what = `${where} taskId=${signal.taskId ?? '-'} status=${signal.status ?? '-'} shape=${fields.shape}`;
+    try {
+      await client.workflow.withDeadline(Date.now() + signalTimeoutMs, () =>
+        client.workflow.getHandle(workflowId).signal(vendorCallbackSignal, signal),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        log(`callback for a workflow that is unknown or closed (410): ${what}`);
+        return reply(res, 410, 'workflow not found or closed');
+      }
+      const reason = err instanceof Error ? err.name : 'error';
+      log(`callback not delivered, signalling failed (${reason}; 503, the vendor may retry): ${what}`);
+      return reply(res, 503, 'temporarily unavailable');
+    }
+    log(`callback signalled: ${what}`);
+    return reply(res, 204);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`);
+      reply(res, 500, 'internal error', true);
+    });
+  });
+  // Bound slow or stuck clients; a callback is small.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+
+  const host = opts.host ?? '0.0.0.0';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // In-flight requests get a moment to finish; then connections are dropped.
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      });
+      return closing;
+    },
+  };
+}
