@@ -150,7 +150,7 @@ export const PipelineDefinitionSchema = z
       names.add(item.name);
     });
     def.generation?.content.forEach((item, i) => {
-      const url = item.type === 'text' ? undefined : (item as Record<string, { url: string }>)[item.type].url;
+      const url = item.type === 'text' ? undefined : (item as unknown as Record<string, { url: string }>)[item.type].url;
       if (!url) return;
       const r = REVIEW_REF.exec(url);
       if (r && Number(r[1]) >= reviewCount) {

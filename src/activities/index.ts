@@ -1,0 +1,20 @@
+/**
+ * All activities, made by one factory from their dependencies (no module state), so the
+ * worker injects vendor clients and tests inject theirs. Workflows proxy
+ * `ReturnType<typeof createActivities>`.
+ */
+import { createArchiveActivities } from './archive';
+import type { ActivityDeps } from './deps';
+import { createVendorActivities } from './vendor';
+
+export type { ActivityDeps } from './deps';
+export type { CallbackRef } from './vendor';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createVendorActivities(deps),
+    ...createArchiveActivities({ archiveRoot: deps.archiveRoot }),
+  };
+}
+
+export type ReelflowActivities = ReturnType<typeof createActivities>;

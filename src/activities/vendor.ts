@@ -1,0 +1,185 @@
+/**
+ * One activity per vendor endpoint; each performs exactly ONE vendor HTTP call per
+ * attempt. Vendor errors become ApplicationFailures whose `type` is the error class
+ * name, so the workflow decides from the type (see src/workflows/lib/failures.ts).
+ * Inputs and results carry no secrets: the profile name selects credentials here.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../vendor/assumptions';
+import { toFailureInfo, VendorConfigError, VendorError } from '../vendor/errors';
+import type { ActivityDeps } from './deps';
+
+/** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
+export interface CallbackRef {
+  step: string;
+  attempt: number;
+}
+
+/** Minimum wait after a 429 when the vendor sends no Retry-After (spec: ≥ 500 ms for GetAsset). */
+const MIN_RATE_LIMIT_WAIT_MS: Record<string, number> = {
+  'assets.GetAsset': 500,
+  'review.getTask': REVIEW_MIN_QUERY_INTERVAL_MS,
+};
+const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
+
+function toApplicationFailure(err: unknown): unknown {
+  if (!(err instanceof VendorError) && !(err instanceof VendorConfigError)) return err;
+  const info = toFailureInfo(err);
+  let nextRetryDelay: number | undefined;
+  if (info.type === 'RateLimitedError') {
+    const floor = MIN_RATE_LIMIT_WAIT_MS[info.endpoint ?? ''] ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+    nextRetryDelay = Math.max(info.retryAfterMs ?? floor, floor);
+  }
+  return ApplicationFailure.create({
+    type: info.type,
+    message: info.message,
+    nonRetryable: !info.retryable,
+    details: [info],
+    nextRetryDelay,
+  });
+}
+
+async function call<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  try {
+    return await fn(Context.current().cancellationSignal);
+  } catch (err) {
+    throw toApplicationFailure(err);
+  }
+}
+
+function callbackUrl(deps: ActivityDeps, ref: CallbackRef | undefined): string | undefined {
+  if (!ref || !deps.callbackUrlFor) return undefined;
+  const workflowId = Context.current().info.workflowExecution?.workflowId;
+  return workflowId ? deps.callbackUrlFor(workflowId, ref.step, ref.attempt) : undefined;
+}
+
+export interface ProfileInput {
+  profile: string;
+}
+
+export function createVendorActivities(deps: ActivityDeps) {
+  const v = (profile: string) => deps.vendorFor(profile);
+  return {
+    // ---- review (spec 4.5)
+    async reviewSubmit(
+      input: ProfileInput & {
+        urls: string[];
+        assetType: string;
+        groupId?: string;
+        groupSource?: '' | 'real_person';
+        callback?: CallbackRef;
+      },
+    ): Promise<{ taskId: string; callbackUsed: boolean }> {
+      const url = callbackUrl(deps, input.callback);
+      const res = await call((signal) =>
+        v(input.profile).review.submitAsync(
+          {
+            images: input.urls,
+            asset_type: input.assetType as 'Image' | 'Video' | 'Audio',
+            ...(input.groupId ? { group_id: input.groupId } : {}),
+            ...(input.groupSource !== undefined ? { group_source: input.groupSource } : {}),
+            ...(url ? { callback_url: url } : {}),
+          },
+          { signal },
+        ),
+      );
+      return { taskId: res.task_id, callbackUsed: Boolean(url) };
+    },
+    async reviewGetTask(input: ProfileInput & { taskId: string }) {
+      const t = await call((signal) => v(input.profile).review.getTask(input.taskId, { signal }));
+      return {
+        taskId: t.task_id,
+        status: t.status,
+        total: t.total_count,
+        done: t.done_count,
+        items: (t.result?.items ?? []).map((i) => ({
+          sourceUrl: i.source_url,
+          passed: i.submit_review_status === 1,
+          assetUrl: i.asset_url,
+          assetId: i.asset_id,
+          downstreamFinalUrl: i.downstream_final_url,
+          errorCode: i.error_code === undefined ? undefined : String(i.error_code),
+          errorMessage: i.error_message,
+        })),
+      };
+    },
+
+    // ---- asset management (spec 4.4)
+    async listAssetGroups(input: ProfileInput) {
+      const r = await call((signal) => v(input.profile).assets.listAssetGroups({}, { signal }));
+      return r.AssetGroups.map((g) => ({ id: g.Id, name: g.Name, groupType: g.GroupType }));
+    },
+    async getAssetGroup(input: ProfileInput & { id: string }) {
+      const g = await call((signal) => v(input.profile).assets.getAssetGroup({ Id: input.id }, { signal }));
+      return { id: g.Id, name: g.Name };
+    },
+    async createAssetGroup(input: ProfileInput & { name: string; description?: string }) {
+      const g = await call((signal) =>
+        v(input.profile).assets.createAssetGroup(
+          { Name: input.name, ...(input.description ? { Description: input.description } : {}) },
+          { signal },
+        ),
+      );
+      return { id: g.Id };
+    },
+    async listAssetsPage(input: ProfileInput & { groupId: string; pageNumber: number; pageSize: number }) {
+      const r = await call((signal) =>
+        v(input.profile).assets.listAssets(
+          { Filter: { GroupIds: [input.groupId] }, PageNumber: input.pageNumber, PageSize: input.pageSize },
+          { signal },
+        ),
+      );
+      return { total: r.Total, assets: r.Assets.map((a) => ({ id: a.Id, name: a.Name, status: a.Status })) };
+    },
+    async createAsset(input: ProfileInput & { groupId: string; url: string; assetType: string; name: string }) {
+      const r = await call((signal) =>
+        v(input.profile).assets.createAsset(
+          { GroupId: input.groupId, URL: input.url, AssetType: input.assetType as 'Image', Name: input.name },
+          { signal },
+        ),
+      );
+      return { id: r.Id };
+    },
+    /** Runs on the per-profile GetAsset task queue, which the server rate-limits. */
+    async getAsset(input: ProfileInput & { id: string }) {
+      const a = await call((signal) => v(input.profile).assets.getAsset({ Id: input.id }, { signal }));
+      return { id: a.Id, name: a.Name, status: a.Status, url: a.URL };
+    },
+
+    // ---- generation (spec 4.1; query shape assumed)
+    async generationCreate(input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) {
+      const url = callbackUrl(deps, input.callback);
+      const r = await call((signal) =>
+        v(input.profile).generation.create(
+          { ...(input.request as object), ...(url ? { callback_url: url } : {}) } as never,
+          { signal },
+        ),
+      );
+      return { id: r.id, callbackUsed: Boolean(url) };
+    },
+    async generationGet(input: ProfileInput & { id: string }) {
+      const t = await call((signal) => v(input.profile).generation.get(input.id, { signal }));
+      return {
+        id: t.id,
+        status: t.status,
+        videoUrl: t.video_url,
+        failReason: t.fail_reason,
+        finishedAt: t.finished_at,
+      };
+    },
+
+    // ---- erase (spec 4.2, 4.3)
+    async eraseCreate(input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) {
+      const url = callbackUrl(deps, input.callback);
+      const r = await call((signal) =>
+        v(input.profile).erase.create({ video_url: input.videoUrl, ...(url ? { callback_url: url } : {}) }, { signal }),
+      );
+      return { taskId: r.task_id, requestId: r.request_id, callbackUsed: Boolean(url) };
+    },
+    async eraseGet(input: ProfileInput & { taskId: string }) {
+      const t = await call((signal) => v(input.profile).erase.get(input.taskId, { signal }));
+      return { taskId: t.task_id, status: t.status, videoUrl: t.video_url, failReason: t.fail_reason };
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Assets stage: find or create the group by name, register each item under a
+ * deterministic name that embeds its idempotency key (so reconcile is an exact name
+ * match), then poll GetAsset on the server-rate-limited task queue until terminal.
+ * An asset Pending for 5 minutes is shown as stuck ("contact support").
+ */
+import type { AssetResult, AssetsStageResult } from '../messages';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/activities';
+import { createWithoutDuplicates, stageFailure } from '../lib/create';
+import { shortKey } from '../lib/hash';
+import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';
+import { StageRuntime } from '../lib/stage-runtime';
+import type { StageCommon, StageOutput } from '../lib/stage-output';
+
+/** Spec 4.4: Pending after 5 minutes → contact technical support. */
+export const ASSET_STUCK_AFTER_MS = 5 * 60_000;
+const LIST_PAGE_SIZE = 100;
+
+export interface AssetSource {
+  name: string;
+  url: string;
+  type: 'Image' | 'Video' | 'Audio';
+}
+
+export interface AssetsStageInput extends StageCommon {
+  group: { id: string } | { name: string; description?: string };
+  items: AssetSource[];
+  /** Fail when an asset stays Pending this long. */
+  pendingDeadlineMs: number;
+}
+
+/** The vendor-side name: the user's name plus a key derived from pipeline and item. */
+export function vendorAssetName(pipelineId: string, name: string): string {
+  return `${name}-rf${shortKey(`${pipelineId}/${name}`)}`;
+}
+
+/** Asset://<id> is how a created asset is referenced in generation content. */
+export function assetAddress(id: string): string {
+  return `Asset://${id}`;
+}
+
+export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<AssetsStageResult>> {
+  const rt = new StageRuntime('assets');
+  const { profile } = input;
+
+  const group = await resolveGroup(rt, input);
+  rt.detail = `group ${group.id}`;
+
+  const listAll = async () => {
+    const byName = new Map<string, { id: string; status: string }>();
+    for (let page = 1; ; page++) {
+      rt.count('assets.ListAssets');
+      const res = await queries.listAssetsPage.executeWithOptions(
+        { ...QUERY_OPTIONS, summary: `list assets of group ${group.id} (page ${page})` },
+        [{ profile, groupId: group.id, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
+      );
+      res.assets.forEach((a) => byName.set(a.name, { id: a.id, status: a.status }));
+      if (res.assets.length === 0 || byName.size >= res.total || page * LIST_PAGE_SIZE >= res.total) return byName;
+    }
+  };
+
+  // One listing up front: a re-run of this stage finds what an earlier run created.
+  const existing = await listAll();
+  rt.progress = { done: 0, total: input.items.length };
+  rt.report();
+  const getAsset = getAssetActivity(profile);
+
+  const items = await Promise.all(
+    input.items.map(async (item): Promise<AssetResult> => {
+      const vendorName = vendorAssetName(input.pipelineId, item.name);
+      const step = `asset-${item.name}`;
+      let assetId: string;
+      const found = existing.get(vendorName);
+      if (found) {
+        assetId = found.id;
+        rt.record({ kind: 'asset', id: assetId, step, attempt: 0, via: 'existing' });
+      } else {
+        const created = await createWithoutDuplicates({
+          rt,
+          step,
+          kind: 'asset',
+          label: `create asset ${item.name}`,
+          endpoint: 'assets.CreateAsset',
+          policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
+          create: (n) =>
+            creates.createAsset.executeWithOptions({ ...CREATE_OPTIONS, summary: `create asset ${vendorName} (attempt ${n})` }, [
+              { profile, groupId: group.id, url: item.url, assetType: item.type, name: vendorName },
+            ]),
+          taskIdOf: (v) => v.id,
+          reconcile: async () => {
+            const hit = (await listAll()).get(vendorName);
+            return hit ? { id: hit.id } : undefined;
+          },
+          fromTaskId: (id) => ({ id }),
+        });
+        assetId = created.value.id;
+      }
+      const asset = await pollUntilDone({
+        rt,
+        step,
+        label: `asset ${item.name} (${assetId})`,
+        endpoint: 'assets.GetAsset',
+        policy: DEFAULT_POLICIES.asset,
+        callbacks: false,
+        deadlineMs: input.pendingDeadlineMs,
+        query: () => getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAsset ${assetId}` }, [{ profile, id: assetId }]),
+        done: (a) => a.status !== 'Pending',
+        onValue: (a) => rt.setState('asset', assetId, a.status),
+        stuck: {
+          afterMs: ASSET_STUCK_AFTER_MS,
+          onStuck: () => {
+            rt.stuck = true;
+            rt.detail = `asset ${item.name} (${assetId}) still Pending after 5 min: contact vendor technical support`;
+            rt.report();
+          },
+        },
+      });
+      if (asset.status !== 'Active') {
+        throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, 'AssetFailed');
+      }
+      rt.progress = { done: (rt.progress?.done ?? 0) + 1, total: input.items.length };
+      rt.report();
+      return {
+        name: item.name,
+        vendorName,
+        assetId,
+        assetUrl: assetAddress(assetId),
+        status: asset.status,
+        signedUrl: asset.url,
+        signedUrlFetchedAt: new Date().toISOString(),
+      };
+    }),
+  );
+  rt.stuck = false;
+  return {
+    result: { groupId: group.id, groupName: group.name, groupCreated: group.created, items },
+    ...rt.carry(),
+  };
+}
+
+async function resolveGroup(rt: StageRuntime, input: AssetsStageInput) {
+  const { profile } = input;
+  if ('id' in input.group) {
+    rt.count('assets.GetAssetGroup');
+    const g = await queries.getAssetGroup.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAssetGroup ${input.group.id}` }, [
+      { profile, id: input.group.id },
+    ]);
+    return { id: g.id, name: g.name, created: false };
+  }
+  const { name, description } = input.group;
+  const findByName = async () => {
+    rt.count('assets.ListAssetGroups');
+    const groups = await queries.listAssetGroups.executeWithOptions({ ...QUERY_OPTIONS, summary: `find group "${name}"` }, [
+      { profile },
+    ]);
+    return groups.find((g) => g.name === name);
+  };
+  const found = await findByName();
+  if (found) {
+    rt.record({ kind: 'assetGroup', id: found.id, step: 'group', attempt: 0, via: 'existing' });
+    return { id: found.id, name, created: false };
+  }
+  const created = await createWithoutDuplicates({
+    rt,
+    step: 'group',
+    kind: 'assetGroup',
+    label: `create asset group "${name}"`,
+    endpoint: 'assets.CreateAssetGroup',
+    policy: 'resubmit',
+    create: (n) =>
+      creates.createAssetGroup.executeWithOptions({ ...CREATE_OPTIONS, summary: `create group "${name}" (attempt ${n})` }, [
+        { profile, name, description },
+      ]),
+    taskIdOf: (v) => v.id,
+    reconcile: async () => {
+      const g = await findByName();
+      return g ? { id: g.id } : undefined;
+    },
+    fromTaskId: (id) => ({ id }),
+  });
+  return { id: created.value.id, name, created: created.via === 'create' };
+}

@@ -1,0 +1,156 @@
+/**
+ * Review stage: media split into valid batches (≤ 50 URLs, one type each), each batch
+ * submitted without duplicates and polled (≥ 1 s apart, growing); `cancelled` stops
+ * without resubmitting (spec 3.3). Asset:// addresses come only from result.items[].
+ */
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../vendor/assumptions';
+import { planReviewBatches, type ReviewBatch } from '../../vendor/batching';
+import { RejectedError } from '../../vendor/errors';
+import type { ReviewItemResult, ReviewStageResult } from '../messages';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/activities';
+import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type CreatePolicy } from '../lib/create';
+import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';
+import { StageRuntime } from '../lib/stage-runtime';
+import type { StageCommon, StageOutput } from '../lib/stage-output';
+
+export interface ReviewStageInput extends StageCommon {
+  media: string[];
+  assetType?: 'Image' | 'Video' | 'Audio';
+  groupId?: string;
+  groupSource?: '' | 'real_person';
+  requireAllPassed: boolean;
+  policy: CreatePolicy;
+}
+
+const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<ReviewStageResult>> {
+  const rt = new StageRuntime('review');
+  let batches: ReviewBatch[];
+  try {
+    batches = planReviewBatches(input.media, { assetType: input.assetType });
+  } catch (err) {
+    if (err instanceof RejectedError) {
+      throw stageFailure(err.message.replace(/urls\[(\d+)\]/, 'review.media[$1]'), 'RejectedError');
+    }
+    throw err;
+  }
+  const progress = batches.map(() => ({ done: 0, total: 0 }));
+  const updateProgress = () => {
+    const done = progress.reduce((s, p) => s + p.done, 0);
+    const total = progress.reduce((s, p) => s + p.total, 0) || input.media.length;
+    if (rt.progress?.done !== done || rt.progress?.total !== total) {
+      rt.progress = { done, total };
+      rt.report();
+    }
+  };
+  const results = await Promise.all(batches.map((batch, i) => runBatch(rt, input, batch, i, progress[i], updateProgress)));
+  const items: ReviewItemResult[] = input.media.map((sourceUrl, index) => ({
+    index,
+    sourceUrl,
+    passed: false,
+    errorMessage: 'no result item for this URL',
+  }));
+  results.forEach(({ batch, task }) => {
+    for (const item of task.items) {
+      const pos = batch.urls.indexOf(item.sourceUrl);
+      if (pos < 0) continue;
+      const index = batch.indexes[pos];
+      items[index] = {
+        index,
+        sourceUrl: item.sourceUrl,
+        passed: item.passed && Boolean(item.assetUrl),
+        assetUrl: item.passed ? item.assetUrl : undefined,
+        assetId: item.assetId,
+        downstreamFinalUrl: item.downstreamFinalUrl,
+        errorCode: item.errorCode,
+        errorMessage: item.errorMessage,
+      };
+    }
+  });
+  const failed = items.filter((i) => !i.passed);
+  if (input.requireAllPassed && failed.length > 0) {
+    const list = failed
+      .slice(0, 5)
+      .map((i) => `review.media[${i.index}] (${i.errorCode ?? 'no code'}: ${i.errorMessage ?? 'not passed'})`)
+      .join(', ');
+    throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', { items });
+  }
+  return {
+    result: {
+      batches: results.map(({ batch, task }) => ({
+        taskId: task.taskId,
+        status: task.status,
+        size: batch.urls.length,
+        assetType: batch.assetType,
+      })),
+      items,
+    },
+    ...rt.carry(),
+  };
+}
+
+async function runBatch(
+  rt: StageRuntime,
+  input: ReviewStageInput,
+  batch: ReviewBatch,
+  index: number,
+  progress: { done: number; total: number },
+  onProgress: () => void,
+) {
+  const step = `review-b${index}`;
+  const { profile } = input;
+  const created = await createWithoutDuplicates({
+    rt,
+    step,
+    kind: 'review',
+    label: `review batch ${index} submit`,
+    endpoint: 'review.submitAsync',
+    policy: input.policy,
+    create: (n) =>
+      creates.reviewSubmit.executeWithOptions(
+        { ...CREATE_OPTIONS, summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})` },
+        [
+          {
+            profile,
+            urls: batch.urls,
+            assetType: batch.assetType,
+            groupId: input.groupId,
+            groupSource: input.groupSource,
+            callback: input.callbacks ? { step, attempt: n } : undefined,
+          },
+        ],
+      ),
+    taskIdOf: (v) => v.taskId,
+    reconcile: async (n) => {
+      const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);
+      return id ? { taskId: id, callbackUsed: true } : undefined;
+    },
+    fromTaskId: (id) => ({ taskId: id, callbackUsed: input.callbacks }),
+  });
+  const taskId = created.value.taskId;
+  progress.total = batch.urls.length;
+  const task = await pollUntilDone({
+    rt,
+    step,
+    label: `review task ${taskId}`,
+    endpoint: 'review.getTask',
+    policy: { ...DEFAULT_POLICIES.review, minMs: REVIEW_MIN_QUERY_INTERVAL_MS },
+    callbacks: input.callbacks,
+    deadlineMs: input.deadlineMs,
+    query: () => queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [{ profile, taskId }]),
+    done: (t) => TERMINAL.includes(t.status),
+    onValue: (t) => {
+      rt.setState('review', taskId, t.status);
+      progress.done = t.done ?? progress.done;
+      progress.total = t.total ?? progress.total;
+      onProgress();
+    },
+  });
+  if (task.status === 'cancelled') {
+    throw stageFailure(`review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`, 'ReviewCancelled');
+  }
+  if (task.status === 'failed') throw stageFailure(`review task ${taskId} failed at the vendor`, 'ReviewFailed');
+  rt.report();
+  return { batch, task };
+}
