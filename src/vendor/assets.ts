@@ -134,6 +134,6 @@ export function createAssetsApi(ctx: VendorContext): AssetsApi {
       const { AssetGroups } = await call('ListAssetGroups', {}, opts);
       return AssetGroups.filter((g) => g.Name === name).sort(byCreateTime)[0];
     },
-    invoke: (action, body, opts = {}) => send(action, body, opts, isKnown(action) ? action : undefined),
+    invoke: async (action, body, opts = {}) => send(action, body, opts, isKnown(action) ? action : undefined),
   };
 }

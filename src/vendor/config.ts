@@ -46,7 +46,7 @@ export function loadVendorConfig(env: Env = process.env): VendorConfig {
   if (!r.success) {
     const issue = r.error.issues[0];
     const variable = String(issue?.path[0] ?? 'VENDOR_*');
-    const why = issue?.code === 'invalid_type' ? 'is required' : issue?.message ?? 'is invalid';
+    const why = picked[variable] === undefined ? 'is required' : `is invalid: ${issue?.message ?? 'bad value'}`;
     throw new VendorConfigError(`vendor config: ${variable} ${why}`, variable);
   }
   const e = r.data;

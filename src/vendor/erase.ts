@@ -32,7 +32,7 @@ const CallbackHeaderSchema = z.strictObject({ 'X-Callback-URL': HttpUrlSchema })
 
 export function createEraseApi(ctx: VendorContext): EraseApi {
   return {
-    create(req, opts = {}) {
+    async create(req, opts = {}) {
       const endpoint = 'erase.create';
       const body = validateRequest(endpoint, EraseCreateRequestSchema, req);
       const headers: Record<string, string> = {};
@@ -57,7 +57,7 @@ export function createEraseApi(ctx: VendorContext): EraseApi {
         opts,
       );
     },
-    get(taskId, opts) {
+    async get(taskId, opts) {
       const endpoint = 'erase.get';
       const url = joinUrl(ctx.baseUrl, `/api/v1/svc-tasks/${pathParam(endpoint, 'task_id', taskId)}`);
       return exchange(ctx, { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: EraseTaskSchema }, opts);

@@ -20,7 +20,7 @@ const CREATE_FIELDS = Object.keys(GenerationCreateRequestSchema.shape);
 
 export function createGenerationApi(ctx: VendorContext): GenerationApi {
   return {
-    create(req, opts) {
+    async create(req, opts) {
       const endpoint = 'generation.create';
       const body = validateRequest(endpoint, GenerationCreateRequestSchema, req);
       return exchange(
@@ -38,7 +38,7 @@ export function createGenerationApi(ctx: VendorContext): GenerationApi {
         opts,
       );
     },
-    get(id, opts) {
+    async get(id, opts) {
       const endpoint = 'generation.get';
       const url = joinUrl(ctx.baseUrl, `/v1/task/get/${pathParam(endpoint, 'id', id)}`);
       return exchange(

@@ -61,7 +61,7 @@ export interface RawApi {
 export function createRawApi(ctx: VendorContext): RawApi {
   const base = RAW_ENTRY_POINTS_BASE === 'base_url' ? ctx.baseUrl : ctx.identityUrl;
   return {
-    rawRequest(method, path, body, opts) {
+    async rawRequest(method, path, body, opts) {
       const template = matchRawEntryPoint(method, path);
       const endpoint = `raw.${method} ${template ?? path.slice(0, 100)}`;
       if (!template) {

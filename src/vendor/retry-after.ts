@@ -6,6 +6,8 @@
 const DELTA_SECONDS = /^\d+$/;
 // IMF-fixdate, obsolete RFC 850 and asctime forms all start with a day name.
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i;
+// asctime carries no zone but means GMT; Date.parse would read it as local time.
+const ASCTIME = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$/;
 
 /**
  * Milliseconds to wait, or undefined when the header is absent or unparseable.
@@ -24,7 +26,7 @@ export function parseRetryAfter(
     return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
   }
   if (!HTTP_DATE.test(v)) return undefined;
-  const at = Date.parse(v);
+  const at = Date.parse(ASCTIME.test(v) ? `${v} GMT` : v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
 }

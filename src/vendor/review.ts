@@ -43,7 +43,7 @@ function submitBody(endpoint: string, req: ReviewSubmitRequest) {
 }
 
 export function createReviewApi(ctx: VendorContext): ReviewApi {
-  function submit<S extends z.ZodType>(kind: 'sync' | 'async', response: S, req: ReviewSubmitRequest, opts?: CallOptions) {
+  async function submit<S extends z.ZodType>(kind: 'sync' | 'async', response: S, req: ReviewSubmitRequest, opts?: CallOptions) {
     const endpoint = kind === 'sync' ? 'review.submitSync' : 'review.submitAsync';
     return exchange(
       ctx,
@@ -65,7 +65,7 @@ export function createReviewApi(ctx: VendorContext): ReviewApi {
   return {
     submitSync: (req, opts) => submit('sync', ReviewSyncResponseSchema, req, opts),
     submitAsync: (req, opts) => submit('async', ReviewAcceptedSchema, req, opts),
-    getTask(taskId, opts) {
+    async getTask(taskId, opts) {
       const endpoint = 'review.getTask';
       const url = joinUrl(ctx.identityUrl, `/api/task/${pathParam(endpoint, 'task_id', taskId)}`);
       return exchange(
