@@ -1,0 +1,178 @@
+/**
+ * Deterministic fault injection. A config maps an endpoint key (or '*') to fault kinds;
+ * each kind fires for the "next N" calls and/or with a probability drawn from a seeded
+ * stream. Every (config key, kind) pair has its own stream, seeded from the emulator
+ * seed and the pair's name, so traffic on one endpoint never shifts another's faults.
+ */
+import { z } from 'zod';
+import { bump, type Counters } from './counters';
+import { hash32, mulberry32 } from './prng';
+
+export const REQUEST_FAULT_KINDS = [
+  'resetBeforeCreate',
+  'rateLimit429',
+  'upstream502',
+  'resetAfterCreate',
+  'error500AfterCreate',
+  'delayAfterCreate',
+] as const;
+export const CALLBACK_FAULT_KINDS = ['callbackDrop', 'callbackDelay', 'callbackDuplicate'] as const;
+export type RequestFaultKind = (typeof REQUEST_FAULT_KINDS)[number];
+export type CallbackFaultKind = (typeof CALLBACK_FAULT_KINDS)[number];
+export type FaultKind = RequestFaultKind | CallbackFaultKind;
+
+export const ASSET_ACTIONS = [
+  'CreateAssetGroup',
+  'ListAssetGroups',
+  'GetAssetGroup',
+  'UpdateAssetGroup',
+  'DeleteAssetGroup',
+  'CreateAsset',
+  'ListAssets',
+  'GetAsset',
+  'UpdateAsset',
+  'DeleteAsset',
+] as const;
+export type AssetAction = (typeof ASSET_ACTIONS)[number];
+
+/** Keys of endpoints that answer HTTP requests. */
+export const REQUEST_ENDPOINT_KEYS = [
+  'generation.create',
+  'generation.get',
+  'erase.create',
+  'erase.get',
+  ...ASSET_ACTIONS.map((a) => `assets.${a}` as const),
+  'review.sync',
+  'review.async',
+  'review.get',
+  'media.get',
+] as const;
+/** Keys of outgoing callbacks, one per interface that sends them. */
+export const CALLBACK_KEYS = ['generation.callback', 'erase.callback', 'review.callback'] as const;
+export type EndpointKey = (typeof REQUEST_ENDPOINT_KEYS)[number];
+export type CallbackKey = (typeof CALLBACK_KEYS)[number];
+
+const rule = z.strictObject({
+  /** Chance per call, 0..1, drawn from the seeded stream. */
+  probability: z.number().min(0).max(1).optional(),
+  /** Inject on the next N calls (after `skip`), before any probability applies. */
+  next: z.number().int().min(0).optional(),
+  /** Let this many calls pass untouched first (e.g. skip 2, next 1 = fail the 3rd call). */
+  skip: z.number().int().min(0).optional(),
+});
+const withMs = rule.extend({ ms: z.number().int().min(0).optional() });
+const withRetryAfter = rule.extend({ retryAfterSeconds: z.number().int().min(0).optional() });
+
+const endpointFaults = z.strictObject({
+  resetBeforeCreate: rule.optional(),
+  rateLimit429: withRetryAfter.optional(),
+  upstream502: rule.optional(),
+  resetAfterCreate: rule.optional(),
+  error500AfterCreate: rule.optional(),
+  delayAfterCreate: withMs.optional(),
+  callbackDrop: rule.optional(),
+  callbackDelay: withMs.optional(),
+  callbackDuplicate: rule.optional(),
+});
+
+const KNOWN_KEYS = new Set<string>(['*', ...REQUEST_ENDPOINT_KEYS, ...CALLBACK_KEYS]);
+
+export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefine((config, ctx) => {
+  for (const [key, faults] of Object.entries(config)) {
+    if (!KNOWN_KEYS.has(key)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `unknown endpoint key "${key}"` });
+      continue;
+    }
+    // A callback fault on a request key (or the reverse) would silently never fire.
+    const isCallbackKey = key.endsWith('.callback');
+    for (const kind of Object.keys(faults)) {
+      const callbackKind = (CALLBACK_FAULT_KINDS as readonly string[]).includes(kind);
+      if (key !== '*' && callbackKind !== isCallbackKey) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key, kind],
+          message: callbackKind
+            ? `${kind} belongs under a callback key (${CALLBACK_KEYS.join(', ')})`
+            : `${kind} belongs under a request endpoint key, not ${key}`,
+        });
+      }
+    }
+  }
+});
+
+export type FaultRule = z.infer<typeof rule>;
+export type EndpointFaults = z.infer<typeof endpointFaults>;
+export type FaultConfig = z.infer<typeof FaultConfigSchema>;
+
+/** Parses untrusted config (HTTP body, CLI file); throws with a readable message. */
+export function parseFaultConfig(input: unknown): FaultConfig {
+  const parsed = FaultConfigSchema.safeParse(input ?? {});
+  if (!parsed.success) throw new Error(`invalid fault config: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** What an injected fault carries: its rule (for ms / retryAfterSeconds). */
+export type Injected = FaultRule & { ms?: number; retryAfterSeconds?: number };
+
+interface StreamState {
+  seen: number;
+  remainingNext: number;
+  draw: () => number;
+}
+
+export class FaultInjector {
+  private config: FaultConfig = {};
+  private streams = new Map<string, StreamState>();
+
+  constructor(
+    private readonly seed: number,
+    config: FaultConfig,
+    private readonly counters: () => Counters,
+  ) {
+    this.set(config);
+  }
+
+  /** Replaces the config; "next"/"skip" counts and random streams start afresh. */
+  set(config: FaultConfig): void {
+    this.config = structuredClone(config);
+    this.streams.clear();
+  }
+
+  get(): FaultConfig {
+    return structuredClone(this.config);
+  }
+
+  /**
+   * Decides whether `kind` fires for this call of `key`; counts it when it does.
+   * A specific key's rule for a kind overrides the '*' rule for that kind.
+   */
+  roll(key: EndpointKey | CallbackKey, kind: FaultKind): Injected | undefined {
+    const specific = this.config[key]?.[kind];
+    const configKey = specific ? key : '*';
+    const found: Injected | undefined = specific ?? this.config['*']?.[kind];
+    if (!found) return undefined;
+
+    const streamKey = `${configKey}\u0000${kind}`;
+    let state = this.streams.get(streamKey);
+    if (!state) {
+      state = { seen: 0, remainingNext: found.next ?? 0, draw: mulberry32(hash32(`${this.seed}:${streamKey}`)) };
+      this.streams.set(streamKey, state);
+    }
+    state.seen += 1;
+    if (state.seen <= (found.skip ?? 0)) return undefined;
+
+    let fire = false;
+    if (state.remainingNext > 0) {
+      state.remainingNext -= 1;
+      fire = true;
+    } else if (found.probability !== undefined && found.probability > 0) {
+      fire = state.draw() < found.probability;
+    }
+    if (!fire) return undefined;
+
+    const counters = this.counters();
+    bump(counters.faultsInjected, kind);
+    bump((counters.faultsByEndpoint[key] ??= {}), kind);
+    return found;
+  }
+}

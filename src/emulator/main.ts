@@ -1,0 +1,77 @@
+/**
+ * CLI: node dist/src/emulator/main.js --port 8080 [--host H] [--profile fast|realistic]
+ *   [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
+ * Env EMULATOR_API_KEYS / EMULATOR_ACCESS_TOKENS (comma-separated) add credentials.
+ * Prints where it listens (never the credentials, unless they are the public defaults).
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, parseFaultConfig, startEmulator } from './index';
+
+const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--profile fast|realistic] [--seed N]
+                [--faults faults.json] [--api-key K]... [--access-token T]...
+env: EMULATOR_API_KEYS, EMULATOR_ACCESS_TOKENS (comma-separated)`;
+
+const fromEnv = (name: string): string[] =>
+  (process.env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      profile: { type: 'string', default: 'fast' },
+      seed: { type: 'string' },
+      faults: { type: 'string' },
+      'api-key': { type: 'string', multiple: true },
+      'access-token': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${values.port}`);
+  if (values.profile !== 'fast' && values.profile !== 'realistic') throw new Error('--profile must be fast or realistic');
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && !Number.isInteger(seed)) throw new Error('--seed must be an integer');
+  const faults = values.faults ? parseFaultConfig(JSON.parse(readFileSync(values.faults, 'utf8'))) : undefined;
+  const apiKeys = [...(values['api-key'] ?? []), ...fromEnv('EMULATOR_API_KEYS')];
+  const accessTokens = [...(values['access-token'] ?? []), ...fromEnv('EMULATOR_ACCESS_TOKENS')];
+
+  const emu = await startEmulator({ port, host: values.host, profile: values.profile, seed, faults, apiKeys, accessTokens });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`vendor emulator listening on ${emu.url}  (base_url = identity_url = ${emu.url})`);
+  out(`  profile ${values.profile}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`);
+  out(apiKeys.length ? `  API keys: ${apiKeys.length} configured` : `  API key: ${DEFAULT_API_KEYS.join(', ')} (default)`);
+  out(
+    accessTokens.length
+      ? `  access tokens: ${new Set(accessTokens).size} configured (one user each)`
+      : `  access tokens: ${DEFAULT_ACCESS_TOKENS.join(', ')} (defaults, one user each)`,
+  );
+  out(`  inspection: ${emu.url}/__emulator/state  ${emu.url}/__emulator/requests`);
+
+  let closing = false;
+  const stop = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    out(`emulator: ${signal}, shutting down`);
+    emu.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`emulator: ${(err as Error).message}\n${USAGE}\n`);
+  process.exit(2);
+});

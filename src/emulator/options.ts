@@ -1,0 +1,59 @@
+/** Options of startEmulator, and their defaults. */
+import { DEFAULT_LIMITS, type Limits } from './context';
+import { parseFaultConfig, type FaultConfig } from './faults';
+import { resolveTimings, type Profile, type Timings } from './timings';
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Bearer API keys for generation and erasure. Default ['emu-key']. */
+  apiKeys?: string[];
+  /** Access tokens for asset management and review; each is one user. Default ['emu-user-1', 'emu-user-2']. */
+  accessTokens?: string[];
+  /** Processing times: 'fast' (default, seconds), 'realistic' (spec's times), or explicit timings over 'fast'. */
+  profile?: Profile | Partial<Timings>;
+  /** Seed of the fault-injection PRNG. Default 1. */
+  seed?: number;
+  /** Initial fault config (see faults.ts); reset() returns to it. */
+  faults?: FaultConfig;
+  /** Base clock (ms since epoch); the emulator adds its own advanceable offset. */
+  clock?: () => number;
+  /** Quotas and sizes; spec values by default. */
+  limits?: Partial<Limits>;
+}
+
+export const DEFAULT_API_KEYS = ['emu-key'];
+export const DEFAULT_ACCESS_TOKENS = ['emu-user-1', 'emu-user-2'];
+
+export interface ResolvedOptions {
+  port: number;
+  host: string;
+  apiKeys: string[];
+  accessTokens: string[];
+  timings: Timings;
+  seed: number;
+  faults: FaultConfig;
+  clock: () => number;
+  limits: Limits;
+}
+
+export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
+  const apiKeys = opts.apiKeys?.length ? opts.apiKeys : DEFAULT_API_KEYS;
+  const accessTokens = opts.accessTokens?.length ? opts.accessTokens : DEFAULT_ACCESS_TOKENS;
+  if ([...apiKeys, ...accessTokens].some((k) => !/^\S+$/.test(k))) {
+    throw new Error('API keys and access tokens must be non-empty and without whitespace');
+  }
+  return {
+    port: opts.port ?? 0,
+    host: opts.host ?? '127.0.0.1',
+    apiKeys: [...apiKeys],
+    accessTokens: [...new Set(accessTokens)],
+    timings: resolveTimings(opts.profile),
+    seed: opts.seed ?? 1,
+    faults: parseFaultConfig(opts.faults ?? {}),
+    clock: opts.clock ?? Date.now,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+  };
+}
