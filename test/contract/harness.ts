@@ -1,0 +1,75 @@
+/**
+ * Contract-test harness: one emulator per test file (port 0) and clients for its two
+ * users, a bad key, and a bad token. Default credentials are the emulator's own.
+ */
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
+import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor/client';
+import { VendorError } from '../../src/vendor/errors';
+
+export const API_KEY = 'emu-key';
+export const USER_1 = 'emu-user-1';
+export const USER_2 = 'emu-user-2';
+
+/** Sub-second timings so state machines finish quickly (real time) or on advanceClock. */
+export const FAST: EmulatorOptions['profile'] = {
+  generationQueuedMs: 100,
+  generationRunningMs: 200,
+  eraseSubmittedMs: 50,
+  eraseQueuedMs: 50,
+  eraseInProgressMs: 100,
+  assetProcessingMs: 200,
+  reviewPendingMs: 50,
+  reviewProcessingMs: 100,
+};
+
+export interface Harness {
+  emu: RunningEmulator;
+  /** API key + user 1. */
+  client: VendorClient;
+  /** API key + user 2. */
+  user2: VendorClient;
+  make(over?: Partial<VendorClientOptions>): VendorClient;
+}
+
+/** Registers beforeAll/afterAll/beforeEach(reset) and returns a live handle. */
+export function useEmulator(opts: EmulatorOptions = {}): Harness {
+  const made: VendorClient[] = [];
+  const h = {} as Harness;
+  beforeAll(async () => {
+    h.emu = await startEmulator({ port: 0, profile: FAST, ...opts });
+    h.make = (over = {}) => {
+      const c = createVendorClient({
+        baseUrl: h.emu.url,
+        identityUrl: h.emu.url,
+        apiKey: API_KEY,
+        accessToken: USER_1,
+        timeouts: { connectMs: 2_000, headersMs: 5_000, bodyMs: 5_000 },
+        ...over,
+      });
+      made.push(c);
+      return c;
+    };
+    h.client = h.make();
+    h.user2 = h.make({ accessToken: USER_2 });
+  });
+  beforeEach(() => h.emu.reset());
+  afterAll(async () => {
+    await Promise.all(made.map((c) => c.close()));
+    await h.emu?.close();
+  });
+  return h;
+}
+
+/** The rejection of `p`, which must be a VendorError. */
+export async function failure(p: Promise<unknown>): Promise<VendorError> {
+  try {
+    await p;
+  } catch (err) {
+    if (!(err instanceof VendorError)) throw err;
+    return err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** A public-looking media URL (the emulator refuses loopback/private hosts). */
+export const media = (name: string): string => `https://cdn.example.com/media/${name}`;
