@@ -1,0 +1,184 @@
+/**
+ * Worker configuration from the environment, validated with zod. The Temporal
+ * connection itself comes from @temporalio/envconfig (TEMPORAL_ADDRESS, ...) and the
+ * vendor from src/vendor/config.ts; this is what is reelflow's own.
+ *
+ *   REELFLOW_TASK_QUEUE                  default "reelflow"
+ *   REELFLOW_PROFILES                    credential profiles served, comma list; default "default"
+ *   REELFLOW_ARCHIVE_DIR                 default ./archive (resolved against the working dir)
+ *   REELFLOW_CALLBACK_BASE_URL           public base of the callback receiver; optional
+ *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
+ *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
+ *   REELFLOW_CALLBACK_HOST               receiver interface; default 0.0.0.0
+ *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 5, ≤ 10
+ *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
+ *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
+ *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
+ *
+ * Errors name the variable; a secret's value is never printed (nor is any other value:
+ * the name and the rule are enough to fix it).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
+
+export type Env = Record<string, string | undefined>;
+
+/** The vendor allows 10 GetAsset per second per access token (spec 4.4). */
+export const VENDOR_GETASSET_LIMIT_PER_SECOND = 10;
+/**
+ * Half the vendor's limit: the vendor's token bucket may let a burst through and then
+ * throttle, and the server's dispatch rate is approximate; 5/s leaves the margin.
+ */
+export const DEFAULT_GETASSET_RATE_PER_SECOND = 5;
+export const MIN_CALLBACK_SECRET_LENGTH = 16;
+
+export interface WorkerConfig {
+  taskQueue: string;
+  profiles: string[];
+  archiveRoot: string;
+  callbackBaseUrl?: string;
+  /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
+  readonly callbackSecret?: string;
+  callbackPort?: number;
+  callbackHost: string;
+  getAssetRatePerSecond: number;
+  maxConcurrentActivities: number;
+  maxConcurrentWorkflowTasks: number;
+  metricsBind?: string;
+}
+
+export class WorkerConfigError extends Error {
+  override readonly name = 'WorkerConfigError';
+  /** Every offending variable, in order. */
+  readonly variables: string[];
+  constructor(problems: { variable: string; message: string }[]) {
+    super(`worker config: ${problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
+    this.variables = problems.map((p) => p.variable);
+  }
+}
+
+const SECRET_VARIABLES = new Set(['REELFLOW_CALLBACK_SECRET']);
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const opt = <T extends z.ZodType>(s: T) => z.preprocess(blankToUndefined, s.optional());
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const TASK_QUEUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+function schemaFor(cores: number) {
+  return z
+    .object({
+      REELFLOW_TASK_QUEUE: opt(z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)')),
+      REELFLOW_PROFILES: opt(
+        z
+          .string()
+          .transform((s) => [...new Set(s.split(',').map((p) => p.trim()).filter(Boolean))])
+          .pipe(
+            z
+              .array(z.string().regex(PROFILE_NAME, 'names must be letters, digits, "-" and "_"'))
+              .min(1, 'must name at least one profile'),
+          ),
+      ),
+      REELFLOW_ARCHIVE_DIR: opt(z.string()),
+      REELFLOW_CALLBACK_BASE_URL: opt(
+        z
+          .string()
+          .trim()
+          .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i, 'must be an http(s) URL without query, fragment or credentials')
+          .transform((s) => s.replace(/\/+$/, '')),
+      ),
+      REELFLOW_CALLBACK_SECRET: opt(
+        z.string().min(MIN_CALLBACK_SECRET_LENGTH, `must be at least ${MIN_CALLBACK_SECRET_LENGTH} characters`),
+      ),
+      REELFLOW_CALLBACK_PORT: opt(int(0, 65535)),
+      REELFLOW_CALLBACK_HOST: opt(z.string().trim().min(1)),
+      REELFLOW_GETASSET_RATE: opt(
+        z
+          .string()
+          .trim()
+          .regex(/^\d+(\.\d+)?$/, 'must be a number')
+          .transform(Number)
+          .pipe(
+            z
+              .number()
+              .positive('must be above 0')
+              .max(VENDOR_GETASSET_LIMIT_PER_SECOND, `must be at most ${VENDOR_GETASSET_LIMIT_PER_SECOND} (the vendor's limit per token)`),
+          ),
+      ),
+      REELFLOW_MAX_CONCURRENT_ACTIVITIES: opt(int(1, 10_000)),
+      REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: opt(int(2, 10_000)),
+      REELFLOW_METRICS_BIND: opt(z.string().trim().regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port')),
+    })
+    .superRefine((e, ctx) => {
+      const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
+      if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['REELFLOW_CALLBACK_SECRET'],
+          message: 'is required when REELFLOW_CALLBACK_BASE_URL or REELFLOW_CALLBACK_PORT is set',
+        });
+      }
+    })
+    .transform((e): WorkerConfig => {
+      const config: WorkerConfig = {
+        taskQueue: e.REELFLOW_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+        profiles: e.REELFLOW_PROFILES ?? ['default'],
+        archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
+        callbackHost: e.REELFLOW_CALLBACK_HOST ?? '0.0.0.0',
+        getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+        // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
+        // (V8 isolates): 2 per core keeps a 2-core machine responsive.
+        maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
+        maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
+      };
+      if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
+      if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
+      if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
+      if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
+        Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
+      }
+      return config;
+    });
+}
+
+/** Reads and validates the worker's environment; throws a WorkerConfigError naming every bad variable. */
+export function loadWorkerConfig(env: Env = process.env, opts: { cores?: number } = {}): WorkerConfig {
+  const cores = opts.cores ?? os.availableParallelism();
+  const schema = schemaFor(cores);
+  const picked = Object.fromEntries(Object.keys(schema.in.shape).map((k) => [k, env[k]]));
+  const r = schema.safeParse(picked);
+  if (r.success) return r.data;
+  const problems = r.error.issues.map((issue) => {
+    const variable = String(issue.path[0] ?? 'REELFLOW_*');
+    // Zod messages never quote the input, but be explicit for secrets.
+    const message = SECRET_VARIABLES.has(variable) && issue.code !== 'custom' && issue.code !== 'too_small' ? 'is invalid' : issue.message;
+    return { variable, message };
+  });
+  throw new WorkerConfigError(problems);
+}
+
+/** One line for logs: everything but the secret. */
+export function describeWorkerConfig(c: WorkerConfig): string {
+  const parts = [
+    `taskQueue=${c.taskQueue}`,
+    `profiles=${c.profiles.join(',')}`,
+    `archiveRoot=${c.archiveRoot}`,
+    `getAssetRate=${c.getAssetRatePerSecond}/s`,
+    `maxConcurrentActivities=${c.maxConcurrentActivities}`,
+    `maxConcurrentWorkflowTasks=${c.maxConcurrentWorkflowTasks}`,
+    `callbacks=${c.callbackBaseUrl ? `${c.callbackBaseUrl}/callbacks/…` : 'off (polling only)'}`,
+  ];
+  if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
+  if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,120 @@
+import path from 'node:path';
+import { inspect } from 'node:util';
+import {
+  describeWorkerConfig,
+  loadWorkerConfig,
+  WorkerConfigError,
+  type Env,
+} from '../../src/workers/config';
+
+const SECRET = 'S3cr3t-callback-key-do-not-print';
+
+function errorOf(env: Env): WorkerConfigError {
+  try {
+    loadWorkerConfig(env, { cores: 2 });
+  } catch (err) {
+    expect(err).toBeInstanceOf(WorkerConfigError);
+    return err as WorkerConfigError;
+  }
+  throw new Error('expected a WorkerConfigError');
+}
+
+test('defaults, sized for 2 cores', () => {
+  const c = loadWorkerConfig({}, { cores: 2 });
+  expect(c).toEqual({
+    taskQueue: 'reelflow',
+    profiles: ['default'],
+    archiveRoot: path.resolve('archive'),
+    callbackHost: '0.0.0.0',
+    getAssetRatePerSecond: 5,
+    maxConcurrentActivities: 20,
+    maxConcurrentWorkflowTasks: 4,
+  });
+  expect(c.callbackSecret).toBeUndefined();
+});
+
+test('every variable is read; blanks count as unset', () => {
+  const c = loadWorkerConfig(
+    {
+      REELFLOW_TASK_QUEUE: 'tq-1',
+      REELFLOW_PROFILES: ' a, b-2 ,a,,',
+      REELFLOW_ARCHIVE_DIR: '/data/archive',
+      REELFLOW_CALLBACK_BASE_URL: 'https://hooks.example.com/reelflow/',
+      REELFLOW_CALLBACK_SECRET: SECRET,
+      REELFLOW_CALLBACK_PORT: '8089',
+      REELFLOW_CALLBACK_HOST: '127.0.0.1',
+      REELFLOW_GETASSET_RATE: '2.5',
+      REELFLOW_MAX_CONCURRENT_ACTIVITIES: '7',
+      REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '3',
+      REELFLOW_METRICS_BIND: '0.0.0.0:9464',
+      UNRELATED: 'x',
+    },
+    { cores: 2 },
+  );
+  expect(c).toMatchObject({
+    taskQueue: 'tq-1',
+    profiles: ['a', 'b-2'],
+    archiveRoot: '/data/archive',
+    callbackBaseUrl: 'https://hooks.example.com/reelflow',
+    callbackPort: 8089,
+    callbackHost: '127.0.0.1',
+    getAssetRatePerSecond: 2.5,
+    maxConcurrentActivities: 7,
+    maxConcurrentWorkflowTasks: 3,
+    metricsBind: '0.0.0.0:9464',
+  });
+  expect(c.callbackSecret).toBe(SECRET);
+  expect(loadWorkerConfig({ REELFLOW_TASK_QUEUE: '  ', REELFLOW_CALLBACK_PORT: '' }, { cores: 2 }).taskQueue).toBe(
+    'reelflow',
+  );
+});
+
+test('the callback secret never shows when the config is logged, inspected or serialized', () => {
+  const c = loadWorkerConfig(
+    { REELFLOW_CALLBACK_BASE_URL: 'https://h.example', REELFLOW_CALLBACK_SECRET: SECRET },
+    { cores: 2 },
+  );
+  expect(JSON.stringify(c)).not.toContain(SECRET);
+  expect(inspect(c, { depth: 5 })).not.toContain(SECRET);
+  expect(describeWorkerConfig(c)).not.toContain(SECRET);
+  expect(JSON.stringify({ ...c })).not.toContain(SECRET);
+  expect(describeWorkerConfig(c)).toContain('https://h.example/callbacks/');
+});
+
+test.each<[string, string, Env, RegExp]>([
+  ['secret missing with base URL', 'REELFLOW_CALLBACK_SECRET', { REELFLOW_CALLBACK_BASE_URL: 'https://h.example' }, /required/],
+  ['secret missing with port', 'REELFLOW_CALLBACK_SECRET', { REELFLOW_CALLBACK_PORT: '8089' }, /required/],
+  ['base URL not http', 'REELFLOW_CALLBACK_BASE_URL', { REELFLOW_CALLBACK_BASE_URL: 'ftp://x', REELFLOW_CALLBACK_SECRET: SECRET }, /http/],
+  ['base URL with query', 'REELFLOW_CALLBACK_BASE_URL', { REELFLOW_CALLBACK_BASE_URL: 'https://x/?a=1', REELFLOW_CALLBACK_SECRET: SECRET }, /query/],
+  ['port not a number', 'REELFLOW_CALLBACK_PORT', { REELFLOW_CALLBACK_PORT: 'http', REELFLOW_CALLBACK_SECRET: SECRET }, /whole number/],
+  ['port too big', 'REELFLOW_CALLBACK_PORT', { REELFLOW_CALLBACK_PORT: '70000', REELFLOW_CALLBACK_SECRET: SECRET }, /at most 65535/],
+  ['rate over the vendor limit', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '11' }, /at most 10/],
+  ['rate zero', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '0' }, /above 0/],
+  ['rate not a number', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: 'fast' }, /number/],
+  ['bad profile name', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: 'ok,not ok' }, /letters/],
+  ['no profile', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: ' , ' }, /at least one/],
+  ['bad task queue', 'REELFLOW_TASK_QUEUE', { REELFLOW_TASK_QUEUE: 'a queue' }, /letters/],
+  ['one workflow task', 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS', { REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '1' }, /at least 2/],
+  ['metrics bind', 'REELFLOW_METRICS_BIND', { REELFLOW_METRICS_BIND: '9464' }, /host:port/],
+])('%s → error names %s', (_, variable, env, rule) => {
+  const err = errorOf(env);
+  expect(err.variables).toContain(variable);
+  expect(err.message).toContain(variable);
+  expect(err.message).toMatch(rule);
+});
+
+test('a short secret is refused by name, and its value is not in the message', () => {
+  const short = 'tooShort-9chars';
+  const err = errorOf({ REELFLOW_CALLBACK_BASE_URL: 'https://h.example', REELFLOW_CALLBACK_SECRET: short });
+  expect(err.variables).toEqual(['REELFLOW_CALLBACK_SECRET']);
+  expect(err.message).toMatch(/REELFLOW_CALLBACK_SECRET must be at least 16 characters/);
+  expect(err.message).not.toContain(short);
+  expect(inspect(err)).not.toContain(short);
+});
+
+test('several problems are reported together', () => {
+  const err = errorOf({ REELFLOW_GETASSET_RATE: '50', REELFLOW_CALLBACK_PORT: 'x' });
+  expect(err.variables).toEqual(
+    expect.arrayContaining(['REELFLOW_GETASSET_RATE', 'REELFLOW_CALLBACK_PORT']),
+  );
+});
