@@ -1,0 +1,99 @@
+/**
+ * A Temporal Client configured the standard way (@temporalio/envconfig): a profile of
+ * the Temporal config file (temporal.toml, $TEMPORAL_CONFIG_FILE, $TEMPORAL_PROFILE)
+ * overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*
+ * and TEMPORAL_GRPC_META_*. The same settings the `temporal` CLI reads, so a user who
+ * can `temporal workflow list` can `reelflow list`.
+ */
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+
+export interface ClientSettings {
+  /** Temporal config profile (default: $TEMPORAL_PROFILE, else "default"). */
+  profile?: string;
+  /** Temporal config file (default: $TEMPORAL_CONFIG_FILE, else the standard location). */
+  configFile?: string;
+  /** Overrides of the profile and the environment. */
+  address?: string;
+  namespace?: string;
+  /** Environment to read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Connect timeout in ms (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+export interface ResolvedClientSettings {
+  connectionOptions: ConnectionOptions;
+  namespace: string;
+  /** For messages; the SDK's default when neither profile nor environment names one. */
+  address: string;
+}
+
+/** What the SDK connects to when nothing is configured (for messages only). */
+const SDK_DEFAULT_ADDRESS = 'localhost:7233';
+
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** Resolves the connection settings without connecting (no I/O but the config file). */
+export function resolveClientSettings(settings: ClientSettings = {}): ResolvedClientSettings {
+  const env = definedEnv(settings.env ?? process.env);
+  if (settings.address) env.TEMPORAL_ADDRESS = settings.address;
+  if (settings.namespace) env.TEMPORAL_NAMESPACE = settings.namespace;
+  let config;
+  try {
+    config = loadClientConnectConfig({
+      ...(settings.profile ? { profile: settings.profile } : {}),
+      ...(settings.configFile ? { configSource: { path: settings.configFile } } : {}),
+      overrideEnvVars: env,
+    });
+  } catch (err) {
+    throw new Error(`Temporal client configuration: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const { connectionOptions } = config;
+  const options: ConnectionOptions = {
+    ...(connectionOptions.address ? { address: connectionOptions.address } : {}),
+    ...(connectionOptions.tls !== undefined ? { tls: connectionOptions.tls } : {}),
+    ...(connectionOptions.apiKey !== undefined ? { apiKey: connectionOptions.apiKey } : {}),
+    ...(connectionOptions.metadata ? { metadata: connectionOptions.metadata } : {}),
+    connectTimeout: settings.connectTimeoutMs ?? 10_000,
+  };
+  return {
+    connectionOptions: options,
+    namespace: config.namespace ?? 'default',
+    address: connectionOptions.address ?? SDK_DEFAULT_ADDRESS,
+  };
+}
+
+export interface ConnectedClient {
+  client: Client;
+  connection: Connection;
+  namespace: string;
+  address: string;
+  close(): Promise<void>;
+}
+
+/** Connects (eagerly: an unreachable server fails here, with the address in the message). */
+export async function connectClient(settings: ClientSettings = {}): Promise<ConnectedClient> {
+  const resolved = resolveClientSettings(settings);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect(resolved.connectionOptions);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `cannot connect to Temporal at ${resolved.address} (namespace ${resolved.namespace}): ${reason}. ` +
+        'Set TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS as needed) or a profile in the Temporal config file.',
+      { cause: err },
+    );
+  }
+  const client = new Client({ connection, namespace: resolved.namespace });
+  return {
+    client,
+    connection,
+    namespace: resolved.namespace,
+    address: resolved.address,
+    close: () => connection.close(),
+  };
+}

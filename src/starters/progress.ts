@@ -1,0 +1,212 @@
+/**
+ * Human output of the CLI: the live per-stage progress display (redrawn in place on a
+ * TTY, one line per change otherwise), the result summary and the failure chain.
+ * Pure functions of PipelineStatus / PipelineResult plus a small writer.
+ */
+import type {
+  PendingDecision,
+  PipelineResult,
+  PipelineStatus,
+  StageName,
+  StageStatus,
+  VendorTaskRecord,
+} from '../workflows/messages';
+import { STAGES } from '../workflows/messages';
+
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+const STAGE_WIDTH = Math.max(...STAGES.map((s) => s.length));
+
+function progressText(p?: { done: number; total: number }): string {
+  return p ? `${p.done}/${p.total}` : '';
+}
+
+/** Vendor task ids of one stage, e.g. "review rv-1 (completed), rv-2". */
+function stageTasks(status: PipelineStatus, stage: StageName): VendorTaskRecord[] {
+  const kinds: Record<StageName, string[]> = {
+    review: ['review'],
+    assets: ['assetGroup', 'asset'],
+    generation: ['generation'],
+    erase: ['erase'],
+  };
+  return status.vendorTasks.filter((t) => kinds[stage].includes(t.kind));
+}
+
+function taskText(t: VendorTaskRecord): string {
+  const notes = [t.state, t.orphan ? 'orphan: may still run at the vendor' : undefined].filter(Boolean);
+  return `${t.id}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+}
+
+/** The command an operator runs to answer a waiting pipeline. */
+export function resolveHint(pipelineId: string, waiting: PendingDecision): string {
+  return (
+    `waiting for operator (${waiting.stage}, step ${waiting.step}: ${waiting.reason}): ` +
+    `run \`reelflow resolve ${pipelineId} --task-id <vendor task id> | --resubmit | --abandon\``
+  );
+}
+
+function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): string {
+  const tasks = stageTasks(status, stage);
+  const parts = [
+    `  ${stage.padEnd(STAGE_WIDTH)}  ${s.state.padEnd(9)}`,
+    progressText(s.progress).padEnd(7),
+    tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '',
+    s.detail ?? '',
+  ];
+  return parts.join(' ').replace(/\s+$/, '');
+}
+
+/** The whole display: a header, one line per stage, the waiting hint and the error. */
+export function renderStatus(status: PipelineStatus): string[] {
+  const id = status.pipelineId;
+  const lines = [`${id}  ${status.state}${status.stage !== 'done' ? ` · ${status.stage}` : ''}`];
+  for (const stage of STAGES) {
+    const s = status.stages[stage];
+    if (!s) continue;
+    lines.push(stageLine(status, stage, s));
+  }
+  if (status.waiting) lines.push(`  ${resolveHint(id, status.waiting)}`);
+  if (status.state === 'stuck') lines.push('  stuck: the vendor has not finished in the expected time; contact vendor support if it persists');
+  if (status.error) lines.push(`  error: ${status.error}`);
+  return lines;
+}
+
+/**
+ * What changed between two statuses, one line each (non-TTY output): state, stage
+ * states and progress, new vendor task ids and their states, waiting, error.
+ */
+export function statusChanges(prev: PipelineStatus | undefined, next: PipelineStatus): string[] {
+  const out: string[] = [];
+  if (!prev || prev.state !== next.state) out.push(`pipeline ${next.state}`);
+  for (const stage of STAGES) {
+    const a = prev?.stages[stage];
+    const b = next.stages[stage];
+    if (!b) continue;
+    const changed =
+      !a || a.state !== b.state || progressText(a.progress) !== progressText(b.progress) || a.detail !== b.detail;
+    if (!changed) continue;
+    if (!prev && b.state === 'pending') continue;
+    const bits = [b.state, progressText(b.progress), b.detail].filter(Boolean);
+    out.push(`${stage}: ${bits.join(' ')}`);
+  }
+  const known = new Map((prev?.vendorTasks ?? []).map((t) => [`${t.kind}:${t.id}`, t]));
+  for (const t of next.vendorTasks) {
+    const before = known.get(`${t.kind}:${t.id}`);
+    if (!before) out.push(`vendor ${t.kind} ${taskText(t)} · step ${t.step} (via ${t.via})`);
+    else if (before.state !== t.state || before.orphan !== t.orphan) out.push(`vendor ${t.kind} ${taskText(t)}`);
+  }
+  const w = next.waiting;
+  if (w && (!prev?.waiting || prev.waiting.step !== w.step || prev.waiting.attempt !== w.attempt)) {
+    out.push(resolveHint(next.pipelineId, w));
+  }
+  if (!w && prev?.waiting) out.push(`operator decision taken for ${prev.waiting.step}`);
+  if (next.error && next.error !== prev?.error) out.push(`error: ${next.error}`);
+  return out;
+}
+
+/** Redraws a block of lines in place on a TTY; prints changes line by line otherwise. */
+export class ProgressDisplay {
+  private drawn = 0;
+  private last?: PipelineStatus;
+  private lastNote?: string;
+
+  constructor(private readonly out: OutputStream) {}
+
+  get interactive(): boolean {
+    return !!this.out.isTTY;
+  }
+
+  private fit(line: string): string {
+    const width = this.out.columns ?? 0;
+    return width > 10 && line.length >= width ? `${line.slice(0, width - 2)}…` : line;
+  }
+
+  private redraw(lines: string[]): void {
+    let chunk = this.drawn > 0 ? `\x1b[${this.drawn}A\r\x1b[0J` : '';
+    chunk += lines.map((l) => `${this.fit(l)}\n`).join('');
+    this.out.write(chunk);
+    this.drawn = lines.length;
+  }
+
+  update(status: PipelineStatus): void {
+    if (this.interactive) {
+      this.lastNote = undefined;
+      this.redraw(renderStatus(status));
+    } else {
+      for (const line of statusChanges(this.last, status)) this.out.write(`${line}\n`);
+    }
+    this.last = status;
+  }
+
+  /** A transient note ("waiting for a worker…"): once per distinct text. */
+  note(text: string): void {
+    if (text === this.lastNote) return;
+    this.lastNote = text;
+    if (this.interactive) {
+      const lines = this.last ? [...renderStatus(this.last), `  ${text}`] : [text];
+      this.redraw(lines);
+    } else {
+      this.out.write(`${text}\n`);
+    }
+  }
+
+  /** Leave the block as is; later output goes below it. */
+  finish(): void {
+    this.drawn = 0;
+  }
+}
+
+function timingText(ms?: number): string {
+  if (ms === undefined) return '';
+  return ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The result, for people: what each stage produced, where the files are, what it cost. */
+export function renderResult(result: PipelineResult): string[] {
+  const lines = [`pipeline ${result.pipelineId} completed`];
+  const t = result.timings ?? {};
+  const took = (stage: keyof typeof t) => (t[stage] !== undefined ? ` (${timingText(t[stage])})` : '');
+  if (result.review) {
+    const passed = result.review.items.filter((i) => i.passed).length;
+    lines.push(`  review${took('review')}: ${passed}/${result.review.items.length} passed`);
+    for (const item of result.review.items) {
+      const why = item.passed ? item.assetUrl ?? '' : `not passed${item.errorCode ? ` ${item.errorCode}` : ''}${item.errorMessage ? `: ${item.errorMessage}` : ''}`;
+      lines.push(`    #${item.index} ${item.sourceUrl} → ${why}`);
+    }
+  }
+  if (result.assets) {
+    const a = result.assets;
+    lines.push(`  assets${took('assets')}: group ${a.groupId}${a.groupName ? ` "${a.groupName}"` : ''}${a.groupCreated ? ' (created)' : ''}`);
+    for (const item of a.items) lines.push(`    ${item.name} → ${item.assetUrl} (${item.status})`);
+  }
+  if (result.generation) {
+    const g = result.generation;
+    lines.push(`  generation${took('generation')}: task ${g.taskId}`);
+    lines.push(`    video ${g.videoUrl} (valid until ${g.videoUrlExpiresAt})`);
+  }
+  if (result.erase) {
+    lines.push(`  erase${took('erase')}: task ${result.erase.taskId}`);
+    lines.push(`    video ${result.erase.videoUrl}`);
+  }
+  if (result.archived?.length) {
+    lines.push(`  archived${took('archive')}:`);
+    for (const f of result.archived) lines.push(`    ${f.path} (${f.bytes} bytes, sha256 ${f.sha256.slice(0, 16)}…)`);
+  }
+  const erase = result.cost?.erase;
+  if (erase) lines.push(`  cost: erase ${erase.calls} × ${erase.unitPrice} ${erase.currency} = ${erase.total} ${erase.currency}`);
+  const calls = Object.entries(result.calls ?? {});
+  if (calls.length) lines.push(`  vendor calls: ${calls.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const orphans = (result.vendorTasks ?? []).filter((v) => v.orphan);
+  if (orphans.length) lines.push(`  orphaned vendor tasks (may still run and cost): ${orphans.map((o) => `${o.kind} ${o.id}`).join(', ')}`);
+  return lines;
+}
+
+/** "failed: <outer>" then "  caused by: <inner>" for each link of the chain. */
+export function renderFailure(label: string, messages: string[]): string[] {
+  const [first, ...rest] = messages;
+  return [`${label}: ${first ?? 'unknown error'}`, ...rest.map((m) => `  caused by: ${m}`)];
+}

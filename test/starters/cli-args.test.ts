@@ -1,0 +1,123 @@
+import { COMMANDS, UsageError, parseCommandLine } from '../../src/starters/cli-spec';
+import { buildListQuery } from '../../src/starters/pipelines';
+import { cli } from './helpers';
+
+function usage(argv: string[]): UsageError {
+  try {
+    parseCommandLine(argv);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return err as UsageError;
+  }
+  throw new Error(`expected a usage error for ${argv.join(' ')}`);
+}
+
+describe('parseCommandLine', () => {
+  test('commands, positionals and options', () => {
+    const p = parseCommandLine(['run', 'examples/pipeline.json', '--task-queue', 'q1', '--json']);
+    expect(p).toMatchObject({ kind: 'command', json: true, positionals: ['examples/pipeline.json'] });
+    expect(p.kind === 'command' && p.command.name).toBe('run');
+    expect(p.kind === 'command' && p.values['task-queue']).toBe('q1');
+  });
+
+  test('subcommands of the vendor groups', () => {
+    const p = parseCommandLine(['assets', 'list', '--group', 'g1', '--group', 'g2', '--profile', 'acme']);
+    expect(p.kind === 'command' && p.command.name).toBe('assets list');
+    expect(p.kind === 'command' && p.values.group).toEqual(['g1', 'g2']);
+    const r = parseCommandLine(['review', 'submit', 'https://a.example/x.jpg', 'https://a.example/y.jpg', '--async']);
+    expect(r.kind === 'command' && r.positionals).toHaveLength(2);
+  });
+
+  test('help forms', () => {
+    expect(parseCommandLine([])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['run', '--help'])).toMatchObject({ kind: 'help', command: { name: 'run' } });
+    expect(parseCommandLine(['help', 'groups', 'create'])).toMatchObject({ kind: 'help', command: { name: 'groups create' } });
+    expect(parseCommandLine(['assets'])).toEqual({ kind: 'help', group: 'assets' });
+    expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });
+  });
+
+  test('usage errors name the option or argument', () => {
+    expect(usage(['statsu', 'x']).message).toBe('unknown command "statsu" (did you mean "status"?); see reelflow --help');
+    expect(usage(['run']).message).toBe('"run" needs <file>');
+    expect(usage(['run', 'a.json', 'b.json']).message).toBe('"run" takes <file>; unexpected "b.json"');
+    expect(usage(['list', 'extra']).message).toBe('"list" takes no arguments; unexpected "extra"');
+    const unknown = usage(['list', '--stauts', 'running']);
+    expect(unknown.message).toBe('unknown option --stauts for "list" (did you mean "--status"?)');
+    expect(unknown.option).toBe('--stauts');
+    expect(usage(['list', '--status', 'sleeping']).message).toMatch(/^option --status: "sleeping" is not one of running, waiting-operator, stuck, completed/);
+    expect(usage(['list', '--status']).message).toBe('option --status needs a value <status>');
+    expect(usage(['list', '--limit', '0']).message).toBe('option --limit: "0" is not a positive integer');
+    expect(usage(['list', '--json=yes']).message).toBe('option --json takes no value');
+    expect(usage(['groups', 'rename', 'x']).message).toBe(
+      'unknown subcommand "groups rename"; one of list, get, create, update, delete',
+    );
+    expect(usage(['--json', 'list']).message).toMatch(/^expected a command before --json/);
+  });
+
+  test('every command has help with its options', () => {
+    for (const c of COMMANDS) {
+      const p = parseCommandLine([...c.name.split(' '), '--help']);
+      expect(p).toMatchObject({ kind: 'help', command: { name: c.name } });
+      expect(Object.keys(c.options)).toEqual(expect.arrayContaining(['json', 'help']));
+    }
+  });
+});
+
+describe('runCli usage errors', () => {
+  test('exit 2, one line naming the option, and the help pointer', async () => {
+    const r = await cli(['list', '--status', 'sleeping']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toMatch(/^reelflow: option --status: "sleeping" is not one of/);
+    expect(r.stderr).toContain('see: reelflow list --help');
+  });
+
+  test('--json errors are one JSON document on stdout', async () => {
+    const r = await cli(['resolve', 'wf-1', '--resubmit', '--abandon', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.json()).toEqual({
+      error: { kind: 'usage', message: '"resolve" takes only one of --resubmit, --abandon', option: '--abandon' },
+    });
+  });
+
+  test('resolve needs a decision', async () => {
+    const r = await cli(['resolve', 'wf-1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('"resolve" needs one of --task-id <id>, --resubmit, --abandon');
+  });
+
+  test('help goes to stdout with exit 0', async () => {
+    const main = await cli(['--help']);
+    expect(main.code).toBe(0);
+    for (const c of COMMANDS) expect(main.stdout).toContain(`reelflow ${c.name}`);
+    const run = await cli(['run', '--help']);
+    expect(run.stdout).toMatch(/^usage: reelflow run <file> \[options\]/);
+    expect(run.stdout).toContain('--task-queue <queue>');
+  });
+
+  test('vendor commands name the missing configuration variable, never a value', async () => {
+    const env = { VENDOR_BASE_URL: 'http://127.0.0.1:9', VENDOR_IDENTITY_URL: 'http://127.0.0.1:9' };
+    const r = await cli(['groups', 'list', '--profile', 'acme'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('REELFLOW_PROFILE_ACME_ACCESS_TOKEN is not set');
+    const noUrl = await cli(['groups', 'list', '--json'], { env: {} });
+    expect(noUrl.json()).toMatchObject({ error: { kind: 'config', variable: 'VENDOR_BASE_URL' } });
+  });
+});
+
+describe('buildListQuery', () => {
+  test('filters on the search attributes and the execution status', () => {
+    expect(buildListQuery()).toBe("WorkflowType = 'videoPipeline'");
+    expect(buildListQuery({ status: 'failed', stage: 'generation', vendorTaskId: 'task-1' })).toBe(
+      "WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Failed' AND ReelflowStage = 'generation' AND ReelflowVendorTaskIds = 'task-1'",
+    );
+    expect(buildListQuery({ status: 'waiting-operator' })).toBe(
+      "WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Running' AND ReelflowStatus = 'waiting-operator'",
+    );
+  });
+
+  test('refuses values that would break out of the query', () => {
+    expect(() => buildListQuery({ vendorTaskId: "x' OR '1'='1" })).toThrow(/^vendorTaskId: /);
+  });
+});

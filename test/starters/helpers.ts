@@ -1,0 +1,34 @@
+/** In-process CLI runs with captured output (no process spawn, no mock of Temporal). */
+import { Readable } from 'node:stream';
+import path from 'node:path';
+import { runCli, type CliIo } from '../../src/starters/cli';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for --json runs). */
+  json<T = Record<string, any>>(): T;
+}
+
+export async function cli(argv: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; signal?: AbortSignal } = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false, columns: 200 },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: Readable.from(opts.stdin !== undefined ? [opts.stdin] : []),
+    env: opts.env ?? process.env,
+    cwd: ROOT,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const code = await runCli(argv, io);
+  return {
+    code,
+    stdout,
+    stderr,
+    json: () => JSON.parse(stdout),
+  };
+}
