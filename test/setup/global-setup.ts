@@ -8,6 +8,8 @@ import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { findTemporalCli } from '../../src/devstack/temporal-cli';
 import { startDevServer } from '../../src/devstack/dev-server';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { writeFileSync } from 'node:fs';
 
 export default async function globalSetup(): Promise<void> {
   const cli = findTemporalCli((line) => process.stderr.write(`${line}\n`));
@@ -17,6 +19,15 @@ export default async function globalSetup(): Promise<void> {
     );
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-test-'));
+  // Bundle the workflows once for every test file (bundling is the slow part of Worker.create).
+  const bundling = bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    logger: { info: () => undefined, warn: () => undefined, error: console.error, debug: () => undefined, trace: () => undefined, log: () => undefined },
+  }).then((bundle) => {
+    const codePath = path.join(dir, 'workflow-bundle.js');
+    writeFileSync(codePath, bundle.code);
+    process.env.REELFLOW_TEST_BUNDLE = codePath;
+  });
   const server = await startDevServer({
     cli: cli.path,
     dbFile: path.join(dir, 'temporal.db'),
@@ -24,6 +35,7 @@ export default async function globalSetup(): Promise<void> {
     logFile: path.join(dir, 'temporal.log'),
     log: (line) => process.stderr.write(`${line}\n`),
   });
+  await bundling;
   process.env.TEMPORAL_ADDRESS = server.address;
   process.env.TEMPORAL_NAMESPACE = server.namespace;
   process.env.REELFLOW_TEST_DIR = dir;

@@ -54,7 +54,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
         { ...QUERY_OPTIONS, summary: `list assets of group ${group.id} (page ${page})` },
         [{ profile, groupId: group.id, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
       );
-      res.assets.forEach((a) => byName.set(a.name, { id: a.id, status: a.status }));
+      res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
       if (res.assets.length === 0 || byName.size >= res.total || page * LIST_PAGE_SIZE >= res.total) return byName;
     }
   };

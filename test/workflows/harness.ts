@@ -1,0 +1,135 @@
+/**
+ * Test harness for pipelines: the REAL Temporal dev server (started by the global
+ * setup), a real worker with the real activities, and the vendor emulator over HTTP.
+ * Each harness uses its own task queue and archive folder.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { buildCallbackUrl } from '../../src/callbacks/token';
+import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
+import { startEmulator, type EmulatorOptions } from '../../src/emulator';
+import { createVendorClient } from '../../src/vendor';
+import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import { getAssetTaskQueue, type PipelineResult } from '../../src/workflows/messages';
+import { videoPipeline } from '../../src/workflows';
+
+export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
+
+export interface HarnessOptions {
+  emulator?: EmulatorOptions;
+  callbacks?: boolean;
+  /** Client-side vendor timeouts; short so that delayed responses become ambiguous quickly. */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  getAssetRatePerSecond?: number;
+}
+
+export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+export async function startHarness(opts: HarnessOptions = {}) {
+  const address = process.env.TEMPORAL_ADDRESS!;
+  const emulator = await startEmulator({ port: 0, ...opts.emulator });
+  const taskQueue = `wf-${randomUUID()}`;
+  const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const nativeConnection = await NativeConnection.connect({ address });
+  let receiver: CallbackReceiver | undefined;
+  if (opts.callbacks) {
+    receiver = await startCallbackReceiver({ host: '127.0.0.1', port: 0, secret: CALLBACK_SECRET, client, log: () => undefined });
+  }
+  const vendor = createVendorClient({
+    baseUrl: emulator.url,
+    identityUrl: emulator.url,
+    apiKey: 'emu-key',
+    accessToken: 'emu-user-1',
+    timeouts: { connectMs: 2_000, headersMs: 3_000, bodyMs: 3_000, ...opts.timeouts },
+  });
+  const activities = createActivities({
+    vendorFor: (profile) => {
+      if (profile !== 'default') throw new Error(`unknown profile ${profile}`);
+      return vendor;
+    },
+    callbackUrlFor: receiver
+      ? (workflowId, step, attempt) => buildCallbackUrl(receiver!.url, CALLBACK_SECRET, workflowId, step, attempt)
+      : undefined,
+    archiveRoot,
+  });
+  const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
+  const makeWorkers = async () => [
+    await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle, activities }),
+    await Worker.create({
+      connection: nativeConnection,
+      taskQueue: getAssetTaskQueue(taskQueue, 'default'),
+      activities: { getAsset: activities.getAsset },
+      maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? 5,
+    }),
+  ];
+  let workers = await makeWorkers();
+  let running = workers.map((w) => w.run());
+
+  return {
+    emulator,
+    client,
+    taskQueue,
+    archiveRoot,
+    receiver,
+    /** Starts a pipeline on this harness's task queue. */
+    start(definition: PipelineDefinitionInput, workflowId = `test-${randomUUID().slice(0, 8)}`) {
+      return client.workflow.start(videoPipeline, { taskQueue, workflowId, args: [{ definition }] });
+    },
+    async run(definition: PipelineDefinitionInput): Promise<{ handle: WorkflowHandle<typeof videoPipeline>; result: PipelineResult }> {
+      const handle = await this.start(definition);
+      return { handle, result: await handle.result() };
+    },
+    /** Stops the workers as a crash would leave them, then starts fresh ones. */
+    async restartWorkers() {
+      workers.forEach((w) => w.shutdown());
+      await Promise.allSettled(running);
+      workers = await makeWorkers();
+      running = workers.map((w) => w.run());
+    },
+    async close() {
+      workers.forEach((w) => w.shutdown());
+      await Promise.allSettled(running);
+      await receiver?.close();
+      await vendor.close();
+      await emulator.close();
+      await nativeConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+/** Definition pieces the tests share. */
+export const EXAMPLE_IMAGE = 'https://media.example.com/products/hero.png';
+
+export function fullDefinition(overrides: Partial<PipelineDefinitionInput> = {}): PipelineDefinitionInput {
+  return {
+    name: 'e2e',
+    review: { media: [EXAMPLE_IMAGE, 'https://media.example.com/products/side.jpg'] },
+    assets: {
+      group: { name: `e2e-${randomUUID().slice(0, 8)}` },
+      items: [
+        { name: 'hero', fromReview: 0 },
+        { name: 'bgm', url: 'https://media.example.com/audio/theme.mp3', type: 'Audio' },
+      ],
+    },
+    generation: {
+      model: 'video-model-1',
+      content: [
+        { type: 'text', text: 'a product turning on a table' },
+        { type: 'image_url', image_url: { url: 'ref:review/0' }, role: 'first_frame' },
+        { type: 'audio_url', audio_url: { url: 'ref:asset/bgm' }, role: 'reference_audio' },
+      ],
+      ratio: '16:9',
+      duration: 5,
+    },
+    erase: true,
+    ...overrides,
+  };
+}

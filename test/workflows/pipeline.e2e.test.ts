@@ -1,0 +1,103 @@
+/**
+ * End to end on the real dev server + the emulator: all four stages, with and without
+ * callbacks, and stages skipped by the definition. The emulator's inspection proves
+ * exactly one vendor task per step (no duplicates) and the archive holds the outputs.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fullDefinition, startHarness, type Harness } from './harness';
+
+function sha256(file: string) {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+function expectNoDuplicates(h: Harness) {
+  const s = h.emulator.inspect();
+  const callbackUrls = [...s.generationTasks, ...s.eraseTasks].map((t) => t.callbackUrl).filter(Boolean);
+  expect(new Set(callbackUrls).size).toBe(callbackUrls.length);
+  const assetNames = s.assets.map((a: { Name?: string; GroupId: string }) => `${a.GroupId}/${a.Name}`);
+  expect(new Set(assetNames).size).toBe(assetNames.length);
+  const groupNames = s.groups.filter((g) => !g.system).map((g) => `${g.owner}/${g.Name}`);
+  expect(new Set(groupNames).size).toBe(groupNames.length);
+}
+
+describe.each([
+  ['without callbacks', false],
+  ['with callbacks', true],
+])('full pipeline %s', (_name, callbacks) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ callbacks });
+  });
+  afterAll(async () => h?.close());
+
+  test('runs review → assets → generation → erase and archives both videos', async () => {
+    const { handle, result } = await h.run(fullDefinition({ options: { callbacks } }));
+    const s = h.emulator.inspect();
+
+    expect(s.generationTasks).toHaveLength(1);
+    expect(s.eraseTasks).toHaveLength(1);
+    expect(result.generation?.taskId).toBe(s.generationTasks[0].id);
+    expect(result.erase?.taskId).toBe(s.eraseTasks[0].taskId);
+    // The emulator redacts signatures in its inspection; the path names the generated video.
+    expect(s.eraseTasks[0].sourceVideoUrl.split('?')[0]).toBe(result.generation?.videoUrl.split('?')[0]);
+    expect(s.eraseTasks[0].generationTaskId).toBe(result.generation?.taskId);
+    expect(result.review?.items.map((i) => i.passed)).toEqual([true, true]);
+    expect(result.review?.items[0].assetUrl).toMatch(/^Asset:\/\//);
+    expect(result.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
+
+    // References were resolved to Asset:// addresses before the (paid) create.
+    const sent = s.generationTasks[0].request as { content: { image_url?: { url: string }; audio_url?: { url: string } }[] };
+    expect(sent.content[1].image_url?.url).toBe(result.review?.items[0].assetUrl);
+    expect(sent.content[2].audio_url?.url).toBe(result.assets?.items[1].assetUrl);
+
+    // Every vendor id is in the result and in the status query.
+    const ids = result.vendorTasks.map((t) => t.id);
+    expect(ids).toEqual(expect.arrayContaining([result.generation!.taskId, result.erase!.taskId, ...result.assets!.items.map((i) => i.assetId)]));
+    const status = await handle.query('status');
+    expect(status.state).toBe('completed');
+    expect(status.vendorTasks.map((t) => t.id).sort()).toEqual([...ids].sort());
+
+    // Archived files exist with the checksum the result claims.
+    expect(result.archived.map((a) => a.name).sort()).toEqual(['erased', 'generated']);
+    for (const file of result.archived) expect(sha256(file.path)).toBe(file.sha256);
+
+    expect(result.cost.erase).toEqual({ calls: 1, unitPrice: 0.000015, currency: '¥', total: 0.000015 });
+    expect(result.calls['generation.create']).toBe(1);
+    expect(result.calls['erase.create']).toBe(1);
+    if (callbacks) {
+      expect(s.generationTasks[0].callbackUrl).toContain('/callbacks/');
+      expect(s.eraseTasks[0].callbackUrl).toContain('/callbacks/');
+    } else {
+      expect(s.generationTasks[0].callbackUrl).toBeUndefined();
+    }
+    expectNoDuplicates(h);
+  });
+});
+
+describe('stages skipped by the definition', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+
+  test('generation only: no review, assets or erase calls, stages shown as skipped', async () => {
+    const { handle, result } = await h.run({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'only a prompt' }] },
+      options: { archive: false },
+    });
+    expect(result.generation?.videoUrl).toBeTruthy();
+    expect(result.review).toBeUndefined();
+    expect(result.erase).toBeUndefined();
+    expect(result.archived).toEqual([]);
+    const status = await handle.query('status');
+    expect(status.stages.review.state).toBe('skipped');
+    expect(status.stages.assets.state).toBe('skipped');
+    expect(status.stages.erase.state).toBe('skipped');
+    expect(status.stages.generation.state).toBe('done');
+    const s = h.emulator.inspect();
+    expect(s.reviewTasks).toHaveLength(0);
+    expect(s.eraseTasks).toHaveLength(0);
+  });
+});
