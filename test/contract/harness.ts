@@ -2,9 +2,11 @@
  * Contract-test harness: one emulator per test file (port 0) and clients for its two
  * users, a bad key, and a bad token. Default credentials are the emulator's own.
  */
+import { Agent } from 'undici';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor/client';
 import { VendorError } from '../../src/vendor/errors';
+import { httpRequest } from '../../src/vendor/http';
 
 export const API_KEY = 'emu-key';
 export const USER_1 = 'emu-user-1';
@@ -73,3 +75,20 @@ export async function failure(p: Promise<unknown>): Promise<VendorError> {
 
 /** A public-looking media URL (the emulator refuses loopback/private hosts). */
 export const media = (name: string): string => `https://cdn.example.com/media/${name}`;
+
+/**
+ * One request through the client's HTTP layer with hand-made headers and body: for
+ * vendor-side rules the typed client refuses to send (so both sides are shown to agree).
+ */
+export async function rawCall(
+  h: Harness,
+  call: { endpoint: string; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: unknown; knownFields?: string[] },
+): Promise<unknown> {
+  const dispatcher = new Agent();
+  try {
+    const res = await httpRequest({ ...call, url: `${h.emu.url}${call.path}`, idempotent: false, dispatcher });
+    return res.json;
+  } finally {
+    await dispatcher.close();
+  }
+}
