@@ -36,6 +36,7 @@ export {
   pipelineDetails,
   definedStages,
   summarizeExecution,
+  executionStatusName,
   type VideoPipelineWorkflow,
   type PipelineHandle,
   type StartPipelineOptions,

@@ -20,6 +20,7 @@ import { DefinitionFileError, loadDefinitionFile } from './definition-file';
 import {
   cancelPipeline,
   definedStages,
+  executionStatusName,
   failureChain,
   followPipeline,
   listPipelines,
@@ -222,14 +223,14 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
       const stage = d.typedSearchAttributes.get(STAGE);
       const doc = {
         pipelineId: id,
-        executionStatus: d.status.name,
+        executionStatus: executionStatusName(d.status.name),
         stage: stage ?? null,
         startTime: d.startTime.toISOString(),
         closeTime: d.closeTime?.toISOString() ?? null,
         statusQueryError: failureChain(err)[0],
       };
       ctx.emit(doc, () => [
-        `${id}  ${d.status.name.toLowerCase()}${stage ? ` · ${String(stage)}` : ''} (from Temporal; the status query got no answer: ${doc.statusQueryError})`,
+        `${id}  ${doc.executionStatus}${stage ? ` · ${String(stage)}` : ''} (from Temporal; the status query got no answer: ${doc.statusQueryError})`,
         `  is a reelflow worker running on task queue "${d.taskQueue}"?`,
       ]);
       return EXIT.ok;
@@ -301,7 +302,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
         ['WORKFLOW ID', 'STATUS', 'STAGE', 'STARTED', 'VENDOR TASKS'],
         items.map((p) => [
           p.workflowId,
-          p.executionStatus === 'Running' && p.status ? p.status : p.executionStatus.toLowerCase(),
+          p.executionStatus === 'running' && p.status ? p.status : p.executionStatus,
           p.stage,
           p.startTime,
           p.vendorTaskIds.join(','),

@@ -427,7 +427,7 @@ export function buildListQuery(opts: ListPipelinesOptions = {}): string {
 export interface PipelineSummary {
   workflowId: string;
   runId: string;
-  /** Temporal's execution status: Running, Completed, Failed, Canceled, Terminated, TimedOut, ContinuedAsNew. */
+  /** Temporal's execution status, lowercased: running, completed, failed, cancelled, terminated, timed-out, continued-as-new, paused. */
   executionStatus: string;
   /** reelflow's own status and stage (search attributes), as last set by the workflow. */
   status?: string;
@@ -438,12 +438,17 @@ export interface PipelineSummary {
   closeTime?: string;
 }
 
+/** RUNNING → running, TIMED_OUT → timed-out, … (the vocabulary of `--status`). */
+export function executionStatusName(name: string): string {
+  return name.toLowerCase().replace(/_/g, '-');
+}
+
 export function summarizeExecution(info: WorkflowExecutionInfo): PipelineSummary {
   const sa = info.typedSearchAttributes;
   const summary: PipelineSummary = {
     workflowId: info.workflowId,
     runId: info.runId,
-    executionStatus: info.status.name,
+    executionStatus: executionStatusName(info.status.name),
     vendorTaskIds: sa.get(VENDOR_TASK_IDS) ?? [],
     taskQueue: info.taskQueue,
     startTime: info.startTime.toISOString(),
