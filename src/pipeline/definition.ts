@@ -111,6 +111,11 @@ export const OptionsSchema = z.strictObject({
       vendorTask: duration.default('2h'),
       /** How long to wait for a callback naming the task after an ambiguous create. */
       callbackGrace: duration.default('60s'),
+      /**
+       * Bound of one create call, worker included: a worker that dies mid-create is
+       * noticed after this long, and the create is then treated as ambiguous.
+       */
+      createAttempt: duration.default('90s'),
     })
     .prefault({}),
   /** Folder the worker downloads outputs to (sha256 checked). Relative to the worker's archive root. */

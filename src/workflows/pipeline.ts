@@ -128,6 +128,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     callbacks: opts.callbacks,
     callbackGraceMs: durationMs(opts.deadlines.callbackGrace),
     deadlineMs: durationMs(opts.deadlines.vendorTask),
+    createAttemptMs: durationMs(opts.deadlines.createAttempt),
   };
   const timings: PipelineResult['timings'] = {};
   const result: PipelineResult = { pipelineId, vendorTasks: [], archived: [], timings, calls: {}, cost: {} };

@@ -83,7 +83,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
           endpoint: 'assets.CreateAsset',
           policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
           create: (n) =>
-            creates.createAsset.executeWithOptions({ ...CREATE_OPTIONS, summary: `create asset ${vendorName} (attempt ${n})` }, [
+            creates.createAsset.executeWithOptions({ ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create asset ${vendorName} (attempt ${n})` }, [
               { profile, groupId: group.id, url: item.url, assetType: item.type, name: vendorName },
             ]),
           taskIdOf: (v) => v.id,
@@ -168,7 +168,7 @@ async function resolveGroup(rt: StageRuntime, input: AssetsStageInput) {
     endpoint: 'assets.CreateAssetGroup',
     policy: 'resubmit',
     create: (n) =>
-      creates.createAssetGroup.executeWithOptions({ ...CREATE_OPTIONS, summary: `create group "${name}" (attempt ${n})` }, [
+      creates.createAssetGroup.executeWithOptions({ ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create group "${name}" (attempt ${n})` }, [
         { profile, name, description },
       ]),
     taskIdOf: (v) => v.id,

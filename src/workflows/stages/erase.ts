@@ -48,7 +48,7 @@ export async function eraseStage(input: EraseStageInput): Promise<StageOutput<Er
       endpoint: 'erase.create',
       policy: input.policy,
       create: (n) =>
-        creates.eraseCreate.executeWithOptions({ ...CREATE_OPTIONS, summary: `create erase task (attempt ${n})` }, [
+        creates.eraseCreate.executeWithOptions({ ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create erase task (attempt ${n})` }, [
           { profile, videoUrl: input.videoUrl, callback: input.callbacks ? { step: STEP, attempt: n } : undefined },
         ]),
       taskIdOf: (v) => v.taskId,

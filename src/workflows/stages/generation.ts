@@ -38,7 +38,7 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
       endpoint: 'generation.create',
       policy: input.policy,
       create: (n) =>
-        creates.generationCreate.executeWithOptions({ ...CREATE_OPTIONS, summary: `create generation task (attempt ${n})` }, [
+        creates.generationCreate.executeWithOptions({ ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create generation task (attempt ${n})` }, [
           { profile, request: input.request, callback: input.callbacks ? { step: STEP, attempt: n } : undefined },
         ]),
       taskIdOf: (v) => v.id,

@@ -109,7 +109,7 @@ async function runBatch(
     policy: input.policy,
     create: (n) =>
       creates.reviewSubmit.executeWithOptions(
-        { ...CREATE_OPTIONS, summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})` },
+        { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})` },
         [
           {
             profile,

@@ -1,0 +1,187 @@
+/**
+ * Every fault class of the emulator against a real pipeline: the pipeline ends as it
+ * should, and the emulator's inspection shows no duplicate vendor task.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
+import { resolveCreateUpdate, statusQuery, type PipelineStatus } from '../../src/workflows/messages';
+import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import { startHarness, type Harness } from './harness';
+
+const quick = { generationQueuedMs: 300, generationRunningMs: 1_000, assetProcessingMs: 800, eraseInProgressMs: 800, reviewProcessingMs: 800 };
+
+const generationOnly = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
+  generation: { model: 'video-model-1', content: [{ type: 'text', text: 'fault test' }] },
+  options: { archive: false, ...options },
+});
+const generationAndErase = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
+  ...generationOnly(options),
+  erase: true,
+});
+
+async function waitForStatus(handle: WorkflowHandle, pred: (s: PipelineStatus) => boolean, ms = 60_000): Promise<PipelineStatus> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const s = await handle.query(statusQuery);
+    if (pred(s)) return s;
+    if (Date.now() > deadline) throw new Error(`status never matched; last: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('faults with callbacks on', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ callbacks: true, emulator: { profile: quick } });
+  });
+  afterAll(async () => h?.close());
+  beforeEach(() => h.emulator.reset());
+
+  test('generation create answered after the client timed out: reconciled from the callback, one task', async () => {
+    h.emulator.setFaults({ 'generation.create': { delayAfterCreate: { next: 1, ms: 6_000 } } });
+    const { result } = await h.run(generationOnly({ callbacks: true, deadlines: { callbackGrace: '20s' } }));
+    const s = h.emulator.inspect();
+    expect(s.generationTasks).toHaveLength(1);
+    expect(result.generation?.taskId).toBe(s.generationTasks[0].id);
+    expect(result.vendorTasks.find((t) => t.kind === 'generation')?.via).toBe('callback');
+  });
+
+  test('erase create answered 500 after creating: reconciled from the callback, one task', async () => {
+    h.emulator.setFaults({ 'erase.create': { error500AfterCreate: { next: 1 } } });
+    const { result } = await h.run(generationAndErase({ callbacks: true }));
+    const s = h.emulator.inspect();
+    expect(s.eraseTasks).toHaveLength(1);
+    expect(result.erase?.taskId).toBe(s.eraseTasks[0].taskId);
+  });
+
+  test('review submit reset before creating: nothing to reconcile, resubmitted once (policy resubmit)', async () => {
+    h.emulator.setFaults({ 'review.async': { resetBeforeCreate: { next: 1 } } });
+    const { result } = await h.run({
+      review: { media: ['https://media.example.com/a.png'] },
+      options: { callbacks: true, archive: false, deadlines: { callbackGrace: '2s' } },
+    });
+    const s = h.emulator.inspect();
+    expect(s.reviewTasks).toHaveLength(1);
+    expect(result.review?.batches[0].taskId).toBe(s.reviewTasks[0].taskId);
+    expect(result.calls['review.submitAsync']).toBe(2);
+  });
+
+  test('callbacks dropped: polling still finishes the pipeline', async () => {
+    h.emulator.setFaults({
+      'generation.callback': { callbackDrop: { probability: 1 } },
+      'erase.callback': { callbackDrop: { probability: 1 } },
+    });
+    const { result } = await h.run(generationAndErase({ callbacks: true }));
+    expect(result.erase?.videoUrl).toBeTruthy();
+    expect(h.emulator.inspect().counters.faultsInjected.callbackDrop).toBeGreaterThan(0);
+  });
+
+  test('callbacks duplicated and delayed: one task each, pipeline completes', async () => {
+    h.emulator.setFaults({
+      'generation.callback': { callbackDuplicate: { probability: 1 } },
+      'erase.callback': { callbackDelay: { probability: 1, ms: 1_500 } },
+    });
+    await h.run(generationAndErase({ callbacks: true }));
+    const s = h.emulator.inspect();
+    expect(s.generationTasks).toHaveLength(1);
+    expect(s.eraseTasks).toHaveLength(1);
+  });
+});
+
+describe('faults without callbacks', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ emulator: { profile: quick } });
+  });
+  afterAll(async () => h?.close());
+  beforeEach(() => h.emulator.reset());
+
+  test('asset create reset after creating: reconciled by its deterministic name, no duplicate', async () => {
+    h.emulator.setFaults({ 'assets.CreateAsset': { resetAfterCreate: { next: 1 } } });
+    const { result } = await h.run({
+      assets: { group: { name: 'fault-assets' }, items: [{ name: 'clip', url: 'https://media.example.com/c.mp4', type: 'Video' }] },
+      options: { archive: false },
+    });
+    const s = h.emulator.inspect();
+    const mine = s.assets.filter((a) => a.GroupId === result.assets?.groupId);
+    expect(mine).toHaveLength(1);
+    expect(result.assets?.items[0].assetId).toBe(mine[0].Id);
+    expect(result.vendorTasks.find((t) => t.kind === 'asset')?.via).toBe('reconcile-name');
+  });
+
+  test('asset group create hit by 502 UpstreamCallFailed: retried after a name check, one group', async () => {
+    h.emulator.setFaults({ 'assets.CreateAssetGroup': { upstream502: { next: 1 } } });
+    const { result } = await h.run({
+      assets: { group: { name: 'fault-502' }, items: [{ name: 'pic', url: 'https://media.example.com/p.png', type: 'Image' }] },
+      options: { archive: false },
+    });
+    const groups = h.emulator.inspect().groups.filter((g) => g.Name === 'fault-502');
+    expect(groups).toHaveLength(1);
+    expect(result.assets?.groupId).toBe(groups[0].Id);
+    expect(result.assets?.groupCreated).toBe(true);
+  });
+
+  test('429 bursts on generation create and GetAsset: Retry-After obeyed, one task each', async () => {
+    h.emulator.setFaults({
+      'generation.create': { rateLimit429: { next: 2, retryAfterSeconds: 1 } },
+      'assets.GetAsset': { rateLimit429: { next: 2, retryAfterSeconds: 1 } },
+    });
+    const { result } = await h.run({
+      assets: { group: { name: 'fault-429' }, items: [{ name: 'pic', url: 'https://media.example.com/p.png', type: 'Image' }] },
+      generation: { model: 'video-model-1', content: [{ type: 'image_url', image_url: { url: 'ref:asset/pic' } }] },
+      options: { archive: false },
+    });
+    const s = h.emulator.inspect();
+    expect(s.generationTasks).toHaveLength(1);
+    expect(result.calls['generation.create']).toBe(3);
+    expect(s.counters.faultsInjected.rateLimit429).toBe(4);
+  });
+
+  test('erase create 502 (video processing failed) fails the pipeline clearly, no retry with the same URL', async () => {
+    h.emulator.setFaults({ 'erase.create': { upstream502: { next: 1 } } });
+    const handle = await h.start(generationAndErase());
+    const err = await handle.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(String(err.cause?.message)).toMatch(/erase create rejected/);
+    expect(h.emulator.inspect().eraseTasks).toHaveLength(0);
+    const status = await handle.query(statusQuery);
+    expect(status.state).toBe('failed');
+    expect(status.stages.erase.state).toBe('failed');
+  });
+
+  test('ambiguous paid create under policy ask: waits visibly, an operator resolves it with the task id', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+    const handle = await h.start(generationOnly());
+    const waiting = await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+    expect(waiting.waiting?.step).toBe('generation');
+    const [task] = h.emulator.inspect().generationTasks; // what an operator finds in the vendor console
+
+    // The validator refuses a malformed decision before anything happens.
+    const refused = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'has spaces' } }] }).catch((e) => e);
+    expect(refused.cause?.message).toMatch(/decision.taskId/);
+    const accepted = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
+    expect(accepted).toEqual({ stage: 'generation', step: 'generation', accepted: { taskId: task.id } });
+    const result = await handle.result();
+    expect(result.generation?.taskId).toBe(task.id);
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    expect(result.vendorTasks.find((t) => t.kind === 'generation')?.via).toBe('operator');
+  });
+
+  test('ambiguous create where nothing was created: the operator says resubmit, exactly one task results', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const handle = await h.start(generationOnly());
+    await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+    expect(h.emulator.inspect().generationTasks).toHaveLength(0);
+    await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
+    const result = await handle.result();
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    expect(result.calls['generation.create']).toBe(2);
+  });
+
+  test('resolveCreate on a pipeline that is not waiting is refused', async () => {
+    const handle = await h.start(generationOnly());
+    const refused = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] }).catch((e) => e);
+    expect(refused.cause?.message).toMatch(/is not waiting for an operator decision/);
+    await handle.result();
+  });
+});
