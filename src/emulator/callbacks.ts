@@ -34,6 +34,7 @@ const MAX_KEPT = 5_000;
 export class CallbackDispatcher {
   private deliveries: CallbackDelivery[] = [];
   private inFlight = new Set<AbortController>();
+  private closed = false;
 
   constructor(
     private readonly deps: {
@@ -51,6 +52,7 @@ export class CallbackDispatcher {
 
   /** Queues a POST of `body` to `url`; returns at once. */
   send(key: CallbackKey, resourceId: string, state: string, url: string, body: unknown): void {
+    if (this.closed) return;
     const base = {
       callbackId: hex(8),
       key,
@@ -104,6 +106,12 @@ export class CallbackDispatcher {
   private keep(delivery: CallbackDelivery): void {
     this.deliveries.push(delivery);
     if (this.deliveries.length > MAX_KEPT) this.deliveries.splice(0, this.deliveries.length - MAX_KEPT);
+  }
+
+  /** Stops for good: nothing is sent after the emulator closed. */
+  close(): void {
+    this.closed = true;
+    this.reset();
   }
 
   /** Aborts in-flight POSTs and forgets the log (delayed ones are cancelled by RealTimers). */

@@ -126,8 +126,8 @@ export class Emulator implements Controls {
 
   async close(): Promise<void> {
     if (this.ticker) clearInterval(this.ticker);
+    this.ctx.callbacks.close();
     this.ctx.timers.cancelAll();
-    this.ctx.callbacks.reset();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections(); // keep-alive sockets would hold close() open

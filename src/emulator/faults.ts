@@ -75,6 +75,9 @@ const endpointFaults = z.strictObject({
   callbackDuplicate: rule.optional(),
 });
 
+/** Served from local data with no upstream call (spec 4.4), so upstream502 never applies. */
+const NO_UPSTREAM = new Set<string>(['assets.ListAssetGroups']);
+
 const KNOWN_KEYS = new Set<string>(['*', ...REQUEST_ENDPOINT_KEYS, ...CALLBACK_KEYS]);
 
 export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefine((config, ctx) => {
@@ -86,6 +89,9 @@ export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefin
     // A callback fault on a request key (or the reverse) would silently never fire.
     const isCallbackKey = key.endsWith('.callback');
     for (const kind of Object.keys(faults)) {
+      if (kind === 'upstream502' && NO_UPSTREAM.has(key)) {
+        ctx.addIssue({ code: 'custom', path: [key, kind], message: `${key} makes no upstream call (spec 4.4)` });
+      }
       const callbackKind = (CALLBACK_FAULT_KINDS as readonly string[]).includes(kind);
       if (key !== '*' && callbackKind !== isCallbackKey) {
         ctx.addIssue({
@@ -147,6 +153,7 @@ export class FaultInjector {
    * A specific key's rule for a kind overrides the '*' rule for that kind.
    */
   roll(key: EndpointKey | CallbackKey, kind: FaultKind): Injected | undefined {
+    if (kind === 'upstream502' && NO_UPSTREAM.has(key)) return undefined;
     const specific = this.config[key]?.[kind];
     const configKey = specific ? key : '*';
     const found: Injected | undefined = specific ?? this.config['*']?.[kind];

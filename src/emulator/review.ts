@@ -88,6 +88,8 @@ export async function submitReview(ctx: EmulatorContext, req: EmuRequest, mode: 
   }
   // Sync: hold the answer for the review's duration (real time), then finish it.
   await ctx.timers.sleep(pendingMs + processingMs);
+  // reset() or close() cut the wait short: this task belongs to a store that is gone.
+  if (ctx.store.review.get(taskId) !== rec) return simpleError(503, 'the emulator was reset or is closing', created);
   const final = rec.plan[rec.plan.length - 1]?.status;
   if (final) {
     const at = Math.max(ctx.clock.now(), rec.updatedAtMs);

@@ -130,8 +130,14 @@ describe('fault injection over HTTP', () => {
   it('applies "*" to every endpoint, and faults to reads as well as creates', async () => {
     emu.setFaults({ '*': { upstream502: { next: 2 } } });
     expect((await api(emu).getGeneration('cgt-x')).status).toBe(502);
-    expect((await api(emu).asset('ListAssetGroups')).body.Code).toBe('UpstreamCallFailed');
+    expect((await api(emu).asset('ListAssets', {})).body.Code).toBe('UpstreamCallFailed');
+    expect((await api(emu).asset('ListAssets', {})).status).toBe(200);
+  });
+
+  it('never answers UpstreamCallFailed for ListAssetGroups, which makes no upstream call', async () => {
+    emu.setFaults({ '*': { upstream502: { probability: 1 } } });
     expect((await api(emu).asset('ListAssetGroups')).status).toBe(200);
+    expect(() => emu.setFaults({ 'assets.ListAssetGroups': { upstream502: { next: 1 } } })).toThrow(/no upstream call/);
   });
 
   it('never applies "after" faults to a refused request', async () => {

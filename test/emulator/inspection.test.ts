@@ -67,17 +67,17 @@ describe('inspection API', () => {
 
   it('logs each request with endpoint, action, status, ids and faults', async () => {
     const c = api(emu);
-    emu.setFaults({ 'assets.ListAssetGroups': { upstream502: { next: 1 } } });
-    await c.asset('ListAssetGroups', {}, SECRET_TOKEN_A, { 'x-track-id': 't-9' });
+    emu.setFaults({ 'assets.ListAssets': { upstream502: { next: 1 } } });
+    await c.asset('ListAssets', {}, SECRET_TOKEN_A, { 'x-track-id': 't-9' });
     await c.createGeneration(prompt('x', { callback_url: 'https://h.example.com/1' }), SECRET_KEY);
     const { requests } = (await c.admin('GET', 'requests')).body;
     expect(requests).toEqual([
       expect.objectContaining({
         seq: 1,
         method: 'POST',
-        path: '/api/asset-management?Action=ListAssetGroups',
-        endpoint: 'assets.ListAssetGroups',
-        action: 'ListAssetGroups',
+        path: '/api/asset-management?Action=ListAssets',
+        endpoint: 'assets.ListAssets',
+        action: 'ListAssets',
         status: 502,
         trackId: 't-9',
         faults: ['upstream502'],
