@@ -5,6 +5,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { createAssetsApi, type AssetsApi } from './assets';
+import { BASE_URL_PATTERN } from './config';
 import type { VendorContext } from './context';
 import { createEraseApi, type EraseApi } from './erase';
 import { VendorConfigError } from './errors';
@@ -43,7 +44,7 @@ export interface VendorClient {
 }
 
 function checkBaseUrl(name: string, value: unknown): string {
-  if (typeof value !== 'string' || !/^https?:\/\/[^\s/?#@]+(?:\/[^\s?#]*)?$/i.test(value)) {
+  if (typeof value !== 'string' || !BASE_URL_PATTERN.test(value)) {
     throw new VendorConfigError(`vendor client: ${name} must be an http(s) URL without query or credentials`, name);
   }
   return value.replace(/\/+$/, '');

@@ -23,9 +23,12 @@ export interface VendorConfig {
   timeouts: Timeouts;
 }
 
+/** An http(s) base address: no query, fragment or userinfo (credentials go in headers). */
+export const BASE_URL_PATTERN = /^https?:\/\/[^\s/?#@]+(?:\/[^\s?#]*)?$/i;
+
 const Url = z
   .string()
-  .regex(/^https?:\/\/[^\s/?#@]+(?:\/[^\s?#]*)?$/i, 'must be an http(s) URL without query or credentials')
+  .regex(BASE_URL_PATTERN, 'must be an http(s) URL without query or credentials')
   .transform((s) => s.replace(/\/+$/, ''));
 const Ms = z.coerce.number().int('must be an integer (ms)').positive('must be positive (ms)');
 

@@ -54,7 +54,7 @@ export interface Exchange<S extends z.ZodType> {
   idempotent: boolean;
   knownFields?: readonly string[];
   response: S;
-  /** Default headers timeout for this endpoint when neither call nor client sets one. */
+  /** Floor under the client's headers timeout for this endpoint; a per-call value overrides both. */
   minHeadersMs?: number;
 }
 

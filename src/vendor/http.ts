@@ -122,14 +122,16 @@ export async function httpRequest(call: HttpCall): Promise<HttpResponse> {
     throw transportError(call, base, state.sent, err);
   }
 
+  const status = res.statusCode;
   let text: string;
   try {
     text = await readBody(res.body);
   } catch (err) {
-    throw transportError(call, { ...base, status: res.statusCode }, true, err);
+    // A non-2xx status already says what happened; only a 2xx needs its body.
+    if (status < 200 || status >= 300) throw errorForStatus(call, base, status, res.headers, undefined);
+    throw transportError(call, { ...base, status }, true, err);
   }
 
-  const status = res.statusCode;
   let json: unknown;
   let parsed = true;
   if (text.trim() !== '') {

@@ -72,8 +72,9 @@ describe.each(creates)('%s', (endpoint, key, create, made) => {
 
 describe('upstream502', () => {
   it('asset management → retryable UpstreamFailedError', async () => {
-    h.emu.setFaults({ 'assets.ListAssetGroups': { upstream502: { next: 1 } } });
-    const err = await expectClass(h.client.assets.listAssetGroups(), UpstreamFailedError);
+    // (ListAssetGroups is served from local data, so the emulator refuses a 502 fault there.)
+    h.emu.setFaults({ 'assets.ListAssets': { upstream502: { next: 1 } } });
+    const err = await expectClass(h.client.assets.listAssets(), UpstreamFailedError);
     expect(err.retryable).toBe(true);
   });
 

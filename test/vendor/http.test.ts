@@ -247,6 +247,18 @@ describe('status mapping', () => {
   });
 });
 
+describe('non-2xx with an unreadable body', () => {
+  it('is classified by status alone: a 400 whose body stalls is still RejectedError', async () => {
+    const s = await serve((_q, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.write('{"Code":');
+    });
+    const err = await failure(httpRequest(call(s.url)));
+    expect(err).toBeInstanceOf(RejectedError);
+    expect((err as RejectedError).status).toBe(400);
+  });
+});
+
 describe('fieldFromVendorText', () => {
   it('prefers a path, then the longest known word', () => {
     expect(fieldFromVendorText('content[1].image_url.url is malformed', ['model', 'content'])).toBe('content[1].image_url.url');
