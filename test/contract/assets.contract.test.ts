@@ -6,7 +6,7 @@ import {
   UnauthorizedError,
   UpstreamFailedError,
 } from '../../src/vendor/errors';
-import { failure, media, useEmulator, USER_1 } from './harness';
+import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
 
 const h = useEmulator();
 
@@ -176,6 +176,22 @@ describe('7.3 error rows', () => {
     const err = await failure(h.make({ accessToken: 'wrong-token' }).assets.listAssetGroups());
     expect(err).toBeInstanceOf(UnauthorizedError);
     expect(err.message).not.toContain('wrong-token');
+  });
+
+  it('other parameter errors are 400 → RejectedError naming the field', async () => {
+    const err = await unchecked('ListAssetGroups', { Filter: { GroupType: 'Other' } });
+    expect(err).toMatchObject({ name: 'RejectedError', status: 400, field: 'Filter.GroupType' });
+    const page = await unchecked('ListAssets', { PageNumber: 0 });
+    expect(page).toMatchObject({ name: 'RejectedError', status: 400, field: 'PageNumber' });
+  });
+
+  it('401: absent access token — the client will not send; the vendor answers 401', async () => {
+    const err = await failure(h.make({ accessToken: undefined }).assets.listAssetGroups());
+    expect(err).toMatchObject({ name: 'MissingCredentialError', field: 'accessToken' });
+    const raw = await failure(
+      rawCall(h, { endpoint: 'assets.ListAssetGroups', method: 'POST', path: '/api/asset-management?Action=ListAssetGroups', body: {} }),
+    );
+    expect(raw).toBeInstanceOf(UnauthorizedError);
   });
 
   it('error bodies carry our X-Track-Id as TrackId', async () => {
