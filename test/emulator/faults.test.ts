@@ -100,8 +100,7 @@ describe('fault injection over HTTP', () => {
     });
     await expect(timedOut).rejects.toThrow();
     expect(tasks()).toBe(1);
-    await sleep(400);
-    const [req] = emu.inspect().requests;
+    const req = await waitFor(() => emu.inspect().requests[0], 2_000);
     expect(req).toMatchObject({ status: 200, faults: ['delayAfterCreate'] });
     expect(req!.durationMs).toBeGreaterThanOrEqual(380);
   });
@@ -198,7 +197,8 @@ describe('callback faults', () => {
     const { body } = await api(emu).createGeneration(prompt('x', { callback_url: rx.url })); // queued: dropped
     emu.advanceClock(1_000); // running: duplicated
     emu.advanceClock(2_000); // succeeded: plain
-    await waitFor(() => rx.received.length >= 3);
+    // The receiver sees a POST before the emulator has read its answer: wait on the counter.
+    await waitFor(() => emu.inspect().counters.callbacks.delivered >= 3);
     expect(rx.received.map((r) => r.body.status)).toEqual(['running', 'running', 'succeeded']);
     expect(rx.received[0]!.headers['x-emulator-callback-id']).toBe(rx.received[1]!.headers['x-emulator-callback-id']);
     const { callbacks, counters } = emu.inspect();
@@ -207,14 +207,14 @@ describe('callback faults', () => {
 
     emu.reset();
     rx.received.length = 0;
-    emu.setFaults({ 'review.callback': { callbackDelay: { next: 1, ms: 300 } } });
+    emu.setFaults({ 'review.callback': { callbackDelay: { next: 1, ms: 600 } } });
     await api(emu).review('async', { images: ['https://e.com/a.png'], callback_url: rx.url });
     const sentAt = Date.now();
     emu.advanceClock(1_500);
-    await sleep(150);
+    await sleep(100);
     expect(rx.received).toHaveLength(0);
     await waitFor(() => rx.received.length >= 1);
-    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(280);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(590);
     expect(emu.inspect().counters.callbacks.delayed).toBe(1);
   });
 

@@ -48,7 +48,7 @@ describe('generation create and query', () => {
       const { body } = await api(emu).createGeneration(prompt('a bird', { callback_url: `${rx.url}/cb/gen-1` }));
       emu.advanceClock(1_000);
       emu.advanceClock(2_000);
-      await waitFor(() => rx.received.length >= 3);
+      await waitFor(() => emu.inspect().counters.callbacks.delivered >= 3);
       expect(rx.received.map((r) => r.body.status)).toEqual(['queued', 'running', 'succeeded']);
       for (const r of rx.received) {
         expect(r.path).toBe('/cb/gen-1');
