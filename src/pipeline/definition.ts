@@ -105,7 +105,9 @@ export const OptionsSchema = z.strictObject({
     .strictObject({
       /** Whole pipeline (workflow execution timeout). */
       pipeline: duration.optional(),
-      /** An asset still Pending this long fails the stage ("contact support"). */
+      /** An asset still Pending this long is shown as stuck: "contact support" (spec 4.4: 5 min). */
+      assetStuck: duration.default('5m'),
+      /** An asset still Pending this long fails the stage. */
       assetPending: duration.default('15m'),
       /** How long one stage may wait for the vendor to finish its task. */
       vendorTask: duration.default('2h'),

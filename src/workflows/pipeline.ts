@@ -212,7 +212,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
       result.assets = await runStage('assets', summary, () =>
         executeChild(assetsStage, {
           ...child('assets', summary),
-          args: [{ ...common, group: assets.group, items, pendingDeadlineMs: durationMs(opts.deadlines.assetPending) }],
+          args: [{ ...common, group: assets.group, items, pendingDeadlineMs: durationMs(opts.deadlines.assetPending), stuckAfterMs: durationMs(opts.deadlines.assetStuck) }],
         }),
       );
     }

@@ -26,13 +26,23 @@ export interface HarnessOptions {
   /** Client-side vendor timeouts; short so that delayed responses become ambiguous quickly. */
   timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
   getAssetRatePerSecond?: number;
+  /** Credentials the emulator accepts and the worker uses (tests of secret hygiene pick distinctive ones). */
+  apiKey?: string;
+  accessToken?: string;
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 export async function startHarness(opts: HarnessOptions = {}) {
   const address = process.env.TEMPORAL_ADDRESS!;
-  const emulator = await startEmulator({ port: 0, ...opts.emulator });
+  const apiKey = opts.apiKey ?? 'emu-key';
+  const accessToken = opts.accessToken ?? 'emu-user-1';
+  const emulator = await startEmulator({
+    port: 0,
+    apiKeys: [apiKey],
+    accessTokens: [accessToken, 'emu-user-2'],
+    ...opts.emulator,
+  });
   const taskQueue = `wf-${randomUUID()}`;
   const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
   const connection = await Connection.connect({ address });
@@ -45,8 +55,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const vendor = createVendorClient({
     baseUrl: emulator.url,
     identityUrl: emulator.url,
-    apiKey: 'emu-key',
-    accessToken: 'emu-user-1',
+    apiKey,
+    accessToken,
     timeouts: { connectMs: 2_000, headersMs: 3_000, bodyMs: 3_000, ...opts.timeouts },
   });
   const activities = createActivities({

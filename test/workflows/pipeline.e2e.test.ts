@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { statusQuery } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from './harness';
 
 function sha256(file: string) {
@@ -54,7 +55,7 @@ describe.each([
     // Every vendor id is in the result and in the status query.
     const ids = result.vendorTasks.map((t) => t.id);
     expect(ids).toEqual(expect.arrayContaining([result.generation!.taskId, result.erase!.taskId, ...result.assets!.items.map((i) => i.assetId)]));
-    const status = await handle.query('status');
+    const status = await handle.query(statusQuery);
     expect(status.state).toBe('completed');
     expect(status.vendorTasks.map((t) => t.id).sort()).toEqual([...ids].sort());
 
@@ -91,7 +92,7 @@ describe('stages skipped by the definition', () => {
     expect(result.review).toBeUndefined();
     expect(result.erase).toBeUndefined();
     expect(result.archived).toEqual([]);
-    const status = await handle.query('status');
+    const status = await handle.query(statusQuery);
     expect(status.stages.review.state).toBe('skipped');
     expect(status.stages.assets.state).toBe('skipped');
     expect(status.stages.erase.state).toBe('skipped');

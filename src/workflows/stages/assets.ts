@@ -12,8 +12,6 @@ import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';
 import { StageRuntime } from '../lib/stage-runtime';
 import type { StageCommon, StageOutput } from '../lib/stage-output';
 
-/** Spec 4.4: Pending after 5 minutes → contact technical support. */
-export const ASSET_STUCK_AFTER_MS = 5 * 60_000;
 const LIST_PAGE_SIZE = 100;
 
 export interface AssetSource {
@@ -27,6 +25,8 @@ export interface AssetsStageInput extends StageCommon {
   items: AssetSource[];
   /** Fail when an asset stays Pending this long. */
   pendingDeadlineMs: number;
+  /** Show the stage as stuck when an asset stays Pending this long (spec: 5 min). */
+  stuckAfterMs: number;
 }
 
 /** The vendor-side name: the user's name plus a key derived from pipeline and item. */
@@ -48,6 +48,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
 
   const listAll = async () => {
     const byName = new Map<string, { id: string; status: string }>();
+    let seen = 0;
     for (let page = 1; ; page++) {
       rt.count('assets.ListAssets');
       const res = await queries.listAssetsPage.executeWithOptions(
@@ -55,7 +56,9 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
         [{ profile, groupId: group.id, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
       );
       res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
-      if (res.assets.length === 0 || byName.size >= res.total || page * LIST_PAGE_SIZE >= res.total) return byName;
+      seen += res.assets.length;
+      // Count what came back, not what we asked for: the vendor's page size cap is not documented.
+      if (res.assets.length === 0 || seen >= res.total) return byName;
     }
   };
 
@@ -107,10 +110,10 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
         done: (a) => a.status !== 'Pending',
         onValue: (a) => rt.setState('asset', assetId, a.status),
         stuck: {
-          afterMs: ASSET_STUCK_AFTER_MS,
+          afterMs: input.stuckAfterMs,
           onStuck: () => {
             rt.stuck = true;
-            rt.detail = `asset ${item.name} (${assetId}) still Pending after 5 min: contact vendor technical support`;
+            rt.detail = `asset ${item.name} (${assetId}) still Pending after ${Math.round(input.stuckAfterMs / 1000)} s: contact vendor technical support`;
             rt.report();
           },
         },
