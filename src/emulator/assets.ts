@@ -10,7 +10,7 @@ import { ASSET_ACTIONS, type AssetAction } from './faults';
 import { header, isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { advanceDue, forceTo, staged } from './stages';
-import type { AssetRecord, AssetStatus, GroupRecord, GroupType } from './store';
+import type { AssetRecord, AssetStatus, GroupRecord } from './store';
 import { durationFor } from './timings';
 import { baseName, isPublicHttpUrl, mediaTypeOf, normalizeMediaType, type MediaType } from './urls';
 
@@ -230,7 +230,7 @@ export function seedSystemGroups(ctx: EmulatorContext): void {
   }
 }
 
-/** The user's group, or why not: ids never seen and other users' ids look the same. */
+/** The user's group; undefined both for ids never seen and for other users' groups. */
 export function findOwnedGroup(ctx: EmulatorContext, user: string, id: string): GroupRecord | undefined {
   const g = ctx.store.groups.get(id);
   return g && g.owner === user ? g : undefined;
@@ -350,7 +350,7 @@ function groupView(g: GroupRecord): Record<string, string> {
     Id: g.Id,
     Name: g.Name,
     Description: g.Description,
-    GroupType: g.GroupType satisfies GroupType,
+    GroupType: g.GroupType,
     CreateTime: iso(g.createdAtMs),
     UpdateTime: iso(g.updatedAtMs),
   };

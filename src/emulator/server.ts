@@ -47,7 +47,12 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
   const { method, path } = req;
   const one = (pattern: RegExp): string | undefined => {
     const m = pattern.exec(path);
-    return m ? decodeURIComponent(m[1]!) : undefined;
+    if (!m) return undefined;
+    try {
+      return decodeURIComponent(m[1]!);
+    } catch {
+      return m[1]!; // malformed %-escape: look the raw id up, which finds nothing
+    }
   };
   const allow = (want: string[], r: Route): Route | Reply =>
     want.includes(method) ? r : simpleError(405, `${method} is not allowed on ${path}; use ${want.join(' or ')}`);
@@ -93,6 +98,7 @@ export interface ServerDeps {
 export function createRequestListener(deps: ServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   return (nodeReq, res) => {
     handle(deps, nodeReq, res).catch((err: unknown) => {
+      if (nodeReq.destroyed || res.destroyed) return; // the client went away mid-request
       // An emulator bug: answer 500 rather than hang the client. Messages carry no secrets.
       process.stderr.write(`emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${(err as Error)?.stack ?? err}\n`);
       send(res, simpleError(500, 'emulator internal error'));

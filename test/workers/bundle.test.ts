@@ -1,0 +1,67 @@
+/** The prebuilt workflow bundle: built when missing, reused when fresh, rebuilt when a source changes, and runnable. */
+import { Context } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
+import { createReelflowWorkers } from '../../src/workers/worker';
+import { getAssetTaskQueue } from '../../src/workflows/messages';
+
+test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs workflows from the bundle', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-bundle-'));
+  const sourceRoot = path.join(dir, 'src');
+  const watched = path.join(sourceRoot, 'module.ts');
+  mkdirSync(sourceRoot);
+  writeFileSync(watched, 'export const a = 1;\n');
+  const paths = {
+    workflowsPath: require.resolve('./worker-workflows'),
+    outFile: path.join(dir, 'dist', 'workflow-bundle.js'),
+    sourceRoot,
+  };
+  const logs: string[] = [];
+  const log = (l: string) => logs.push(l);
+
+  expect(isBundleFresh(paths)).toBe(false);
+  const first = await ensureWorkflowBundle({ ...paths, log });
+  expect(first).toEqual({ codePath: paths.outFile, built: true });
+  expect(readFileSync(paths.outFile, 'utf8')).toContain('taskQueuesWorkflow');
+  expect(JSON.parse(readFileSync(`${paths.outFile}.json`, 'utf8'))).toMatchObject({ workflowsPath: paths.workflowsPath });
+  expect(isBundleFresh(paths)).toBe(true);
+  expect(await ensureWorkflowBundle({ ...paths, log })).toEqual({ codePath: paths.outFile, built: false });
+
+  writeFileSync(watched, 'export const a = 22;\n');
+  expect(isBundleFresh(paths)).toBe(false);
+  expect(isBundleFresh({ ...paths, workflowsPath: require.resolve('../callbacks/callback-workflows') })).toBe(false);
+  expect((await ensureWorkflowBundle({ ...paths, log })).built).toBe(true);
+  expect(logs.some((l) => l.includes('stale'))).toBe(true);
+  expect(existsSync(`${paths.outFile}.${process.pid}.tmp`)).toBe(false);
+
+  // The bundle runs.
+  const address = process.env.TEMPORAL_ADDRESS!;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const taskQueue = `bundle-${process.pid}-${Date.now()}`;
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  try {
+    const here = async (): Promise<string> => Context.current().info.taskQueue;
+    const workers = await createReelflowWorkers({
+      connection: nativeConnection,
+      namespace,
+      config: { taskQueue, profiles: ['p'], getAssetRatePerSecond: 5, maxConcurrentActivities: 2, maxConcurrentWorkflowTasks: 2 },
+      activities: { getAsset: here, whereAmI: here },
+      workflowBundle: { codePath: paths.outFile },
+    });
+    const result = await Promise.all([
+      new Client({ connection, namespace }).workflow
+        .execute('taskQueuesWorkflow', { taskQueue, workflowId: `${taskQueue}.wf`, args: ['p'] })
+        .finally(() => workers.shutdown()),
+      workers.run(),
+    ]);
+    expect(result[0]).toEqual({ main: taskQueue, getAsset: getAssetTaskQueue(taskQueue, 'p') });
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+  }
+});
