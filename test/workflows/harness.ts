@@ -29,6 +29,8 @@ export interface HarnessOptions {
   /** Credentials the emulator accepts and the worker uses (tests of secret hygiene pick distinctive ones). */
   apiKey?: string;
   accessToken?: string;
+  /** false: no in-process workers (the test runs worker processes itself). */
+  inProcessWorkers?: boolean;
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -70,7 +72,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveRoot,
   });
   const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
-  const makeWorkers = async () => [
+  const makeWorkers = async () => opts.inProcessWorkers === false ? [] : [
     await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle, activities }),
     await Worker.create({
       connection: nativeConnection,
