@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { FaultInjector, parseFaultConfig, type FaultConfig } from '../../src/emulator/faults';
 import { newCounters } from '../../src/emulator/counters';
 import type { RunningEmulator } from '../../src/emulator';
@@ -55,6 +57,11 @@ describe('FaultInjector (unit)', () => {
     expect(() => parseFaultConfig({ 'generation.create': { callbackDrop: { next: 1 } } })).toThrow(/callback key/);
     expect(() => parseFaultConfig({ 'generation.callback': { upstream502: { next: 1 } } })).toThrow(/request endpoint key/);
     expect(parseFaultConfig({ '*': { callbackDrop: { probability: 0.1 }, upstream502: { next: 1 } } })).toBeTruthy();
+  });
+
+  it('accepts the example config shipped for the CLI (--faults)', () => {
+    const example = JSON.parse(readFileSync(path.join(__dirname, '../../src/emulator/faults.example.json'), 'utf8'));
+    expect(Object.keys(parseFaultConfig(example))).toHaveLength(7);
   });
 });
 
