@@ -51,13 +51,8 @@ export function resolveHint(pipelineId: string, waiting: PendingDecision): strin
 
 function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): string {
   const tasks = stageTasks(status, stage);
-  const parts = [
-    `  ${stage.padEnd(STAGE_WIDTH)}  ${s.state.padEnd(9)}`,
-    progressText(s.progress).padEnd(7),
-    tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '',
-    s.detail ?? '',
-  ];
-  return parts.join(' ').replace(/\s+$/, '');
+  const notes = [tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '', s.detail ?? ''].filter(Boolean);
+  return `  ${stage.padEnd(STAGE_WIDTH)}  ${s.state.padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(/\s+$/, '');
 }
 
 /** The whole display: a header, one line per stage, the waiting hint and the error. */
