@@ -44,6 +44,18 @@ const commands = {
     build();
     process.exit(run(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), ...args]));
   },
+  // Re-record the committed histories the replay tests replay (after a deliberate workflow change).
+  'record-histories': () => {
+    build();
+    process.exit(
+      run(process.execPath, [
+        path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
+        '--testMatch',
+        '<rootDir>/test/replay/record-histories.script.ts',
+        ...args,
+      ]),
+    );
+  },
   demo: () => (build(), node('src/starters/demo.js', args)),
   'dev-stack': () => (build(), node('src/devstack/main.js', args)),
   emulator: () => (build(), node('src/emulator/main.js', args)),
