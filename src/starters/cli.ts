@@ -148,6 +148,18 @@ function uiLink(env: NodeJS.ProcessEnv, namespace: string | undefined, workflowI
   return ui ? `${ui}/namespaces/${namespace ?? 'default'}/workflows/${encodeURIComponent(workflowId)}` : undefined;
 }
 
+/** The execution status of an existing workflow, or undefined when there is none. */
+async function closedStatus(client: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    const status = executionStatusName(d.status.name);
+    return status === 'running' ? undefined : status;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}
+
 function interrupted(ctx: CommandContext, workflowId: string): number {
   ctx.io.stderr.write(`\nstopped following; pipeline ${workflowId} keeps running (reelflow status ${workflowId} --follow)\n`);
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ workflowId, status: 'running', detached: true }, null, 2)}\n`);
@@ -227,10 +239,11 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
         stage: stage ?? null,
         startTime: d.startTime.toISOString(),
         closeTime: d.closeTime?.toISOString() ?? null,
-        statusQueryError: failureChain(err)[0],
+        statusQueryError: failureChain(err).slice(-1)[0],
       };
       ctx.emit(doc, () => [
-        `${id}  ${doc.executionStatus}${stage ? ` · ${String(stage)}` : ''} (from Temporal; the status query got no answer: ${doc.statusQueryError})`,
+        `${id}  ${doc.executionStatus}${stage ? ` · ${String(stage)}` : ''}`,
+        `  (from Temporal: no worker answered the status query, so no stage details: ${doc.statusQueryError})`,
         `  is a reelflow worker running on task queue "${d.taskQueue}"?`,
       ]);
       return EXIT.ok;
@@ -245,6 +258,8 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   async cancel(ctx, session) {
     const id = ctx.positionals[0];
     const client = await session.client();
+    const closed = await closedStatus(client, id);
+    if (closed) throw new Error(`pipeline ${id} already ${closed}: nothing to cancel`);
     await cancelPipeline(client, id);
     if (!ctx.bool('wait')) {
       ctx.emit({ workflowId: id, cancelRequested: true }, () => [`cancellation requested for ${id}`]);
@@ -276,7 +291,16 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
     }
     const decision: CreateDecision = taskId !== undefined ? { taskId } : ctx.bool('resubmit') ? { resubmit: true } : { abandon: true };
     const step = ctx.str('step');
-    const res = await resolveCreate(await session.client(), id, decision, step ? { step } : {});
+    const client = await session.client();
+    let res;
+    try {
+      res = await resolveCreate(client, id, decision, step ? { step } : {});
+    } catch (err) {
+      // An Update to a closed workflow reports "not found": say what it is instead.
+      const closed = err instanceof WorkflowNotFoundError ? await closedStatus(client, id) : undefined;
+      if (closed) throw new Error(`pipeline ${id} already ${closed}: nothing waits for a decision`);
+      throw err;
+    }
     ctx.emit({ workflowId: id, ...res }, () => [`${id}: ${res.stage} step ${res.step} accepted ${JSON.stringify(res.accepted)}`]);
     return EXIT.ok;
   },

@@ -192,5 +192,9 @@ describe('resolve through the CLI', () => {
 
     const late = await cli(['resolve', id, '--resubmit']);
     expect(late.code).toBe(1);
+    expect(late.stderr).toContain(`pipeline ${id} already completed: nothing waits for a decision`);
+    const lateCancel = await cli(['cancel', id]);
+    expect(lateCancel.code).toBe(1);
+    expect(lateCancel.stderr).toContain(`pipeline ${id} already completed: nothing to cancel`);
   });
 });
