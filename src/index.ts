@@ -14,6 +14,9 @@
  * Importing this module loads the Temporal client only, never the worker: the worker
  * side (createReelflowWorkers) is loaded on first call.
  */
+import type * as ActivitiesModule from './activities';
+import type * as WorkerProcessModule from './workers/main';
+import type * as WorkerModule from './workers/worker';
 
 // Pipelines: start, run-and-watch, status, result, cancel, operator decisions, list.
 export {
@@ -91,3 +94,32 @@ export {
   VENDOR_TASK_IDS as VENDOR_TASK_IDS_SEARCH_ATTRIBUTE,
   REELFLOW_SEARCH_ATTRIBUTES,
 } from './workflows/search-attributes';
+
+// The worker side, loaded lazily: importing 'reelflow' to start pipelines never loads
+// @temporalio/worker (native runtime, webpack) nor the activities' HTTP client.
+
+export type { ReelflowWorkersOptions, ReelflowWorkers, ReelflowWorker } from './workers/worker';
+export type { WorkerProcessOptions, RunningWorkerProcess } from './workers/main';
+export type { ActivityDeps, ReelflowActivities } from './activities';
+
+/** The reelflow workers of one process (main queue + one GetAsset queue per profile); see src/workers/worker.ts. */
+export async function createReelflowWorkers(
+  opts: WorkerModule.ReelflowWorkersOptions,
+): Promise<WorkerModule.ReelflowWorkers> {
+  const { createReelflowWorkers: create } = await import('./workers/worker');
+  return create(opts);
+}
+
+/** Everything `npm run worker` runs, configured from an environment; see src/workers/main.ts. */
+export async function startWorkerProcess(
+  opts?: WorkerProcessModule.WorkerProcessOptions,
+): Promise<WorkerProcessModule.RunningWorkerProcess> {
+  const { startWorkerProcess: start } = await import('./workers/main');
+  return start(opts);
+}
+
+/** The activities for createReelflowWorkers, from your own dependencies (vendor clients per profile, archive folder). */
+export async function createActivities(deps: ActivitiesModule.ActivityDeps): Promise<ActivitiesModule.ReelflowActivities> {
+  const { createActivities: create } = await import('./activities');
+  return create(deps);
+}
