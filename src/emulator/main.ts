@@ -1,16 +1,32 @@
 /**
  * CLI: node dist/src/emulator/main.js --port 8080 [--host H] [--profile fast|realistic]
- *   [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
+ *   [--timings timings.json] [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
+ * --timings: a JSON object of Timings fields (ms, or [min, max]) laid over the profile's.
  * Env EMULATOR_API_KEYS / EMULATOR_ACCESS_TOKENS (comma-separated) add credentials.
  * Prints where it listens (never the credentials, unless they are the public defaults).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, parseFaultConfig, startEmulator } from './index';
+import { PROFILES, type Timings } from './timings';
 
-const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--profile fast|realistic] [--seed N]
-                [--faults faults.json] [--api-key K]... [--access-token T]...
+const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--profile fast|realistic] [--timings t.json]
+                [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
 env: EMULATOR_API_KEYS, EMULATOR_ACCESS_TOKENS (comma-separated)`;
+
+/** Reads a --timings file: known Timings fields only, each ms ≥ 0 or a [min, max] range. */
+function readTimings(file: string): Partial<Timings> {
+  const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`--timings ${file}: must be a JSON object`);
+  const known = Object.keys(PROFILES.fast);
+  const ms = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  for (const [key, value] of Object.entries(raw)) {
+    if (!known.includes(key)) throw new Error(`--timings ${file}: unknown field "${key}" (known: ${known.join(', ')})`);
+    const range = Array.isArray(value) && value.length === 2 && value.every(ms) && (value as number[])[0]! <= (value as number[])[1]!;
+    if (!ms(value) && !range) throw new Error(`--timings ${file}: ${key} must be ms ≥ 0 or [min, max]`);
+  }
+  return raw as Partial<Timings>;
+}
 
 const fromEnv = (name: string): string[] =>
   (process.env[name] ?? '')
@@ -24,6 +40,7 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
       profile: { type: 'string', default: 'fast' },
+      timings: { type: 'string' },
       seed: { type: 'string' },
       faults: { type: 'string' },
       'api-key': { type: 'string', multiple: true },
@@ -41,14 +58,16 @@ async function main(): Promise<void> {
   if (values.profile !== 'fast' && values.profile !== 'realistic') throw new Error('--profile must be fast or realistic');
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (seed !== undefined && !Number.isInteger(seed)) throw new Error('--seed must be an integer');
+  const timings = values.timings ? readTimings(values.timings) : undefined;
   const faults = values.faults ? parseFaultConfig(JSON.parse(readFileSync(values.faults, 'utf8'))) : undefined;
   const apiKeys = [...(values['api-key'] ?? []), ...fromEnv('EMULATOR_API_KEYS')];
   const accessTokens = [...(values['access-token'] ?? []), ...fromEnv('EMULATOR_ACCESS_TOKENS')];
 
-  const emu = await startEmulator({ port, host: values.host, profile: values.profile, seed, faults, apiKeys, accessTokens });
+  const profile = timings ? { ...PROFILES[values.profile], ...timings } : values.profile;
+  const emu = await startEmulator({ port, host: values.host, profile, seed, faults, apiKeys, accessTokens });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`vendor emulator listening on ${emu.url}  (base_url = identity_url = ${emu.url})`);
-  out(`  profile ${values.profile}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`);
+  out(`  profile ${values.profile}${timings ? ` with timings from ${values.timings}` : ''}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`);
   out(apiKeys.length ? `  API keys: ${apiKeys.length} configured` : `  API key: ${DEFAULT_API_KEYS.join(', ')} (default)`);
   out(
     accessTokens.length
