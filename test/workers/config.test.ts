@@ -26,7 +26,7 @@ test('defaults, sized for 2 cores', () => {
     profiles: ['default'],
     archiveRoot: path.resolve('archive'),
     callbackHost: '0.0.0.0',
-    getAssetRatePerSecond: 5,
+    getAssetRatePerSecond: 3,
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 4,
   });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
@@ -78,7 +79,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
       connection: nativeConnection,
       taskQueue: getAssetTaskQueue(taskQueue, 'default'),
       activities: { getAsset: activities.getAsset },
-      maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? 5,
+      maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,
     }),
   ];
   let workers = await makeWorkers();
