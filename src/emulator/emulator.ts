@@ -68,8 +68,9 @@ export class Emulator implements Controls {
     const host = this.opts.host;
     // A wildcard bind is reached through loopback; IPv6 literals need brackets in URLs.
     const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.ctx.baseUrl = `http://${urlHost}:${port}`;
+    this.ctx.baseUrl = this.opts.publicUrl ?? `http://${urlHost}:${port}`;
     for (const h of [urlHost, '127.0.0.1', 'localhost', '[::1]']) this.ctx.selfHosts.add(`${h}:${port}`);
+    if (this.opts.publicUrl) this.ctx.selfHosts.add(new URL(this.opts.publicUrl).host);
     this.ticker = setInterval(() => this.tick(), this.opts.timings.tickMs);
     this.ticker.unref();
     return { url: this.ctx.baseUrl, port };

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, parseFaultConfig, startEmulator } from './index';
 import { PROFILES, type Timings } from './timings';
 
-const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--profile fast|realistic] [--timings t.json]
+const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--public-url URL] [--profile fast|realistic] [--timings t.json]
                 [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
 env: EMULATOR_API_KEYS, EMULATOR_ACCESS_TOKENS (comma-separated)`;
 
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
+      'public-url': { type: 'string' },
       profile: { type: 'string', default: 'fast' },
       timings: { type: 'string' },
       seed: { type: 'string' },
@@ -64,7 +65,11 @@ async function main(): Promise<void> {
   const accessTokens = [...(values['access-token'] ?? []), ...fromEnv('EMULATOR_ACCESS_TOKENS')];
 
   const profile = timings ? { ...PROFILES[values.profile], ...timings } : values.profile;
-  const emu = await startEmulator({ port, host: values.host, profile, seed, faults, apiKeys, accessTokens });
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+\/?$/.test(publicUrl)) {
+    throw new Error(`--public-url must be http(s)://host[:port], got ${publicUrl}`);
+  }
+  const emu = await startEmulator({ port, host: values.host, publicUrl, profile, seed, faults, apiKeys, accessTokens });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`vendor emulator listening on ${emu.url}  (base_url = identity_url = ${emu.url})`);
   out(`  profile ${values.profile}${timings ? ` with timings from ${values.timings}` : ''}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`);

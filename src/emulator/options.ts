@@ -8,6 +8,11 @@ export interface EmulatorOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * Base URL clients use to reach this emulator (e.g. http://emulator:8080 in a compose
+   * network). Issued media URLs use it. Default: http://<host>:<port>.
+   */
+  publicUrl?: string;
   /** Bearer API keys for generation and erasure. Default ['emu-key']. */
   apiKeys?: string[];
   /** Access tokens for asset management and review; each is one user. Default ['emu-user-1', 'emu-user-2']. */
@@ -30,6 +35,7 @@ export const DEFAULT_ACCESS_TOKENS = ['emu-user-1', 'emu-user-2'];
 export interface ResolvedOptions {
   port: number;
   host: string;
+  publicUrl?: string;
   apiKeys: string[];
   accessTokens: string[];
   timings: Timings;
@@ -48,6 +54,7 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
   return {
     port: opts.port ?? 0,
     host: opts.host ?? '127.0.0.1',
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl.replace(/\/+$/, '') } : {}),
     apiKeys: [...apiKeys],
     accessTokens: [...new Set(accessTokens)],
     timings: resolveTimings(opts.profile),

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { startEmulator } from '../../src/emulator';
 import { findMediaDir, MediaLibrary } from '../../src/emulator/media';
 import { UrlSigner } from '../../src/emulator/signing';
 import { isPublicHttpUrl, mediaTypeOf } from '../../src/emulator/urls';
@@ -59,5 +60,28 @@ describe('helpers', () => {
     const picks = ['a', 'b', 'c', 'd'].map((id) => durationFor(realistic, id));
     expect(picks.every((ms) => ms >= 5_000 && ms <= 30_000)).toBe(true);
     expect(durationFor(realistic, 'a')).toBe(picks[0]);
+  });
+});
+
+describe('publicUrl', () => {
+  test('issued video URLs use the public base URL clients reach the emulator by', async () => {
+    const emu = await startEmulator({ port: 0, publicUrl: 'http://emulator.example:8080/', profile: { generationQueuedMs: 0, generationRunningMs: 0 } });
+    try {
+      const local = `http://127.0.0.1:${emu.port}`;
+      const created = await fetch(`${local}/v1/task/create`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer emu-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', content: [{ type: 'text', text: 'public url' }] }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+      expect(emu.url).toBe('http://emulator.example:8080');
+      emu.advanceClock(10);
+      const task = await fetch(`${local}/v1/task/get/${created.id}`, { headers: { authorization: 'Bearer emu-key' } }).then(
+        (r) => r.json() as Promise<{ status: string; video_url?: string }>,
+      );
+      expect(task.status).toBe('succeeded');
+      expect(task.video_url).toMatch(/^http:\/\/emulator\.example:8080\/media\/generated\//);
+    } finally {
+      await emu.close();
+    }
   });
 });
