@@ -144,6 +144,8 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     try {
       const out = await start();
       merge(stage, out);
+      if (out.detail) st.detail = out.detail;
+      if (out.progress) st.progress = out.progress;
       st.state = 'done';
       return out.result;
     } catch (err) {
@@ -168,7 +170,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     refresh();
     const t0 = Date.now();
     const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions(
-      { ...ARCHIVE_OPTIONS, summary: `archive ${name} video` },
+      { ...ARCHIVE_OPTIONS, summary: `archive ${name}` },
       [{ pipelineId, name, url }],
     );
     result.archived.push(file);
@@ -227,7 +229,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
         }),
       );
       // Archive before anything else: the original URL expires 24 h after generation.
-      await archive('generated', result.generation.videoUrl);
+      await archive(`generated${extensionOf(result.generation.videoUrl)}`, result.generation.videoUrl);
     }
     if (def.erase && result.generation) {
       const generated = result.generation;
@@ -245,7 +247,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
           ],
         }),
       );
-      await archive('erased', result.erase.videoUrl);
+      await archive(`erased${extensionOf(result.erase.videoUrl)}`, result.erase.videoUrl);
     }
   } catch (err) {
     const cancelled = isCancellation(err);
@@ -271,6 +273,12 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     result.cost.erase = { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: '¥', total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) };
   }
   return result;
+}
+
+/** ".mp4" from a video URL's path (query ignored), so archived files open in a player. */
+function extensionOf(url: string): string {
+  const m = /^[^?#]*?(\.[A-Za-z0-9]{1,5})(?:[?#]|$)/.exec(url);
+  return m ? m[1].toLowerCase() : '';
 }
 
 function isEnabled(def: PipelineDefinition, stage: StageName): boolean {

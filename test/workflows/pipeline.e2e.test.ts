@@ -60,7 +60,7 @@ describe.each([
     expect(status.vendorTasks.map((t) => t.id).sort()).toEqual([...ids].sort());
 
     // Archived files exist with the checksum the result claims.
-    expect(result.archived.map((a) => a.name).sort()).toEqual(['erased', 'generated']);
+    expect(result.archived.map((a) => a.name).sort()).toEqual(['erased.mp4', 'generated.mp4']);
     for (const file of result.archived) expect(sha256(file.path)).toBe(file.sha256);
 
     expect(result.cost.erase).toEqual({ calls: 1, unitPrice: 0.000015, currency: '¥', total: 0.000015 });

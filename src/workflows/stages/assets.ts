@@ -135,10 +135,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
     }),
   );
   rt.stuck = false;
-  return {
-    result: { groupId: group.id, groupName: group.name, groupCreated: group.created, items },
-    ...rt.carry(),
-  };
+  return rt.output({ groupId: group.id, groupName: group.name, groupCreated: group.created, items });
 }
 
 async function resolveGroup(rt: StageRuntime, input: AssetsStageInput) {

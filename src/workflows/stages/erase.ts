@@ -86,5 +86,5 @@ export async function eraseStage(input: EraseStageInput): Promise<StageOutput<Er
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
     throw stageFailure(`erase task ${taskId} ended ${task.status}${task.failReason ? `: ${task.failReason}` : ''}`, 'EraseFailed');
   }
-  return { result: { taskId, videoUrl: task.videoUrl }, ...rt.carry() };
+  return rt.output({ taskId, videoUrl: task.videoUrl });
 }

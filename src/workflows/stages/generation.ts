@@ -81,12 +81,9 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
     );
   }
   const producedAt = task.finishedAt ? task.finishedAt * 1000 : Date.now();
-  return {
-    result: {
+  return rt.output({
       taskId,
       videoUrl: task.videoUrl,
       videoUrlExpiresAt: new Date(producedAt + ORIGINAL_URL_VALIDITY_MS).toISOString(),
-    },
-    ...rt.carry(),
-  };
+    });
 }

@@ -76,8 +76,7 @@ export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<
       .join(', ');
     throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', { items });
   }
-  return {
-    result: {
+  return rt.output({
       batches: results.map(({ batch, task }) => ({
         taskId: task.taskId,
         status: task.status,
@@ -85,9 +84,7 @@ export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<
         assetType: batch.assetType,
       })),
       items,
-    },
-    ...rt.carry(),
-  };
+    });
 }
 
 async function runBatch(
