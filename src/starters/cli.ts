@@ -479,6 +479,13 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 }
 
 if (require.main === module) {
+  // `reelflow list | head`: a closed pipe ends the output quietly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+      throw err;
+    });
+  }
   main().then(
     (code) => {
       process.exitCode = code;

@@ -233,7 +233,12 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
       });
     } catch (e) {
       if (aborted()) {
-        say(`\ninterrupted; stopping the stack (the pipeline stays in ${rel(dbFile)} and resumes on the next demo run)`);
+        // Its vendor (this emulator) goes away with the demo: cancel it while the worker is up.
+        say(`\ninterrupted: cancelling ${handle.workflowId} (Ctrl-C again to quit at once)`);
+        await client.withDeadline(Date.now() + 20_000, async () => {
+          await handle.cancel();
+          await handle.result();
+        }).catch(() => undefined);
         return { ...report, code: EXIT.interrupted };
       }
       throw e;
