@@ -25,12 +25,12 @@ export interface ClientSettings {
 export interface ResolvedClientSettings {
   connectionOptions: ConnectionOptions;
   namespace: string;
-  /** For messages; the SDK's default when neither profile nor environment names one. */
+  /** For messages: the configured address, or a note that none is configured. */
   address: string;
 }
 
-/** What the SDK connects to when nothing is configured (for messages only). */
-const SDK_DEFAULT_ADDRESS = 'localhost:7233';
+/** For messages when neither a profile nor the environment names an address. */
+const UNCONFIGURED_ADDRESS = "the SDK's default address (no TEMPORAL_ADDRESS or profile address set)";
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -62,7 +62,7 @@ export function resolveClientSettings(settings: ClientSettings = {}): ResolvedCl
   return {
     connectionOptions: options,
     namespace: config.namespace ?? 'default',
-    address: connectionOptions.address ?? SDK_DEFAULT_ADDRESS,
+    address: connectionOptions.address ?? UNCONFIGURED_ADDRESS,
   };
 }
 

@@ -84,9 +84,9 @@ describe('pipelines through the CLI', () => {
     expect(r.stderr).toContain('started cli-run-');
     expect(r.code).toBe(0);
     const out = r.stdout;
-    for (const line of ['pipeline running', 'review: running', 'assets: running', 'generation: running', 'erase: running', 'pipeline completed']) {
-      expect(out).toContain(line);
-    }
+    // Which intermediate states a poll catches depends on timing; every stage ends done.
+    for (const stage of ['review', 'assets', 'generation', 'erase']) expect(out).toMatch(new RegExp(`^${stage}: done`, 'm'));
+    expect(out).toContain('pipeline completed');
     expect(out).toMatch(/vendor review \S+/);
     expect(out).toMatch(/vendor generation \S+/);
     expect(out).toMatch(/pipeline cli-run-\d+ completed\n {2}review.*: 2\/2 passed/);

@@ -27,7 +27,8 @@ test('the demo runs examples/pipeline.json on the whole local stack and stops it
   expect(out).toMatch(/ {2}temporal {3}127\.0\.0\.1:\d+ · Web UI http:\/\/127\.0\.0\.1:\d+ · /);
   expect(out).toMatch(/ {2}emulator {3}http:\/\/127\.0\.0\.1:\d+/);
   expect(out).toMatch(/ {2}worker {5}task queues reelflow, reelflow\.getasset\.default · callbacks http:\/\/127\.0\.0\.1:\d+/);
-  for (const stage of ['review', 'assets', 'generation', 'erase']) expect(out).toContain(`${stage}: running`);
+  // Which intermediate states a poll catches depends on timing; every stage shows up, and ends done.
+  for (const stage of ['review', 'assets', 'generation', 'erase']) expect(out).toMatch(new RegExp(`^${stage}: done`, 'm'));
   expect(out).toContain(`pipeline ${id} completed`);
   expect(out).toMatch(/erase \([\d.]+ s\): task \S+/);
   expect(report.webUiUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/namespaces/default/workflows/${id}$`));
