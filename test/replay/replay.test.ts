@@ -2,7 +2,7 @@
  * Replay tests on committed histories (test/replay/histories): a workflow change that
  * would break pipelines already running fails here. Every workflow type is covered.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';

@@ -2,11 +2,10 @@
  * Every fault class of the emulator against a real pipeline: the pipeline ends as it
  * should, and the emulator's inspection shows no duplicate vendor task.
  */
-import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
-import { resolveCreateUpdate, statusQuery, type PipelineStatus } from '../../src/workflows/messages';
+import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
-import { startHarness, type Harness } from './harness';
+import { startHarness, type Harness, waitForStatus } from './harness';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000, assetProcessingMs: 800, eraseInProgressMs: 800, reviewProcessingMs: 800 };
 
@@ -19,15 +18,6 @@ const generationAndErase = (options: PipelineDefinitionInput['options'] = {}): P
   erase: true,
 });
 
-async function waitForStatus(handle: WorkflowHandle, pred: (s: PipelineStatus) => boolean, ms = 60_000): Promise<PipelineStatus> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const s = await handle.query(statusQuery);
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`status never matched; last: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe('faults with callbacks on', () => {
   let h: Harness;

@@ -16,7 +16,7 @@ import { startCallbackReceiver, type CallbackReceiver } from '../../src/callback
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor';
 import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
-import { getAssetTaskQueue, type PipelineResult } from '../../src/workflows/messages';
+import { getAssetTaskQueue, statusQuery, type PipelineResult, type PipelineStatus } from '../../src/workflows/messages';
 import { videoPipeline } from '../../src/workflows';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
@@ -145,4 +145,15 @@ export function fullDefinition(overrides: Partial<PipelineDefinitionInput> = {})
     erase: true,
     ...overrides,
   };
+}
+
+/** Polls the pipeline's `status` query until `pred` holds (tests wait on behaviour, not time). */
+export async function waitForStatus(handle: WorkflowHandle, pred: (s: PipelineStatus) => boolean, ms = 60_000): Promise<PipelineStatus> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const s = await handle.query(statusQuery);
+    if (pred(s)) return s;
+    if (Date.now() > deadline) throw new Error(`status never matched; last: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

@@ -5,19 +5,9 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { childWorkflowId, statusQuery, type PipelineStatus } from '../../src/workflows/messages';
-import { CALLBACK_SECRET, fullDefinition, startHarness, type Harness } from './harness';
-import type { WorkflowHandle } from '@temporalio/client';
+import { childWorkflowId, statusQuery } from '../../src/workflows/messages';
+import { CALLBACK_SECRET, fullDefinition, startHarness, type Harness, waitForStatus } from './harness';
 
-async function waitForStatus(handle: WorkflowHandle, pred: (s: PipelineStatus) => boolean, ms = 60_000): Promise<PipelineStatus> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const s = await handle.query(statusQuery);
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`status never matched; last: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('cancellation', () => {
   let h: Harness;
