@@ -11,7 +11,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { DefinitionError } from '../pipeline/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor';
-import type { CreateDecision, PipelineStatus } from '../workflows/messages';
+import { DEFAULT_TASK_QUEUE, type CreateDecision, type PipelineStatus } from '../workflows/messages';
 import { STAGE } from '../workflows/search-attributes';
 import { connectClient, type ConnectedClient } from './client';
 import { CommandContext, EXIT, table, type CliIo } from './cli-output';
@@ -26,6 +26,7 @@ import {
   listPipelines,
   pipelineStatus,
   pipelineSummary,
+  pipelineWorkflowId,
   resolveCreate,
   startPipeline,
   type ListPipelinesOptions,
@@ -131,16 +132,19 @@ async function loadDefinition(ctx: CommandContext) {
 
 async function start(ctx: CommandContext, session: Session) {
   const loaded = await loadDefinition(ctx);
-  const client = await session.client();
-  const taskQueue = ctx.str('task-queue');
-  const workflowId = ctx.str('workflow-id');
-  const namePrefix = ctx.str('id-prefix');
-  const handle = await startPipeline(client, loaded.input, {
-    ...(taskQueue ? { taskQueue } : {}),
-    ...(workflowId ? { workflowId } : {}),
-    ...(namePrefix ? { namePrefix } : {}),
-  });
-  return { handle, loaded, taskQueue: taskQueue ?? 'reelflow' };
+  const taskQueue = ctx.str('task-queue') ?? DEFAULT_TASK_QUEUE;
+  // The id first: a bad --id-prefix or --workflow-id is a usage error before anything connects.
+  let workflowId = ctx.str('workflow-id');
+  try {
+    if (workflowId === undefined) workflowId = pipelineWorkflowId(loaded.definition, ctx.str('id-prefix'));
+    else if (!workflowId.trim()) throw new RangeError('workflowId: must not be empty');
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const option = err.message.startsWith('namePrefix') ? '--id-prefix' : '--workflow-id';
+    throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
+  }
+  const handle = await startPipeline(await session.client(), loaded.input, { taskQueue, workflowId });
+  return { handle, loaded, taskQueue };
 }
 
 function uiLink(env: NodeJS.ProcessEnv, namespace: string | undefined, workflowId: string): string | undefined {

@@ -81,6 +81,12 @@ describe('runCli usage errors', () => {
     });
   });
 
+  test('a bad --id-prefix is a usage error before anything connects', async () => {
+    const r = await cli(['start', 'examples/review-only.json', '--id-prefix', 'a b', '--address', '127.0.0.1:1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toMatch(/^reelflow: option --id-prefix: letters, digits/);
+  });
+
   test('resolve needs a decision', async () => {
     const r = await cli(['resolve', 'wf-1']);
     expect(r.code).toBe(2);
