@@ -120,8 +120,10 @@ export const OptionsSchema = z.strictObject({
       createAttempt: duration.default('90s'),
     })
     .prefault({}),
-  /** Folder the worker downloads outputs to (sha256 checked). Relative to the worker's archive root. */
+  /** Download the generated and erased videos (sha256) under the worker's archive folder. */
   archive: z.boolean().default(true),
+  /** A polling stage continues as new past this many history events (keeps histories small). */
+  historyEventsBeforeContinueAsNew: z.number().int().min(50).max(40_000).default(4_000),
 });
 
 export const PipelineDefinitionSchema = z

@@ -129,6 +129,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     callbackGraceMs: durationMs(opts.deadlines.callbackGrace),
     deadlineMs: durationMs(opts.deadlines.vendorTask),
     createAttemptMs: durationMs(opts.deadlines.createAttempt),
+    historyLimit: opts.historyEventsBeforeContinueAsNew,
   };
   const timings: PipelineResult['timings'] = {};
   const result: PipelineResult = { pipelineId, vendorTasks: [], archived: [], timings, calls: {}, cost: {} };

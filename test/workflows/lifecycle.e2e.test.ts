@@ -164,3 +164,25 @@ describe('invalid definitions', () => {
     expect(h.emulator.inspect().counters.requests).toBe(0);
   });
 });
+
+describe('long polls', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ emulator: { profile: { generationQueuedMs: 0, generationRunningMs: 25_000 } } });
+  });
+  afterAll(async () => h?.close());
+
+  test('a polling stage continues as new past its history limit and still completes with the same task', async () => {
+    const { handle, result } = await h.run({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'a long render' }] },
+      options: { archive: false, historyEventsBeforeContinueAsNew: 50 },
+    });
+    const child = h.client.workflow.getHandle(childWorkflowId(handle.workflowId, 'generation'));
+    const runs = [];
+    for await (const e of h.client.workflow.list({ query: `WorkflowId = '${child.workflowId}'` })) runs.push(e);
+    expect(runs.length).toBeGreaterThan(1); // continued as new at least once
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    expect(result.generation?.taskId).toBe(h.emulator.inspect().generationTasks[0].id);
+    expect(result.calls['generation.create']).toBe(1);
+  });
+});
