@@ -128,6 +128,17 @@ describe('cancel through the CLI', () => {
   });
   afterAll(async () => h?.close());
 
+  test('Ctrl-C during run stops following only: exit 130, the pipeline keeps running', async () => {
+    const abort = new AbortController();
+    const id = `cli-detach-${Date.now()}`;
+    setTimeout(() => abort.abort(new Error('interrupted')), 2_000);
+    const r = await cli(['run', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--workflow-id', id], { signal: abort.signal });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain(`stopped following; pipeline ${id} keeps running (reelflow status ${id} --follow)`);
+    expect((await h.client.workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
+    expect((await cli(['cancel', id, '--wait'])).code).toBe(0);
+  });
+
   test('cancel --wait ends the pipeline as cancelled; result exits 3 with the chain', async () => {
     const id = (await cli(['start', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue])).stdout.trim();
     // Wait until the vendor task exists, so the cancellation hits a running stage.
