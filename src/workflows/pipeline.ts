@@ -12,6 +12,7 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -89,7 +90,10 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     async (req) => {
       const waiting = status.waiting!;
       await getExternalWorkflowHandle(waiting.workflowId).signal(operatorDecisionSignal, { ...req, step: waiting.step });
-      await condition(() => status.waiting?.step !== waiting.step || status.waiting?.attempt !== waiting.attempt);
+      const moved = () => status.waiting?.step !== waiting.step || status.waiting?.attempt !== waiting.attempt;
+      // Bounded wait added after the first histories were recorded: patched() keeps those replaying.
+      const acknowledged = patched('resolve-ack-timeout') ? await condition(moved, '5 minutes') : (await condition(moved), true);
+      if (!acknowledged) throw ApplicationFailure.nonRetryable(`stage ${waiting.stage} did not acknowledge the decision`, 'DecisionNotAcknowledged');
       return { stage: waiting.stage, step: waiting.step, accepted: req.decision };
     },
     {
