@@ -1,0 +1,241 @@
+/**
+ * The benchmark's child processes (emulator, workers, baseline) and their resource use.
+ *
+ * - spawnNode: a node script in its own process, output appended to a log file and kept
+ *   in a short ring so readiness lines can be awaited; stop() sends SIGTERM, then
+ *   SIGKILL after a grace period.
+ * - readProcStats: RSS, peak RSS (VmHWM) and CPU seconds (utime + stime) of a pid, read
+ *   from /proc/<pid>/status and /proc/<pid>/stat (Linux).
+ * - Sampler: reads those every interval for a set of named pids, so a process that has
+ *   already exited still has its last figures.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+
+export interface ProcStats {
+  rssKb: number;
+  /** Peak resident set size since the process started. */
+  hwmKb: number;
+  /** User + system CPU time since the process started. */
+  cpuSeconds: number;
+}
+
+let clockTicks: number | undefined;
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** utime + stime in seconds from the text of /proc/<pid>/stat. */
+export function parseProcStatCpu(stat: string, ticks: number): number {
+  // Field 2 (comm) may hold spaces and parentheses: count fields after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error('unexpected /proc/<pid>/stat format');
+  return (utime + stime) / ticks;
+}
+
+/** A "Name:   1234 kB" field of /proc/<pid>/status, in kB. */
+export function parseStatusKb(status: string, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return m ? Number(m[1]) : NaN;
+}
+
+export function readProcStats(pid: number): ProcStats | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return {
+      rssKb: parseStatusKb(status, 'VmRSS'),
+      hwmKb: parseStatusKb(status, 'VmHWM'),
+      cpuSeconds: parseProcStatCpu(stat, ticksPerSecond()),
+    };
+  } catch {
+    return undefined; // gone, or not Linux
+  }
+}
+
+export interface MachineCpu {
+  /** CPU seconds spent busy (all cores) since boot. */
+  busySeconds: number;
+  /** CPU seconds elapsed (all cores) since boot. */
+  totalSeconds: number;
+}
+
+/** The machine's CPU time from the first line of /proc/stat. */
+export function readMachineCpu(): MachineCpu | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const [, ...fields] = line.trim().split(/\s+/);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number) as number[];
+    const busy = user! + nice! + system! + irq! + softirq! + (steal ?? 0);
+    const ticks = ticksPerSecond();
+    return { busySeconds: busy / ticks, totalSeconds: (busy + idle! + iowait!) / ticks };
+  } catch {
+    return undefined;
+  }
+}
+
+export class Sampler {
+  private readonly pids = new Map<string, number>();
+  private readonly last = new Map<string, ProcStats>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly intervalMs = 500) {}
+
+  watch(name: string, pid: number): void {
+    this.pids.set(name, pid);
+    this.sample();
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => this.sample(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Reads every watched pid now; returns the latest figures by name. */
+  sample(): Map<string, ProcStats> {
+    for (const [name, pid] of this.pids) {
+      const s = readProcStats(pid);
+      if (s) this.last.set(name, s);
+    }
+    return new Map(this.last);
+  }
+
+  latest(name: string): ProcStats | undefined {
+    return this.last.get(name);
+  }
+}
+
+export interface NodeProcess {
+  name: string;
+  pid: number;
+  child: ChildProcess;
+  /** Resolves with the first output line matching `pattern`; rejects on exit or timeout. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
+  /** Writes a line to its stdin. */
+  send(line: string): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal name). */
+  stop(graceMs?: number): Promise<number | string>;
+  exited(): boolean;
+}
+
+export interface SpawnNodeOptions {
+  name: string;
+  script: string;
+  args?: string[];
+  env: NodeJS.ProcessEnv;
+  /** Output (stdout and stderr) is appended here. */
+  logFile: string;
+  /** Keep stdin open for send(). */
+  stdin?: boolean;
+  /** Options for node itself, before the script (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}
+
+const spawned = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) every process spawnNode started that is still running: the last resort on exit. */
+export function killAllSpawned(): void {
+  for (const child of spawned) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  spawned.clear();
+}
+
+export function spawnNode(opts: SpawnNodeOptions): NodeProcess {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])], {
+    env: opts.env,
+    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error(`${opts.name}: could not start ${opts.script}`);
+  spawned.add(child);
+  const log: WriteStream = createWriteStream(opts.logFile, { flags: 'a' });
+  const recent: string[] = [];
+  const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+  let exit: number | string | undefined;
+  const exitWaiters: (() => void)[] = [];
+
+  const onOutput = (buffered: { text: string }) => (chunk: Buffer) => {
+    log.write(chunk);
+    buffered.text += chunk.toString('utf8');
+    const lines = buffered.text.split('\n');
+    buffered.text = lines.pop() ?? '';
+    for (const line of lines) {
+      recent.push(line);
+      if (recent.length > 200) recent.shift();
+      for (const w of [...waiters]) {
+        if (w.pattern.test(line)) {
+          waiters.delete(w);
+          w.resolve(line);
+        }
+      }
+    }
+  };
+  child.stdin?.on('error', () => undefined); // EPIPE after the child exited
+  child.stdout!.on('data', onOutput({ text: '' }));
+  child.stderr!.on('data', onOutput({ text: '' }));
+  child.on('exit', (code, signal) => {
+    exit = code ?? signal ?? 'unknown';
+    spawned.delete(child);
+    log.end();
+    for (const f of exitWaiters.splice(0)) f();
+  });
+
+  const onExit = () => new Promise<void>((resolve) => (exit !== undefined ? resolve() : exitWaiters.push(resolve)));
+
+  return {
+    name: opts.name,
+    pid: child.pid,
+    child,
+    exited: () => exit !== undefined,
+    waitForLine(pattern, timeoutMs) {
+      const seen = recent.find((l) => pattern.test(l));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          pattern,
+          resolve: (line: string) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        };
+        const fail = (why: string) => {
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          reject(new Error(`${opts.name}: ${why} (see ${opts.logFile}); last output:\n${recent.slice(-15).join('\n')}`));
+        };
+        const timer = setTimeout(() => fail(`no line matching ${pattern} within ${timeoutMs} ms`), timeoutMs);
+        waiters.add(waiter);
+        void onExit().then(() => {
+          if (waiters.has(waiter)) fail(`exited (${String(exit)}) before printing a line matching ${pattern}`);
+        });
+      });
+    },
+    send(line) {
+      child.stdin?.write(`${line}\n`);
+    },
+    async stop(graceMs = 15_000) {
+      if (exit === undefined) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await onExit();
+        clearTimeout(timer);
+      }
+      return exit!;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { parseBenchFlags, UsageError } from '../../bench/flags';
+
+describe('bench flags', () => {
+  test('defaults: 200 pipelines, both callback modes, the default mix, one worker, baseline on', () => {
+    const f = parseBenchFlags([]);
+    expect(f.pipelines).toBe(200);
+    expect(f.modes).toEqual(['off', 'on']);
+    expect(f.workload.stages).toEqual(['review', 'assets', 'generation', 'erase']);
+    expect(f.workload.assetsPerPipeline).toBe(1);
+    expect(f.workload.archive).toBe(true);
+    expect(f.workers).toBe(1);
+    expect(f.baseline).toBe(true);
+    expect(f.getAssetRate).toBeUndefined();
+    expect(f.timeoutMs).toBe(800_000);
+  });
+
+  test('stages keep pipeline order whatever the order given', () => {
+    const f = parseBenchFlags(['--stages', 'erase,generation', '--callbacks', 'on', '--pipelines', '1000']);
+    expect(f.workload.stages).toEqual(['generation', 'erase']);
+    expect(f.modes).toEqual(['on']);
+    expect(f.pipelines).toBe(1000);
+  });
+
+  test('timings file: laid over the defaults, unknown fields refused', () => {
+    const f = parseBenchFlags(['--timings', 't.json'], () => '{"generationRunningMs": 10000}');
+    expect(f.workload.timings.generationRunningMs).toBe(10_000);
+    expect(f.workload.timings.reviewPendingMs).toBe(500);
+    expect(() => parseBenchFlags(['--timings', 't.json'], () => '{"nope": 1}')).toThrow(/unknown nope/);
+  });
+
+  test.each([
+    [['--pipelines', '0'], /--pipelines/],
+    [['--callbacks', 'maybe'], /--callbacks/],
+    [['--stages', 'review,upload'], /unknown upload/],
+    [['--stages', 'erase'], /erase needs generation/],
+    [['--workers', '3'], /--workers/],
+    [['--getasset-rate', '11'], /at most 10/],
+    [['--archive', 'yes'], /--archive/],
+    [['--bogus'], /bogus/],
+  ])('%j is a usage error', (argv, message) => {
+    expect(() => parseBenchFlags(argv)).toThrow(UsageError);
+    expect(() => parseBenchFlags(argv)).toThrow(message);
+  });
+});
