@@ -130,8 +130,22 @@ export const DELAY_AFTER_CREATE_MS = 8_000;
  * 429 on GetAsset and on the create endpoints, dropped/delayed/duplicated callbacks,
  * and resets on queries and downloads. Not included: erase 502 ("video processing
  * failed"), which fails a pipeline by design (tested in test/workflows/faults.e2e).
+ *
+ * 429 BURSTS: GetAsset, generation create and CreateAsset each answer a run of
+ * consecutive 429s once, after a seeded number of calls (the emulator's `skip`+`next`),
+ * on top of their scattered 429s. Static in the config on purpose: replacing the config
+ * mid-run would restart every seeded stream and replay its first draws.
  */
-export function chaosFaults(): FaultConfig {
+export function chaosFaults(opts: { seed: number; pipelines: number } = { seed: 1, pipelines: 200 }): FaultConfig {
+  const rnd = seededRandom(opts.seed ^ 0xb0057);
+  /**
+   * Skip a seeded 10–30 % of the calls an endpoint is expected to see (no fault of that
+   * kind fires meanwhile), then `size` 429s in a row, then the scattered ones.
+   */
+  const burst = (expectedCalls: number, min: number, spread: number) => ({
+    skip: Math.floor(expectedCalls * (0.1 + 0.2 * rnd())),
+    next: min + Math.floor(rnd() * spread),
+  });
   const ambiguous = {
     resetBeforeCreate: { probability: 0.04 },
     resetAfterCreate: { probability: 0.04 },
@@ -144,14 +158,17 @@ export function chaosFaults(): FaultConfig {
     'assets.CreateAssetGroup': { upstream502: { probability: 0.08 }, resetAfterCreate: { probability: 0.06 }, error500AfterCreate: { probability: 0.04 } },
     'assets.ListAssets': { upstream502: { probability: 0.04 } },
     'assets.CreateAsset': {
-      rateLimit429: { probability: 0.06, retryAfterSeconds: 1 },
+      rateLimit429: { probability: 0.06, retryAfterSeconds: 1, ...burst(opts.pipelines * 2, 3, 3) },
       upstream502: { probability: 0.06 },
       resetAfterCreate: { probability: 0.05 },
       error500AfterCreate: { probability: 0.04 },
       delayAfterCreate: { probability: 0.03, ms: DELAY_AFTER_CREATE_MS },
     },
-    'assets.GetAsset': { rateLimit429: { probability: 0.08, retryAfterSeconds: 1 }, upstream502: { probability: 0.03 } },
-    'generation.create': { ...ambiguous, rateLimit429: { probability: 0.06, retryAfterSeconds: 1 } },
+    'assets.GetAsset': {
+      rateLimit429: { probability: 0.08, retryAfterSeconds: 1, ...burst(opts.pipelines * 2, 6, 5) },
+      upstream502: { probability: 0.03 },
+    },
+    'generation.create': { ...ambiguous, rateLimit429: { probability: 0.06, retryAfterSeconds: 1, ...burst(opts.pipelines, 3, 3) } },
     'generation.get': { resetBeforeCreate: { probability: 0.03 } },
     'erase.create': { ...ambiguous },
     'erase.get': { resetBeforeCreate: { probability: 0.03 } },
@@ -162,22 +179,20 @@ export function chaosFaults(): FaultConfig {
   };
 }
 
-/**
- * A 429 burst: the base mix plus the next `getAsset` GetAsset calls and the next
- * `create` generation creates answered 429 (the controller posts it now and then).
- */
-export function burstFaults(base: FaultConfig, sizes: { getAsset: number; create: number }): FaultConfig {
-  const cfg = structuredClone(base);
-  cfg['assets.GetAsset'] = { ...cfg['assets.GetAsset'], rateLimit429: { ...cfg['assets.GetAsset']?.rateLimit429, next: sizes.getAsset, retryAfterSeconds: 1 } };
-  cfg['generation.create'] = { ...cfg['generation.create'], rateLimit429: { ...cfg['generation.create']?.rateLimit429, next: sizes.create, retryAfterSeconds: 1 } };
-  return cfg;
+/** The 429 bursts a fault config holds: endpoint → consecutive 429s after that many calls. */
+export function burstsOf(config: FaultConfig): Record<string, { after: number; size: number }> {
+  const out: Record<string, { after: number; size: number }> = {};
+  for (const [key, kinds] of Object.entries(config)) {
+    const r = kinds.rateLimit429;
+    if (r?.next) out[key] = { after: r.skip ?? 0, size: r.next };
+  }
+  return out;
 }
 
 export interface ChaosSchedule {
   /** Milliseconds after the first pipeline started. */
   kills: { atMs: number; workerPick: number }[];
   restartAtMs?: number;
-  bursts: { atMs: number; getAsset: number; create: number }[];
 }
 
 /** Rough length of a run, to spread the kills and the restart over it. */
@@ -195,9 +210,5 @@ export function planSchedule(opts: { seed: number; pipelines: number; kills: num
     kills.push({ atMs: at, workerPick: rnd() });
   }
   const restartAtMs = opts.restartServer ? Math.round(span * (0.25 + 0.3 * rnd())) : undefined;
-  const bursts: ChaosSchedule['bursts'] = [];
-  for (let t = 8_000 + Math.round(rnd() * 10_000); t < span; t += 15_000 + Math.round(rnd() * 20_000)) {
-    bursts.push({ atMs: t, getAsset: 3 + Math.floor(rnd() * 6), create: 1 + Math.floor(rnd() * 3) });
-  }
-  return { kills, restartAtMs, bursts };
+  return { kills, restartAtMs };
 }

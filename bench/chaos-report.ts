@@ -39,7 +39,8 @@ export function renderMarkdown(r: ChaosReport): string {
   lines.push('## Faults injected');
   lines.push('');
   lines.push(
-    `${r.faults.total} faults over ${r.vendorRequests} vendor requests; ${r.faults.bursts} 429 bursts posted; ` +
+    `${r.faults.total} faults over ${r.vendorRequests} vendor requests; 429 bursts: ` +
+      `${Object.entries(r.faults.bursts).map(([e, b]) => `${e} ${b.size} in a row after ${b.after} calls`).join(', ') || 'none'}; ` +
       `${r.faults.pipelinesHit} of ${o.pipelines} pipelines tied to at least one injected fault (a lower bound: a fault ` +
       `answered before a create's handler ran carries no id to tie it to a pipeline).`,
   );

@@ -9,7 +9,7 @@
  * - W worker processes (dist/src/workers/main.js), all serving every credential profile;
  * - N pipelines with every stage, then a controller that, from a seeded schedule,
  *   SIGKILLs a random worker and starts a replacement, restarts the dev server once
- *   (same SQLite file), posts 429 bursts, and acts as the OPERATOR for pipelines that
+ *   (same SQLite file), and acts as the OPERATOR for pipelines that
  *   wait on an ambiguous create: it looks the task up in the vendor's records by the
  *   child workflow's callback URL, and resolves with its id, or `resubmit` when none
  *   exists;
@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import { CancelledFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { startDevServer, type DevServer } from '../src/devstack/dev-server';
 import { findTemporalCli, repoRoot } from '../src/devstack/temporal-cli';
 import type { FaultConfig } from '../src/emulator/faults';
@@ -38,7 +38,7 @@ import type { RequestRecord } from '../src/emulator/requestLog';
 import { resolveCreateUpdate, statusQuery, type CreateDecision, type PipelineInput, type PipelineResult, type PipelineStatus } from '../src/workflows/messages';
 import {
   accessTokenOf,
-  burstFaults,
+  burstsOf,
   CHAOS_API_KEY,
   chaosFaults,
   CLIENT_HEADERS_TIMEOUT_MS,
@@ -124,7 +124,8 @@ export interface ChaosReport {
     injectedByKind: Record<string, number>;
     injectedByEndpoint: Record<string, Record<string, number>>;
     total: number;
-    bursts: number;
+    /** Consecutive 429s the config holds: endpoint → after how many calls, how many. */
+    bursts: Record<string, { after: number; size: number }>;
     /** Pipelines tied to at least one injected fault (a lower bound; see the report). */
     pipelinesHit: number;
   };
@@ -269,7 +270,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const startedAt = new Date();
   const runTag = `chaos${opts.seed}-${randomBytes(3).toString('hex')}`;
   const taskQueue = `reelflow-${runTag}`;
-  const faults = opts.faults ?? chaosFaults();
+  const faults = opts.faults ?? chaosFaults({ seed: opts.seed, pipelines: opts.pipelines });
   const profiles = profileCount(opts.pipelines);
   const timeoutMs = opts.timeoutMs ?? Math.max(10 * 60_000, estimatedRunMs(opts.pipelines) * 4);
   const plan = planPipelines({ pipelines: opts.pipelines, runTag });
@@ -400,14 +401,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     t0 = Date.now();
     const handles = new Map<string, WorkflowHandle<VideoPipeline>>();
-    for (const p of plan) {
-      handles.set(
-        p.workflowId,
-        await retrying(`start ${p.workflowId}`, () =>
-          client.workflow.start<VideoPipeline>('videoPipeline', { taskQueue, workflowId: p.workflowId, args: [{ definition: p.definition }] }),
-        ),
-      );
-    }
+    const queue = [...plan];
+    const starter = async () => {
+      for (let p = queue.shift(); p; p = queue.shift()) {
+        const { workflowId, definition } = p;
+        handles.set(
+          workflowId,
+          await retrying(`start ${workflowId}`, () =>
+            client.workflow
+              .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition }] })
+              // A retry after a start whose answer was lost: the pipeline runs already.
+              .catch((err: unknown) => {
+                if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<VideoPipeline>(workflowId);
+                throw err;
+              }),
+          ),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, starter));
     log(`chaos: started ${plan.length} pipelines in ${((Date.now() - t0) / 1000).toFixed(1)} s (timeout ${Math.round(timeoutMs / 1000)} s)`);
 
     const outcomes = new Map<string, PipelineOutcome>();
@@ -526,13 +538,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       }
     };
 
-    // ---- the controller: kills, the restart, 429 bursts; progress lines
+    // ---- the controller: kills, the restart; progress lines
     const kills: KillRecord[] = [];
     const restarts: RestartRecord[] = [];
-    let bursts = 0;
     const controllerLoop = async () => {
       const pendingKills = [...schedule.kills];
-      const pendingBursts = [...schedule.bursts];
       let restartAt = schedule.restartAtMs;
       let lastProgress = 0;
       let lastCollect = 0;
@@ -564,16 +574,6 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           children.extraPids.add(server.pid);
           restarts.push({ atMs: now, downMs: Date.now() - s0, inFlight: before });
           log(`chaos: dev server back after ${((Date.now() - s0) / 1000).toFixed(1)} s`);
-        }
-        const burst = pendingBursts[0];
-        if (burst && now >= burst.atMs) {
-          pendingBursts.shift();
-          try {
-            await emu('faults', burstFaults(faults, burst));
-            bursts += 1;
-          } catch (err) {
-            log(`chaos: 429 burst not posted: ${innermostMessage(err)}`);
-          }
         }
         if (now - lastProgress >= 10_000) {
           lastProgress = now;
@@ -685,7 +685,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         injectedByKind,
         injectedByEndpoint: snapshot.counters.faultsByEndpoint,
         total: Object.values(injectedByKind).reduce((a, b) => a + b, 0),
-        bursts,
+        bursts: burstsOf(faults),
         pipelinesHit: hit.size,
       },
       callbacks: snapshot.counters.callbacks,

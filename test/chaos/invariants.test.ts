@@ -15,7 +15,7 @@ import {
   type ArchivedFileOnDisk,
   type PipelineOutcome,
 } from '../../bench/chaos-invariants';
-import { burstFaults, chaosFaults, planPipelines, planSchedule, profileCount, seededRandom, tagIn } from '../../bench/chaos-plan';
+import { burstsOf, chaosFaults, planPipelines, planSchedule, profileCount, seededRandom, tagIn } from '../../bench/chaos-plan';
 import { parseFaultConfig } from '../../src/emulator/faults';
 import { parseDefinition } from '../../src/pipeline/definition';
 import type { PipelineResult, VendorTaskRecord } from '../../src/workflows/messages';
@@ -210,11 +210,14 @@ describe('chaos plan', () => {
     expect(new Set(planned.map((p) => p.profile))).toEqual(new Set(['c0', 'c1', 'c2']));
   });
 
-  test('the fault mix and its bursts are valid emulator configs', () => {
-    expect(() => parseFaultConfig(chaosFaults())).not.toThrow();
-    const burst = parseFaultConfig(burstFaults(chaosFaults(), { getAsset: 5, create: 2 }));
-    expect(burst['assets.GetAsset']?.rateLimit429).toMatchObject({ next: 5, probability: 0.08 });
-    expect(burst['generation.create']?.rateLimit429?.next).toBe(2);
+  test('the fault mix is a valid emulator config, a function of the seed, with one 429 burst on GetAsset and two create endpoints', () => {
+    const config = parseFaultConfig(chaosFaults({ seed: 3, pipelines: 200 }));
+    expect(chaosFaults({ seed: 3, pipelines: 200 })).toEqual(config);
+    const bursts = burstsOf(config);
+    expect(Object.keys(bursts).sort()).toEqual(['assets.CreateAsset', 'assets.GetAsset', 'generation.create']);
+    expect(bursts['assets.GetAsset']!.size).toBeGreaterThanOrEqual(6);
+    expect(bursts['assets.GetAsset']!.after).toBeGreaterThanOrEqual(40); // 10 % of 200 pipelines × 2 assets
+    expect(config['assets.GetAsset']?.rateLimit429?.probability).toBe(0.08);
   });
 
   test('the schedule is a function of the seed', () => {
