@@ -9,8 +9,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { registerSearchAttributes } from './search-attributes';
 
 export interface DevServerOptions {
   cli: string;
@@ -56,27 +55,6 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-const INDEXED = temporal.api.enums.v1.IndexedValueType;
-const SA_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: INDEXED.INDEXED_VALUE_TYPE_KEYWORD,
-  KeywordList: INDEXED.INDEXED_VALUE_TYPE_KEYWORD_LIST,
-  Text: INDEXED.INDEXED_VALUE_TYPE_TEXT,
-  Int: INDEXED.INDEXED_VALUE_TYPE_INT,
-};
-
-/** Adds whichever reelflow search attributes the namespace lacks (idempotent). */
-export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
-  const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  const have = new Set(Object.keys(existing.customAttributes ?? {}));
-  const missing = Object.entries(REELFLOW_SEARCH_ATTRIBUTES).filter(([name]) => !have.has(name));
-  if (missing.length === 0) return [];
-  await connection.operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, SA_TYPES[type]])),
-  });
-  return missing.map(([name]) => name);
 }
 
 async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<Connection> {

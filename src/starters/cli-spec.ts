@@ -133,6 +133,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     limit: { type: 'string', value: '<n>', integer: true, help: 'at most n pipelines (default 50)' },
     query: { type: 'string', value: '<query>', help: 'extra visibility query, ANDed' },
   }),
+  cmd('setup', '', "register reelflow's search attributes on the namespace (idempotent)", 'temporal', [0, 0], {
+    wait: { type: 'string', value: '<seconds>', integer: true, help: 'keep retrying while the server is not up yet (default: no retry)' },
+  }, {
+    description: 'Needed once per namespace on a cluster of your own; the dev stack does it by itself. On Temporal Cloud use its console or API.',
+    examples: ['reelflow setup', 'reelflow setup --namespace prod --wait 120'],
+  }),
   cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], {}, {
     examples: ['reelflow validate examples/pipeline.json'],
   }),

@@ -12,7 +12,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { DefinitionError } from '../pipeline/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor';
 import { DEFAULT_TASK_QUEUE, type CreateDecision, type PipelineStatus } from '../workflows/messages';
-import { STAGE } from '../workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES, STAGE } from '../workflows/search-attributes';
+import { registerSearchAttributes } from '../devstack/search-attributes';
 import { connectClient, type ConnectedClient } from './client';
 import { CommandContext, EXIT, table, type CliIo } from './cli-output';
 import { UsageError, commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli-spec';
@@ -119,6 +120,11 @@ class Session {
 
   get namespace(): string | undefined {
     return this.connected?.namespace;
+  }
+
+  async connection(): Promise<ConnectedClient['connection']> {
+    await this.client();
+    return this.connected!.connection;
   }
 
   async close(): Promise<void> {
@@ -307,6 +313,24 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
     }
     ctx.emit({ workflowId: id, ...res }, () => [`${id}: ${res.stage} step ${res.step} accepted ${JSON.stringify(res.accepted)}`]);
     return EXIT.ok;
+  },
+
+  async setup(ctx, session) {
+    const deadline = Date.now() + (ctx.int('wait') ?? 0) * 1_000;
+    for (;;) {
+      try {
+        const connection = await session.connection();
+        const namespace = session.namespace ?? 'default';
+        const added = await registerSearchAttributes(connection, namespace);
+        ctx.emit({ namespace, added, searchAttributes: REELFLOW_SEARCH_ATTRIBUTES }, () => [
+          added.length ? `${namespace}: registered ${added.join(', ')}` : `${namespace}: search attributes already registered`,
+        ]);
+        return EXIT.ok;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+    }
   },
 
   async list(ctx, session) {
