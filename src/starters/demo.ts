@@ -18,8 +18,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { freePort, startDevServer, type DevServer } from '../devstack/dev-server';
-import { findTemporalCli, repoRoot } from '../devstack/temporal-cli';
+import { freePort, type DevServer } from '../devstack/dev-server';
+import { startLocalTemporal } from '../devstack/local-temporal';
+import { repoRoot } from '../devstack/temporal-cli';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../emulator';
 import { startWorkerProcess, type RunningWorkerProcess } from '../workers/main';
 import { EXIT } from './cli-output';
@@ -143,22 +144,20 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
     say('reelflow demo: the whole stack on this machine');
 
     // 1. Temporal dev server.
-    const cli = findTemporalCli((line) => err.write(`${line}\n`));
-    if (!cli) {
-      throw new Error('no Temporal CLI: set TEMPORAL_CLI, put `temporal` on PATH, or install Go so the demo can build it');
-    }
     const dbFile = path.join(dataDir, 'temporal.db');
     const serverLog = path.join(logDir, 'temporal.log');
     let server: DevServer;
     try {
-      server = await startDevServer({
-        cli: cli.path,
+      server = await startLocalTemporal({
         dbFile,
         logFile: serverLog,
         headless: opts.headless ?? false,
         ...(ports.temporal ? { port: ports.temporal } : {}),
         ...(ports.ui ? { uiPort: ports.ui } : {}),
-        log,
+        log: (line) => {
+          if (line.startsWith('temporal:')) err.write(`${line}\n`);
+          log(line);
+        },
       });
     } catch (e) {
       throw new Error(`${e instanceof Error ? e.message : String(e)} (see ${rel(serverLog)}; is another demo using ${rel(dbFile)}?)`);

@@ -6,18 +6,11 @@
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
-import { findTemporalCli } from '../../src/devstack/temporal-cli';
-import { startDevServer } from '../../src/devstack/dev-server';
+import { startLocalTemporal } from '../../src/devstack/local-temporal';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { writeFileSync } from 'node:fs';
 
 export default async function globalSetup(): Promise<void> {
-  const cli = findTemporalCli((line) => process.stderr.write(`${line}\n`));
-  if (!cli) {
-    throw new Error(
-      'No Temporal CLI: set TEMPORAL_CLI, put `temporal` on PATH, or install Go so the tests can build it.',
-    );
-  }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-test-'));
   // Bundle the workflows once for every test file (bundling is the slow part of Worker.create).
   const bundling = bundleWorkflowCode({
@@ -28,8 +21,7 @@ export default async function globalSetup(): Promise<void> {
     writeFileSync(codePath, bundle.code);
     process.env.REELFLOW_TEST_BUNDLE = codePath;
   });
-  const server = await startDevServer({
-    cli: cli.path,
+  const server = await startLocalTemporal({
     dbFile: path.join(dir, 'temporal.db'),
     headless: true,
     logFile: path.join(dir, 'temporal.log'),

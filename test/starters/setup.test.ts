@@ -20,7 +20,7 @@ test('setup registers the search attributes on a fresh namespace, then finds the
   const namespace = `setup-${randomUUID().slice(0, 8)}`;
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   try {
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 as never } });
     const first = await cli(['setup', '--namespace', namespace, '--wait', '30', '--json']);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.out).added.sort()).toEqual(Object.keys(REELFLOW_SEARCH_ATTRIBUTES).sort());
