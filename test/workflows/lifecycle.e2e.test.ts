@@ -186,3 +186,29 @@ describe('long polls', () => {
     expect(result.calls['generation.create']).toBe(1);
   });
 });
+
+describe('review cancelled at the vendor', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ emulator: { profile: { reviewProcessingMs: 60_000 } } });
+  });
+  afterAll(async () => h?.close());
+
+  test('a cancelled review task stops the pipeline and is not resubmitted', async () => {
+    const handle = await h.start({
+      review: { media: ['https://media.example.com/a.png', 'https://media.example.com/b.png'] },
+      generation: { model: 'video-model-1', content: [{ type: 'image_url', image_url: { url: 'ref:review/0' } }] },
+    });
+    const s = await waitForStatus(handle, (st) => st.vendorTasks.some((t) => t.kind === 'review'));
+    const taskId = s.vendorTasks.find((t) => t.kind === 'review')!.id;
+    const res = await fetch(`${h.emulator.url}/__emulator/review/${taskId}/cancel`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const err = await handle.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(err.cause.message).toMatch(/review task .* was cancelled at the vendor; not resubmitted/);
+    const inspected = h.emulator.inspect();
+    expect(inspected.reviewTasks).toHaveLength(1);
+    expect(inspected.generationTasks).toHaveLength(0);
+    expect((await handle.query(statusQuery)).stages.generation.state).toBe('pending');
+  });
+});
