@@ -39,9 +39,10 @@ function node(script, scriptArgs) {
 }
 
 const commands = {
-  // Type-check everything, then run the whole suite against a real Temporal dev server.
+  // Type-check and lint everything, then run the whole suite against a real Temporal dev server.
   test: () => {
     build();
+    must(process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']);
     process.exit(run(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), ...args]));
   },
   // Re-record the committed histories the replay tests replay (after a deliberate workflow change).

@@ -35,7 +35,7 @@ import {
   type StageReport,
 } from './messages';
 import { STAGE, STATUS, VENDOR_TASK_IDS } from './search-attributes';
-import { ARCHIVE_OPTIONS, archiving } from './lib/activities';
+import { ARCHIVE_OPTIONS, archiving } from './lib/proxies';
 import { validateDecision } from './lib/stage-runtime';
 import type { StageOutput } from './lib/stage-output';
 import { assetsStage, type AssetSource } from './stages/assets';

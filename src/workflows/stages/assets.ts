@@ -5,7 +5,7 @@
  * An asset Pending for 5 minutes is shown as stuck ("contact support").
  */
 import type { AssetResult, AssetsStageResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/activities';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure } from '../lib/create';
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';

@@ -4,7 +4,7 @@
  */
 import { continueAsNew } from '@temporalio/workflow';
 import type { EraseStageResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/activities';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';

@@ -2,7 +2,7 @@
 import { continueAsNew } from '@temporalio/workflow';
 import { GENERATION_TERMINAL_STATES } from '../../vendor/assumptions';
 import type { GenerationStageResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/activities';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';

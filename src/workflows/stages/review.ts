@@ -7,7 +7,7 @@ import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../vendor/assumptions';
 import { planReviewBatches, type ReviewBatch } from '../../vendor/batching';
 import { RejectedError } from '../../vendor/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/activities';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type CreatePolicy } from '../lib/create';
 import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';
 import { StageRuntime } from '../lib/stage-runtime';

@@ -1,0 +1,137 @@
+/**
+ * Create without duplicates (DESIGN.md §1). The vendor has no idempotency key, so:
+ * a create runs once per attempt; provably-unsent and rate-limited requests are retried;
+ * rejected ones fail the stage naming the field; an AMBIGUOUS outcome is reconciled
+ * (by name, or by a callback naming the task) and never blindly resubmitted — when
+ * reconcile finds nothing, the pipeline's policy decides: `resubmit` or `ask` an operator.
+ */
+import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
+import type { VendorTaskKind } from '../messages';
+import { classifyCreateFailure } from './failures';
+import type { StageRuntime } from './stage-runtime';
+
+export type CreatePolicy = 'resubmit' | 'ask';
+
+export interface CreateSpec<T> {
+  rt: StageRuntime;
+  step: string;
+  kind: VendorTaskKind;
+  /** Human label for messages and timer summaries, e.g. "generation create". */
+  label: string;
+  policy: CreatePolicy;
+  /** Endpoint name counted per call, e.g. "generation.create". */
+  endpoint: string;
+  firstAttempt?: number;
+  create(attempt: number): Promise<T>;
+  taskIdOf(value: T): string;
+  /** Looks for the task an ambiguous attempt may have created. */
+  reconcile(attempt: number): Promise<T | undefined>;
+  /** Builds a value from a task id learned from a callback or an operator. */
+  fromTaskId(taskId: string): T;
+  /** Gives up after this many retryable failures in a row (not sent, 429, 502): an outage, not a blip. */
+  maxRetries?: number;
+}
+
+export interface Created<T> {
+  value: T;
+  attempt: number;
+  via: 'create' | 'reconcile-name' | 'callback' | 'operator';
+}
+
+const backoff = (n: number) => Math.min(1_000 * 2 ** n, 60_000);
+
+export function stageFailure(message: string, type: string, details?: unknown): ApplicationFailure {
+  return ApplicationFailure.create({ message, type, nonRetryable: true, details: details === undefined ? [] : [details] });
+}
+
+export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<Created<T>> {
+  const { rt, step, kind } = spec;
+  let attempt = spec.firstAttempt ?? 1;
+  let transient = 0;
+  const giveUp = (message: string) =>
+    stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
+  for (;;) {
+    rt.beginAttempt(step, attempt, kind);
+    rt.count(spec.endpoint);
+    let outcome;
+    try {
+      const value = await spec.create(attempt);
+      rt.record({ kind, id: spec.taskIdOf(value), step, attempt, via: 'create' });
+      return { value, attempt, via: 'create' };
+    } catch (err) {
+      outcome = classifyCreateFailure(err);
+    }
+    switch (outcome.kind) {
+      case 'fatal':
+        throw stageFailure(`${spec.label} rejected: ${outcome.message}`, outcome.type, { field: outcome.field });
+      case 'notSent':
+        if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
+        await sleep(backoff(transient - 1), { summary: `${spec.label}: not sent, retrying` });
+        attempt++;
+        continue;
+      case 'rateLimited':
+        if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
+        await sleep(Math.max(outcome.retryAfterMs ?? 1_000, 500), { summary: `${spec.label}: rate limited (Retry-After)` });
+        attempt++;
+        continue;
+      case 'retryLater': {
+        if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
+        await sleep(backoff(transient - 1), { summary: `${spec.label}: vendor upstream failed, retrying` });
+        // The 502 said "retry later", but look first: a name match is cheap and exact.
+        const found = await spec.reconcile(attempt);
+        if (found !== undefined) {
+          rt.record({ kind, id: spec.taskIdOf(found), step, attempt, via: 'reconcile-name' });
+          return { value: found, attempt, via: 'reconcile-name' };
+        }
+        attempt++;
+        continue;
+      }
+      case 'ambiguous': {
+        const found = await spec.reconcile(attempt);
+        if (found !== undefined) {
+          const via = rt.callbackFor(step, attempt)?.taskId === spec.taskIdOf(found) ? 'callback' : 'reconcile-name';
+          rt.record({ kind, id: spec.taskIdOf(found), step, attempt, via });
+          return { value: found, attempt, via };
+        }
+        if (spec.policy === 'resubmit') {
+          attempt++;
+          continue;
+        }
+        const decision = await rt.awaitDecision(
+          step,
+          attempt,
+          `${spec.label} outcome unknown (${outcome.message}); reconcile found no task. ` +
+            'Look it up in the vendor console, then resolve with its task id, or resubmit.',
+        );
+        if ('callback' in decision) {
+          const value = spec.fromTaskId(decision.callback.taskId!);
+          rt.record({ kind, id: decision.callback.taskId!, step, attempt, via: 'callback' });
+          return { value, attempt, via: 'callback' };
+        }
+        if ('taskId' in decision) {
+          const value = spec.fromTaskId(decision.taskId);
+          rt.record({ kind, id: decision.taskId, step, attempt, via: 'operator' });
+          return { value, attempt, via: 'operator' };
+        }
+        if ('abandon' in decision) {
+          throw stageFailure(`${spec.label} abandoned by an operator after an ambiguous create`, 'CreateAbandoned');
+        }
+        attempt++;
+        continue;
+      }
+    }
+  }
+}
+
+/** Reconcile by callback: wait a bounded grace period for a callback of this attempt. */
+export async function waitForCallbackTaskId(
+  rt: StageRuntime,
+  step: string,
+  attempt: number,
+  callbacksUsed: boolean,
+  graceMs: number,
+): Promise<string | undefined> {
+  if (!callbacksUsed) return undefined;
+  await condition(() => Boolean(rt.callbackFor(step, attempt)?.taskId), graceMs);
+  return rt.callbackFor(step, attempt)?.taskId;
+}

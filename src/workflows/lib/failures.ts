@@ -1,0 +1,69 @@
+/**
+ * Reads a failed activity the way the create protocol needs (DESIGN.md §1): was the
+ * request provably not sent, rate limited, rejected, or is its outcome ambiguous?
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  TimeoutFailure,
+  isCancellation,
+} from '@temporalio/workflow';
+import { FATAL_TYPES } from './proxies';
+
+export type CreateOutcome =
+  | { kind: 'notSent'; message: string }
+  | { kind: 'rateLimited'; message: string; retryAfterMs?: number }
+  | { kind: 'retryLater'; message: string } // asset-management 502: upstream failed, retry later
+  | { kind: 'fatal'; message: string; type: string; field?: string }
+  | { kind: 'ambiguous'; message: string };
+
+interface Info {
+  retryAfterMs?: number;
+  field?: string;
+  endpoint?: string;
+}
+
+function infoOf(f: ApplicationFailure): Info {
+  const d = f.details?.[0];
+  return d && typeof d === 'object' ? (d as Info) : {};
+}
+
+/** Classifies a failed create. Rethrows cancellation: it is never a vendor outcome. */
+export function classifyCreateFailure(err: unknown): CreateOutcome {
+  if (isCancellation(err)) throw err;
+  if (!(err instanceof ActivityFailure)) throw err;
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) {
+    // Start-to-close timeout: the worker may have died after sending. Unknown outcome.
+    return { kind: 'ambiguous', message: `activity ${err.activityType} timed out (${cause.timeoutType})` };
+  }
+  if (cause instanceof CancelledFailure) throw err;
+  if (!(cause instanceof ApplicationFailure)) return { kind: 'ambiguous', message: cause?.message ?? err.message };
+  const info = infoOf(cause);
+  const type = cause.type ?? 'Error';
+  if (type === 'NotSentError') return { kind: 'notSent', message: cause.message };
+  if (type === 'RateLimitedError') return { kind: 'rateLimited', message: cause.message, retryAfterMs: info.retryAfterMs };
+  if (type === 'UpstreamFailedError' && info.endpoint?.startsWith('assets.')) {
+    return { kind: 'retryLater', message: cause.message };
+  }
+  if (FATAL_TYPES.includes(type) || type === 'UpstreamFailedError') {
+    // Erase 502 lands here: "video processing failed; resubmit only with another URL".
+    return { kind: 'fatal', message: cause.message, type, field: info.field };
+  }
+  // AmbiguousError, ResponseShapeError, and anything unforeseen (e.g. a worker bug):
+  // the vendor may hold a task we did not hear about. Reconcile, never resubmit blindly.
+  return { kind: 'ambiguous', message: cause.message };
+}
+
+/** True when a query failure can never succeed by asking again (stop the stage). */
+export function isFatalQueryFailure(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  return cause instanceof ApplicationFailure && (cause.nonRetryable || FATAL_TYPES.includes(cause.type ?? ''));
+}
+
+export function failureMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}

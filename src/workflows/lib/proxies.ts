@@ -1,0 +1,54 @@
+/**
+ * Activity proxies with the options each protocol needs. Creates run ONCE per attempt
+ * (maximumAttempts 1): the workflow decides what follows from the failure type.
+ * Queries retry 1 s, 2 s, 4 s on network failures; a 429 sets the next delay itself
+ * (Retry-After, never below the interface minimum, see src/activities/vendor.ts).
+ */
+import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { ReelflowActivities } from '../../activities';
+import { getAssetTaskQueue } from '../messages';
+
+/** Failure types that no retry can fix. */
+export const FATAL_TYPES = [
+  'RejectedError',
+  'UnauthorizedError',
+  'ForbiddenError',
+  'MissingCredentialError',
+  'VendorConfigError',
+];
+
+export const CREATE_OPTIONS: ActivityOptions = {
+  // The client's own timeouts (connect 10 s + headers 30 s) end the call first; this
+  // bound catches a worker that died mid-call, which is also an ambiguous outcome.
+  startToCloseTimeout: '90s',
+  retry: { maximumAttempts: 1 },
+};
+
+export const QUERY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '60s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '4s',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: FATAL_TYPES,
+  },
+};
+
+export const ARCHIVE_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '15m',
+  heartbeatTimeout: '60s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
+};
+
+export const creates = proxyActivities<ReelflowActivities>(CREATE_OPTIONS);
+export const queries = proxyActivities<ReelflowActivities>(QUERY_OPTIONS);
+export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
+
+/** GetAsset goes to the profile's own task queue, which the Temporal server rate-limits. */
+export function getAssetActivity(profile: string) {
+  return proxyActivities<ReelflowActivities>({
+    ...QUERY_OPTIONS,
+    taskQueue: getAssetTaskQueue(workflowInfo().taskQueue, profile),
+  }).getAsset;
+}

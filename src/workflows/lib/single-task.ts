@@ -1,0 +1,89 @@
+/**
+ * The shape shared by the generation and erase stages: create ONE paid vendor task
+ * without duplicates (reconcile by callback), then poll it to a terminal state,
+ * continuing as new with the known task id when history grows large.
+ */
+import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
+import { pollUntilDone, type PollPolicy } from './poll';
+import type { StageCarry, StageRuntime } from './stage-runtime';
+import type { StageCommon } from './stage-output';
+
+export interface Resume {
+  taskId: string;
+  attempt: number;
+  startedAt: number;
+  carry: StageCarry;
+}
+
+export interface SingleTaskInput extends StageCommon {
+  policy: CreatePolicy;
+  resume?: Resume;
+}
+
+export interface SingleTaskSpec<Q extends { status: string }> {
+  rt: StageRuntime;
+  input: SingleTaskInput;
+  kind: 'generation' | 'erase';
+  /** Endpoint names counted per call. */
+  endpoints: { create: string; query: string };
+  policy: PollPolicy;
+  terminal: readonly string[];
+  /** One create attempt; `callback` is set when callbacks are on. */
+  create(attempt: number, callback: { step: string; attempt: number } | undefined): Promise<{ taskId: string }>;
+  query(taskId: string): Promise<Q>;
+  /** Must call continueAsNew with `resume` in the stage's input. */
+  continueAsNew(resume: Resume): Promise<never>;
+}
+
+export async function createAndPollSingleTask<Q extends { status: string }>(spec: SingleTaskSpec<Q>): Promise<{ taskId: string; task: Q }> {
+  const { rt, input, kind } = spec;
+  const step = kind;
+  let taskId: string;
+  let attempt: number;
+  if (input.resume) {
+    ({ taskId, attempt } = input.resume);
+    rt.beginAttempt(step, attempt, kind);
+  } else {
+    const created = await createWithoutDuplicates({
+      rt,
+      step,
+      kind,
+      label: `${kind} create`,
+      endpoint: spec.endpoints.create,
+      policy: input.policy,
+      create: (n) => spec.create(n, input.callbacks ? { step, attempt: n } : undefined),
+      taskIdOf: (v) => v.taskId,
+      reconcile: async (n) => {
+        const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);
+        return id ? { taskId: id } : undefined;
+      },
+      fromTaskId: (id) => ({ taskId: id }),
+    });
+    taskId = created.value.taskId;
+    attempt = created.attempt;
+  }
+  const startedAt = input.resume?.startedAt ?? Date.now();
+  rt.detail = `${kind} task ${taskId}`;
+  const task = await pollUntilDone({
+    rt,
+    step,
+    label: `${kind} task ${taskId}`,
+    endpoint: spec.endpoints.query,
+    policy: spec.policy,
+    callbacks: input.callbacks,
+    deadlineMs: input.deadlineMs,
+    startedAt,
+    query: () => spec.query(taskId),
+    done: (t) => spec.terminal.includes(t.status),
+    onValue: (t) => {
+      if (rt.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
+        rt.setState(kind, taskId, t.status);
+        rt.detail = `${kind} task ${taskId}: ${t.status}`;
+        rt.report();
+      }
+    },
+    continueAsNew: () => spec.continueAsNew({ taskId, attempt, startedAt, carry: rt.carry() }),
+    historyLimit: input.historyLimit,
+  });
+  return { taskId, task };
+}
