@@ -49,6 +49,9 @@ export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
 export function getAssetActivity(profile: string) {
   return proxyActivities<ReelflowActivities>({
     ...QUERY_OPTIONS,
+    // Bounded wait in the queue: if no worker serves this profile's GetAsset queue, the
+    // poll loop sees the timeout, keeps trying, and the stage deadline names the problem.
+    scheduleToStartTimeout: '5m',
     taskQueue: getAssetTaskQueue(workflowInfo().taskQueue, profile),
   }).getAsset;
 }
