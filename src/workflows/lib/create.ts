@@ -38,6 +38,9 @@ export interface Created<T> {
   via: 'create' | 'reconcile-name' | 'callback' | 'operator';
 }
 
+/** Policy `resubmit` gives up after this many ambiguous outcomes in a row. */
+export const MAX_AMBIGUOUS_RESUBMITS = 3;
+
 const backoff = (n: number) => Math.min(1_000 * 2 ** n, 60_000);
 
 export function stageFailure(message: string, type: string, details?: unknown): ApplicationFailure {
@@ -48,6 +51,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   const { rt, step, kind } = spec;
   let attempt = spec.firstAttempt ?? 1;
   let transient = 0;
+  let resubmits = 0;
   const giveUp = (message: string) =>
     stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
   for (;;) {
@@ -94,6 +98,10 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
           return { value: found, attempt, via };
         }
         if (spec.policy === 'resubmit') {
+          // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
+          if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
+            throw stageFailure(`${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`, 'AmbiguousCreate');
+          }
           attempt++;
           continue;
         }
