@@ -111,8 +111,15 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     );
     ctx.log(`  all started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    let done = 0;
-    const progress = setInterval(() => ctx.log(`  ${done}/${ctx.n} finished after ${((Date.now() - t0) / 1000).toFixed(0)} s`), 10_000);
+    // Progress from the visibility store (results are awaited in order, so a local count would lag).
+    const progress = setInterval(() => {
+      client.workflow
+        .count(`WorkflowType = 'videoPipeline' AND TaskQueue = '${taskQueue}' AND ExecutionStatus != 'Running'`)
+        .then(
+          ({ count }) => ctx.log(`  ${count}/${ctx.n} finished after ${((Date.now() - t0) / 1000).toFixed(0)} s`),
+          () => undefined,
+        );
+    }, 15_000);
     const results = await mapPool(started, 100, async (s) => {
       if (!s.handle) return { ok: false, error: s.error, timings: {} };
       let timer: NodeJS.Timeout | undefined;
@@ -126,7 +133,6 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
         return { ok: false, error: (err as Error).message, timings: {} };
       } finally {
         clearTimeout(timer);
-        done += 1;
       }
     });
     clearInterval(progress);
