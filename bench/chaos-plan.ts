@@ -190,10 +190,16 @@ export function burstsOf(config: FaultConfig): Record<string, { after: number; s
 }
 
 export interface ChaosSchedule {
-  /** Milliseconds after the first pipeline started. */
+  /** When each pipeline starts (ms after the run's start): a quarter at once, the rest spread. */
+  startAtMs: number[];
+  /** Milliseconds after the run's start. */
   kills: { atMs: number; workerPick: number }[];
   restartAtMs?: number;
 }
+
+/** Share of the pipelines started at once; the others arrive over ARRIVAL_SHARE of the run. */
+export const INITIAL_BURST_SHARE = 0.25;
+export const ARRIVAL_SHARE = 0.4;
 
 /** Rough length of a run, to spread the kills and the restart over it. */
 export function estimatedRunMs(pipelines: number): number {
@@ -203,6 +209,10 @@ export function estimatedRunMs(pipelines: number): number {
 export function planSchedule(opts: { seed: number; pipelines: number; kills: number; restartServer: boolean }): ChaosSchedule {
   const rnd = seededRandom(opts.seed ^ 0x5eed);
   const span = estimatedRunMs(opts.pipelines);
+  // Arrivals spread over time put pipelines in every stage at once, so a kill or the
+  // restart meets creates, polls and archives of every kind, not one stage in lockstep.
+  const burst = Math.ceil(opts.pipelines * INITIAL_BURST_SHARE);
+  const startAtMs = Array.from({ length: opts.pipelines }, (_, i) => (i < burst ? 0 : Math.round(rnd() * span * ARRIVAL_SHARE)));
   const kills: ChaosSchedule['kills'] = [];
   let at = 0;
   for (let i = 0; i < opts.kills; i++) {
@@ -210,5 +220,5 @@ export function planSchedule(opts: { seed: number; pipelines: number; kills: num
     kills.push({ atMs: at, workerPick: rnd() });
   }
   const restartAtMs = opts.restartServer ? Math.round(span * (0.25 + 0.3 * rnd())) : undefined;
-  return { kills, restartAtMs };
+  return { startAtMs, kills, restartAtMs };
 }

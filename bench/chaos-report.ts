@@ -31,7 +31,8 @@ export function renderMarkdown(r: ChaosReport): string {
   lines.push('');
   lines.push(
     `Started ${r.pipelines.started}; ended: ${Object.entries(r.pipelines.byState).map(([k, v]) => `${k} ${v}`).join(', ')} ` +
-      `(${r.pipelines.expectedFailures} built to fail). Time to terminal state from the first start: ` +
+      `(${r.pipelines.expectedFailures} built to fail). Arrivals: ${r.pipelines.arrivals.atOnce} started at once, the rest ` +
+      `over ${s(r.pipelines.arrivals.overMs)}. Time from a pipeline's start to its terminal state: ` +
       `p50 ${s(r.pipelines.durationMs.p50)}, p95 ${s(r.pipelines.durationMs.p95)}, max ${s(r.pipelines.durationMs.max)}.`,
   );
   lines.push(`Vendor records created: ${Object.entries(r.pipelines.vendorTasks).map(([k, v]) => `${k} ${v}`).join(', ')}.`);

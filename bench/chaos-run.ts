@@ -138,6 +138,7 @@ export interface ChaosReport {
   operator: { decisions: Record<'taskId' | 'resubmit', number>; failedAttempts: number; log: OperatorDecision[] };
   pipelines: {
     started: number;
+    arrivals: { atOnce: number; overMs: number };
     byState: Record<string, number>;
     expectedFailures: number;
     durationMs: { p50: number; p95: number; max: number };
@@ -401,54 +402,59 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     t0 = Date.now();
     const handles = new Map<string, WorkflowHandle<VideoPipeline>>();
-    const queue = [...plan];
-    const starter = async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) {
-        const { workflowId, definition } = p;
-        handles.set(
-          workflowId,
-          await retrying(`start ${workflowId}`, () =>
-            client.workflow
-              .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition }] })
-              // A retry after a start whose answer was lost: the pipeline runs already.
-              .catch((err: unknown) => {
-                if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<VideoPipeline>(workflowId);
-                throw err;
-              }),
-          ),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, starter));
-    log(`chaos: started ${plan.length} pipelines in ${((Date.now() - t0) / 1000).toFixed(1)} s (timeout ${Math.round(timeoutMs / 1000)} s)`);
-
     const outcomes = new Map<string, PipelineOutcome>();
     const abort = new AbortController();
     setMaxListeners(plan.length + 50, abort.signal); // one listener per watched pipeline
-    const watch = async (p: PlannedPipeline): Promise<void> => {
-      const handle = handles.get(p.workflowId)!;
+    log(
+      `chaos: starting ${plan.length} pipelines, ${schedule.startAtMs.filter((t) => t === 0).length} at once, the rest over ` +
+        `${Math.round(Math.max(...schedule.startAtMs) / 1000)} s (timeout ${Math.round(timeoutMs / 1000)} s)`,
+    );
+    /** Starts pipeline p at its planned time, then waits for its end. */
+    const startAndWatch = async (p: PlannedPipeline, startAtMs: number): Promise<void> => {
       const base = { index: p.index, tag: p.tag, workflowId: p.workflowId };
+      const { workflowId, definition } = p;
+      const wait = t0 + startAtMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      const startedAt = Date.now();
+      let handle: WorkflowHandle<VideoPipeline>;
+      try {
+        handle = await retrying(`start ${workflowId}`, () =>
+          client.workflow
+            .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition }] })
+            // A retry after a start whose answer was lost: the pipeline runs already.
+            .catch((err: unknown) => {
+              if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<VideoPipeline>(workflowId);
+              throw err;
+            }),
+        );
+      } catch (err) {
+        log(`chaos: could not start ${workflowId}: ${innermostMessage(err)}`);
+        outcomes.set(workflowId, { ...base, state: 'not-finished', error: `not started: ${innermostMessage(err)}` });
+        return;
+      }
+      handles.set(workflowId, handle);
       while (!abort.signal.aborted) {
         try {
           const result = await client.withAbortSignal(abort.signal, () => handle.result());
-          outcomes.set(p.workflowId, { ...base, state: 'completed', result, durationMs: Date.now() - t0 });
+          outcomes.set(workflowId, { ...base, state: 'completed', result, durationMs: Date.now() - startedAt });
           return;
         } catch (err) {
           if (err instanceof WorkflowFailedError) {
             const c = err.cause;
             const state = c instanceof TerminatedFailure ? 'terminated' : c instanceof CancelledFailure ? 'cancelled' : c instanceof TimeoutFailure ? 'timed-out' : 'failed';
-            outcomes.set(p.workflowId, { ...base, state, error: innermostMessage(err), durationMs: Date.now() - t0 });
+            outcomes.set(workflowId, { ...base, state, error: innermostMessage(err), durationMs: Date.now() - startedAt });
             return;
           }
           if (abort.signal.aborted) break;
           await sleep(1_000); // the server is restarting, or the connection blinked
         }
       }
-      outcomes.set(p.workflowId, { ...base, state: 'not-finished' });
+      outcomes.set(workflowId, { ...base, state: 'not-finished' });
     };
-    const watchers = Promise.all(plan.map((p) => watch(p)));
+    const watchers = Promise.all(plan.map((p, i) => startAndWatch(p, schedule.startAtMs[i]!)));
     const allDone = () => outcomes.size === plan.length;
-    const inFlight = () => plan.length - outcomes.size;
+    /** Started and not yet terminal. */
+    const inFlight = () => [...handles.keys()].filter((id) => !outcomes.has(id)).length;
 
     // ---- the operator
     const decisions: OperatorDecision[] = [];
@@ -600,7 +606,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     for (const o of outcomes.values()) {
       if (o.state === 'completed') continue;
       try {
-        o.status = await retrying(`status of ${o.workflowId}`, () => handles.get(o.workflowId)!.query(statusQuery), Date.now() + 60_000);
+        const handle = handles.get(o.workflowId);
+        if (handle) o.status = await retrying(`status of ${o.workflowId}`, () => handle.query(statusQuery), Date.now() + 60_000);
       } catch (err) {
         log(`chaos: no final status for ${o.workflowId}: ${innermostMessage(err)}`);
       }
@@ -703,7 +710,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         log: decisions,
       },
       pipelines: {
-        started: plan.length,
+        started: handles.size,
+        arrivals: { atOnce: schedule.startAtMs.filter((t) => t === 0).length, overMs: Math.max(...schedule.startAtMs) },
         byState,
         expectedFailures: plan.filter((p) => p.expect.state === 'failed').length,
         durationMs: { p50: percentile(durations, 50), p95: percentile(durations, 95), max: Math.max(0, ...durations) },
@@ -716,7 +724,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     // A shared server keeps what it runs: leave nothing of ours running there.
     if (opts.temporal) {
       for (const o of outcomeList) {
-        if (o.state === 'not-finished') await handles.get(o.workflowId)!.terminate('chaos run ended').catch(() => undefined);
+        if (o.state === 'not-finished') await handles.get(o.workflowId)?.terminate('chaos run ended').catch(() => undefined);
       }
     }
     return report;

@@ -225,6 +225,9 @@ describe('chaos plan', () => {
     expect(planSchedule({ seed: 7, pipelines: 200, kills: 5, restartServer: true })).toEqual(a);
     expect(planSchedule({ seed: 8, pipelines: 200, kills: 5, restartServer: true })).not.toEqual(a);
     expect(a.kills).toHaveLength(5);
+    expect(a.startAtMs).toHaveLength(200);
+    expect(a.startAtMs.filter((t) => t === 0)).toHaveLength(50); // a quarter at once, the rest spread
+    expect(Math.max(...a.startAtMs)).toBeGreaterThan(60_000);
     expect(a.kills.map((k) => k.atMs)).toEqual([...a.kills.map((k) => k.atMs)].sort((x, y) => x - y));
     expect(a.restartAtMs).toBeGreaterThan(0);
     expect(planSchedule({ seed: 7, pipelines: 20, kills: 1, restartServer: false }).restartAtMs).toBeUndefined();
