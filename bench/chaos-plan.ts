@@ -49,10 +49,17 @@ export interface PlanOptions {
   pipelines: number;
   /** Prefix of workflow ids, unique per run (the quick test shares a server). */
   runTag: string;
+  /**
+   * Policy for ambiguous review/generation/erase creates that reconcile could not
+   * settle. Default `ask` (the operator answers). `resubmit` shows what that policy
+   * costs under these faults: a create whose callback is also lost is sent twice.
+   */
+  ambiguousPolicy?: 'ask' | 'resubmit';
 }
 
 export function planPipelines(opts: PlanOptions): PlannedPipeline[] {
   const profiles = profileCount(opts.pipelines);
+  const policy = opts.ambiguousPolicy ?? 'ask';
   return Array.from({ length: opts.pipelines }, (_, index) => {
     const tag = pipelineTag(index);
     const p = index % profiles;
@@ -86,8 +93,8 @@ export function planPipelines(opts: PlanOptions): PlannedPipeline[] {
         callbacks: true,
         // Every create reconciled by callback asks an operator when reconcile finds nothing:
         // with `resubmit`, an ambiguous submit whose callback is also lost would be sent
-        // twice (that is the documented trade-off of `resubmit`, not what this run tests).
-        ambiguousCreate: { review: 'ask', generation: 'ask', erase: 'ask' },
+        // twice (the documented trade-off of `resubmit`; --ambiguous-policy resubmit shows it).
+        ambiguousCreate: { review: policy, generation: policy, erase: policy },
         deadlines: { callbackGrace: '15s', createAttempt: '20s' },
         archive: true,
       },

@@ -12,7 +12,7 @@ export function renderMarkdown(r: ChaosReport): string {
   lines.push('');
   lines.push(
     `${r.startedAt} · ${o.pipelines} pipelines · seed ${o.seed} · ${o.workers} worker processes · ` +
-      `${o.profiles} credential profile(s) · ${r.machine.cpus} CPUs, Node ${r.machine.node} · run ${s(r.durationMs)}`,
+      `${o.profiles} credential profile(s) · ambiguous creates: ${o.ambiguousPolicy} · ${r.machine.cpus} CPUs, Node ${r.machine.node} · run ${s(r.durationMs)}`,
   );
   lines.push('');
   lines.push('## Invariants');

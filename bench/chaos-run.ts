@@ -66,6 +66,8 @@ export interface ChaosOptions {
   workDir?: string;
   /** Give up on unfinished pipelines after this long. Default: from N. */
   timeoutMs?: number;
+  /** Policy of ambiguous review/generation/erase creates (see PlanOptions); default ask. */
+  ambiguousPolicy?: 'ask' | 'resubmit';
   /** Fault mix; default chaosFaults(). */
   faults?: FaultConfig;
   log?: (line: string) => void;
@@ -113,6 +115,7 @@ export interface ChaosReport {
     kills: number;
     restartServer: boolean;
     workers: number;
+    ambiguousPolicy: 'ask' | 'resubmit';
     profiles: number;
     taskQueue: string;
     ownServer: boolean;
@@ -274,7 +277,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const faults = opts.faults ?? chaosFaults({ seed: opts.seed, pipelines: opts.pipelines });
   const profiles = profileCount(opts.pipelines);
   const timeoutMs = opts.timeoutMs ?? Math.max(10 * 60_000, estimatedRunMs(opts.pipelines) * 4);
-  const plan = planPipelines({ pipelines: opts.pipelines, runTag });
+  const plan = planPipelines({ pipelines: opts.pipelines, runTag, ambiguousPolicy: opts.ambiguousPolicy ?? 'ask' });
   const schedule = planSchedule({ seed: opts.seed, pipelines: opts.pipelines, kills: opts.kills, restartServer: opts.restartServer });
   const callbackSecret = randomBytes(24).toString('hex');
 
@@ -681,6 +684,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         kills: opts.kills,
         restartServer: opts.restartServer,
         workers: opts.workers,
+        ambiguousPolicy: opts.ambiguousPolicy ?? 'ask',
         profiles,
         taskQueue,
         ownServer: !opts.temporal,

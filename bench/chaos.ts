@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- [--pipelines N] [--seed S] [--kills K] [--restart-server on|off]
- *                   [--workers W] [--timeout SECONDS] [--out DIR]`
+ *                   [--workers W] [--timeout SECONDS] [--out DIR] [--ambiguous-policy ask|resubmit]`
  *
  * N pipelines (default 200) under the emulator's faults while worker processes are
  * SIGKILLed and the dev server restarts once; then the invariants. Writes
@@ -14,7 +14,7 @@ import { renderMarkdown, writeReport } from './chaos-report';
 import { runChaos } from './chaos-run';
 
 const USAGE = `usage: npm run chaos -- [--pipelines 200] [--seed 1] [--kills 5] [--restart-server on|off]
-                        [--workers 2] [--timeout SECONDS] [--out reports]`;
+                        [--workers 2] [--timeout SECONDS] [--out reports] [--ambiguous-policy ask|resubmit]`;
 
 function positiveInt(name: string, value: string, min = 1): number {
   const n = Number(value);
@@ -36,6 +36,7 @@ async function main(): Promise<number> {
         workers: { type: 'string', default: '2' },
         timeout: { type: 'string' },
         out: { type: 'string', default: path.join(repoRoot(), 'reports') },
+        'ambiguous-policy': { type: 'string', default: 'ask' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -49,7 +50,10 @@ async function main(): Promise<number> {
   }
   const restart = values['restart-server'];
   if (restart !== 'on' && restart !== 'off') throw new UsageError('--restart-server must be on or off');
+  const policy = values['ambiguous-policy'];
+  if (policy !== 'ask' && policy !== 'resubmit') throw new UsageError('--ambiguous-policy must be ask or resubmit');
   const report = await runChaos({
+    ambiguousPolicy: policy,
     pipelines: positiveInt('pipelines', values.pipelines),
     seed: positiveInt('seed', values.seed, 0),
     kills: positiveInt('kills', values.kills, 0),
