@@ -118,7 +118,7 @@ async function main(): Promise<number> {
     log(`bench: run ${tag}, logs in ${path.relative(process.cwd(), runDir)}`);
     server = await startDevServer({
       cli: cli.path,
-      dbFile: path.join(runDir, 'temporal.db'),
+      ...(flags.temporalDb === 'file' ? { dbFile: path.join(runDir, 'temporal.db') } : {}),
       headless: true,
       logFile: path.join(runDir, 'temporal.log'),
       log,
@@ -145,6 +145,7 @@ async function main(): Promise<number> {
         temporal: { address: server.address, pid: server.pid },
         workers: flags.workers,
         ...(flags.getAssetRate !== undefined ? { getAssetRate: flags.getAssetRate } : {}),
+        workerEnv: flags.workerEnv,
         sampler,
       });
       runs.push(r);
@@ -169,6 +170,8 @@ async function main(): Promise<number> {
         workload: flags.workload,
         workers: flags.workers,
         getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+        workerEnv: flags.workerEnv,
+        temporalDb: flags.temporalDb,
         timeoutSeconds: flags.timeoutMs / 1000,
       },
       ideal: { ms: ideal, byStage: stageProcessingMs(flags.workload), counts: idealCounts(flags.workload) },

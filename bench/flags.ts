@@ -11,7 +11,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --archive on|off       download generated and erased videos (default on)
   --workers 1|2          reelflow worker processes (default 1)
   --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own, 5/s)
+  --worker-env K=V       extra REELFLOW_* variable for the workers, repeatable (tuning experiments)
   --timings FILE         JSON of stage times in ms laid over the defaults, e.g. {"generationRunningMs": 10000}
+  --temporal-db file|memory  the dev server's SQLite: a file under .data/bench/<run>/ (default) or in memory
   --baseline on|off      also run the naive baseline (default on)
   --timeout SECONDS      per run (default 600 + N)
   --out DIR              report folder (default reports/)
@@ -33,6 +35,10 @@ export interface BenchFlags {
   outDir: string;
   keep: boolean;
   cpuProfile: boolean;
+  /** Extra REELFLOW_* variables for the worker processes. */
+  workerEnv: Record<string, string>;
+  /** Where the dev server keeps its SQLite database. */
+  temporalDb: 'file' | 'memory';
 }
 
 const onOff = (flag: string, v: string): boolean => {
@@ -61,10 +67,12 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
         'getasset-rate': { type: 'string' },
         timings: { type: 'string' },
         baseline: { type: 'string', default: 'on' },
+        'temporal-db': { type: 'string', default: 'file' },
         timeout: { type: 'string' },
         out: { type: 'string', default: 'reports' },
         keep: { type: 'boolean', default: false },
         'cpu-prof': { type: 'boolean', default: false },
+        'worker-env': { type: 'string', multiple: true },
       },
       strict: true,
       allowPositionals: false,
@@ -112,6 +120,15 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
     getAssetRate = Number(values['getasset-rate']);
     if (!(getAssetRate > 0 && getAssetRate <= 10)) throw new UsageError('--getasset-rate: above 0, at most 10 (the vendor limit)');
   }
+  const workerEnv: Record<string, string> = {};
+  for (const kv of values['worker-env'] ?? []) {
+    const m = /^(REELFLOW_[A-Z0-9_]+)=(.*)$/.exec(kv);
+    if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value, got "${kv}"`);
+    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]!)) throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
+    workerEnv[m[1]!] = m[2]!;
+  }
+  const temporalDb = values['temporal-db'];
+  if (temporalDb !== 'file' && temporalDb !== 'memory') throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
   const timeoutS = values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
   return {
     pipelines,
@@ -124,5 +141,7 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
     outDir: values.out,
     keep: values.keep,
     cpuProfile: values['cpu-prof'],
+    workerEnv,
+    temporalDb,
   };
 }

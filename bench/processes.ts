@@ -131,6 +131,10 @@ export interface NodeProcess {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (or signal name). */
   stop(graceMs?: number): Promise<number | string>;
   exited(): boolean;
+  /** Resolves with the exit code (or signal name) when the process exits. */
+  whenExited(): Promise<number | string>;
+  /** The last lines it printed. */
+  lastLines(n: number): string[];
 }
 
 export interface SpawnNodeOptions {
@@ -202,6 +206,8 @@ export function spawnNode(opts: SpawnNodeOptions): NodeProcess {
     pid: child.pid,
     child,
     exited: () => exit !== undefined,
+    whenExited: () => onExit().then(() => exit!),
+    lastLines: (n) => recent.slice(-n),
     waitForLine(pattern, timeoutMs) {
       const seen = recent.find((l) => pattern.test(l));
       if (seen !== undefined) return Promise.resolve(seen);

@@ -32,6 +32,8 @@ export interface ReelflowRunOptions {
   temporal: { address: string; pid: number };
   workers: 1 | 2;
   getAssetRate?: number;
+  /** Extra REELFLOW_* variables (tuning). */
+  workerEnv?: Record<string, string>;
   sampler: Sampler;
 }
 
@@ -55,6 +57,7 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
       REELFLOW_ARCHIVE_DIR: path.join(ctx.runDir, `archive-reelflow-${mode}`),
     };
     if (opts.getAssetRate !== undefined) env.REELFLOW_GETASSET_RATE = String(opts.getAssetRate);
+    Object.assign(env, opts.workerEnv);
     if (ctx.callbacks) {
       const port = await freePort();
       Object.assign(env, {
@@ -120,7 +123,18 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
           () => undefined,
         );
     }, 15_000);
-    const results = await mapPool(started, 100, async (s) => {
+    // A worker that dies mid-run (e.g. out of memory) ends the wait at once instead of at the timeout.
+    let stopping = false;
+    const died = Promise.race(
+      workers.map((w) =>
+        w.whenExited().then((code) => {
+          if (stopping) return new Promise<never>(() => undefined);
+          throw new Error(`${w.name} exited (${String(code)}) during the run; last output:\n${w.lastLines(20).join('\n')}`);
+        }),
+      ),
+    );
+    died.catch(() => undefined);
+    const waitAll = mapPool(started, 100, async (s) => {
       if (!s.handle) return { ok: false, error: s.error, timings: {} };
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -135,7 +149,23 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
         clearTimeout(timer);
       }
     });
-    clearInterval(progress);
+    let results: Awaited<typeof waitAll>;
+    try {
+      results = await Promise.race([waitAll, died]);
+    } catch (err) {
+      // A worker died: what completed counts, the rest failed (and is terminated below).
+      const why = (err as Error).message;
+      ctx.log(`  ${why}`);
+      results = await mapPool(started, 32, async (s) => {
+        if (!s.handle) return { ok: false, error: s.error, timings: {} };
+        const d = await s.handle.describe();
+        if (d.status.name !== 'COMPLETED') return { ok: false, error: why.split('\n')[0], timings: {} };
+        return { ok: true, timings: ((await s.handle.result()) as PipelineResult).timings };
+      });
+    } finally {
+      clearInterval(progress);
+    }
+    stopping = true;
     const after = sampler.sample();
 
     // Whatever is still running after the timeout is stopped, so nothing outlives the bench.

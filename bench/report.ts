@@ -40,6 +40,9 @@ export interface BenchReport {
     workload: Workload;
     workers: number;
     getAssetRatePerSecond: number;
+    /** Extra REELFLOW_* variables given to the workers. */
+    workerEnv: Record<string, string>;
+    temporalDb: 'file' | 'memory';
     timeoutSeconds: number;
   };
   ideal: { ms: number; byStage: Partial<Record<BenchStage, number>>; counts: string };
@@ -166,7 +169,8 @@ export function renderMarkdown(report: BenchReport): string {
     `Workload: ${s.pipelines} pipelines started at once; ${stages}; archive ${w.archive ? 'on' : 'off'}. ` +
       `Emulator in its own process with fixed times: ${Object.entries(report.ideal.byStage).map(([k, v]) => `${k} ${secs(v!)}`).join(', ')} ` +
       `(tick ${w.timings.tickMs} ms). reelflow: ${s.workers} worker process${s.workers > 1 ? 'es' : ''} (\`node dist/src/workers/main.js\`) ` +
-      `on a Temporal dev server (SQLite); baseline: one process running a plain async loop per pipeline over the same vendor client.`,
+      `on a Temporal dev server (SQLite ${s.temporalDb === 'memory' ? 'in memory' : 'file'})` +
+      `${Object.keys(s.workerEnv).length ? ` with ${Object.entries(s.workerEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}; baseline: one process running a plain async loop per pipeline over the same vendor client.`,
     '',
     `Ideal: ${secs(report.ideal.ms)} — ${report.ideal.counts}`,
     '',
