@@ -22,7 +22,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { setMaxListeners } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -154,8 +154,8 @@ export interface ChaosReport {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Processes this run started: every one is killed when the run ends, however it ends. */
-class Children {
-  private readonly procs = new Map<ChildProcess, string>();
+export class Children {
+  private readonly procs = new Map<ChildProcess, EventEmitter>();
   readonly extraPids = new Set<number>();
   private readonly onExit = () => this.killAll();
 
@@ -163,23 +163,49 @@ class Children {
     process.on('exit', this.onExit);
   }
 
-  /** Starts `node script args`; stdout and stderr go to <logDir>/<name>.log; lines are passed to onLine. */
-  node(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => void): ChildProcess {
+  /**
+   * Starts `node script args`; stdout and stderr go, line by line, to <logDir>/<name>.log
+   * (read for as long as the child lives: a pipe nobody drains would stall its writer).
+   */
+  node(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
     const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const file = createWriteStream(path.join(this.logDir, `${name}.log`), { flags: 'a' });
+    const lines = new EventEmitter();
     for (const stream of [child.stdout!, child.stderr!]) {
-      const rl = createInterface({ input: stream });
-      rl.on('line', (line) => {
+      createInterface({ input: stream }).on('line', (line) => {
         file.write(`${line}\n`);
-        onLine?.(line);
+        lines.emit('line', line);
       });
     }
     child.once('exit', () => {
       this.procs.delete(child);
       setTimeout(() => file.end(), 100);
     });
-    this.procs.set(child, name);
+    this.procs.set(child, lines);
     return child;
+  }
+
+  /** Resolves with the first line of `child` matching `pattern`. */
+  waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpExecArray> {
+    const lines = this.procs.get(child);
+    if (!lines) return Promise.reject(new Error(`${what} is not running`));
+    return new Promise((resolve, reject) => {
+      const onLine = (line: string) => {
+        const m = pattern.exec(line);
+        if (m) done(null, m);
+      };
+      const onExit = (code: number | null) => done(new Error(`${what} exited (code ${code}) before it was ready`));
+      const timer = setTimeout(() => done(new Error(`${what}: not ready within ${timeoutMs} ms`)), timeoutMs);
+      const done = (err: Error | null, m?: RegExpExecArray) => {
+        clearTimeout(timer);
+        lines.off('line', onLine);
+        child.off('exit', onExit);
+        if (err) reject(err);
+        else resolve(m!);
+      };
+      lines.on('line', onLine);
+      child.once('exit', onExit);
+    });
   }
 
   killAll(): void {
@@ -199,28 +225,6 @@ class Children {
     this.killAll();
     process.off('exit', this.onExit);
   }
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`${what}: not ready within ${timeoutMs} ms`)), timeoutMs);
-    const rls = [child.stdout!, child.stderr!].map((s) => createInterface({ input: s }));
-    const onExit = (code: number | null) => done(new Error(`${what} exited (code ${code}) before it was ready`));
-    const done = (err: Error | null, m?: RegExpExecArray) => {
-      clearTimeout(timer);
-      rls.forEach((rl) => rl.close());
-      child.off('exit', onExit);
-      if (err) reject(err);
-      else resolve(m!);
-    };
-    for (const rl of rls) {
-      rl.on('line', (line) => {
-        const m = pattern.exec(line);
-        if (m) done(null, m);
-      });
-    }
-    child.once('exit', onExit);
-  });
 }
 
 function innermostMessage(err: unknown): string {
@@ -318,7 +322,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       ['--port', '0', '--profile', 'fast', '--seed', String(opts.seed), '--faults', faultsFile, '--api-key', CHAOS_API_KEY, ...tokenArgs],
       { PATH: process.env.PATH },
     );
-    const emuUrl = (await waitForLine(emulator, /listening on (http:\/\/\S+)/, 30_000, 'emulator'))[1]!;
+    const emuUrl = (await children.waitForLine(emulator, /listening on (http:\/\/\S+)/, 30_000, 'emulator'))[1]!;
     log(`chaos: emulator ${emuUrl}, seed ${opts.seed}, ${profiles} access token(s)`);
     const emu = async <T>(route: string, body?: unknown): Promise<T> => {
       const res = await fetch(`${emuUrl}/__emulator/${route}`, {
@@ -338,7 +342,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       REELFLOW_CALLBACK_PORT: '0',
       REELFLOW_CALLBACK_HOST: '127.0.0.1',
     });
-    const receiverPort = (await waitForLine(receiver, /listening on [^:\s]+:(\d+)/, 60_000, 'callback receiver'))[1]!;
+    const receiverPort = (await children.waitForLine(receiver, /listening on [^:\s]+:(\d+)/, 60_000, 'callback receiver'))[1]!;
     const receiverUrl = `http://127.0.0.1:${receiverPort}`;
     log(`chaos: callback receiver ${receiverUrl}`);
 
@@ -386,7 +390,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       return entry;
     };
     const first = Array.from({ length: opts.workers }, () => startWorker());
-    await Promise.all(first.map((w) => waitForLine(w.proc, /polling /, 120_000, w.name)));
+    await Promise.all(first.map((w) => children.waitForLine(w.proc, /polling /, 120_000, w.name)));
     log(`chaos: ${opts.workers} worker process(es) polling ${taskQueue}`);
 
     // ---- Temporal client and the pipelines
