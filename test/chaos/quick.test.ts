@@ -5,7 +5,8 @@
  * Every invariant of `npm run chaos` must hold. The dev server is jest's shared one
  * (restarting it would disturb the other test files), so no server restart here.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import path from 'node:path';
 import { renderMarkdown } from '../../bench/chaos-report';
 import { DIST_MISSING_HINT, distPaths, runChaos } from '../../bench/chaos-run';
 
@@ -21,6 +22,8 @@ test('quick chaos: 20 pipelines under faults, a worker SIGKILLed; every invarian
     workers: 2,
     temporal: { address: process.env.TEMPORAL_ADDRESS!, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' },
     timeoutMs: 200_000,
+    // Logs, archive and the like go with the rest of this test run's files.
+    ...(process.env.REELFLOW_TEST_DIR ? { workDir: mkdtempSync(path.join(process.env.REELFLOW_TEST_DIR, 'chaos-quick-')) } : {}),
     log: (line) => lines.push(line),
   });
   const summary = `${renderMarkdown(report)}\n--- run log ---\n${lines.join('\n')}`;
