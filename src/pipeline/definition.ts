@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 
-/** Refer to earlier stage outputs inside generation content URLs. */
-export const REVIEW_REF = /^ref:review\/(\d+)$/; // Asset:// address of review item N (input order)
-export const ASSET_REF = /^ref:asset\/([^/]+)$/; // Asset://<id> of the created asset with that name
+import { ASSET_REF, REVIEW_REF } from './refs';
+
+export { ASSET_REF, REVIEW_REF, durationMs } from './refs';
 
 const httpUrl = z
   .string()
@@ -199,11 +199,3 @@ export function parseDefinition(input: unknown): PipelineDefinition {
   return res.data;
 }
 
-/** Parses a duration option ('30s', '5m', 1500) into milliseconds. */
-export function durationMs(value: number | string): number {
-  if (typeof value === 'number') return value;
-  const m = /^(\d+)(ms|s|m|h)$/.exec(value);
-  if (!m) throw new Error(`bad duration ${value}`);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(m[1]) * unit;
-}

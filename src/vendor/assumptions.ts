@@ -5,11 +5,12 @@
  * under "Assumptions". Schemas are loose: unknown extra fields are accepted.
  */
 import { z } from 'zod';
+import { GENERATION_STATES, REVIEW_STATES } from './assumed-values';
 
-/** States of a generation task (spec 3.4: "not shown"). */
-export const GENERATION_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
-export const GENERATION_TERMINAL_STATES = ['succeeded', 'failed', 'cancelled'] as const;
-export type GenerationState = (typeof GENERATION_STATES)[number];
+// The plain values (states, intervals) live in assumed-values.ts, which has no zod, so
+// workflow code can import them without evaluating every schema in each workflow context.
+export * from './assumed-values';
+
 
 /** Response of GET {base_url}/v1/task/get/{id} (spec 4.1: "not shown"). */
 export const GenerationTaskSchema = z.looseObject({
@@ -32,9 +33,6 @@ export const GenerationCallbackSchema = GenerationTaskSchema;
  * Review task: the documented query response (spec 2.6 / 4.5). Kept here because the
  * review callback payload and the sync-submit response are assumed to be this same object.
  */
-export const REVIEW_STATES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
-export const REVIEW_TERMINAL_STATES = ['completed', 'failed', 'cancelled'] as const;
-export type ReviewState = (typeof REVIEW_STATES)[number];
 
 export const ReviewItemSchema = z.looseObject({
   asset_id: z.string().optional(),
@@ -68,8 +66,6 @@ export const ReviewCallbackSchema = ReviewTaskSchema;
 /** Sync review submit response (spec 4.5: "not shown"): assumed equal to a finished task query. */
 export const ReviewSyncResponseSchema = ReviewTaskSchema;
 
-/** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
-export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
 
 /**
  * Error body of generation, erase and review (spec 7.1, 7.2, 7.4: "not shown"; only

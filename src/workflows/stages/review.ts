@@ -3,7 +3,7 @@
  * submitted without duplicates and polled (≥ 1 s apart, growing); `cancelled` stops
  * without resubmitting (spec 3.3). Asset:// addresses come only from result.items[].
  */
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../vendor/assumptions';
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../vendor/assumed-values';
 import { planReviewBatches, type ReviewBatch } from '../../vendor/batching';
 import { RejectedError } from '../../vendor/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../messages';
