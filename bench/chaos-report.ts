@@ -1,6 +1,5 @@
 /** The chaos report as Markdown, and both files written to reports/chaos-<ISO>.{json,md}. */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeReportFiles } from './report-files';
 import type { ChaosReport } from './chaos-run';
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -92,11 +91,5 @@ export function renderMarkdown(r: ChaosReport): string {
 }
 
 export function writeReport(r: ChaosReport, dir: string): { json: string; md: string } {
-  mkdirSync(dir, { recursive: true });
-  const stamp = r.startedAt.replace(/[:.]/g, '-');
-  const json = path.join(dir, `chaos-${stamp}.json`);
-  const md = path.join(dir, `chaos-${stamp}.md`);
-  writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
-  writeFileSync(md, renderMarkdown(r));
-  return { json, md };
+  return writeReportFiles('chaos', r.startedAt, r, renderMarkdown(r), dir);
 }

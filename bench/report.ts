@@ -3,8 +3,7 @@
  * Markdown for people — one table per callback mode, the ratios, the machine, the
  * exact command — both written to <outDir>/bench-<ISO time>.{json,md}.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeReportFiles } from './report-files';
 import type { ProfileSummary } from './cpu-profile';
 import type { PhaseResult } from './phase';
 import { ratio, type Summary } from './stats';
@@ -211,11 +210,5 @@ export function renderMarkdown(report: BenchReport): string {
 
 /** Writes <outDir>/bench-<ISO>.json and .md; returns their paths. */
 export function writeReport(report: BenchReport, outDir: string): { json: string; md: string } {
-  mkdirSync(outDir, { recursive: true });
-  const stamp = report.startedAt.replace(/[:.]/g, '-');
-  const json = path.join(outDir, `bench-${stamp}.json`);
-  const md = path.join(outDir, `bench-${stamp}.md`);
-  writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(md, renderMarkdown(report));
-  return { json, md };
+  return writeReportFiles('bench', report.startedAt, report, renderMarkdown(report), outDir);
 }
