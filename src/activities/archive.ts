@@ -257,7 +257,9 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
         await onDisk(commit(input, p, hex, bytes));
         return resultOf(input, p, hex, bytes);
       } catch (err) {
-        if (folderIsSafe) await rm(p.part, { force: true }).catch(() => undefined);
+        if (folderIsSafe) {
+          for (const part of [p.part, `${p.sum}.part`, `${p.source}.part`]) await rm(part, { force: true }).catch(() => undefined);
+        }
         throw toFailure(err, failure);
       }
     },

@@ -105,7 +105,7 @@ export function createAddressGuard(opts: {
       if (err) return callback(err, '', 0);
       const addresses = resolved as unknown as LookupAddress[];
       const refused = addresses.map((a) => refusalOf(hostname, a.address)).find(Boolean);
-      if (refused) return callback(Object.assign(refused, { code: refused.code }) as NodeJS.ErrnoException, '', 0);
+      if (refused) return callback(refused, '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const [first] = addresses;
       if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);

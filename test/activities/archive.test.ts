@@ -210,6 +210,16 @@ describe('keyed by the vendor task, verified by its recorded source', () => {
     expect(again.sha256).toBe(otherSha);
   });
 
+  test('without a task id (scheduled before the field existed) the folder is keyed by the URL', async () => {
+    const { archiveRoot, run } = setup();
+    const a = await run({ pipelineId: 'p', name: 'v.mp4', url: `${base}/video.mp4?${SIG}` });
+    expect(a.path).toBe(path.join(archiveRoot, 'p', `_url-${sha(`${base}/video.mp4`)}`, 'v.mp4'));
+    expect(a.taskId).toBeUndefined();
+    const b = await run({ pipelineId: 'p', name: 'v.mp4', url: `${base}/other.mp4` });
+    expect(b.sha256).toBe(otherSha);
+    expect(sha(readFileSync(a.path))).toBe(payloadSha);
+  });
+
   test('ids "x/y" and "x_y-<hash>" (main\'s encoding of "x/y") never share a folder', async () => {
     const { run } = setup();
     const mainEncoding = `x_y-${sha('x/y').slice(0, 8)}`;
