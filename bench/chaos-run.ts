@@ -362,6 +362,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       REELFLOW_TASK_QUEUE: taskQueue,
       REELFLOW_PROFILES: Array.from({ length: profiles }, (_, i) => profileName(i)).join(','),
       REELFLOW_ARCHIVE_DIR: archiveRoot,
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
       REELFLOW_CALLBACK_BASE_URL: receiverUrl,
       REELFLOW_CALLBACK_SECRET: callbackSecret,
     };

@@ -55,6 +55,7 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
       REELFLOW_PROFILE_DEFAULT_API_KEY: EMULATOR_API_KEY,
       REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: EMULATOR_ACCESS_TOKEN,
       REELFLOW_ARCHIVE_DIR: path.join(ctx.runDir, `archive-reelflow-${mode}`),
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
     };
     if (opts.getAssetRate !== undefined) env.REELFLOW_GETASSET_RATE = String(opts.getAssetRate);
     Object.assign(env, opts.workerEnv);

@@ -1,157 +1,122 @@
 /**
  * archiveOutput: download a vendor output before its URL expires (DESIGN §6), with a
- * sha256 checksum, into `${archiveRoot}/${pipelineId}/${name}` plus `${name}.sha256`
- * (sha256sum format).
+ * sha256 checksum, into `${archiveRoot}/${pipelineId}/${taskId}/${name}` plus
+ * `${name}.sha256` (sha256sum format) and `${name}.source.json` (what was downloaded).
  *
+ * - Keyed by what was downloaded: the vendor task id has its own folder, so a pipeline
+ *   id reused by a new run never meets the old run's file. Every id becomes one path
+ *   segment by an injective encoding (./archive-files.ts).
+ * - Idempotent: a stored file is returned without a request only when its recorded source
+ *   (task id and URL without query) matches and its sha256 verifies.
  * - Streams with undici to `${name}.part`, hashing as it goes; fsync, then rename: the
- *   final name only ever holds a complete file.
+ *   final name only ever holds a complete file. Folders must be real directories under
+ *   the root and files are opened without following symlinks.
+ * - Connects only to public addresses, redirects included, unless the worker opts in
+ *   (./public-address.ts); refuses downloads over `maxBytes`.
  * - Heartbeats progress; the activity's cancellation signal aborts the HTTP request
  *   (the workflow must set a heartbeatTimeout for cancellation to reach it).
- * - Idempotent: when the final file and its .sha256 exist and agree, returns them
- *   without a request.
- * - 403/404/410 → non-retryable "URL expired or gone"; 5xx, 408, 429 and network
- *   failures → retryable. Messages name the file and status; a URL is shown without
- *   its query string (a signed URL's query is a credential).
+ * - Failures: ./archive-failures.ts.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, readFile, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import type { ArchivedFile } from '../workflows/messages';
+import {
+  ARCHIVE_FAILURES,
+  invalidInput,
+  onDisk,
+  redactUrl,
+  sizeMismatch,
+  statusFailure,
+  toFailure,
+  tooLarge,
+} from './archive-failures';
+import {
+  createExclusive,
+  ensureFolder,
+  openRegular,
+  readRegular,
+  safeSegment,
+  syncDir,
+  writeSmallFile,
+  type OpenFile,
+} from './archive-files';
+import { createAddressGuard, type PrivateAllowance } from './public-address';
+
+export { ARCHIVE_FAILURES, DISK_FULL_ATTEMPTS, redactUrl } from './archive-failures';
+export { safeSegment } from './archive-files';
 
 export interface ArchiveInput {
   pipelineId: string;
-  /** File name inside the pipeline's folder, e.g. "generation.mp4"; sanitized. */
+  /**
+   * The vendor task whose output this is (generation or erase task id): its folder.
+   * Absent only in activities scheduled before this field existed; their folder is keyed
+   * by the URL (`_url-<sha256>`, a name no encoded id can have).
+   */
+  taskId?: string;
+  /** File name inside the task's folder, e.g. "generated.mp4"; encoded as one segment. */
   name: string;
   url: string;
   /** When known: a file of another size is not accepted (retryable failure). */
   expectedBytes?: number;
 }
 
+/** 2 GiB: far above a generated clip, far below a disk. */
+export const DEFAULT_ARCHIVE_MAX_BYTES = 2 ** 31;
+
 export interface ArchiveActivitiesOptions {
   archiveRoot: string;
-  /** undici dispatcher; default: an Agent that follows up to 5 redirects. */
-  dispatcher?: Dispatcher;
+  /**
+   * Non-public addresses (loopback, private, link-local) the download may reach: `true`
+   * any (local testing: the emulator serves media on 127.0.0.1), a list of addresses or
+   * CIDR subnets only those. Default none.
+   */
+  allowPrivate?: PrivateAllowance;
+  /** Largest file accepted, in bytes. Default DEFAULT_ARCHIVE_MAX_BYTES. */
+  maxBytes?: number;
   /** Time to response headers and between body chunks. Default 60 s each. */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
   /** Minimum interval between progress heartbeats. Default 1 s. */
   heartbeatIntervalMs?: number;
+  /** DNS seam for tests; default node:dns lookup. */
+  lookup?: LookupFunction;
+  /** File-system seam for tests (e.g. a full disk); default fs/promises open. */
+  openFile?: OpenFile;
 }
 
-/** Failure types this activity throws (ApplicationFailure.type). */
-export const ARCHIVE_FAILURES = {
-  /** 403/404/410: the signed URL expired or the object is gone. Non-retryable. */
-  gone: 'ArchiveUrlGone',
-  /** Any other non-2xx. Retryable for 5xx, 408, 429; not for other 4xx. */
-  http: 'ArchiveHttpError',
-  /** Connection, reset, timeout while downloading. Retryable. */
-  network: 'ArchiveNetworkError',
-  /** Downloaded size differs from expectedBytes or Content-Length. Retryable. */
-  size: 'ArchiveSizeMismatch',
-  /** Bad input (empty name, non-http URL). Non-retryable. */
-  input: 'ArchiveInvalidInput',
-  /** Local filesystem failure (disk full, permissions). Retryable. */
-  write: 'ArchiveWriteError',
-} as const;
-
-const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
-
-/**
- * A single safe path segment: kept as is when already safe, otherwise unsafe characters
- * become `_` and a short hash of the original is appended, so two different names never
- * share a file (e.g. "a/b" and "a_b"). Never empty, never "." or "..", never hidden.
- */
-export function safeSegment(raw: string): string {
-  if (SAFE_SEGMENT.test(raw) && !raw.includes('..')) return raw;
-  const hash = createHash('sha256').update(raw, 'utf8').digest('hex').slice(0, 8);
-  const cleaned = raw
-    .replace(/[^A-Za-z0-9._-]+/g, '_')
-    .replace(/\.{2,}/g, '_')
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .slice(0, 100);
-  return cleaned ? `${cleaned}-${hash}` : `file-${hash}`;
+/** What `${name}.source.json` records. */
+interface Source {
+  taskId: string | null;
+  url: string;
+  sha256: string;
+  bytes: number;
 }
 
-/** A URL for messages and results: scheme, host and path only (no credentials, no query). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '<unparseable URL>';
-  }
-}
-
-function scrub(message: string, url: string): string {
-  let out = message.split(url).join(redactUrl(url));
-  try {
-    const { search } = new URL(url);
-    if (search.length > 1) out = out.split(search.slice(1)).join('…');
-  } catch {
-    // nothing more to remove
-  }
-  return out;
-}
+const SIDECAR = /\.(part|sha256|source\.json)$/;
 
 function sha256Line(hex: string, fileName: string): string {
   return `${hex}  ${fileName}\n`;
 }
 
-async function sha256OfFile(file: string, signal: AbortSignal): Promise<{ hex: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(file, { signal }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
+function validate(input: ArchiveInput): void {
+  for (const field of ['pipelineId', 'name', 'url'] as const) {
+    if (typeof input?.[field] !== 'string' || input[field].trim() === '') {
+      throw invalidInput(`${field} must be a non-empty string`);
+    }
   }
-  return { hex: hash.digest('hex'), bytes };
-}
-
-function statusFailure(name: string, url: string, status: number): ApplicationFailure {
-  const where = `archive "${name}": HTTP ${status} from ${redactUrl(url)}`;
-  if (status === 403 || status === 404 || status === 410) {
-    return ApplicationFailure.create({
-      type: ARCHIVE_FAILURES.gone,
-      message: `${where}: URL expired or gone`,
-      nonRetryable: true,
-      details: [{ name, status }],
-    });
+  if (input.taskId !== undefined && (typeof input.taskId !== 'string' || input.taskId.trim() === '')) {
+    throw invalidInput(`taskId must be a non-empty string when given`);
   }
-  const retryable = status >= 500 || status === 408 || status === 429;
-  return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.http,
-    message: where,
-    nonRetryable: !retryable,
-    details: [{ name, status }],
-  });
-}
-
-function isFsError(err: unknown): err is NodeJS.ErrnoException {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).syscall === 'string' && 'path' in err;
-}
-
-function toFailure(err: unknown, name: string, url: string, signal: AbortSignal): unknown {
-  if (signal.aborted) return signal.reason ?? err; // cancellation: let the SDK report it as such
-  if (err instanceof ApplicationFailure) return err;
-  const e = err instanceof Error ? err : new Error(String(err));
-  const code = (e as { code?: unknown }).code;
-  const detail = scrub(`${e.message}${typeof code === 'string' ? ` (${code})` : ''}`, url);
-  if (isFsError(e)) {
-    return ApplicationFailure.create({
-      type: ARCHIVE_FAILURES.write,
-      message: `archive "${name}": writing the file failed: ${detail}`,
-      details: [{ name, code }],
-    });
+  if (SIDECAR.test(safeSegment(input.name))) {
+    throw invalidInput(`name "${input.name}" must not end in .part, .sha256 or .source.json (the archive's own files)`);
   }
-  return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.network,
-    message: `archive "${name}": download from ${redactUrl(url)} failed: ${detail}`,
-    details: [{ name, code }],
-  });
+  if (!/^https?:\/\//i.test(input.url) || !URL.canParse(input.url)) {
+    throw invalidInput(`"${input.name}": url must be an http(s) URL, got ${redactUrl(input.url)}`);
+  }
 }
 
 export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
@@ -159,69 +124,91 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
   const headersTimeout = opts.headersTimeoutMs ?? 60_000;
   const bodyTimeout = opts.bodyTimeoutMs ?? 60_000;
   const heartbeatEvery = opts.heartbeatIntervalMs ?? 1_000;
-  let ownDispatcher: Dispatcher | undefined;
-  const dispatcher = (): Dispatcher =>
-    opts.dispatcher ?? (ownDispatcher ??= new Agent().compose(interceptors.redirect({ maxRedirections: 5 })));
+  const maxBytes = opts.maxBytes ?? DEFAULT_ARCHIVE_MAX_BYTES;
+  const openFile: OpenFile = opts.openFile ?? open;
+  const guard = createAddressGuard({
+    ...(opts.allowPrivate !== undefined ? { allowPrivate: opts.allowPrivate } : {}),
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+  });
 
   function paths(input: ArchiveInput) {
-    const dir = path.join(root, safeSegment(input.pipelineId));
+    const taskKey =
+      input.taskId !== undefined
+        ? safeSegment(input.taskId)
+        : `_url-${createHash('sha256').update(redactUrl(input.url)).digest('hex')}`;
+    const segments = [safeSegment(input.pipelineId), taskKey];
+    const dir = path.join(root, ...segments);
     const fileName = safeSegment(input.name);
     const final = path.join(dir, fileName);
-    // Belt and braces: whatever the sanitizer does, nothing is written outside the root.
-    if (path.dirname(path.dirname(final)) !== root) throw new Error('archive path escapes the archive root');
-    return { dir, fileName, final, part: `${final}.part`, sum: `${final}.sha256` };
+    return { segments, dir, fileName, final, part: `${final}.part`, sum: `${final}.sha256`, source: `${final}.source.json` };
+  }
+  type Paths = ReturnType<typeof paths>;
+
+  function resultOf(input: ArchiveInput, p: Paths, sha256: string, bytes: number): ArchivedFile {
+    const out: ArchivedFile = { name: input.name, path: p.final, sha256, bytes, sourceUrl: redactUrl(input.url) };
+    if (input.taskId !== undefined) out.taskId = input.taskId;
+    return out;
   }
 
-  /** The archived file when it is complete and matches its .sha256 (and size, if given). */
-  async function existing(
-    input: ArchiveInput,
-    p: ReturnType<typeof paths>,
-    signal: AbortSignal,
-  ): Promise<ArchivedFile | undefined> {
-    let recorded: string;
+  /** The stored file when its recorded source is this one and its sha256 verifies. */
+  async function existing(input: ArchiveInput, p: Paths, signal: AbortSignal): Promise<ArchivedFile | undefined> {
+    const [sumText, sourceText] = await Promise.all([readRegular(p.sum), readRegular(p.source)]);
+    const recorded = sumText?.split(/\s+/)[0] ?? '';
+    let source: Partial<Source> = {};
     try {
-      const [line] = (await readFile(p.sum, 'utf8')).split('\n');
-      recorded = (line ?? '').split(/\s+/)[0] ?? '';
-      const st = await stat(p.final);
-      if (!st.isFile()) return undefined;
-      if (input.expectedBytes !== undefined && st.size !== input.expectedBytes) return undefined;
+      source = JSON.parse(sourceText ?? '{}') as Partial<Source>;
     } catch {
       return undefined;
     }
-    if (!/^[0-9a-f]{64}$/.test(recorded)) return undefined;
+    const sameSource = source.taskId === (input.taskId ?? null) && source.url === redactUrl(input.url);
+    if (!/^[0-9a-f]{64}$/.test(recorded) || source.sha256 !== recorded || !sameSource) return undefined;
+    const fh = await openRegular(p.final);
+    if (!fh) return undefined;
     Context.current().heartbeat({ phase: 'verify-existing' });
-    const { hex, bytes } = await sha256OfFile(p.final, signal);
-    if (hex !== recorded) return undefined;
-    return { name: input.name, path: p.final, sha256: hex, bytes, sourceUrl: redactUrl(input.url) };
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of fh.createReadStream({ signal }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+    const hex = hash.digest('hex');
+    if (hex !== recorded || bytes !== source.bytes) return undefined;
+    if (input.expectedBytes !== undefined && bytes !== input.expectedBytes) return undefined;
+    return resultOf(input, p, hex, bytes);
   }
 
-  async function download(input: ArchiveInput, p: ReturnType<typeof paths>, signal: AbortSignal) {
+  async function download(input: ArchiveInput, p: Paths, signal: AbortSignal) {
     const ctx = Context.current();
-    const res = await request(input.url, { method: 'GET', signal, dispatcher: dispatcher(), headersTimeout, bodyTimeout });
+    const res = await request(input.url, { method: 'GET', signal, dispatcher: guard.dispatcher(), headersTimeout, bodyTimeout });
     if (res.statusCode < 200 || res.statusCode >= 300) {
       await res.body.dump().catch(() => undefined);
       throw statusFailure(input.name, input.url, res.statusCode);
     }
     const lengthHeader = res.headers['content-length'];
     const declared = typeof lengthHeader === 'string' && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+    if (declared !== undefined && declared > maxBytes) {
+      res.body.destroy();
+      throw tooLarge(input.name, declared, maxBytes, 'Content-Length');
+    }
     const total = input.expectedBytes ?? declared;
     const hash = createHash('sha256');
     let bytes = 0;
     let lastBeat = 0;
-    const fh = await open(p.part, 'w');
+    const fh = await onDisk(createExclusive(openFile, p.part));
     try {
       ctx.heartbeat({ phase: 'download', bytes, total });
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        hash.update(chunk);
         bytes += chunk.length;
-        await fh.write(chunk);
+        if (bytes > maxBytes) throw tooLarge(input.name, bytes, maxBytes, 'the download reached');
+        hash.update(chunk);
+        await onDisk(fh.write(chunk));
         const now = Date.now();
         if (now - lastBeat >= heartbeatEvery) {
           lastBeat = now;
           ctx.heartbeat({ phase: 'download', bytes, total });
         }
       }
-      await fh.sync();
+      await onDisk(fh.sync());
     } finally {
       await fh.close();
     }
@@ -229,64 +216,53 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
       ['Content-Length', declared],
       ['expectedBytes', input.expectedBytes],
     ] as const) {
-      if (want !== undefined && want !== bytes) {
-        throw ApplicationFailure.create({
-          type: ARCHIVE_FAILURES.size,
-          message: `archive "${input.name}": got ${bytes} bytes, ${what} says ${want}`,
-          details: [{ name: input.name, bytes, [what]: want }],
-        });
-      }
+      if (want !== undefined && want !== bytes) throw sizeMismatch(input.name, bytes, what, want);
     }
     return { hex: hash.digest('hex'), bytes };
   }
 
-  async function syncDir(dir: string): Promise<void> {
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } catch {
-      // Some filesystems refuse fsync on a directory; the rename is still atomic.
-    } finally {
-      await d.close();
+  /** Publishes a verified download: the file first, then what it is; all renames are atomic. */
+  async function commit(input: ArchiveInput, p: Paths, hex: string, bytes: number): Promise<void> {
+    await rename(p.part, p.final);
+    const source: Source = { taskId: input.taskId ?? null, url: redactUrl(input.url), sha256: hex, bytes };
+    for (const [file, text] of [
+      [p.sum, sha256Line(hex, p.fileName)],
+      [p.source, `${JSON.stringify(source)}\n`],
+    ] as const) {
+      await writeSmallFile(openFile, `${file}.part`, text);
+      await rename(`${file}.part`, file);
     }
+    await syncDir(p.dir);
   }
 
   return {
     /** Download `url` into the archive with a sha256 checksum; see the module comment. */
     async archiveOutput(input: ArchiveInput): Promise<ArchivedFile> {
-      const { cancellationSignal: signal } = Context.current();
-      for (const field of ['pipelineId', 'name', 'url'] as const) {
-        if (typeof input?.[field] !== 'string' || input[field].trim() === '') {
-          throw ApplicationFailure.create({
-            type: ARCHIVE_FAILURES.input,
-            message: `archive: ${field} must be a non-empty string`,
-            nonRetryable: true,
-          });
-        }
-      }
-      if (!/^https?:\/\//i.test(input.url)) {
-        throw ApplicationFailure.create({
-          type: ARCHIVE_FAILURES.input,
-          message: `archive "${input.name}": url must be http(s), got ${redactUrl(input.url)}`,
-          nonRetryable: true,
-        });
-      }
+      const { cancellationSignal: signal, info } = Context.current();
+      validate(input);
       const p = paths(input);
+      const failure = { name: input.name, url: input.url, dir: p.dir, attempt: info.attempt, signal };
+      const refusal = guard.refusalOf(new URL(input.url).hostname);
+      if (refusal) throw toFailure(refusal, failure);
+      if (input.expectedBytes !== undefined && input.expectedBytes > maxBytes) {
+        throw tooLarge(input.name, input.expectedBytes, maxBytes, 'expectedBytes');
+      }
+      let folderIsSafe = false;
       try {
-        await mkdir(p.dir, { recursive: true });
-        const found = await existing(input, p, signal);
+        await onDisk(ensureFolder(root, p.segments));
+        folderIsSafe = true;
+        const found = await existing(input, p, signal).catch(() => undefined);
         if (found) return found;
         const { hex, bytes } = await download(input, p, signal);
-        await rename(p.part, p.final);
-        const sumTmp = `${p.sum}.part`;
-        await writeFile(sumTmp, sha256Line(hex, p.fileName), { flush: true });
-        await rename(sumTmp, p.sum);
-        await syncDir(p.dir);
-        return { name: input.name, path: p.final, sha256: hex, bytes, sourceUrl: redactUrl(input.url) };
+        await onDisk(commit(input, p, hex, bytes));
+        return resultOf(input, p, hex, bytes);
       } catch (err) {
-        await rm(p.part, { force: true }).catch(() => undefined);
-        throw toFailure(err, input.name, input.url, signal);
+        if (folderIsSafe) {
+          for (const part of [p.part, `${p.sum}.part`, `${p.source}.part`]) await rm(part, { force: true }).catch(() => undefined);
+        }
+        throw toFailure(err, failure);
       }
     },
   };
 }
+

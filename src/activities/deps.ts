@@ -12,6 +12,10 @@ export interface ActivityDeps {
    * Undefined when no callback base URL is configured.
    */
   callbackUrlFor?(workflowId: string, step: string, attempt: number): string;
-  /** Folder that archived outputs are written under (one sub-folder per pipeline). */
+  /** Folder that archived outputs are written under (a sub-folder per pipeline, one per vendor task in it). */
   archiveRoot: string;
+  /** Archive downloads may reach loopback/private/link-local addresses (local testing only). Default false. */
+  archiveAllowPrivate?: boolean;
+  /** Largest archived file in bytes; default 2 GiB. */
+  archiveMaxBytes?: number;
 }

@@ -13,7 +13,11 @@ export type { CallbackRef } from './vendor';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createVendorActivities(deps),
-    ...createArchiveActivities({ archiveRoot: deps.archiveRoot }),
+    ...createArchiveActivities({
+      archiveRoot: deps.archiveRoot,
+      allowPrivate: deps.archiveAllowPrivate ?? false,
+      ...(deps.archiveMaxBytes !== undefined ? { maxBytes: deps.archiveMaxBytes } : {}),
+    }),
   };
 }
 

@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     console.log(`emulator  ${emulator.url}   API key emu-key, access tokens emu-user-1, emu-user-2`);
     console.log('\nworker environment:');
     console.log(`  TEMPORAL_ADDRESS=${server.address} VENDOR_BASE_URL=${emulator.url} VENDOR_IDENTITY_URL=${emulator.url} \\`);
-    console.log('  REELFLOW_PROFILE_DEFAULT_API_KEY=emu-key REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=emu-user-1 npm run worker');
+    console.log('  REELFLOW_PROFILE_DEFAULT_API_KEY=emu-key REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=emu-user-1 \\');
+    console.log('  REELFLOW_ARCHIVE_ALLOW_PRIVATE=1 npm run worker   # archive from the local emulator');
   }
   console.log('\nCtrl-C stops everything.');
   const stop = async () => {

@@ -186,6 +186,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
       REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: DEFAULT_ACCESS_TOKENS[0],
       REELFLOW_TASK_QUEUE: DEMO_TASK_QUEUE,
       REELFLOW_ARCHIVE_DIR: path.join(dataDir, 'archive'),
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
       REELFLOW_CALLBACK_PORT: String(callbackPort),
       REELFLOW_CALLBACK_HOST: '127.0.0.1',
       REELFLOW_CALLBACK_BASE_URL: `http://127.0.0.1:${callbackPort}`,

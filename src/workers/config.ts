@@ -6,6 +6,9 @@
  *   REELFLOW_TASK_QUEUE                  default "reelflow"
  *   REELFLOW_PROFILES                    credential profiles served, comma list; default "default"
  *   REELFLOW_ARCHIVE_DIR                 default ./archive (resolved against the working dir)
+ *   REELFLOW_ARCHIVE_ALLOW_PRIVATE       1/true: archive downloads may reach loopback/private addresses
+ *                                        (local testing against the emulator); default 0
+ *   REELFLOW_ARCHIVE_MAX_BYTES           largest archived file; default 2147483648 (2 GiB)
  *   REELFLOW_CALLBACK_BASE_URL           public base of the callback receiver; optional
  *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
  *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
@@ -21,6 +24,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_ARCHIVE_MAX_BYTES } from '../activities/archive';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
 
 export type Env = Record<string, string | undefined>;
@@ -41,6 +45,8 @@ export interface WorkerConfig {
   taskQueue: string;
   profiles: string[];
   archiveRoot: string;
+  archiveAllowPrivate: boolean;
+  archiveMaxBytes: number;
   callbackBaseUrl?: string;
   /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly callbackSecret?: string;
@@ -93,6 +99,15 @@ function schemaFor(cores: number) {
           ),
       ),
       REELFLOW_ARCHIVE_DIR: opt(z.string()),
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: opt(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .regex(/^(1|0|true|false)$/, 'must be 1, 0, true or false')
+          .transform((s) => s === '1' || s === 'true'),
+      ),
+      REELFLOW_ARCHIVE_MAX_BYTES: opt(int(1, Number.MAX_SAFE_INTEGER)),
       REELFLOW_CALLBACK_BASE_URL: opt(
         z
           .string()
@@ -137,6 +152,8 @@ function schemaFor(cores: number) {
         taskQueue: e.REELFLOW_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
         profiles: e.REELFLOW_PROFILES ?? ['default'],
         archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
+        archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
+        archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
         callbackHost: e.REELFLOW_CALLBACK_HOST ?? '0.0.0.0',
         getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
         // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
@@ -176,6 +193,7 @@ export function describeWorkerConfig(c: WorkerConfig): string {
     `taskQueue=${c.taskQueue}`,
     `profiles=${c.profiles.join(',')}`,
     `archiveRoot=${c.archiveRoot}`,
+    `archiveMaxBytes=${c.archiveMaxBytes}`,
     `getAssetRate=${c.getAssetRatePerSecond}/s`,
     `maxConcurrentActivities=${c.maxConcurrentActivities}`,
     `maxConcurrentWorkflowTasks=${c.maxConcurrentWorkflowTasks}`,
@@ -183,5 +201,6 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
+  if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
   return parts.join(' ');
 }

@@ -92,6 +92,8 @@ export function activityDeps(config: WorkerConfig, clients: Map<string, VendorCl
       return client;
     },
     archiveRoot: config.archiveRoot,
+    archiveAllowPrivate: config.archiveAllowPrivate,
+    archiveMaxBytes: config.archiveMaxBytes,
   };
   const { callbackBaseUrl, callbackSecret } = config;
   if (callbackBaseUrl && callbackSecret) {

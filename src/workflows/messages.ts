@@ -111,6 +111,8 @@ export interface ArchivedFile {
   sha256: string;
   bytes: number;
   sourceUrl: string;
+  /** The vendor task the file came from (the archive's key). */
+  taskId?: string;
 }
 
 export interface PipelineResult {

@@ -174,14 +174,14 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
 
-  const archive = async (name: string, url: string): Promise<void> => {
+  const archive = async (name: string, url: string, taskId: string): Promise<void> => {
     if (!opts.archive) return;
     status.stage = 'archive';
     refresh();
     const t0 = Date.now();
     const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions(
       { ...ARCHIVE_OPTIONS, summary: `archive ${name}` },
-      [{ pipelineId, name, url }],
+      [{ pipelineId, taskId, name, url }],
     );
     result.archived.push(file);
     timings.archive = (timings.archive ?? 0) + (Date.now() - t0);
@@ -239,7 +239,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
         }),
       );
       // Archive before anything else: the original URL expires 24 h after generation.
-      await archive(`generated${extensionOf(result.generation.videoUrl)}`, result.generation.videoUrl);
+      await archive(`generated${extensionOf(result.generation.videoUrl)}`, result.generation.videoUrl, result.generation.taskId);
     }
     if (def.erase && result.generation) {
       const generated = result.generation;
@@ -257,7 +257,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
           ],
         }),
       );
-      await archive(`erased${extensionOf(result.erase.videoUrl)}`, result.erase.videoUrl);
+      await archive(`erased${extensionOf(result.erase.videoUrl)}`, result.erase.videoUrl, result.erase.taskId);
     }
   } catch (err) {
     const cancelled = isCancellation(err);

@@ -37,7 +37,9 @@ test('the demo runs examples/pipeline.json on the whole local stack and stops it
 
   // Its files stay under the data dir: SQLite, logs, archived videos.
   expect(readdirSync(dataDir).sort()).toEqual(expect.arrayContaining(['archive', 'demo', 'temporal.db']));
-  expect(readdirSync(path.join(dataDir, 'archive', id))).toEqual(expect.arrayContaining(['erased.mp4', 'generated.mp4']));
+  // One folder per vendor task under the pipeline's folder.
+  const archived = readdirSync(path.join(dataDir, 'archive', id), { recursive: true }).map((f) => path.basename(String(f)));
+  expect(archived).toEqual(expect.arrayContaining(['erased.mp4', 'generated.mp4']));
   // Secrets of the stack never reach the output (the callback secret is random per run).
   expect(out + err).not.toMatch(/REELFLOW_CALLBACK_SECRET/);
 }, 240_000);

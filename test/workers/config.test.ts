@@ -25,6 +25,8 @@ test('defaults, sized for 2 cores', () => {
     taskQueue: 'reelflow',
     profiles: ['default'],
     archiveRoot: path.resolve('archive'),
+    archiveAllowPrivate: false,
+    archiveMaxBytes: 2 ** 31,
     callbackHost: '0.0.0.0',
     getAssetRatePerSecond: 3,
     maxConcurrentActivities: 20,
@@ -39,6 +41,8 @@ test('every variable is read; blanks count as unset', () => {
       REELFLOW_TASK_QUEUE: 'tq-1',
       REELFLOW_PROFILES: ' a, b-2 ,a,,',
       REELFLOW_ARCHIVE_DIR: '/data/archive',
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: 'true',
+      REELFLOW_ARCHIVE_MAX_BYTES: '1048576',
       REELFLOW_CALLBACK_BASE_URL: 'https://hooks.example.com/reelflow/',
       REELFLOW_CALLBACK_SECRET: SECRET,
       REELFLOW_CALLBACK_PORT: '8089',
@@ -55,6 +59,8 @@ test('every variable is read; blanks count as unset', () => {
     taskQueue: 'tq-1',
     profiles: ['a', 'b-2'],
     archiveRoot: '/data/archive',
+    archiveAllowPrivate: true,
+    archiveMaxBytes: 1048576,
     callbackBaseUrl: 'https://hooks.example.com/reelflow',
     callbackPort: 8089,
     callbackHost: '127.0.0.1',
@@ -96,6 +102,9 @@ test.each<[string, string, Env, RegExp]>([
   ['bad task queue', 'REELFLOW_TASK_QUEUE', { REELFLOW_TASK_QUEUE: 'a queue' }, /letters/],
   ['one workflow task', 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS', { REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '1' }, /at least 2/],
   ['metrics bind', 'REELFLOW_METRICS_BIND', { REELFLOW_METRICS_BIND: '9464' }, /host:port/],
+  ['archive opt-in not a switch', 'REELFLOW_ARCHIVE_ALLOW_PRIVATE', { REELFLOW_ARCHIVE_ALLOW_PRIVATE: 'yes please' }, /1, 0, true or false/],
+  ['archive size limit zero', 'REELFLOW_ARCHIVE_MAX_BYTES', { REELFLOW_ARCHIVE_MAX_BYTES: '0' }, /at least 1/],
+  ['archive size limit with a unit', 'REELFLOW_ARCHIVE_MAX_BYTES', { REELFLOW_ARCHIVE_MAX_BYTES: '2GiB' }, /whole number/],
 ])('%s → error names %s', (_, variable, env, rule) => {
   const err = errorOf(env);
   expect(err.variables).toContain(variable);

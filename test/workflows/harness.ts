@@ -71,6 +71,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
       ? (workflowId, step, attempt) => buildCallbackUrl(receiver!.url, CALLBACK_SECRET, workflowId, step, attempt)
       : undefined,
     archiveRoot,
+    archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
   });
   const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
   const makeWorkers = async () => opts.inProcessWorkers === false ? [] : [

@@ -3,7 +3,7 @@
  * callbacks, and stages skipped by the definition. The emulator's inspection proves
  * exactly one vendor task per step (no duplicates) and the archive holds the outputs.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { statusQuery } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from './harness';
@@ -82,6 +82,21 @@ describe('stages skipped by the definition', () => {
     h = await startHarness();
   });
   afterAll(async () => h?.close());
+
+  test('a workflow id reused by a new run archives the new run\'s video; the old run keeps its file', async () => {
+    const id = `reuse-${randomUUID().slice(0, 8)}`;
+    const definition = (text: string) => ({ generation: { model: 'video-model-1', content: [{ type: 'text' as const, text }] } });
+    const p1 = await (await h.start(definition('P1'), id)).result();
+    const p3 = await (await h.start(definition('P3'), id)).result();
+    expect(p3.generation!.taskId).not.toBe(p1.generation!.taskId);
+    const [old] = p1.archived;
+    const [fresh] = p3.archived;
+    expect(fresh!.taskId).toBe(p3.generation!.taskId);
+    expect(fresh!.sourceUrl).toBe(p3.generation!.videoUrl.split('?')[0]);
+    expect(fresh!.path).not.toBe(old!.path);
+    expect(sha256(fresh!.path)).toBe(fresh!.sha256);
+    expect(sha256(old!.path)).toBe(old!.sha256);
+  });
 
   test('generation only: no review, assets or erase calls, stages shown as skipped', async () => {
     const { handle, result } = await h.run({

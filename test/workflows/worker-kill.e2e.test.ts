@@ -25,6 +25,7 @@ function startWorkerProcess(h: Harness, name: string): ChildProcess {
       REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
       REELFLOW_TASK_QUEUE: h.taskQueue,
       REELFLOW_ARCHIVE_DIR: h.archiveRoot,
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
       REELFLOW_CALLBACK_BASE_URL: h.receiver!.url,
       REELFLOW_CALLBACK_SECRET: CALLBACK_SECRET,
     },

@@ -1,0 +1,137 @@
+/**
+ * Which addresses an archive download may reach: only public ones, unless the worker opts
+ * in for local testing. Judged on the literal host first (no DNS), then on every address a
+ * name resolves to, right before the socket connects to it (so DNS rebinding between a check
+ * and the connect cannot slip through), and once more on the socket's peer address.
+ */
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
+
+/** Non-public ranges, by what they are (the label goes into the refusal message). */
+const RANGES: [label: string, cidrs: string[]][] = [
+  ['loopback', ['127.0.0.0/8', '::1/128']],
+  ['unspecified', ['0.0.0.0/8', '::/128']],
+  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
+  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', 'fec0::/10']],
+  ['shared (carrier-grade NAT)', ['100.64.0.0/10']],
+  ['multicast or reserved', ['224.0.0.0/4', '240.0.0.0/4', 'ff00::/8', '::/96']],
+];
+
+const LISTS = RANGES.map(([label, cidrs]) => ({ label, list: blockListOf(cidrs) }));
+
+function blockListOf(cidrs: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const [net = '', bits] = cidr.split('/');
+    const family = isIP(net) === 6 ? 'ipv6' : 'ipv4';
+    list.addSubnet(net, bits === undefined ? (family === 'ipv6' ? 128 : 32) : Number(bits), family);
+  }
+  return list;
+}
+
+function family(address: string): 'ipv4' | 'ipv6' {
+  return isIP(address) === 6 ? 'ipv6' : 'ipv4';
+}
+
+/**
+ * Why `host` (a URL's hostname, an IP with or without brackets) is not public, or undefined
+ * when it is public or a name that only DNS can judge. IPv4-mapped IPv6 (::ffff:10.0.0.1)
+ * counts as its IPv4 address. No I/O.
+ */
+export function nonPublicReason(host: string): string | undefined {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost') || h === 'localhost.') return 'loopback';
+  if (!isIP(h)) return undefined;
+  return LISTS.find(({ list }) => list.check(h, family(h)))?.label;
+}
+
+/**
+ * Which non-public addresses are allowed anyway: `true` any (local testing against the
+ * emulator), a list of addresses or CIDR subnets only these; false or empty none.
+ */
+export type PrivateAllowance = boolean | readonly string[];
+
+export class AddressRefusedError extends Error {
+  override readonly name = 'AddressRefusedError';
+  readonly code = 'ERR_ARCHIVE_ADDRESS_REFUSED';
+  constructor(
+    readonly host: string,
+    readonly reason: string,
+    readonly address?: string,
+  ) {
+    super(
+      `refused to connect to ${host}${address && address !== host ? ` (resolves to ${address})` : ''}: a ${reason} address, not public`,
+    );
+  }
+}
+
+/** The first AddressRefusedError in an error's cause chain. */
+export function addressRefusalIn(err: unknown): AddressRefusedError | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof AddressRefusedError) return e;
+  }
+  return undefined;
+}
+
+export interface AddressGuard {
+  /** The refusal for a literal host (before any DNS or socket), or undefined. */
+  refusalOf(host: string): AddressRefusedError | undefined;
+  /** An undici dispatcher that follows up to 5 redirects and connects only where allowed. */
+  dispatcher(): Dispatcher;
+}
+
+export function createAddressGuard(opts: {
+  allowPrivate?: PrivateAllowance;
+  /** DNS seam (tests map a name to 127.0.0.1); default node:dns lookup. */
+  lookup?: LookupFunction;
+  connectTimeoutMs?: number;
+}): AddressGuard {
+  const allowAll = opts.allowPrivate === true;
+  const allowed = Array.isArray(opts.allowPrivate) ? blockListOf(opts.allowPrivate) : undefined;
+  const refusalOf = (host: string, address = host): AddressRefusedError | undefined => {
+    if (allowAll) return undefined;
+    const reason = nonPublicReason(address);
+    if (reason === undefined) return undefined;
+    const bare = address.replace(/^\[|\]$/g, '');
+    if (allowed && isIP(bare) && allowed.check(bare, family(bare))) return undefined;
+    return new AddressRefusedError(host, reason, address === host ? undefined : address);
+  };
+
+  const lookup = opts.lookup ?? (dnsLookup as LookupFunction);
+  /** Resolves like dns.lookup, but fails when ANY address of the name is refused. */
+  const guardedLookup: LookupFunction = (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (err, resolved) => {
+      if (err) return callback(err, '', 0);
+      const addresses = resolved as unknown as LookupAddress[];
+      const refused = addresses.map((a) => refusalOf(hostname, a.address)).find(Boolean);
+      if (refused) return callback(refused, '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const [first] = addresses;
+      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+
+  let agent: Dispatcher | undefined;
+  const dispatcher = (): Dispatcher => {
+    if (agent) return agent;
+    if (allowAll) return (agent = new Agent().compose(interceptors.redirect({ maxRedirections: 5 })));
+    const base = buildConnector({ lookup: guardedLookup, timeout: opts.connectTimeoutMs ?? 10_000 });
+    const connect: buildConnector.connector = (options, callback) => {
+      const literal = refusalOf(options.hostname);
+      if (literal) return callback(literal, null);
+      base(options, (err, socket) => {
+        // Belt and braces: the peer we actually reached.
+        const peer = socket?.remoteAddress;
+        const late = peer ? refusalOf(options.hostname, peer) : undefined;
+        if (err || !late) return err ? callback(err, null) : callback(null, socket!);
+        socket!.destroy();
+        callback(late, null);
+      });
+    };
+    return (agent = new Agent({ connect }).compose(interceptors.redirect({ maxRedirections: 5 })));
+  };
+
+  return { refusalOf: (host) => refusalOf(host), dispatcher };
+}
