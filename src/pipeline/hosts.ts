@@ -1,0 +1,48 @@
+/**
+ * Is a URL's host public? Judged on the literal host only (no DNS: `validate` runs
+ * offline, and the workflow re-checks in its sandbox), so this is pure code: ipaddr.js
+ * parses every form an http client accepts for an IP (127.1, 0x7f.0.0.1, 2130706433,
+ * [::ffff:7f00:1]) and names its range.
+ */
+import ipaddr from 'ipaddr.js';
+
+/** Ranges in words, for messages; any range but plain unicast is not public. */
+const RANGE_WORDS: Readonly<Record<string, string>> = {
+  loopback: 'a loopback address',
+  private: 'a private-network address',
+  uniqueLocal: 'a private-network (unique local) address',
+  linkLocal: 'a link-local address',
+  unspecified: 'the unspecified address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+};
+
+/** Special-use names (RFC 6761, 6762, 8375 and ICANN's .internal) never resolve publicly. */
+const LOCAL_NAME = /(^|\.)(localhost|local|internal|home\.arpa)$/;
+
+/** An http client reads a host whose last label is a number as an IPv4 address. */
+function looksNumeric(host: string): boolean {
+  const last = host.slice(host.lastIndexOf('.') + 1);
+  return /^(\d+|0x[0-9a-f]*)$/.test(last);
+}
+
+/**
+ * Why `host` (as written in a URL: a name, an IPv4 form, or [IPv6]) is not a public host,
+ * or undefined when it is.
+ */
+export function nonPublicHostReason(host: string): string | undefined {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  const bracketed = h.startsWith('[');
+  if (bracketed || looksNumeric(h)) {
+    const literal = bracketed ? h.slice(1, -1) : h;
+    if (!ipaddr.isValid(literal)) return `host ${host} is not a valid IP address`;
+    // process() reads an IPv4-mapped IPv6 address as the IPv4 address it carries.
+    const range = ipaddr.process(literal).range();
+    if (range === 'unicast') return undefined;
+    return `host ${host} is ${RANGE_WORDS[range] ?? `a special-purpose address (${range})`}, not a public one`;
+  }
+  if (LOCAL_NAME.test(h)) return `host ${host} is a local name, not a public one`;
+  if (!h.includes('.')) return `host ${host} is a single-label name, not a public one`;
+  return undefined;
+}
