@@ -5,7 +5,7 @@
 import { inferMediaType, type MediaType } from '../vendor/batching';
 import { parseHttpUrl } from '../vendor/schemas/common';
 import type { PipelineDefinition } from './definition';
-import { nonPublicHostReason } from './hosts';
+import { invalidIpReason, nonPublicHostReason } from './hosts';
 import { ASSET_REF, REVIEW_REF } from './refs';
 
 export interface CrossFieldIssue {
@@ -97,13 +97,16 @@ function mediaUrls(def: Def): { path: (string | number)[]; url: string }[] {
   return out;
 }
 
+/** Hosts the vendor could not reach: an invalid IP always; a non-public host unless allowed. */
 function hostIssues(def: Def): CrossFieldIssue[] {
-  if (def.options.allowPrivateHosts) return [];
   const out: CrossFieldIssue[] = [];
   for (const { path, url } of mediaUrls(def)) {
     const parts = parseHttpUrl(url);
-    const reason = parts.ok ? nonPublicHostReason(parts.host) : undefined;
-    if (reason) out.push({ path, message: `${reason}: the vendor fetches media from the internet (options.allowPrivateHosts: true for local testing)` });
+    if (!parts.ok) continue;
+    const invalid = invalidIpReason(parts.host);
+    const reason = invalid ?? (def.options.allowPrivateHosts ? undefined : nonPublicHostReason(parts.host));
+    if (invalid) out.push({ path, message: invalid });
+    else if (reason) out.push({ path, message: `${reason}: the vendor fetches media from the internet (options.allowPrivateHosts: true for local testing)` });
   }
   return out;
 }

@@ -27,22 +27,35 @@ function looksNumeric(host: string): boolean {
   return /^(\d+|0x[0-9a-f]*)$/.test(last);
 }
 
+/** The IP address a host stands for, when it is written as one ('[::1]', '127.1'). */
+function ipLiteral(host: string): string | undefined {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (h.startsWith('[')) return h.slice(1, -1);
+  return looksNumeric(h) ? h : undefined;
+}
+
+/** Why a host written as an IP address is not a valid one (an http client would refuse it), or undefined. */
+export function invalidIpReason(host: string): string | undefined {
+  const literal = ipLiteral(host);
+  return literal !== undefined && !ipaddr.isValid(literal) ? `host ${host} is not a valid IP address` : undefined;
+}
+
 /**
  * Why `host` (as written in a URL: a name, an IPv4 form, or [IPv6]) is not a public host,
  * or undefined when it is.
  */
 export function nonPublicHostReason(host: string): string | undefined {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  const bracketed = h.startsWith('[');
-  if (bracketed || looksNumeric(h)) {
-    const literal = bracketed ? h.slice(1, -1) : h;
-    if (!ipaddr.isValid(literal)) return `host ${host} is not a valid IP address`;
+  const invalid = invalidIpReason(host);
+  if (invalid) return invalid;
+  const literal = ipLiteral(host);
+  if (literal !== undefined) {
     // process() reads an IPv4-mapped IPv6 address as the IPv4 address it carries.
     const range = ipaddr.process(literal).range();
     if (range === 'unicast') return undefined;
     return `host ${host} is ${RANGE_WORDS[range] ?? `a special-purpose address (${range})`}, not a public one`;
   }
-  if (LOCAL_NAME.test(h)) return `host ${host} is a local name, not a public one`;
-  if (!h.includes('.')) return `host ${host} is a single-label name, not a public one`;
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (LOCAL_NAME.test(name)) return `host ${host} is a local name, not a public one`;
+  if (!name.includes('.')) return `host ${host} is a single-label name, not a public one`;
   return undefined;
 }

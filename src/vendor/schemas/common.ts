@@ -35,7 +35,7 @@ function splitAuthority(authority: string): { host: string; port?: number } | { 
  */
 export function parseHttpUrl(text: string): HttpUrlParts {
   if (INLINE_MEDIA.test(text)) return { ok: false, reason: NOT_INLINE };
-  const m = /^(https?):\/\/([^/?#]*)(.*)$/i.exec(text);
+  const m = /^(https?):\/\/([^/?#]*)([\s\S]*)$/i.exec(text);
   if (!m) return { ok: false, reason: 'must be an http(s) URL' };
   if (/[\s\x00-\x1f\x7f]/.test(text)) return { ok: false, reason: 'must not contain spaces or control characters (percent-encode them)' };
   if (text.includes('\\')) return { ok: false, reason: 'must not contain a backslash' };
