@@ -199,7 +199,7 @@ describe('references carry a media type', () => {
   it('ref:asset/NAME of a Video asset cannot be an audio_url; of an Audio one it can', () => {
     const def: PipelineDefinitionInput = {
       assets: { group: { name: 'g' }, items: [{ name: 'clip', url: 'https://media.example.com/c.mp4', type: 'Video' }] },
-      generation: generation({}, [{ type: 'audio_url', audio_url: { url: 'ref:asset/clip' } }]),
+      generation: { model: 'm', content: [{ type: 'audio_url', audio_url: { url: 'ref:asset/clip' } }] },
     };
     expect(issueOf(def)).toEqual({ path: 'generation.content[0].audio_url.url', message: 'ref:asset/clip is Video media; audio_url takes Audio' });
     def.assets!.items[0] = { name: 'clip', url: 'https://media.example.com/c.mp3', type: 'Audio' };

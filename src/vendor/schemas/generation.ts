@@ -6,10 +6,10 @@ export const CONTENT_TYPES = ['text', 'image_url', 'video_url', 'audio_url'] as 
 const Role = NonEmptyString.optional();
 
 /** `{ url }` of a media content item; `url` is the caller's rule (the definition adds ref: forms). */
-const urlObject = (url: z.ZodType<string>) => z.strictObject({ url });
+const urlObject = (url: z.ZodType<string, string>) => z.strictObject({ url });
 
 /** The content item union (spec 2.2) over a URL rule: the request's, or the definition's. */
-export function contentItemSchema(url: z.ZodType<string>) {
+export function contentItemSchema(url: z.ZodType<string, string>) {
   return z.discriminatedUnion(
     'type',
     [
@@ -31,7 +31,7 @@ export const AUTO_DURATION = -1;
  * no guessed enumerations: the upstream also takes ratio `adaptive` / `keep_ratio`,
  * resolutions such as `4k`, and duration -1 (automatic).
  */
-export function generationFields(url: z.ZodType<string>) {
+export function generationFields(url: z.ZodType<string, string>) {
   return {
     model: NonEmptyString,
     content: z.array(contentItemSchema(url)).min(1, 'must hold at least one item'),
