@@ -4,7 +4,7 @@
  */
 import { inferMediaType, type MediaType } from '../vendor/batching';
 import { parseHttpUrl } from '../vendor/schemas/common';
-import type { PipelineDefinition } from './definition';
+import type { ContentItemDefinition, PipelineDefinition } from './definition';
 import { invalidIpReason, nonPublicHostReason } from './hosts';
 import { ASSET_REF, REVIEW_REF } from './refs';
 
@@ -14,6 +14,11 @@ export interface CrossFieldIssue {
 }
 
 type Def = PipelineDefinition;
+
+/** The URL of a media content item (a text item has none). */
+function contentUrl(item: ContentItemDefinition): string | undefined {
+  return item.type === 'text' ? undefined : (item as unknown as Record<string, { url: string }>)[item.type].url;
+}
 
 /** The media type each content type takes. */
 const CONTENT_MEDIA: Readonly<Record<string, MediaType>> = { image_url: 'Image', video_url: 'Video', audio_url: 'Audio' };
@@ -71,8 +76,8 @@ function refTarget(def: Def, url: string, assetTypes: Map<string, MediaType | un
 function generationIssues(def: Def, assetTypes: Map<string, MediaType | undefined>): CrossFieldIssue[] {
   const out: CrossFieldIssue[] = [];
   def.generation?.content.forEach((item, i) => {
-    if (item.type === 'text') return;
-    const url = (item as unknown as Record<string, { url: string }>)[item.type].url;
+    const url = contentUrl(item);
+    if (url === undefined) return;
     const path = ['generation', 'content', i, item.type, 'url'];
     const { type, problem } = refTarget(def, url, assetTypes);
     const want = CONTENT_MEDIA[item.type];
@@ -90,9 +95,8 @@ function mediaUrls(def: Def): { path: (string | number)[]; url: string }[] {
     if ('url' in item) out.push({ path: ['assets', 'items', i, 'url'], url: item.url });
   });
   def.generation?.content.forEach((item, i) => {
-    if (item.type !== 'text') {
-      out.push({ path: ['generation', 'content', i, item.type, 'url'], url: (item as unknown as Record<string, { url: string }>)[item.type].url });
-    }
+    const url = contentUrl(item);
+    if (url !== undefined) out.push({ path: ['generation', 'content', i, item.type, 'url'], url });
   });
   return out;
 }

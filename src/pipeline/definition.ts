@@ -40,10 +40,8 @@ const ReviewMediaUrl = checkedString((s) => {
 const DefinitionMediaRef = checkedString((s) => {
   if (REVIEW_REF.test(s) || ASSET_REF.test(s)) return undefined;
   if (/^ref:/i.test(s)) return 'must be ref:review/<n> (0-based review index) or ref:asset/<name>';
-  const problem = mediaRefProblem(s);
-  return problem?.startsWith('must be a public')
-    ? 'must be a public http(s) URL, an Asset:// address, ref:review/<n> or ref:asset/<name>'
-    : problem;
+  if (!/^(https?|asset|data):/i.test(s)) return 'must be a public http(s) URL, an Asset:// address, ref:review/<n> or ref:asset/<name>';
+  return mediaRefProblem(s);
 });
 
 const NAME = /^[A-Za-z0-9_-]+$/;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 const INLINE_MEDIA = /^data:/i;
 const ASSET_SCHEME = /^asset:\/\//i;
 
+const NOT_HTTP = 'must be an http(s) URL';
 export const NOT_INLINE =
   'inline/base64 media is not supported; use a public http(s) URL or an Asset:// address';
 
@@ -36,7 +37,7 @@ function splitAuthority(authority: string): { host: string; port?: number } | { 
 export function parseHttpUrl(text: string): HttpUrlParts {
   if (INLINE_MEDIA.test(text)) return { ok: false, reason: NOT_INLINE };
   const m = /^(https?):\/\/([^/?#]*)([\s\S]*)$/i.exec(text);
-  if (!m) return { ok: false, reason: 'must be an http(s) URL' };
+  if (!m) return { ok: false, reason: NOT_HTTP };
   if (/[\s\x00-\x1f\x7f]/.test(text)) return { ok: false, reason: 'must not contain spaces or control characters (percent-encode them)' };
   if (text.includes('\\')) return { ok: false, reason: 'must not contain a backslash' };
   const [, scheme, authority, path] = m;
@@ -60,7 +61,7 @@ export function mediaRefProblem(text: string): string | undefined {
   if (ASSET_SCHEME.test(text)) return assetAddressProblem(text);
   const url = parseHttpUrl(text);
   if (url.ok) return undefined;
-  return url.reason === 'must be an http(s) URL' ? 'must be a public http(s) URL or an Asset:// address' : url.reason;
+  return url.reason === NOT_HTTP ? 'must be a public http(s) URL or an Asset:// address' : url.reason;
 }
 
 /** A string schema checked by `problem`, which names what is wrong (one issue at most). */
