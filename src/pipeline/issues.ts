@@ -37,11 +37,14 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   array: 'an array',
 };
 
-/** What was found, short and safe to print: no long strings (they may be URLs with tokens). */
+/** A string short and plain enough to echo ("Photo", "retry"): never a URL, token or key. */
+const ECHOABLE = /^[A-Za-z0-9 _.:-]{0,12}$/;
+
+/** What was found, short and safe to print (messages reach logs and the workflow history). */
 export function shown(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.length <= 40 ? JSON.stringify(value) : 'a long string';
+  if (typeof value === 'string') return ECHOABLE.test(value) ? JSON.stringify(value) : 'a string';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -278,6 +278,7 @@ describe('messages name the field and what is wrong', () => {
     [{ generation: generation(), options: { ambiguousCreate: { generation: 'retry' } } }, { path: 'options.ambiguousCreate.generation', message: 'must be one of "resubmit", "ask", got "retry"' }],
     [{ generation: generation(), options: { historyEventsBeforeContinueAsNew: 10 } }, { path: 'options.historyEventsBeforeContinueAsNew', message: 'must be at least 50' }],
     [{ generation: generation(), options: { allowPrivateHosts: 'yes' } }, { path: 'options.allowPrivateHosts', message: 'must be true or false, got "yes"' }],
+    [{ generation: generation(), options: { callbacks: 'sk-live-0123456789abcdef' } }, { path: 'options.callbacks', message: 'must be true or false, got a string' }],
     [{ review: { media: [] } }, { path: 'review.media', message: 'must list at least one URL' }],
     [{ name: '', generation: generation() }, { path: 'name', message: 'must not be empty' }],
     [[], { path: '', message: 'must be an object, got an array' }],
