@@ -16,6 +16,17 @@ const SANDBOX_PATTERNS = [
   { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'workflow code imports @temporalio/workflow only' },
 ];
 
+/**
+ * The definition's zod modules may use the client's request schemas (one validator for the
+ * door, the workflow and the client): the pipeline workflow loads them lazily, in its own
+ * context only. Response schemas (assumptions, review) stay out.
+ */
+const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
+  p.regex?.includes('schemas')
+    ? { ...p, regex: '(^|/)vendor(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$' }
+    : p,
+);
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', '.data/**', 'reports/**', 'archive/**', 'scripts/**', '*.config.*'] },
   {
@@ -35,6 +46,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/pipeline/definition.ts', 'src/pipeline/cross-checks.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: DEFINITION_PATTERNS }] },
+  },
+  {
     // Workflow modules also stay free of zod: module code runs again in every workflow
     // context. (pipeline.ts loads the definition schema lazily, in its own context only.)
     files: ['src/workflows/**/*.ts'],
@@ -45,7 +60,7 @@ export default tseslint.config(
           patterns: [
             ...SANDBOX_PATTERNS,
             {
-              regex: '^zod$|(^|/)pipeline/definition$',
+              regex: '^zod$|(^|/)pipeline/(definition|cross-checks)$',
               allowTypeImports: true,
               message: 'zod schemas are evaluated in every workflow context: import from pipeline/refs, or require() lazily as pipeline.ts does',
             },

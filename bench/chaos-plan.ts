@@ -97,6 +97,7 @@ export function planPipelines(opts: PlanOptions): PlannedPipeline[] {
         ambiguousCreate: { review: policy, generation: policy, erase: policy },
         deadlines: { callbackGrace: '15s', createAttempt: '20s' },
         archive: true,
+        allowPrivateHosts: true, // against the local emulator
       },
     };
     return {

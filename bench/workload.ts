@@ -92,7 +92,8 @@ export function pipelineDefinition(
   const def: PipelineDefinitionInput = {
     name: `bench-p${index}`,
     erase: has('erase'),
-    options: { callbacks: opts.callbacks, archive: w.archive },
+    // Against the local emulator: opt in to local media hosts.
+    options: { callbacks: opts.callbacks, archive: w.archive, allowPrivateHosts: true },
   };
   if (has('review')) def.review = { media: [mediaUrl(tag, index, 'frame.png')] };
   if (has('assets')) {

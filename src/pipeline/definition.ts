@@ -1,97 +1,141 @@
 /**
  * The pipeline definition: what a user writes (JSON) to run review → assets →
- * generation → erase. Validated with zod before anything starts, and again inside the
- * workflow (pure code, workflow-safe). Every error names the field path.
+ * generation → erase. Validated before anything starts, and again inside the workflow
+ * (pure code, workflow-safe). Every error names the field path and what is wrong.
+ *
+ * One validator: the fields the vendor client checks (generation request, group names,
+ * media URLs, review extensions) are built from the client's own schemas and rules, so a
+ * definition that passes here also passes the client's checks at start.
  */
 import { z } from 'zod';
-
+import { inferMediaType, MEDIA_EXTENSIONS, MEDIA_TYPES, type MediaType } from '../vendor/batching';
+import { GroupNameSchema } from '../vendor/schemas/assets';
+import { checkedString, HttpUrlSchema, mediaRefProblem, NonEmptyString, parseHttpUrl } from '../vendor/schemas/common';
+import { generationFields } from '../vendor/schemas/generation';
+import { crossFieldIssues } from './cross-checks';
+import { DEADLINE_DEFAULTS, deadlineProblem } from './deadlines';
+import { definitionErrorMap, definitionIssues, type DefinitionIssue } from './issues';
 import { ASSET_REF, REVIEW_REF } from './refs';
 
 export { ASSET_REF, REVIEW_REF, durationMs } from './refs';
+export { formatPath, type DefinitionIssue } from './issues';
 
-const httpUrl = z
-  .string()
-  .url()
-  .refine((u) => /^https?:\/\//i.test(u), { message: 'must be a public http(s) URL' });
-
-const mediaRef = z
-  .string()
-  .min(1)
-  .refine((u) => !/^data:/i.test(u), { message: 'base64/data URLs are not supported by the vendor; use a public URL' })
-  .refine((u) => /^https?:\/\//i.test(u) || /^Asset:\/\//.test(u) || REVIEW_REF.test(u) || ASSET_REF.test(u), {
-    message: 'must be a public http(s) URL, an Asset:// address, ref:review/<n> or ref:asset/<name>',
-  });
-
-const ASSET_TYPES = ['Image', 'Video', 'Audio'] as const;
-const assetType = z.preprocess(
+/** Image, Video or Audio, in any case ("image" is Image). */
+const MediaTypeName = z.preprocess(
   (v) => (typeof v === 'string' ? v.charAt(0).toUpperCase() + v.slice(1).toLowerCase() : v),
-  z.enum(ASSET_TYPES),
+  z.enum(MEDIA_TYPES),
 );
 
-export const ReviewStageSchema = z.strictObject({
-  /** Any number of URLs; split into batches of ≤ 50, one media type per batch. */
-  media: z.array(httpUrl).min(1),
-  /** Optional: when given, every URL must be of this type. Otherwise inferred per URL. */
-  assetType: assetType.optional(),
-  groupId: z.string().min(1).optional(),
-  groupSource: z.enum(['', 'real_person']).optional(),
-  /** Fail the pipeline when any item is not passed (submit_review_status ≠ 1). */
-  requireAllPassed: z.boolean().default(true),
+const SUPPORTED_EXTENSIONS = MEDIA_TYPES.map((t) => `${t} .${MEDIA_EXTENSIONS[t].join(' .')}`).join('; ');
+
+/** Review media: an http(s) URL whose extension names a type (spec 4.5 table). */
+const ReviewMediaUrl = checkedString((s) => {
+  const url = parseHttpUrl(s);
+  if (!url.ok) return url.reason;
+  const t = inferMediaType(s);
+  return t.ok ? undefined : `${t.reason}; review infers the type from it (${SUPPORTED_EXTENSIONS})`;
 });
 
-/** Spec 2.4/8: letters, digits, CJK, '-', '_', at most 50 characters. */
-export const GROUP_NAME = /^[\p{Script=Han}A-Za-z0-9_-]{1,50}$/u;
+/** Generation media: what the vendor takes, or a reference to an earlier stage's output. */
+const DefinitionMediaRef = checkedString((s) => {
+  if (REVIEW_REF.test(s) || ASSET_REF.test(s)) return undefined;
+  if (/^ref:/i.test(s)) return 'must be ref:review/<n> (0-based review index) or ref:asset/<name>';
+  if (!/^(https?|asset|data):/i.test(s)) return 'must be a public http(s) URL, an Asset:// address, ref:review/<n> or ref:asset/<name>';
+  return mediaRefProblem(s);
+});
 
-const AssetItemSchema = z.union([
-  z.strictObject({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, - and _ only, at most 40'),
+const NAME = /^[A-Za-z0-9_-]+$/;
+const nameOf = (max: number) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .regex(NAME, 'may hold only letters, digits, - and _');
+
+export const ReviewStageSchema = z
+  .strictObject({
+    /** Any number of URLs; split into batches of ≤ 50, one media type per batch. */
+    media: z.array(ReviewMediaUrl).min(1, 'must list at least one URL'),
+    /** Optional: when given, every URL must be of this type. Otherwise inferred per URL. */
+    assetType: MediaTypeName.optional(),
+    groupId: NonEmptyString.optional(),
+    groupSource: z.enum(['', 'real_person']).optional(),
+    /** Fail the pipeline when any item is not passed (submit_review_status ≠ 1). */
+    requireAllPassed: z.boolean().default(true),
+  })
+  .superRefine((review, ctx) => {
+    const first = new Map<string, number>();
+    review.media.forEach((url, i) => {
+      const t = inferMediaType(url);
+      if (t.ok && review.assetType && t.type !== review.assetType) {
+        ctx.addIssue({ code: 'custom', path: ['media', i], message: `is ${t.type} (by its extension), but review.assetType is ${review.assetType}` });
+      }
+      // Results are matched back by URL: a repeated URL would never get its own result.
+      const j = first.get(url);
+      if (j !== undefined) ctx.addIssue({ code: 'custom', path: ['media', i], message: `repeats review.media[${j}]` });
+      else first.set(url, i);
+    });
+  });
+
+export type AssetItem = { name: string; fromReview: number } | { name: string; url: string; type: MediaType };
+
+const AssetItemSchema = z
+  .strictObject({
+    name: nameOf(40),
     /** Register review item N's reviewed media. */
-    fromReview: z.number().int().nonnegative(),
-  }),
-  z.strictObject({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, - and _ only, at most 40'),
-    url: httpUrl,
-    type: assetType,
-  }),
-]);
+    fromReview: z.number().int().nonnegative().optional(),
+    url: HttpUrlSchema.optional(),
+    type: MediaTypeName.optional(),
+  })
+  .superRefine((item, ctx) => {
+    const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (item.fromReview !== undefined) {
+      if (item.url !== undefined) issue(['url'], 'give url (with type) or fromReview, not both');
+      else if (item.type !== undefined) issue(['type'], "comes from the reviewed media's extension with fromReview: remove it");
+    } else if (item.url === undefined) {
+      issue([], 'needs url and type (a media to register), or fromReview (a reviewed one)');
+    } else if (item.type === undefined) {
+      issue(['type'], `is required with url: one of ${MEDIA_TYPES.join(', ')}`);
+    }
+  })
+  .transform((item) => item as AssetItem);
+
+export type AssetGroupRef = { id: string } | { name: string; description?: string };
+
+const AssetGroupSchema = z
+  .strictObject({
+    id: NonEmptyString.optional(),
+    name: GroupNameSchema.optional(),
+    description: z.string().max(500, 'must be at most 500 characters').optional(),
+  })
+  .superRefine((g, ctx) => {
+    const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (g.id !== undefined && g.name !== undefined) issue(['name'], 'give the group id or its name, not both');
+    else if (g.id === undefined && g.name === undefined) issue([], 'needs id (an existing group) or name (found or created)');
+    else if (g.id !== undefined && g.description !== undefined) issue(['description'], 'applies only to a group given by name');
+  })
+  .transform((g) => g as AssetGroupRef);
 
 export const AssetsStageSchema = z.strictObject({
-  group: z.union([
-    z.strictObject({ id: z.string().min(1) }),
-    z.strictObject({
-      name: z.string().regex(GROUP_NAME, 'letters, digits, CJK, - and _ only, at most 50'),
-      description: z.string().max(500).optional(),
-    }),
-  ]),
-  items: z.array(AssetItemSchema).min(1),
+  group: AssetGroupSchema,
+  items: z.array(AssetItemSchema).min(1, 'must list at least one asset'),
 });
-
-const ContentItemSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('text'), text: z.string().min(1), role: z.string().optional() }),
-  z.strictObject({ type: z.literal('image_url'), image_url: z.strictObject({ url: mediaRef }), role: z.string().optional() }),
-  z.strictObject({ type: z.literal('video_url'), video_url: z.strictObject({ url: mediaRef }), role: z.string().optional() }),
-  z.strictObject({ type: z.literal('audio_url'), audio_url: z.strictObject({ url: mediaRef }), role: z.string().optional() }),
-]);
-export type ContentItemDefinition = z.infer<typeof ContentItemSchema>;
 
 /** Every field of spec 2.1 except callback_url, which reelflow sets itself. */
-export const GenerationStageSchema = z.strictObject({
-  model: z.string().min(1),
-  content: z.array(ContentItemSchema).min(1),
-  generate_audio: z.boolean().optional(),
-  ratio: z.string().regex(/^\d+:\d+$/, 'of the form <w>:<h>, e.g. 16:9').optional(),
-  duration: z.number().positive().optional(),
-  watermark: z.boolean().optional(),
-  resolution: z.string().regex(/^\d+p$/, 'of the form 720p').optional(),
-  seed: z.number().int().optional(),
-});
+export const GenerationStageSchema = z.strictObject(generationFields(DefinitionMediaRef));
+export type ContentItemDefinition = z.output<typeof GenerationStageSchema>['content'][number];
 
 const CreatePolicy = z.enum(['resubmit', 'ask']);
-const duration = z.union([z.number().int().positive(), z.string().regex(/^\d+(ms|s|m|h)$/, 'e.g. 30s, 5m, 2h')]);
+const Deadline = z
+  .union([z.number(), z.string()], { error: 'must be a duration such as "30s", "5m", "2h", or a number of milliseconds' })
+  .superRefine((v, ctx) => {
+    const problem = deadlineProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 export const OptionsSchema = z.strictObject({
   /** Credential profile the worker maps to secrets from its environment. Never a secret. */
-  profile: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).default('default'),
+  profile: nameOf(40).default('default'),
   callbacks: z.boolean().default(false),
   /** What to do when a create's outcome is ambiguous and reconcile found nothing. */
   ambiguousCreate: z
@@ -104,32 +148,42 @@ export const OptionsSchema = z.strictObject({
   deadlines: z
     .strictObject({
       /** Whole pipeline (workflow execution timeout). */
-      pipeline: duration.optional(),
+      pipeline: Deadline.optional(),
       /** An asset still Pending this long is shown as stuck: "contact support" (spec 4.4: 5 min). */
-      assetStuck: duration.default('5m'),
+      assetStuck: Deadline.default(DEADLINE_DEFAULTS.assetStuck),
       /** An asset still Pending this long fails the stage. */
-      assetPending: duration.default('15m'),
+      assetPending: Deadline.default(DEADLINE_DEFAULTS.assetPending),
       /** How long one stage may wait for the vendor to finish its task. */
-      vendorTask: duration.default('2h'),
+      vendorTask: Deadline.default(DEADLINE_DEFAULTS.vendorTask),
       /** How long to wait for a callback naming the task after an ambiguous create. */
-      callbackGrace: duration.default('60s'),
+      callbackGrace: Deadline.default(DEADLINE_DEFAULTS.callbackGrace),
       /**
        * Bound of one create call, worker included: a worker that dies mid-create is
        * noticed after this long, and the create is then treated as ambiguous.
        */
-      createAttempt: duration.default('90s'),
+      createAttempt: Deadline.default(DEADLINE_DEFAULTS.createAttempt),
+      /**
+       * How long a task id that a create returned may answer "not found" (the vendor's
+       * read-after-write lag) before the stage fails.
+       */
+      notFoundGrace: Deadline.default(DEADLINE_DEFAULTS.notFoundGrace),
     })
     .prefault({}),
   /** Download the generated and erased videos (sha256) under the worker's archive folder. */
   archive: z.boolean().default(true),
   /** A polling stage continues as new past this many history events (keeps histories small). */
   historyEventsBeforeContinueAsNew: z.number().int().min(50).max(40_000).default(4_000),
+  /**
+   * Accept media URLs on loopback, private, link-local and local-name hosts. Only for local
+   * testing against the emulator: the real vendor cannot reach them.
+   */
+  allowPrivateHosts: z.boolean().default(false),
 });
 
 export const PipelineDefinitionSchema = z
   .strictObject({
     /** Used in the workflow id, e.g. reelflow-<name>-<random>. */
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'letters, digits, - and _ only, at most 60').optional(),
+    name: nameOf(60).optional(),
     review: ReviewStageSchema.optional(),
     assets: AssetsStageSchema.optional(),
     generation: GenerationStageSchema.optional(),
@@ -137,65 +191,21 @@ export const PipelineDefinitionSchema = z
     options: OptionsSchema.prefault({}),
   })
   .superRefine((def, ctx) => {
-    if (!def.review && !def.assets && !def.generation) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'at least one of review, assets, generation is required' });
-    }
-    if (def.erase && !def.generation) {
-      ctx.addIssue({ code: 'custom', path: ['erase'], message: 'erase needs a generation stage (it erases the generated video)' });
-    }
-    const reviewCount = def.review?.media.length ?? 0;
-    def.assets?.items.forEach((item, i) => {
-      if ('fromReview' in item && item.fromReview >= reviewCount) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['assets', 'items', i, 'fromReview'],
-          message: def.review ? `review has only ${reviewCount} media (0-based index)` : 'no review stage to take it from',
-        });
-      }
-    });
-    const names = new Set<string>();
-    def.assets?.items.forEach((item, i) => {
-      if (names.has(item.name)) ctx.addIssue({ code: 'custom', path: ['assets', 'items', i, 'name'], message: 'duplicate asset name' });
-      names.add(item.name);
-    });
-    def.generation?.content.forEach((item, i) => {
-      const url = item.type === 'text' ? undefined : (item as unknown as Record<string, { url: string }>)[item.type].url;
-      if (!url) return;
-      const r = REVIEW_REF.exec(url);
-      if (r && Number(r[1]) >= reviewCount) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['generation', 'content', i, item.type, 'url'],
-          message: def.review ? `review has only ${reviewCount} media (0-based index)` : 'no review stage to reference',
-        });
-      }
-      const a = ASSET_REF.exec(url);
-      if (a && !names.has(a[1])) {
-        ctx.addIssue({ code: 'custom', path: ['generation', 'content', i, item.type, 'url'], message: `no asset named "${a[1]}" in assets.items` });
-      }
-    });
+    for (const { path, message } of crossFieldIssues(def)) ctx.addIssue({ code: 'custom', path, message });
   });
 
 export type PipelineDefinition = z.output<typeof PipelineDefinitionSchema>;
 export type PipelineDefinitionInput = z.input<typeof PipelineDefinitionSchema>;
 
 export class DefinitionError extends Error {
-  constructor(readonly issues: { path: string; message: string }[]) {
+  constructor(readonly issues: DefinitionIssue[]) {
     super(`invalid pipeline definition: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`);
     this.name = 'DefinitionError';
   }
 }
 
-/** Formats a zod path the way users write it: generation.content[1].image_url.url */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), '');
-}
-
 export function parseDefinition(input: unknown): PipelineDefinition {
-  const res = PipelineDefinitionSchema.safeParse(input);
-  if (!res.success) {
-    throw new DefinitionError(res.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })));
-  }
+  const res = PipelineDefinitionSchema.safeParse(input, { error: definitionErrorMap });
+  if (!res.success) throw new DefinitionError(definitionIssues(res.error));
   return res.data;
 }
-

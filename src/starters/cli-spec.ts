@@ -67,7 +67,17 @@ const VENDOR: Record<string, OptionSpec> = {
   },
 };
 
+const SIZE: Record<string, OptionSpec> = {
+  'max-payload-bytes': {
+    type: 'string',
+    value: '<n>',
+    integer: true,
+    help: "refuse a definition bigger than this as workflow input (default: $REELFLOW_MAX_PAYLOAD_BYTES, else Temporal's 2097152)",
+  },
+};
+
 const START: Record<string, OptionSpec> = {
+  ...SIZE,
   'task-queue': { type: 'string', value: '<queue>', help: 'task queue of the reelflow worker (default "reelflow")' },
   'workflow-id': { type: 'string', value: '<id>', help: 'workflow id (default reelflow-<name>-<random>)' },
   'id-prefix': { type: 'string', value: '<prefix>', help: 'first part of the generated workflow id (default "reelflow")' },
@@ -139,7 +149,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Needed once per namespace on a cluster of your own; the dev stack does it by itself. On Temporal Cloud use its console or API.',
     examples: ['reelflow setup', 'reelflow setup --namespace prod --wait 120'],
   }),
-  cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], {}, {
+  cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], SIZE, {
     examples: ['reelflow validate examples/pipeline.json'],
   }),
   cmd('groups list', '', 'list asset groups', 'vendor', [0, 0], {

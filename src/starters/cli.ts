@@ -18,6 +18,7 @@ import { connectClient, type ConnectedClient } from './client';
 import { CommandContext, EXIT, table, type CliIo } from './cli-output';
 import { UsageError, commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli-spec';
 import { DefinitionFileError, loadDefinitionFile } from './definition-file';
+import { MAX_PAYLOAD_ENV, resolveMaxPayloadBytes } from './payload-size';
 import {
   cancelPipeline,
   definedStages,
@@ -132,8 +133,22 @@ class Session {
   }
 }
 
+/** --max-payload-bytes, else $REELFLOW_MAX_PAYLOAD_BYTES, else Temporal's default. */
+function maxPayloadBytes(ctx: CommandContext): number {
+  try {
+    return resolveMaxPayloadBytes(ctx.int('max-payload-bytes'), ctx.io.env);
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(err.message, MAX_PAYLOAD_ENV, ctx.name);
+    throw err;
+  }
+}
+
 async function loadDefinition(ctx: CommandContext) {
-  return loadDefinitionFile(ctx.positionals[0], { cwd: ctx.io.cwd, ...(ctx.io.stdin ? { stdin: ctx.io.stdin } : {}) });
+  return loadDefinitionFile(ctx.positionals[0], {
+    cwd: ctx.io.cwd,
+    maxPayloadBytes: maxPayloadBytes(ctx),
+    ...(ctx.io.stdin ? { stdin: ctx.io.stdin } : {}),
+  });
 }
 
 async function start(ctx: CommandContext, session: Session) {
@@ -149,7 +164,7 @@ async function start(ctx: CommandContext, session: Session) {
     const option = err.message.startsWith('namePrefix') ? '--id-prefix' : '--workflow-id';
     throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
   }
-  const handle = await startPipeline(await session.client(), loaded.input, { taskQueue, workflowId });
+  const handle = await startPipeline(await session.client(), loaded.input, { taskQueue, workflowId, maxPayloadBytes: maxPayloadBytes(ctx) });
   return { handle, loaded, taskQueue };
 }
 

@@ -2,23 +2,23 @@
  * Loads a pipeline definition from a JSON file (or stdin as "-") and validates it before
  * anything starts. Every failure is a DefinitionFileError whose message names the file
  * and, as the case may be, the line/column of a JSON syntax error or the field paths
- * of the definition (generation.content[1].image_url.url: ...).
+ * of the definition (generation.content[1].image_url.url: ...), or its size when it is
+ * too big for Temporal (payload-size.ts).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   DefinitionError,
   parseDefinition,
+  type DefinitionIssue,
   type PipelineDefinition,
   type PipelineDefinitionInput,
 } from '../pipeline/definition';
+import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 
 export type DefinitionFileErrorKind = 'not-found' | 'unreadable' | 'json' | 'definition';
 
-export interface DefinitionIssue {
-  path: string;
-  message: string;
-}
+export type { DefinitionIssue } from '../pipeline/definition';
 
 export class DefinitionFileError extends Error {
   override readonly name = 'DefinitionFileError';
@@ -56,13 +56,25 @@ export class DefinitionFileError extends Error {
 export interface LoadedDefinition {
   /** Where it came from: the path as given, or "<stdin>". */
   source: string;
-  /** The definition as written (what the workflow receives; it applies the defaults itself). */
+  /** The definition as written, after a JSON round trip (what the workflow receives; it applies the defaults itself). */
   input: PipelineDefinitionInput;
   /** The validated definition with defaults applied. */
   definition: PipelineDefinition;
 }
 
-export interface LoadOptions {
+export interface ValidateOptions {
+  /** Refuse a definition bigger than this as workflow input (default: $REELFLOW_MAX_PAYLOAD_BYTES, else 2 MiB). */
+  maxPayloadBytes?: number;
+  /** Environment to read REELFLOW_MAX_PAYLOAD_BYTES from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * options.allowPrivateHosts when the definition does not say (the demo sets it: it runs
+   * against the local emulator).
+   */
+  allowPrivateHosts?: boolean;
+}
+
+export interface LoadOptions extends ValidateOptions {
   /** Resolve relative paths against this folder (default: process.cwd()). */
   cwd?: string;
   /** Read "-" from this stream (default: process.stdin). */
@@ -116,8 +128,18 @@ export function parseJsonText(text: string, file: string): unknown {
   }
 }
 
-/** Validates parsed JSON; a DefinitionError becomes a DefinitionFileError naming the file. */
-export function validateDefinitionValue(value: unknown, source = 'definition'): LoadedDefinition {
+/** The definition with options.allowPrivateHosts defaulted (a malformed options is left for validation to name). */
+function withDefaultPrivateHosts(value: object, allow: boolean | undefined): object {
+  const options: unknown = (value as { options?: unknown }).options;
+  if (allow === undefined || (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))) return value;
+  return { ...value, options: { allowPrivateHosts: allow, ...(options as object | undefined) } };
+}
+
+/**
+ * Validates parsed JSON, and its size as workflow input; a DefinitionError becomes a
+ * DefinitionFileError naming the source.
+ */
+export function validateDefinitionValue(value: unknown, source = 'definition', opts: ValidateOptions = {}): LoadedDefinition {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
     throw new DefinitionFileError('definition', source, `${source}: a pipeline definition is a JSON object, got ${got}`, {
@@ -125,8 +147,8 @@ export function validateDefinitionValue(value: unknown, source = 'definition'): 
     });
   }
   try {
-    const definition = parseDefinition(value);
-    return { source, input: value as PipelineDefinitionInput, definition };
+    const input = definitionOnTheWire(withDefaultPrivateHosts(value, opts.allowPrivateHosts), resolveMaxPayloadBytes(opts.maxPayloadBytes, opts.env));
+    return { source, input, definition: parseDefinition(input) };
   } catch (err) {
     if (err instanceof DefinitionError) {
       throw new DefinitionFileError('definition', source, `${source}: ${err.message}`, { issues: err.issues, cause: err });
@@ -159,5 +181,5 @@ export async function loadDefinitionFile(file: string, opts: LoadOptions = {}): 
       throw new DefinitionFileError('unreadable', source, `${source}: cannot read: ${code ?? String(err)}`, { cause: err });
     }
   }
-  return validateDefinitionValue(parseJsonText(text, source), source);
+  return validateDefinitionValue(parseJsonText(text, source), source, opts);
 }

@@ -117,7 +117,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
 
   // Validate before starting anything.
   const definitionFile = opts.definitionFile ?? path.join(root, 'examples', 'pipeline.json');
-  const loaded = await loadDefinitionFile(definitionFile);
+  const loaded = await loadDefinitionFile(definitionFile, { allowPrivateHosts: true }); // against the local emulator
 
   if (opts.installRuntime !== false) {
     Runtime.install({

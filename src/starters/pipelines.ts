@@ -39,6 +39,7 @@ import {
   type StageName,
 } from '../workflows/messages';
 import { STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
+import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 
 /** Workflow type name of the parent pipeline workflow (src/workflows: `videoPipeline`). */
 export const PIPELINE_WORKFLOW_TYPE = 'videoPipeline';
@@ -54,6 +55,8 @@ export interface StartPipelineOptions {
   workflowId?: string;
   /** First part of generated workflow ids (default "reelflow"). */
   namePrefix?: string;
+  /** Refuse a definition bigger than this as workflow input (default: $REELFLOW_MAX_PAYLOAD_BYTES, else Temporal's 2 MiB). */
+  maxPayloadBytes?: number;
 }
 
 const ID_PART = /^[A-Za-z0-9_.-]+$/;
@@ -139,19 +142,21 @@ export function pipelineDetails(def: PipelineDefinition): string {
 }
 
 /**
- * Starts a pipeline and returns its handle. The definition is validated first: a
- * DefinitionError (naming the field paths) is thrown before anything starts.
+ * Starts a pipeline and returns its handle. The definition is validated first, as the
+ * workflow will read it and for its size: a DefinitionError (naming the field paths) is
+ * thrown before anything starts.
  */
 export async function startPipeline(
   client: Client,
   definition: PipelineDefinitionInput | unknown,
   opts: StartPipelineOptions = {},
 ): Promise<PipelineHandle> {
-  const def = parseDefinition(definition);
+  const wire = definitionOnTheWire(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
+  const def = parseDefinition(wire);
   const workflowId = opts.workflowId ?? pipelineWorkflowId(def, opts.namePrefix);
   if (!workflowId.trim()) throw new RangeError('workflowId: must not be empty');
   const stages = definedStages(def);
-  const input: PipelineInput = { definition: definition as PipelineDefinitionInput };
+  const input: PipelineInput = { definition: wire };
   return client.workflow.start<VideoPipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId,

@@ -33,14 +33,19 @@ describe('generation.create', () => {
     [{ model: 'm', content: [text, { type: 'video_url', video_url: { url: 'ftp://x/v.mp4' } }] }, 'content[1].video_url.url', /http\(s\) URL or an Asset:\/\//],
     [{ model: 'm', content: [{ type: 'audio_url', audio_url: {} }] }, 'content[0].audio_url.url', /expected string/],
     [{ model: 'm', content: [{ type: 'text' }] }, 'content[0].text', /expected string/],
-    [{ model: 'm', content: [{ type: 'gif' }] }, 'content[0].type', /discriminator/],
+    [{ model: 'm', content: [{ type: 'gif' }] }, 'content[0].type', /must be one of text, image_url, video_url, audio_url/],
+    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'asset://' } }] }, 'content[0].image_url.url', /needs an asset id/],
+    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://u:p@x.io/a.png' } }] }, 'content[0].image_url.url', /user name or password/],
+    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://x.io/a b.png' } }] }, 'content[0].image_url.url', /spaces/],
+    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'http://' } }] }, 'content[0].image_url.url', /no host/],
     [{ model: '', content: [text] }, 'model', /empty/],
     [{ content: [text] }, 'model', /expected string/],
     [{ model: 'm', content: [] }, 'content', /at least one/],
-    [{ model: 'm', content: [text], ratio: 'wide' }, 'ratio', /16:9/],
-    [{ model: 'm', content: [text], resolution: '720' }, 'resolution', /720p/],
+    [{ model: 'm', content: [text], ratio: '' }, 'ratio', /empty/],
+    [{ model: 'm', content: [text], resolution: '' }, 'resolution', /empty/],
     [{ model: 'm', content: [text], seed: 1.5 }, 'seed', /int/],
-    [{ model: 'm', content: [text], duration: 0 }, 'duration', /Too small/],
+    [{ model: 'm', content: [text], duration: 0 }, 'duration', /positive number of seconds, or -1/],
+    [{ model: 'm', content: [text], duration: -5 }, 'duration', /positive number of seconds, or -1/],
     [{ model: 'm', content: [text], callback_url: 'not a url' }, 'callback_url', /http/],
     [{ model: 'm', content: [text], callbackUrl: 'https://x.io/cb' }, 'callbackUrl', /Unrecognized key/],
   ])('%j → %s', async (req, field, why) => {
@@ -57,6 +62,18 @@ describe('generation.create', () => {
       .create({ model: 'm', content: [text, { type: 'image_url', image_url: { url: 'Asset://asset-1' }, role: 'first_frame' }] })
       .catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(RejectedError);
+    server.requests.length = 0;
+  });
+
+  it.each([
+    [{ ratio: 'adaptive' }],
+    [{ ratio: 'keep_ratio' }],
+    [{ resolution: '4k' }],
+    [{ duration: -1 }],
+  ])('accepts what the spec does not forbid: %j (sent, here to a 500)', async (extra) => {
+    const err = await client.generation.create({ model: 'm', content: [text], ...extra } as never).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(RejectedError);
+    expect(JSON.parse(server.requests[0].body)).toMatchObject(extra);
     server.requests.length = 0;
   });
 

@@ -94,7 +94,9 @@ export async function startHarness(opts: HarnessOptions = {}) {
     receiver,
     /** Starts a pipeline on this harness's task queue. */
     start(definition: PipelineDefinitionInput, workflowId = `test-${randomUUID().slice(0, 8)}`) {
-      return client.workflow.start(videoPipeline, { taskQueue, workflowId, args: [{ definition }] });
+      // Against the local emulator: opt in to local media hosts, unless the test says otherwise.
+      const options = { allowPrivateHosts: true, ...definition.options };
+      return client.workflow.start(videoPipeline, { taskQueue, workflowId, args: [{ definition: { ...definition, options } }] });
     },
     async run(definition: PipelineDefinitionInput): Promise<{ handle: WorkflowHandle<typeof videoPipeline>; result: PipelineResult }> {
       const handle = await this.start(definition);
