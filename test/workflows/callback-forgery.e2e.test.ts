@@ -9,7 +9,8 @@
 import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
-import { childWorkflowId, statusQuery } from '../../src/workflows/messages';
+import { createVendorClient } from '../../src/vendor';
+import { childWorkflowId, resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import { CALLBACK_SECRET, startHarness, waitForStatus, type Harness } from './harness';
 
 const MODEL = 'video-model-1';
@@ -119,6 +120,37 @@ describe('forged callbacks to a real callback URL', () => {
     expect(result.calls['generation.create']).toBe(1);
     expect((await p1.result()).generation?.taskId).toBe(t1);
   });
+
+  test('review: a task id of other media is refused; the operator is asked although the policy is resubmit', async () => {
+    h.emulator.setFaults({
+      'review.async': { error500AfterCreate: { next: 1 } },
+      'review.callback': { callbackDrop: { probability: 1 } },
+    });
+    const p = await h.start({
+      review: { media: ['https://media.example.com/forgery/mine.png'] },
+      options: { archive: false, callbacks: true, deadlines: { callbackGrace: '20s' } },
+    });
+    const child = childWorkflowId(p.workflowId, 'review');
+    const ofP = (u?: string) => Boolean(u?.includes(`/${encodeURIComponent(child)}/`));
+    await until('review submit answered 500', () =>
+      h.emulator.inspect().requests.some((r) => r.endpoint === 'review.async' && r.status === 500 && ofP(r.callbackUrl)) || undefined,
+    );
+    const vendor = createVendorClient({ baseUrl: h.emulator.url, identityUrl: h.emulator.url, apiKey: 'emu-key', accessToken: 'emu-user-1' });
+    const other = ['https://media.example.com/forgery/x.png', 'https://media.example.com/forgery/y.png'];
+    const forged = (await vendor.review.submitAsync({ images: other })).task_id;
+    await vendor.close();
+    const url = buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, child, 'review-b0', 1);
+    expect(await post(url, { code: 200, task_id: forged, status: 'completed' })).toBe(204);
+
+    const waiting = await waitForStatus(p, (s) => s.state === 'waiting-operator' && Boolean(s.waiting?.reason.includes(`${forged} (refused:`)));
+    expect(waiting.waiting!.reason).toContain(`${forged} (refused: it holds 2 media, this batch submitted 1`);
+    const genuine = h.emulator.inspect().reviewTasks.find((t) => ofP(t.callbackUrl))!.taskId;
+    await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: genuine } }] });
+    const result = await p.result();
+    expect(result.review?.batches.map((b) => b.taskId)).toEqual([genuine]);
+    expect(result.vendorTasks.map((t) => t.id)).toEqual([genuine]);
+    expect(result.calls['review.submitAsync']).toBe(1);
+  });
 });
 
 describe('replays of one callback URL', () => {
@@ -142,8 +174,9 @@ describe('replays of one callback URL', () => {
     const result = await handle.result();
     expect(result.generation?.taskId).toBe(taskId);
     const queries = h.emulator.inspect().requests.filter((r) => r.endpoint === 'generation.get' && r.resourceId === taskId);
-    // Polls over an 8 s task, plus at most one per admitted callback (10 per URL at once).
-    expect(queries.length).toBeLessThanOrEqual(20);
+    // The polls of an 8 s task at the callback cadence (about 4), plus at most one per callback
+    // the URL's bucket admits (10 at once, the genuine ones included). Before: one per POST.
+    expect(queries.length).toBeLessThanOrEqual(12);
     const history = await h.client.workflow.getHandle(childWorkflowId(handle.workflowId, 'generation')).fetchHistory();
     const signals = (history.events ?? []).filter(
       (e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,

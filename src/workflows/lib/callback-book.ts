@@ -104,7 +104,11 @@ export class CallbackBook {
     const a = this.attempts.get(keyOf(step, attempt));
     if (!a) return;
     a.toMs ??= Date.now();
-    if (taskId !== undefined) a.taskId = taskId;
+    if (taskId !== undefined) {
+      a.taskId = taskId;
+      // A callback that came before the create's answer and names its task is news of that task.
+      if (a.offers.delete(taskId)) this.hints.add(step);
+    }
     this.wake();
   }
 
@@ -222,7 +226,7 @@ export class CallbackBook {
     offer.state = 'checking';
     const owner = this.host.stepOwning(offer.id);
     const unqueried =
-      (a.taskId !== undefined ? `this attempt's task is ${a.taskId}` : undefined) ??
+      (a.taskId !== undefined ? `this attempt's task is ${printable(a.taskId, 130)}` : undefined) ??
       idProblem(offer.id) ??
       (owner !== undefined && owner !== a.step ? `it is already the task of step ${owner}` : undefined) ??
       (a.proof ? undefined : 'this step takes no task id from a callback');

@@ -29,6 +29,7 @@ import {
 } from '../messages';
 import { CallbackBook, type ProofSpec } from './callback-book';
 import { TASK_ID_PATTERN } from './offers';
+import { printable } from './printable';
 import type { StageOutput } from './stage-output';
 
 export const stageStatusQuery = defineQuery<StageReport>('stageStatus');
@@ -175,7 +176,7 @@ export class StageRuntime {
     try {
       this.validate(input);
     } catch (err) {
-      log.warn('ignored an invalid operator decision', { error: String(err) });
+      log.warn(`ignored an invalid operator decision: ${printable(String(err))}`);
       return;
     }
     this.decisions.set(this.waiting.step, input.decision);
