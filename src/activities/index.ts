@@ -4,15 +4,18 @@
  * `ReturnType<typeof createActivities>`.
  */
 import { createArchiveActivities } from './archive';
+import { createClaimActivities } from './claims';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
+export type { OfferedTaskFacts, OfferedTaskKind } from './claims';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createVendorActivities(deps),
+    ...createClaimActivities(deps),
     ...createArchiveActivities({
       archiveRoot: deps.archiveRoot,
       allowPrivate: deps.archiveAllowPrivate ?? false,

@@ -6,45 +6,88 @@
  *   (default 8089), REELFLOW_CALLBACK_HOST (default 0.0.0.0); Temporal connection from
  *   envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles).
  *
- * SIGINT/SIGTERM close it. Logs never carry the secret or a token.
+ * SIGINT/SIGTERM close it. Logs never carry the secret or a token. When Temporal cannot
+ * be reached at start, it says which address it tried and exits 1 (no gRPC stack).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { loadWorkerConfig, WorkerConfigError } from '../workers/config';
-import { startCallbackReceiver } from './receiver';
+import { printable } from '../workflows/lib/printable';
+import { startCallbackReceiver, type CallbackReceiver } from './receiver';
 
 export const DEFAULT_CALLBACK_PORT = 8089;
+/** What the SDK connects to when no address is configured. */
+const SDK_DEFAULT_ADDRESS = 'localhost:7233';
 
-async function main(): Promise<void> {
-  const log = (line: string): void => console.log(`reelflow callbacks: ${line}`);
-  const config = loadWorkerConfig({
-    ...process.env,
-    REELFLOW_CALLBACK_PORT: process.env.REELFLOW_CALLBACK_PORT || String(DEFAULT_CALLBACK_PORT),
-  });
-  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig();
-  const connection = await Connection.connect(connectionOptions);
+/** Temporal could not be reached: the message names the address tried, and nothing else of the connection. */
+export class TemporalUnreachableError extends Error {
+  constructor(
+    readonly address: string,
+    cause: unknown,
+  ) {
+    const first = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
+    super(
+      `cannot reach Temporal at ${address} (${printable(first, 200)}); ` +
+        'start it, or set TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TLS, TEMPORAL_API_KEY) to where it runs',
+    );
+    this.name = 'TemporalUnreachableError';
+  }
+}
+
+export interface StandaloneReceiver {
+  receiver: CallbackReceiver;
+  close(): Promise<void>;
+}
+
+export async function startStandaloneReceiver(
+  opts: { env?: Record<string, string | undefined>; log?: (line: string) => void } = {},
+): Promise<StandaloneReceiver> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? ((line: string) => console.log(`reelflow callbacks: ${line}`));
+  const config = loadWorkerConfig({ ...env, REELFLOW_CALLBACK_PORT: env.REELFLOW_CALLBACK_PORT || String(DEFAULT_CALLBACK_PORT) });
+  const overrideEnvVars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars });
+  const address = connectionOptions.address ?? SDK_DEFAULT_ADDRESS;
+  let connection: Connection;
+  try {
+    connection = await Connection.connect(connectionOptions);
+  } catch (err) {
+    throw new TemporalUnreachableError(address, err);
+  }
   const receiver = await startCallbackReceiver({
     host: config.callbackHost,
     port: config.callbackPort ?? DEFAULT_CALLBACK_PORT,
     secret: config.callbackSecret!, // required by loadWorkerConfig once a port is set
     client: new Client({ connection, namespace }),
     log,
+    temporalAddress: address,
+  }).catch(async (err: unknown) => {
+    await connection.close();
+    throw err;
   });
-  log(`listening on ${config.callbackHost}:${receiver.port}; signalling workflows in namespace ${namespace} at ${connectionOptions.address ?? '(SDK default address)'}`);
-  const stop = (signal: string): void => {
-    log(`${signal}: closing`);
-    void receiver
-      .close()
-      .then(() => connection.close())
-      .then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  log(`listening on ${config.callbackHost}:${receiver.port}; signalling workflows in namespace ${namespace} at ${address}`);
+  return { receiver, close: () => receiver.close().then(() => connection.close()) };
+}
+
+/** Configuration and connection errors are their own (secret-free) message; others keep a stack. */
+function describeStartupError(err: unknown): string {
+  if (err instanceof WorkerConfigError || err instanceof TemporalUnreachableError) return err.message;
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
 if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(`reelflow callbacks: ${err instanceof WorkerConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  });
+  startStandaloneReceiver().then(
+    (running) => {
+      const stop = (signal: string): void => {
+        console.log(`reelflow callbacks: ${signal}: closing`);
+        void running.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (err: unknown) => {
+      console.error(`reelflow callbacks: ${describeStartupError(err)}`);
+      process.exit(1);
+    },
+  );
 }

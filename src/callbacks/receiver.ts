@@ -1,25 +1,38 @@
 /**
  * HTTP receiver for vendor callbacks (DESIGN §3): authenticates the capability URL,
  * reads the task id and status the body carries, and signals the workflow. The signal is
- * a hint; the workflow confirms it with one query. The receiver never decides a result.
+ * a hint; a task id it names is adopted only with proof (src/workflows/lib/offers.ts).
+ * The receiver never decides a result.
+ *
+ * Before it signals, it drops an exact replay of a callback it relayed (guard.ts), keeps
+ * each (workflowId, step, attempt) to a token bucket, and asks the stage with the query
+ * `callbackVerdict` (no history event) whether the callback is news.
  *
  *   POST {base}/callbacks/{workflowId}/{step}/{attempt}/{token}
- *     204  signalled
+ *     204  signalled, or nothing to signal (a replay, a settled step, a task the step does not wait for)
  *     401  token wrong (no signal)          404  not a callback path (no signal)
  *     400  body is not JSON                  413  body over the limit
- *     410  workflow unknown or closed        503  signalling failed: try again later
+ *     410  workflow unknown or closed        429  too many for this URL (Retry-After)
+ *     503  signalling failed: try again later
  *   GET /healthz → 200
  *
- * Logs name workflowId, step, attempt and status only: never the token, the secret or a
- * URL that carries a token.
+ * Logs name workflowId, step, attempt, task id and status, escaped (one line each): never
+ * the token, the secret or a URL that carries a token.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client } from '@temporalio/client';
+import { Client, QueryRejectedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor/assumptions';
 import { EraseCallbackSchema } from '../vendor/schemas';
-import { vendorCallbackSignal, type VendorCallbackSignal } from '../workflows/messages';
+import {
+  callbackVerdictQuery,
+  vendorCallbackSignal,
+  type CallbackVerdict,
+  type VendorCallbackSignal,
+} from '../workflows/messages';
+import { printable } from '../workflows/lib/printable';
+import { DEFAULT_GUARD_LIMITS, RelayGuard, type GuardLimits, type RelayKey } from './guard';
 import { checkCallbackPath } from './token';
 
 export const CALLBACK_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -36,6 +49,12 @@ export interface CallbackReceiverOptions {
   bodyLimitBytes?: number;
   /** Deadline of the signal call to Temporal; past it the vendor gets 503. Default 10 s. */
   signalTimeoutMs?: number;
+  /** Deadline of the `callbackVerdict` query; past it the callback is signalled anyway. Default 5 s. */
+  verdictTimeoutMs?: number;
+  /** Replay memory and rate per URL; default DEFAULT_GUARD_LIMITS. */
+  limits?: GuardLimits;
+  /** Where Temporal is, for log lines when it cannot be reached (e.g. "127.0.0.1:7233"). */
+  temporalAddress?: string;
 }
 
 export interface CallbackReceiver {
@@ -141,9 +160,15 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function reply(res: http.ServerResponse, status: number, message?: string, close = false): void {
+function reply(
+  res: http.ServerResponse,
+  status: number,
+  message?: string,
+  close = false,
+  extra: http.OutgoingHttpHeaders = {},
+): void {
   if (res.headersSent) return;
-  const headers: http.OutgoingHttpHeaders = {};
+  const headers: http.OutgoingHttpHeaders = { ...extra };
   if (close) headers.connection = 'close';
   if (message === undefined) {
     res.writeHead(status, headers).end();
@@ -155,12 +180,49 @@ function reply(res: http.ServerResponse, status: number, message?: string, close
   res.writeHead(status, headers).end(body);
 }
 
+const VERDICTS: readonly CallbackVerdict[] = ['new', 'duplicate', 'settled', 'mismatch', 'stale', 'limit'];
+/** Retry-After when the stage itself says it takes no more callbacks for the step. */
+const STAGE_LIMIT_RETRY_AFTER_S = 60;
+
+/**
+ * The same client, except that a query of a closed workflow is rejected by the server
+ * instead of being answered by replaying its whole history on a worker.
+ */
+function verdictClient(client: Client): Client {
+  const { connection, namespace, dataConverter, identity } = client.options;
+  return new Client({ connection, namespace, dataConverter, identity, workflow: { queryRejectCondition: 'NOT_OPEN' } });
+}
+
 export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
   if (!opts.secret) throw new TypeError('startCallbackReceiver: secret must not be empty');
   const log = opts.log ?? ((line: string) => console.log(line));
   const limit = opts.bodyLimitBytes ?? CALLBACK_BODY_LIMIT_BYTES;
   const signalTimeoutMs = opts.signalTimeoutMs ?? 10_000;
+  const verdictTimeoutMs = opts.verdictTimeoutMs ?? 5_000;
   const { client, secret } = opts;
+  const asker = verdictClient(client);
+  const limits = opts.limits ?? DEFAULT_GUARD_LIMITS;
+  const guard = new RelayGuard(limits);
+  const temporal = opts.temporalAddress ? `Temporal at ${opts.temporalAddress}` : 'Temporal';
+
+  /** The stage's verdict; `unknown` (signal anyway) when it cannot say: an older stage, a slow worker. */
+  async function askStage(workflowId: string, signal: VendorCallbackSignal): Promise<CallbackVerdict | 'unknown' | 'gone'> {
+    try {
+      const verdict = await asker.workflow.withDeadline(Date.now() + verdictTimeoutMs, () =>
+        asker.workflow.getHandle(workflowId).query(callbackVerdictQuery, signal),
+      );
+      return VERDICTS.includes(verdict) ? verdict : 'unknown';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || err instanceof QueryRejectedError) return 'gone';
+      return 'unknown';
+    }
+  }
+
+  /** Replays and floods are logged once per run of refusals, then every 100th: a flood must not flood the log. */
+  function logRefusal(key: RelayKey, line: string): void {
+    const n = guard.refusedInARow(key);
+    if (n === 1 || n % 100 === 0) log(n === 1 ? line : `${line} (${n} refused in a row)`);
+  }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // Only the path matters; a query string (if a vendor appends one) is ignored.
@@ -178,7 +240,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       return reply(res, 401, 'unauthorized', true);
     }
     const { workflowId, step, attempt } = auth.target;
-    const where = `workflowId=${workflowId} step=${step} attempt=${attempt}`;
+    const where = `workflowId=${printable(workflowId)} step=${printable(step)} attempt=${attempt}`;
 
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
@@ -207,18 +269,46 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
     const signal: VendorCallbackSignal = { step, attempt };
     if (fields.taskId !== undefined) signal.taskId = fields.taskId;
     if (fields.status !== undefined) signal.status = fields.status;
-    const what = `${where} taskId=${signal.taskId ?? '-'} status=${signal.status ?? '-'} shape=${fields.shape}`;
+    const what = `${where} taskId=${printable(signal.taskId ?? '-', 130)} status=${printable(signal.status ?? '-', 60)} shape=${fields.shape}`;
+    const key: RelayKey = auth.target;
+    const admission = guard.admit(key, signal.taskId, signal.status);
+    if (!admission.ok && admission.reason === 'duplicate') {
+      logRefusal(key, `callback dropped, a replay of one already relayed (204): ${what}`);
+      return reply(res, 204);
+    }
+    if (!admission.ok) {
+      logRefusal(key, `callback refused, over ${limits.burst} at once or one per ${limits.refillMs} ms for this URL (429): ${what}`);
+      return reply(res, 429, 'too many callbacks for this URL', false, { 'retry-after': String(admission.retryAfterS) });
+    }
+
+    const verdict = await askStage(workflowId, signal);
+    if (verdict === 'gone') {
+      guard.forget(key, signal.taskId, signal.status);
+      log(`callback for a workflow that is unknown or closed (410): ${what}`);
+      return reply(res, 410, 'workflow not found or closed');
+    }
+    if (verdict === 'limit') {
+      log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`);
+      return reply(res, 429, 'the workflow takes no more callbacks for this step', false, {
+        'retry-after': String(STAGE_LIMIT_RETRY_AFTER_S),
+      });
+    }
+    if (verdict !== 'new' && verdict !== 'unknown') {
+      log(`callback not signalled, the stage calls it ${verdict} (204): ${what}`);
+      return reply(res, 204);
+    }
     try {
       await client.workflow.withDeadline(Date.now() + signalTimeoutMs, () =>
         client.workflow.getHandle(workflowId).signal(vendorCallbackSignal, signal),
       );
     } catch (err) {
+      guard.forget(key, signal.taskId, signal.status);
       if (err instanceof WorkflowNotFoundError) {
         log(`callback for a workflow that is unknown or closed (410): ${what}`);
         return reply(res, 410, 'workflow not found or closed');
       }
       const reason = err instanceof Error ? err.name : 'error';
-      log(`callback not delivered, signalling failed (${reason}; 503, the vendor may retry): ${what}`);
+      log(`callback not delivered, signalling ${temporal} failed (${reason}; 503, the vendor may retry): ${what}`);
       return reply(res, 503, 'temporarily unavailable');
     }
     log(`callback signalled: ${what}`);

@@ -155,6 +155,15 @@ export interface VendorCallbackSignal {
   status?: string;
 }
 
+/**
+ * What a stage does with a callback, asked by the receiver BEFORE it signals (a query
+ * writes no history): `new` is worth a signal; `duplicate` (already had), `settled` (the
+ * step is done), `mismatch` (names another task than this attempt's) and `stale` (an
+ * attempt this run does not know) are answered 204 without one; `limit` (the step's
+ * signal or offer bound is reached) is answered 429.
+ */
+export type CallbackVerdict = 'new' | 'duplicate' | 'settled' | 'mismatch' | 'stale' | 'limit';
+
 /** Child → parent: progress and waiting state, so the parent's status shows it all. */
 export interface StageReport {
   stage: StageName;
@@ -169,6 +178,7 @@ export interface StageReport {
 export const statusQuery = defineQuery<PipelineStatus>('status');
 export const resolveCreateUpdate = defineUpdate<ResolveCreateResult, [ResolveCreateInput]>('resolveCreate');
 export const vendorCallbackSignal = defineSignal<[VendorCallbackSignal]>('vendorCallback');
+export const callbackVerdictQuery = defineQuery<CallbackVerdict, [VendorCallbackSignal]>('callbackVerdict');
 export const stageReportSignal = defineSignal<[StageReport]>('stageReport');
 /** Parent → child: forwards an operator decision made on the parent. */
 export const operatorDecisionSignal = defineSignal<[ResolveCreateInput]>('operatorDecision');

@@ -1,9 +1,15 @@
-/** Test workflow for the callback receiver: waits for one vendorCallback signal and returns it. */
+/** Test workflows for the callback receiver. */
 import { condition, defineQuery, setHandler } from '@temporalio/workflow';
-import { vendorCallbackSignal, type VendorCallbackSignal } from '../../src/workflows/messages';
+import {
+  callbackVerdictQuery,
+  vendorCallbackSignal,
+  type CallbackVerdict,
+  type VendorCallbackSignal,
+} from '../../src/workflows/messages';
 
 export const receivedCountQuery = defineQuery<number>('receivedCount');
 
+/** Waits for one vendorCallback signal and returns it. */
 export async function awaitCallbackWorkflow(): Promise<VendorCallbackSignal> {
   const received: VendorCallbackSignal[] = [];
   setHandler(vendorCallbackSignal, (s) => {
@@ -12,4 +18,27 @@ export async function awaitCallbackWorkflow(): Promise<VendorCallbackSignal> {
   setHandler(receivedCountQuery, () => received.length);
   await condition(() => received.length > 0);
   return received[0]!;
+}
+
+/** Collects every vendorCallback signal until terminated. */
+export async function countCallbacksWorkflow(): Promise<never> {
+  const received: VendorCallbackSignal[] = [];
+  setHandler(vendorCallbackSignal, (s) => {
+    received.push(s);
+  });
+  setHandler(receivedCountQuery, () => received.length);
+  await condition(() => false);
+  throw new Error('unreachable');
+}
+
+/** Answers the receiver's callbackVerdict by the status it names: "dup" duplicate, "full" limit, else new. */
+export async function verdictCallbacksWorkflow(): Promise<never> {
+  const received: VendorCallbackSignal[] = [];
+  setHandler(vendorCallbackSignal, (s) => {
+    received.push(s);
+  });
+  setHandler(receivedCountQuery, () => received.length);
+  setHandler(callbackVerdictQuery, (s): CallbackVerdict => (s.status === 'dup' ? 'duplicate' : s.status === 'full' ? 'limit' : 'new'));
+  await condition(() => false);
+  throw new Error('unreachable');
 }

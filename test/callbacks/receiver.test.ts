@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { buildCallbackUrl, callbackToken } from '../../src/callbacks/token';
+import { DEFAULT_GUARD_LIMITS } from '../../src/callbacks/guard';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { receivedCountQuery } from './callback-workflows';
 
@@ -45,9 +46,9 @@ afterAll(async () => {
   await nativeConnection?.close();
 });
 
-async function startWaiting(): Promise<string> {
+async function startWaiting(type = 'awaitCallbackWorkflow'): Promise<string> {
   const workflowId = `${taskQueue}.wf-${++seq}`;
-  await client.workflow.start('awaitCallbackWorkflow', { taskQueue, workflowId, workflowExecutionTimeout: '2m' });
+  await client.workflow.start(type, { taskQueue, workflowId, workflowExecutionTimeout: '2m' });
   return workflowId;
 }
 
@@ -126,7 +127,9 @@ test('an unknown or closed workflow gets 410', async () => {
   const url = buildCallbackUrl(receiver.url, secret, done, 'erase', 1);
   expect((await post(url, { task_id: 't', status: 'SUCCESS', video_url: 'u' })).status).toBe(204);
   await client.workflow.getHandle(done).result();
-  expect((await post(url, { task_id: 't', status: 'SUCCESS', video_url: 'u' })).status).toBe(410);
+  expect((await post(url, { task_id: 't', status: 'FAILURE', fail_reason: 'x' })).status).toBe(410);
+  // An exact replay of what was relayed is answered from the receiver's memory: nothing to retry.
+  expect((await post(url, { task_id: 't', status: 'SUCCESS', video_url: 'u' })).status).toBe(204);
 });
 
 test('malformed path 404, wrong method 405, non-JSON 400, oversized 413, healthz 200 — none signals', async () => {
@@ -160,17 +163,107 @@ test('malformed path 404, wrong method 405, non-JSON 400, oversized 413, healthz
   await client.workflow.getHandle(workflowId).terminate('test done');
 });
 
-test('signalling failure gets 503 so a retrying vendor tries again', async () => {
+test('signalling failure gets 503 so a retrying vendor tries again; the log names where Temporal was', async () => {
   const deadConnection = await Connection.connect({ address });
   const deadClient = new Client({ connection: deadConnection, namespace });
   await deadConnection.close();
-  const r = await startCallbackReceiver({ host: '127.0.0.1', port: 0, secret, client: deadClient, log: (l) => logs.push(l) });
+  const own: string[] = [];
+  const r = await startCallbackReceiver({
+    host: '127.0.0.1',
+    port: 0,
+    secret,
+    client: deadClient,
+    temporalAddress: address,
+    log: (l) => (logs.push(l), own.push(l)),
+  });
   try {
-    const res = await post(buildCallbackUrl(r.url, secret, 'any', 'generation', 1), { id: 'x', status: 'running' });
-    expect(res.status).toBe(503);
+    const url = buildCallbackUrl(r.url, secret, 'any', 'generation', 1);
+    expect((await post(url, { id: 'x', status: 'running' })).status).toBe(503);
+    // Not remembered as relayed: the vendor's retry is tried again.
+    expect((await post(url, { id: 'x', status: 'running' })).status).toBe(503);
   } finally {
     await r.close();
   }
+  expect(own).toHaveLength(2);
+  for (const line of own) expect(line).toContain(`signalling Temporal at ${address} failed`);
+});
+
+test('an exact replay of a relayed callback is answered 204 without a second signal', async () => {
+  const workflowId = await startWaiting('countCallbacksWorkflow');
+  const url = buildCallbackUrl(receiver.url, secret, workflowId, 'erase', 1);
+  const body = { task_id: 'er-7', request_id: 'rq', status: 'IN_PROGRESS' };
+  expect((await post(url, body)).status).toBe(204);
+  const replays = await Promise.all(Array.from({ length: 20 }, () => post(url, { ...body, extra: 'ignored' })));
+  expect(replays.map((r) => r.status)).toEqual(Array(20).fill(204));
+  // Another state of the same task is news.
+  expect((await post(url, { ...body, status: 'SUCCESS', video_url: 'https://v/e.mp4' })).status).toBe(204);
+
+  const handle = client.workflow.getHandle(workflowId);
+  expect(await handle.query(receivedCountQuery)).toBe(2);
+  expect(await signalEvents(workflowId)).toBe(2);
+  await handle.terminate('test done');
+});
+
+test('each callback URL gets a burst, then 429 with Retry-After; other URLs are not affected', async () => {
+  const own: string[] = [];
+  const r = await startCallbackReceiver({
+    host: '127.0.0.1',
+    port: 0,
+    secret,
+    client,
+    limits: { ...DEFAULT_GUARD_LIMITS, burst: 3, refillMs: 3_600_000 },
+    log: (l) => own.push(l),
+  });
+  const workflowId = await startWaiting('countCallbacksWorkflow');
+  try {
+    const url = buildCallbackUrl(r.url, secret, workflowId, 'generation', 1);
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await post(url, { id: 'g-1', status: `state-${i}` }));
+    expect(answers.map((a) => a.status)).toEqual([204, 204, 204, 429, 429, 429, 429, 429]);
+    expect(Number(answers[3].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await post(buildCallbackUrl(r.url, secret, workflowId, 'generation', 2), { id: 'g-2', status: 'queued' })).status).toBe(204);
+  } finally {
+    await r.close();
+  }
+  expect(await signalEvents(workflowId)).toBe(4);
+  // A flood does not flood the log: the first refusal is logged, the next ones are counted.
+  expect(own.filter((l) => l.includes('(429)'))).toHaveLength(1);
+  await client.workflow.getHandle(workflowId).terminate('test done');
+});
+
+test("the stage's verdict is asked first: a duplicate is not signalled (204), a full step gets 429", async () => {
+  const workflowId = await startWaiting('verdictCallbacksWorkflow');
+  const url = buildCallbackUrl(receiver.url, secret, workflowId, 'review-b0', 1);
+  expect((await post(url, { task_id: 'r-1', status: 'dup' })).status).toBe(204);
+  const full = await post(url, { task_id: 'r-1', status: 'full' });
+  expect(full.status).toBe(429);
+  expect(full.headers.get('retry-after')).toBe('60');
+  expect((await post(url, { task_id: 'r-1', status: 'processing' })).status).toBe(204);
+
+  const handle = client.workflow.getHandle(workflowId);
+  expect(await handle.query(receivedCountQuery)).toBe(1);
+  expect(await signalEvents(workflowId)).toBe(1);
+  await handle.terminate('test done');
+});
+
+test('newlines and control characters in ids and bodies never split a log line', async () => {
+  const raw = 'a\nb\rc\u0000d\u2028e\u0085f\u001bg\\h';
+  const shown = String.raw`a\nb\rc\u0000d\u2028e\u0085f\u001bg\\h`;
+  const workflowId = await startWaiting('countCallbacksWorkflow');
+  const before = logs.length;
+  const url = buildCallbackUrl(receiver.url, secret, workflowId, 'generation', 1);
+  expect((await post(url, { id: raw, status: 'run\nning' })).status).toBe(204);
+  // An unknown workflow whose id carries a newline: logged with the 410.
+  const unknown = buildCallbackUrl(receiver.url, secret, `${taskQueue}\nfake log line`, 'generation', 1);
+  expect((await post(unknown, { id: 'x\r\ny', status: 's' })).status).toBe(410);
+
+  const lines = logs.slice(before);
+  expect(lines).toHaveLength(2);
+  for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+  expect(lines[0]).toContain(`taskId=${shown} status=run\\nning`);
+  expect(lines[1]).toContain(`workflowId=${taskQueue}\\nfake log line`);
+  expect(lines[1]).toContain('taskId=x\\r\\ny');
+  await client.workflow.getHandle(workflowId).terminate('test done');
 });
 
 test('logs never carry a token or the secret', () => {

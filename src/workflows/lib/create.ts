@@ -2,11 +2,14 @@
  * Create without duplicates (DESIGN.md §1). The vendor has no idempotency key, so:
  * a create runs once per attempt; provably-unsent and rate-limited requests are retried;
  * rejected ones fail the stage naming the field; an AMBIGUOUS outcome is reconciled
- * (by name, or by a callback naming the task) and never blindly resubmitted — when
- * reconcile finds nothing, the pipeline's policy decides: `resubmit` or `ask` an operator.
+ * (by name, or by a callback naming a task that passes the proof of offers.ts) and never
+ * blindly resubmitted — when reconcile finds nothing, the pipeline's policy decides:
+ * `resubmit` or `ask` an operator. A task id offered and refused means a task may exist:
+ * then an operator is asked whatever the policy, with every offered id and why it failed.
  */
 import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
 import type { VendorTaskKind } from '../messages';
+import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure } from './failures';
 import type { StageRuntime } from './stage-runtime';
 
@@ -28,6 +31,8 @@ export interface CreateSpec<T> {
   reconcile(attempt: number): Promise<T | undefined>;
   /** Builds a value from a task id learned from a callback or an operator. */
   fromTaskId(taskId: string): T;
+  /** How a task id offered by a callback is checked; without it no offer is adopted. */
+  proof?: ProofSpec;
   /** Gives up after this many retryable failures in a row (not sent, 429, 502): an outage, not a blip. */
   maxRetries?: number;
 }
@@ -55,14 +60,16 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   const giveUp = (message: string) =>
     stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
   for (;;) {
-    rt.beginAttempt(step, attempt, kind);
+    rt.beginAttempt(step, attempt, kind, spec.proof);
     rt.count(spec.endpoint);
     let outcome;
     try {
       const value = await spec.create(attempt);
+      rt.endAttempt(step, attempt, spec.taskIdOf(value));
       rt.record({ kind, id: spec.taskIdOf(value), step, attempt, via: 'create' });
       return { value, attempt, via: 'create' };
     } catch (err) {
+      rt.endAttempt(step, attempt);
       outcome = classifyCreateFailure(err);
     }
     switch (outcome.kind) {
@@ -93,11 +100,12 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       case 'ambiguous': {
         const found = await spec.reconcile(attempt);
         if (found !== undefined) {
-          const via = rt.callbackFor(step, attempt)?.taskId === spec.taskIdOf(found) ? 'callback' : 'reconcile-name';
+          const via = rt.provenTask(step, attempt) === spec.taskIdOf(found) ? 'callback' : 'reconcile-name';
           rt.record({ kind, id: spec.taskIdOf(found), step, attempt, via });
           return { value: found, attempt, via };
         }
-        if (spec.policy === 'resubmit') {
+        const offered = rt.hasOffers(step, attempt);
+        if (spec.policy === 'resubmit' && !offered) {
           // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
           if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
             throw stageFailure(`${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`, 'AmbiguousCreate');
@@ -108,12 +116,13 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         const decision = await rt.awaitDecision(
           step,
           attempt,
-          `${spec.label} outcome unknown (${outcome.message}); reconcile found no task. ` +
+          `${spec.label} outcome unknown (${outcome.message}); reconcile found no task` +
+            `${offered ? ' that passes the proof, and a task may exist' : ''}. ` +
             'Look it up in the vendor console, then resolve with its task id, or resubmit.',
         );
-        if ('callback' in decision) {
-          const value = spec.fromTaskId(decision.callback.taskId!);
-          rt.record({ kind, id: decision.callback.taskId!, step, attempt, via: 'callback' });
+        if ('proven' in decision) {
+          const value = spec.fromTaskId(decision.proven);
+          rt.record({ kind, id: decision.proven, step, attempt, via: 'callback' });
           return { value, attempt, via: 'callback' };
         }
         if ('taskId' in decision) {
@@ -131,7 +140,10 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   }
 }
 
-/** Reconcile by callback: wait a bounded grace period for a callback of this attempt. */
+/**
+ * Reconcile by callback: wait a bounded grace period for a callback of this attempt that
+ * names a task passing the proof (offers.ts). Refused ids do not end the wait.
+ */
 export async function waitForCallbackTaskId(
   rt: StageRuntime,
   step: string,
@@ -140,6 +152,6 @@ export async function waitForCallbackTaskId(
   graceMs: number,
 ): Promise<string | undefined> {
   if (!callbacksUsed) return undefined;
-  await condition(() => Boolean(rt.callbackFor(step, attempt)?.taskId), graceMs);
-  return rt.callbackFor(step, attempt)?.taskId;
+  await condition(() => rt.provenTask(step, attempt) !== undefined, graceMs);
+  return rt.provenTask(step, attempt);
 }

@@ -4,6 +4,7 @@
  * continuing as new with the known task id when history grows large.
  */
 import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
+import type { OfferExpectation } from './offers';
 import { pollUntilDone, type PollPolicy } from './poll';
 import type { StageCarry, StageRuntime } from './stage-runtime';
 import type { StageCommon } from './stage-output';
@@ -28,6 +29,8 @@ export interface SingleTaskSpec<Q extends { status: string }> {
   endpoints: { create: string; query: string };
   policy: PollPolicy;
   terminal: readonly string[];
+  /** What the create asks for, compared with a task a callback offers (e.g. the model). */
+  expect?: OfferExpectation;
   /** One create attempt; `callback` is set when callbacks are on. */
   create(attempt: number, callback: { step: string; attempt: number } | undefined): Promise<{ taskId: string }>;
   query(taskId: string): Promise<Q>;
@@ -43,6 +46,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(spec
   if (input.resume) {
     ({ taskId, attempt } = input.resume);
     rt.beginAttempt(step, attempt, kind);
+    rt.endAttempt(step, attempt, taskId);
   } else {
     const created = await createWithoutDuplicates({
       rt,
@@ -58,6 +62,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(spec
         return id ? { taskId: id } : undefined;
       },
       fromTaskId: (id) => ({ taskId: id }),
+      proof: { profile: input.profile, kind, endpoint: spec.endpoints.query, expect: spec.expect ?? {} },
     });
     taskId = created.value.taskId;
     attempt = created.attempt;
@@ -85,5 +90,6 @@ export async function createAndPollSingleTask<Q extends { status: string }>(spec
     continueAsNew: () => spec.continueAsNew({ taskId, attempt, startedAt, carry: rt.carry() }),
     historyLimit: input.historyLimit,
   });
+  rt.settle(step);
   return { taskId, task };
 }

@@ -1,8 +1,9 @@
 /**
  * Per-child-workflow state and message handlers shared by every stage: vendor task ids
- * recorded the moment they are known, vendor call counts, callbacks (hints), the
- * operator's decisions for ambiguous creates, and reports to the parent pipeline.
- * Created inside the workflow function: no module-level state.
+ * recorded the moment they are known, vendor call counts, callbacks (hints, and task ids
+ * offered for proof: callback-book.ts), the operator's decisions for ambiguous creates,
+ * and reports to the parent pipeline. Created inside the workflow function: no
+ * module-level state.
  */
 import {
   condition,
@@ -13,6 +14,7 @@ import {
   log,
 } from '@temporalio/workflow';
 import {
+  callbackVerdictQuery,
   operatorDecisionSignal,
   resolveCreateUpdate,
   stageReportSignal,
@@ -22,11 +24,12 @@ import {
   type ResolveCreateInput,
   type StageName,
   type StageReport,
-  type VendorCallbackSignal,
   type VendorTaskKind,
   type VendorTaskRecord,
 } from '../messages';
-
+import { CallbackBook, type ProofSpec } from './callback-book';
+import { TASK_ID_PATTERN } from './offers';
+import { printable } from './printable';
 import type { StageOutput } from './stage-output';
 
 export const stageStatusQuery = defineQuery<StageReport>('stageStatus');
@@ -39,15 +42,14 @@ export interface StageCarry {
 export class StageRuntime {
   readonly vendorTasks: VendorTaskRecord[];
   readonly calls: Record<string, number>;
-  private readonly callbacks = new Map<string, VendorCallbackSignal>();
-  private readonly hints = new Set<string>();
   private readonly decisions = new Map<string, CreateDecision>();
+  private readonly book: CallbackBook;
+  /** The waiting reason without the offers, which are appended as they change. */
+  private waitingBase = '';
   waiting: PendingDecision | undefined;
   stuck = false;
   progress: { done: number; total: number } | undefined;
   detail: string | undefined;
-  /** Which (step, attempt) each step's current vendor task belongs to. */
-  private readonly current = new Map<string, { attempt: number; taskId?: string; kind: VendorTaskKind }>();
 
   constructor(
     readonly stage: StageName,
@@ -55,7 +57,18 @@ export class StageRuntime {
   ) {
     this.vendorTasks = carry ? [...carry.vendorTasks] : [];
     this.calls = carry ? { ...carry.calls } : {};
-    setHandler(vendorCallbackSignal, (cb) => this.onCallback(cb));
+    this.book = new CallbackBook({
+      count: (endpoint) => this.count(endpoint),
+      stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
+      stateOf: (id) => this.vendorTasks.find((t) => t.id === id)?.state,
+      orphan: (kind, id, step, attempt) => {
+        this.vendorTasks.push({ kind, id, step, attempt, via: 'callback', orphan: true });
+        this.report();
+      },
+      offersChanged: (step, attempt) => this.offersChanged(step, attempt),
+    });
+    setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
+    setHandler(callbackVerdictQuery, (cb) => this.book.verdict(cb));
     setHandler(operatorDecisionSignal, (input) => this.onDecision(input));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), { validator: (input) => this.validate(input) });
     setHandler(stageStatusQuery, () => this.snapshot());
@@ -67,9 +80,22 @@ export class StageRuntime {
     this.calls[endpoint] = (this.calls[endpoint] ?? 0) + 1;
   }
 
-  /** Marks the attempt in flight for a step, so callbacks can be matched to it. */
-  beginAttempt(step: string, attempt: number, kind: VendorTaskKind): void {
-    this.current.set(step, { attempt, kind });
+  /**
+   * Marks the attempt in flight for a step, so callbacks can be matched to it; `proof`
+   * says how a task id offered for it is checked (none: offers are refused).
+   */
+  beginAttempt(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
+    this.book.begin(step, attempt, kind, proof);
+  }
+
+  /** The attempt's create came back, naming its task or not: the window for `created_at` closes. */
+  endAttempt(step: string, attempt: number, taskId?: string): void {
+    this.book.end(step, attempt, taskId);
+  }
+
+  /** The step's task is done: later callbacks for it are dropped unqueried. */
+  settle(step: string): void {
+    this.book.settle(step);
   }
 
   record(task: Omit<VendorTaskRecord, 'orphan'>): void {
@@ -79,8 +105,7 @@ export class StageRuntime {
     } else {
       this.vendorTasks.push({ ...task });
     }
-    const cur = this.current.get(task.step);
-    if (cur && cur.attempt === task.attempt) cur.taskId = task.id;
+    this.book.known(task.step, task.attempt, task.id);
     this.report();
   }
 
@@ -98,30 +123,42 @@ export class StageRuntime {
     return { result, ...this.carry(), detail: this.detail, progress: this.progress };
   }
 
-  // ---- callbacks: hints only; the workflow confirms each with one query
+  // ---- callbacks: hints, and offers that need proof
 
-  private onCallback(cb: VendorCallbackSignal): void {
-    const key = `${cb.step}#${cb.attempt}`;
-    if (!this.callbacks.has(key)) this.callbacks.set(key, cb);
-    this.hints.add(cb.step);
-    const cur = this.current.get(cb.step);
-    if (cb.taskId && cur && cb.attempt !== cur.attempt && !this.vendorTasks.some((t) => t.id === cb.taskId)) {
-      // A superseded attempt did create a task after all: it may run (and cost) at the vendor.
-      this.vendorTasks.push({ kind: cur.kind, id: cb.taskId, step: cb.step, attempt: cb.attempt, via: 'callback', orphan: true });
-      log.warn('callback revealed a task of a superseded attempt', { step: cb.step, attempt: cb.attempt });
-      this.report();
-    }
+  /** The task id a callback offered for this attempt and that passed the proof, if any. */
+  provenTask(step: string, attempt: number): string | undefined {
+    return this.book.provenTask(step, attempt);
   }
 
-  callbackFor(step: string, attempt: number): VendorCallbackSignal | undefined {
-    return this.callbacks.get(`${step}#${attempt}`);
+  /** Whether any callback offered a task id for this attempt (checked or not). */
+  hasOffers(step: string, attempt: number): boolean {
+    return this.book.hasOffers(step, attempt);
   }
 
-  /** Waits up to `ms` or until a callback for `step` arrives; returns true on a hint. */
+  /**
+   * Workflow time of the last vendor query of this step's task made outside the poll
+   * loop (checking an offered id), so a poll can keep the interface's minimum interval.
+   */
+  lastQueryAt(step: string): number | undefined {
+    return this.book.lastQueryAt(step);
+  }
+
+  /** Waits up to `ms` or until a callback for `step` brings news; returns true on a hint. */
   async waitForHint(step: string, ms: number, summary: string): Promise<boolean> {
-    const hinted = await condition(() => this.hints.has(step), ms, { summary });
-    this.hints.delete(step);
+    const hinted = await condition(() => this.book.hinted(step), ms, { summary });
+    this.book.clearHint(step);
     return hinted;
+  }
+
+  private offersChanged(step: string, attempt: number): void {
+    if (this.waiting?.step !== step || this.waiting.attempt !== attempt) return;
+    this.waiting.reason = this.waitingReason(step, attempt);
+    this.report();
+  }
+
+  private waitingReason(step: string, attempt: number): string {
+    const offers = this.book.describe(step, attempt);
+    return offers ? `${this.waitingBase} Task ids offered by callbacks: ${offers}` : this.waitingBase;
   }
 
   // ---- operator decisions (policy `ask`)
@@ -139,7 +176,7 @@ export class StageRuntime {
     try {
       this.validate(input);
     } catch (err) {
-      log.warn('ignored an invalid operator decision', { error: String(err) });
+      log.warn(`ignored an invalid operator decision: ${printable(String(err))}`);
       return;
     }
     this.decisions.set(this.waiting.step, input.decision);
@@ -153,23 +190,27 @@ export class StageRuntime {
   }
 
   /**
-   * Blocks until an operator decides, or a callback for this attempt names the task.
+   * Blocks until an operator decides, or a task id a callback offers for this attempt
+   * passes the proof. The reason lists every offered id and what became of it.
    * Visible as `waiting-operator` in the parent's status and current details.
    */
-  async awaitDecision(
-    step: string,
-    attempt: number,
-    reason: string,
-  ): Promise<CreateDecision | { callback: VendorCallbackSignal }> {
-    this.waiting = { workflowId: workflowInfo().workflowId, stage: this.stage, step, attempt, reason, since: new Date().toISOString() };
+  async awaitDecision(step: string, attempt: number, reason: string): Promise<CreateDecision | { proven: string }> {
+    this.waitingBase = reason;
+    this.waiting = {
+      workflowId: workflowInfo().workflowId,
+      stage: this.stage,
+      step,
+      attempt,
+      reason: this.waitingReason(step, attempt),
+      since: new Date().toISOString(),
+    };
     this.report();
-    await condition(() => this.decisions.has(step) || Boolean(this.callbackFor(step, attempt)?.taskId));
+    await condition(() => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined);
     const decision = this.decisions.get(step);
     this.decisions.delete(step);
     this.waiting = undefined;
     this.report();
-    if (decision) return decision;
-    return { callback: this.callbackFor(step, attempt)! };
+    return decision ?? { proven: this.provenTask(step, attempt)! };
   }
 
   // ---- reporting to the parent
@@ -201,7 +242,7 @@ export function validateDecision(decision: unknown): asserts decision is CreateD
   const d = decision as Record<string, unknown>;
   const keys = Object.keys(d);
   if (keys.length !== 1) throw new Error('decision: exactly one of taskId, resubmit, abandon');
-  if ('taskId' in d && (typeof d.taskId !== 'string' || !/^[\w.:-]{1,128}$/.test(d.taskId))) {
+  if ('taskId' in d && (typeof d.taskId !== 'string' || !TASK_ID_PATTERN.test(d.taskId))) {
     throw new Error('decision.taskId: a vendor task id (letters, digits, . _ : -)');
   }
   if ('resubmit' in d && d.resubmit !== true) throw new Error('decision.resubmit: must be true');

@@ -27,6 +27,7 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
     endpoints: { create: 'generation.create', query: 'generation.get' },
     policy: DEFAULT_POLICIES.generation,
     terminal: GENERATION_TERMINAL_STATES,
+    expect: { model: typeof input.request.model === 'string' ? input.request.model : undefined },
     create: async (n, callback) => {
       const res = await creates.generationCreate.executeWithOptions(
         { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create generation task (attempt ${n})` },

@@ -124,6 +124,7 @@ async function runBatch(
       return id ? { taskId: id, callbackUsed: true } : undefined;
     },
     fromTaskId: (id) => ({ taskId: id, callbackUsed: input.callbacks }),
+    proof: { profile, kind: 'review', endpoint: 'review.getTask', expect: { urls: batch.urls } },
   });
   const taskId = created.value.taskId;
   progress.total = batch.urls.length;
@@ -144,6 +145,7 @@ async function runBatch(
       onProgress();
     },
   });
+  rt.settle(step);
   if (task.status === 'cancelled') {
     throw stageFailure(`review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`, 'ReviewCancelled');
   }

@@ -1,0 +1,129 @@
+/**
+ * Facts about a task id that a callback offered, for the workflow's proof
+ * (src/workflows/lib/offers.ts): what the vendor's own query answers for it, and which
+ * other pipelines claim it by the search attribute ReelflowVendorTaskIds (a visibility
+ * list, with the Temporal client the worker gives activities). Reads only.
+ *
+ * The answer is read defensively, field by field with typeof checks: the vendor client's
+ * schemas keep unknown fields, and may or may not type `model` and `created_at`.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { RejectedError, toFailureInfo, VendorError } from '../vendor/errors';
+import { TASK_ID_PATTERN } from '../workflows/lib/offers';
+import { VENDOR_TASK_IDS } from '../workflows/search-attributes';
+import type { ActivityDeps } from './deps';
+
+export type OfferedTaskKind = 'generation' | 'erase' | 'review';
+
+export interface OfferedTaskFacts {
+  /** False when the vendor does not know the id (404, or it refused the id itself). */
+  found: boolean;
+  notFound?: string;
+  /** The id the answer names. */
+  id?: string;
+  model?: string;
+  /** Unix seconds. */
+  createdAtSec?: number;
+  /** Review: how many media the task holds, and the media its result items name. */
+  itemCount?: number;
+  sourceUrls?: string[];
+  /** Workflow ids (other than the excluded ones) whose ReelflowVendorTaskIds holds the id. */
+  claimedBy: string[];
+}
+
+export interface InspectOfferedTaskInput {
+  profile: string;
+  kind: OfferedTaskKind;
+  taskId: string;
+  /** The asking pipeline's own workflow ids: their claims do not count. */
+  exclude: string[];
+}
+
+/** Claims listed at most (one is enough to refuse), and visibility rows read at most. */
+const MAX_CLAIMS = 5;
+const MAX_ROWS = 100;
+const MAX_SOURCE_URLS = 100;
+
+type Loose = Record<string, unknown>;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Unix seconds; a value too large for seconds (after year 5138) is read as milliseconds. */
+function unixSeconds(v: unknown): number | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined;
+  return v > 1e11 ? Math.floor(v / 1000) : v;
+}
+
+export function readFacts(kind: OfferedTaskKind, a: Loose): Omit<OfferedTaskFacts, 'found' | 'claimedBy'> {
+  const facts: Omit<OfferedTaskFacts, 'found' | 'claimedBy'> = {};
+  const id = str(kind === 'generation' ? a.id : a.task_id);
+  if (id !== undefined) facts.id = id;
+  const model = str(a.model);
+  if (model !== undefined) facts.model = model;
+  const created = unixSeconds(a.created_at);
+  if (created !== undefined) facts.createdAtSec = created;
+  if (kind === 'review') {
+    if (typeof a.total_count === 'number') facts.itemCount = a.total_count;
+    const items = (a.result as Loose | undefined)?.items;
+    if (Array.isArray(items)) {
+      facts.sourceUrls = items
+        .map((i) => str((i as Loose | null)?.source_url))
+        .filter((u): u is string => u !== undefined)
+        .slice(0, MAX_SOURCE_URLS);
+    }
+  }
+  return facts;
+}
+
+function failureOf(err: unknown): unknown {
+  if (!(err instanceof VendorError)) return err;
+  const info = toFailureInfo(err);
+  return ApplicationFailure.create({
+    type: info.type,
+    message: info.message,
+    nonRetryable: !info.retryable,
+    details: [info],
+    ...(info.retryAfterMs !== undefined ? { nextRetryDelay: info.retryAfterMs } : {}),
+  });
+}
+
+export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
+  async function vendorAnswer(input: InspectOfferedTaskInput, signal: AbortSignal): Promise<Loose> {
+    const v = deps.vendorFor(input.profile);
+    if (input.kind === 'generation') return (await v.generation.get(input.taskId, { signal })) as Loose;
+    if (input.kind === 'erase') return (await v.erase.get(input.taskId, { signal })) as Loose;
+    return (await v.review.getTask(input.taskId, { signal })) as Loose;
+  }
+
+  async function claimsOf(taskId: string, exclude: readonly string[]): Promise<string[]> {
+    // The id is checked against TASK_ID_PATTERN first: no quote can end the literal.
+    const query = `${VENDOR_TASK_IDS.name} = '${taskId}'`;
+    const others: string[] = [];
+    let rows = 0;
+    for await (const wf of Context.current().client.workflow.list({ query, pageSize: 20 })) {
+      if (!exclude.includes(wf.workflowId) && !others.includes(wf.workflowId)) others.push(wf.workflowId);
+      if (others.length >= MAX_CLAIMS || ++rows >= MAX_ROWS) break;
+    }
+    return others;
+  }
+
+  return {
+    /** One vendor query of the offered task, then (if the vendor knows it) one visibility list. */
+    async inspectOfferedTask(input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> {
+      if (!TASK_ID_PATTERN.test(input.taskId)) {
+        throw ApplicationFailure.nonRetryable('taskId: not a vendor task id (letters, digits, . _ : - only)', 'RejectedError');
+      }
+      let answer: Loose;
+      try {
+        answer = await vendorAnswer(input, Context.current().cancellationSignal);
+      } catch (err) {
+        if (err instanceof VendorError && (err.status === 404 || err instanceof RejectedError)) {
+          return { found: false, notFound: err.message, claimedBy: [] };
+        }
+        throw failureOf(err);
+      }
+      return { found: true, ...readFacts(input.kind, answer), claimedBy: await claimsOf(input.taskId, input.exclude) };
+    },
+  };
+}

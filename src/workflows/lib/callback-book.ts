@@ -1,0 +1,272 @@
+/**
+ * What callbacks may do to a stage. A callback is a hint; a task id it names for an
+ * attempt whose task is unknown is an OFFER, adopted only with proof (offers.ts), checked
+ * by one activity per distinct id. Duplicates, settled steps and floods cost no vendor
+ * query, and no history event either when the receiver asks `callbackVerdict` before it
+ * signals: that query and the signal handler apply the same rule, verdict().
+ */
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import type { OfferedTaskKind } from '../../activities/claims';
+import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../messages';
+import { failureMessage } from './failures';
+import {
+  describeOffers,
+  idProblem,
+  judgeOffer,
+  MAX_OFFERS_PER_ATTEMPT,
+  MAX_SIGNALS_PER_STEP,
+  type Offer,
+  type OfferExpectation,
+} from './offers';
+import { printable } from './printable';
+import { QUERY_OPTIONS, queries } from './proxies';
+
+/** How a step's offered ids are checked: the vendor query of its kind, and what its create asked for. */
+export interface ProofSpec {
+  profile: string;
+  kind: OfferedTaskKind;
+  /** Endpoint counted for the check's vendor query, e.g. "generation.get". */
+  endpoint: string;
+  expect: OfferExpectation;
+}
+
+interface Attempt {
+  step: string;
+  attempt: number;
+  kind: VendorTaskKind;
+  proof?: ProofSpec;
+  /** Workflow time the create was sent, and when its outcome came back: the `created_at` window. */
+  fromMs: number;
+  toMs?: number;
+  taskId?: string;
+  offers: Map<string, Offer>;
+  /** Offers past MAX_OFFERS_PER_ATTEMPT, not checked. */
+  dropped: number;
+}
+
+/** What the book needs from its stage runtime. */
+export interface BookHost {
+  count(endpoint: string): void;
+  /** The step that already owns this task id in this stage, if any. */
+  stepOwning(taskId: string): string | undefined;
+  /** Last state a query gave for this task id. */
+  stateOf(taskId: string): string | undefined;
+  /** A superseded attempt's task was proven: it may run (and cost) at the vendor. */
+  orphan(kind: VendorTaskKind, taskId: string, step: string, attempt: number): void;
+  /** An offer of (step, attempt) changed (an operator's reason lists them). */
+  offersChanged(step: string, attempt: number): void;
+}
+
+const keyOf = (step: string, attempt: number) => `${step}#${attempt}`;
+const fingerprint = (cb: VendorCallbackSignal) => JSON.stringify([cb.step, cb.attempt, cb.taskId ?? null, cb.status ?? null]);
+
+/** Signals come from outside: read their fields by type, never trust the shape. */
+function normalize(cb: unknown): VendorCallbackSignal | undefined {
+  if (!cb || typeof cb !== 'object') return undefined;
+  const c = cb as Record<string, unknown>;
+  if (typeof c.step !== 'string' || typeof c.attempt !== 'number') return undefined;
+  return {
+    step: c.step,
+    attempt: c.attempt,
+    ...(typeof c.taskId === 'string' ? { taskId: c.taskId } : {}),
+    ...(typeof c.status === 'string' ? { status: c.status } : {}),
+  };
+}
+
+/** The pipeline's own workflow ids (this stage and its parent): their claims are not "another pipeline". */
+function ownWorkflowIds(): string[] {
+  const info = workflowInfo();
+  return info.parent ? [info.workflowId, info.parent.workflowId] : [info.workflowId];
+}
+
+export class CallbackBook {
+  private readonly attempts = new Map<string, Attempt>();
+  private readonly current = new Map<string, Attempt>();
+  private readonly settled = new Set<string>();
+  private readonly seen = new Set<string>();
+  private readonly signals = new Map<string, number>();
+  private readonly hints = new Set<string>();
+  private readonly lastQuery = new Map<string, number>();
+  private pumping = false;
+
+  constructor(private readonly host: BookHost) {}
+
+  // ---- attempts, as the create protocol runs them
+
+  begin(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
+    const a: Attempt = { step, attempt, kind, proof, fromMs: Date.now(), offers: new Map(), dropped: 0 };
+    this.attempts.set(keyOf(step, attempt), a);
+    this.current.set(step, a);
+  }
+
+  /** The attempt's outcome came back (with its task id when it named one): its offers can be checked now. */
+  end(step: string, attempt: number, taskId?: string): void {
+    const a = this.attempts.get(keyOf(step, attempt));
+    if (!a) return;
+    a.toMs ??= Date.now();
+    if (taskId !== undefined) {
+      a.taskId = taskId;
+      // A callback that came before the create's answer and names its task is news of that task.
+      if (a.offers.delete(taskId)) this.hints.add(step);
+    }
+    this.wake();
+  }
+
+  known(step: string, attempt: number, taskId: string): void {
+    const a = this.attempts.get(keyOf(step, attempt));
+    if (a) a.taskId = taskId;
+  }
+
+  /** The step's task reached its end: later callbacks for it change nothing. */
+  settle(step: string): void {
+    this.settled.add(step);
+    this.hints.delete(step);
+  }
+
+  provenTask(step: string, attempt: number): string | undefined {
+    for (const o of this.attempts.get(keyOf(step, attempt))?.offers.values() ?? []) if (o.state === 'proven') return o.id;
+    return undefined;
+  }
+
+  hasOffers(step: string, attempt: number): boolean {
+    const a = this.attempts.get(keyOf(step, attempt));
+    return Boolean(a && (a.offers.size > 0 || a.dropped > 0));
+  }
+
+  describe(step: string, attempt: number): string {
+    const a = this.attempts.get(keyOf(step, attempt));
+    return a ? describeOffers([...a.offers.values()], a.dropped) : '';
+  }
+
+  /** Workflow time of this step's last vendor query made here (an offer's check), if any. */
+  lastQueryAt(step: string): number | undefined {
+    return this.lastQuery.get(step);
+  }
+
+  hinted(step: string): boolean {
+    return this.hints.has(step);
+  }
+
+  clearHint(step: string): void {
+    this.hints.delete(step);
+  }
+
+  // ---- callbacks
+
+  /** What receive() would do with this callback; read-only (the receiver's query). */
+  verdict(raw: unknown): CallbackVerdict {
+    const cb = normalize(raw);
+    if (!cb) return 'stale';
+    if ((this.signals.get(cb.step) ?? 0) >= MAX_SIGNALS_PER_STEP) return 'limit';
+    if (this.settled.has(cb.step)) return 'settled';
+    if (this.seen.has(fingerprint(cb))) return 'duplicate';
+    const a = this.attempts.get(keyOf(cb.step, cb.attempt));
+    if (!a) return 'stale';
+    const id = cb.taskId;
+    if (id === undefined || id === a.taskId) {
+      if (a !== this.current.get(cb.step)) return 'stale';
+      // A state the last query already gave is no news.
+      return id !== undefined && cb.status !== undefined && this.host.stateOf(id) === cb.status ? 'duplicate' : 'new';
+    }
+    if (a.taskId !== undefined) return 'mismatch';
+    const offer = a.offers.get(id);
+    if (offer) return offer.state === 'unchecked' ? 'new' : 'duplicate';
+    return a.offers.size >= MAX_OFFERS_PER_ATTEMPT ? 'limit' : 'new';
+  }
+
+  /** The signal handler: counts every signal, acts only on `new` ones. */
+  receive(raw: unknown): void {
+    const verdict = this.verdict(raw);
+    const cb = normalize(raw);
+    if (!cb) return;
+    this.signals.set(cb.step, (this.signals.get(cb.step) ?? 0) + 1);
+    const a = this.attempts.get(keyOf(cb.step, cb.attempt));
+    if (verdict === 'limit' && a && cb.taskId !== undefined && a.taskId === undefined && !a.offers.has(cb.taskId)) {
+      a.dropped++;
+      this.host.offersChanged(a.step, a.attempt);
+    }
+    if (verdict !== 'new' || !a) return;
+    this.seen.add(fingerprint(cb));
+    if (cb.taskId === undefined || cb.taskId === a.taskId) {
+      this.hints.add(cb.step);
+      return;
+    }
+    a.offers.set(cb.taskId, { id: cb.taskId, state: 'pending' });
+    this.host.offersChanged(a.step, a.attempt);
+    this.wake();
+  }
+
+  // ---- checking offers, one at a time, once their attempt has ended
+
+  private wake(): void {
+    if (!this.pumping) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      for (let next = this.nextPending(); next; next = this.nextPending()) {
+        if (!(await this.check(...next))) return;
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private nextPending(): [Attempt, Offer] | undefined {
+    for (const a of this.attempts.values()) {
+      if (a.toMs === undefined) continue;
+      for (const o of a.offers.values()) if (o.state === 'pending') return [a, o];
+    }
+    return undefined;
+  }
+
+  /** Checks one offer; false when the stage is being cancelled (stop checking). */
+  private async check(a: Attempt, offer: Offer): Promise<boolean> {
+    offer.state = 'checking';
+    const owner = this.host.stepOwning(offer.id);
+    const unqueried =
+      (a.taskId !== undefined ? `this attempt's task is ${printable(a.taskId, 130)}` : undefined) ??
+      idProblem(offer.id) ??
+      (owner !== undefined && owner !== a.step ? `it is already the task of step ${owner}` : undefined) ??
+      (a.proof ? undefined : 'this step takes no task id from a callback');
+    if (unqueried !== undefined || !a.proof) {
+      this.conclude(a, offer, [unqueried ?? 'no proof']);
+      return true;
+    }
+    const proof = a.proof;
+    this.host.count(proof.endpoint);
+    this.lastQuery.set(a.step, Date.now());
+    try {
+      const facts = await queries.inspectOfferedTask.executeWithOptions(
+        { ...QUERY_OPTIONS, summary: `check ${proof.kind} task ${printable(offer.id, 130)}, offered by a callback` },
+        [{ profile: proof.profile, kind: proof.kind, taskId: offer.id, exclude: ownWorkflowIds() }],
+      );
+      this.conclude(a, offer, judgeOffer(offer.id, facts, proof.expect, { fromMs: a.fromMs, toMs: a.toMs ?? Date.now() }));
+      return true;
+    } catch (err) {
+      offer.state = isCancellation(err) ? 'pending' : 'unchecked';
+      offer.why = `could not be checked: ${printable(failureMessage(err), 160)}`;
+      this.host.offersChanged(a.step, a.attempt);
+      return !isCancellation(err);
+    }
+  }
+
+  private conclude(a: Attempt, offer: Offer, reasons: string[]): void {
+    const where = `${a.step} attempt ${a.attempt}: task id ${printable(offer.id, 130)} offered by a callback`;
+    if (reasons.length > 0) {
+      offer.state = 'refused';
+      offer.why = reasons.join('; ');
+      log.warn(`${where} is refused: ${offer.why}`);
+    } else {
+      offer.state = 'proven';
+      const waitedFor = a === this.current.get(a.step) && a.taskId === undefined;
+      if (!waitedFor && a.taskId === undefined) {
+        // A superseded attempt did create a task after all: it may run (and cost) at the vendor.
+        this.host.orphan(a.kind, offer.id, a.step, a.attempt);
+        log.warn(`${where} is proven: a task of a superseded attempt, recorded as an orphan`);
+      }
+    }
+    this.host.offersChanged(a.step, a.attempt);
+  }
+}

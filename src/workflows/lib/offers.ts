@@ -1,0 +1,85 @@
+/**
+ * Proof that a task id a callback offers was created by this create attempt. Whoever holds
+ * a callback URL can POST any id to it, so an id is adopted only when all of these hold:
+ * the vendor knows it; its own answer agrees with this create (same model, same media,
+ * where the answer carries them); it was created between the attempt's start and its
+ * failure (`created_at`, where the answer carries it); and no other pipeline claims it
+ * (search attribute ReelflowVendorTaskIds). Pure: an activity gathers the facts
+ * (src/activities/claims.ts), the workflow judges them here.
+ */
+import type { OfferedTaskFacts } from '../../activities/claims';
+import { printable } from './printable';
+
+/** Vendor clocks and ours differ a little, and `created_at` has whole seconds. */
+export const CREATED_AT_SLACK_MS = 30_000;
+/** Distinct task ids checked per create attempt; further ids are not checked (nor adopted). */
+export const MAX_OFFERS_PER_ATTEMPT = 8;
+/** Callback signals one step acts on per run; past it the stage drops them and the receiver is told to stop. */
+export const MAX_SIGNALS_PER_STEP = 40;
+
+/** What a vendor task id looks like (also what an operator may type); anything else is refused unqueried. */
+export const TASK_ID_PATTERN = /^[\w.:-]{1,128}$/;
+
+/** What this create asked for, to compare with the offered task's own answer. */
+export interface OfferExpectation {
+  /** Generation: the request's model. */
+  model?: string;
+  /** Review: the batch's media URLs. */
+  urls?: readonly string[];
+}
+
+/** Workflow time (ms) when the attempt's create was sent, and when its outcome came back. */
+export interface AttemptWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+export interface Offer {
+  id: string;
+  state: 'pending' | 'checking' | 'proven' | 'refused' | 'unchecked';
+  /** Why it was refused, or why it could not be checked. */
+  why?: string;
+}
+
+export function idProblem(id: string): string | undefined {
+  return TASK_ID_PATTERN.test(id) ? undefined : 'not a vendor task id (letters, digits, . _ : - only, at most 128)';
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** Every reason the facts refute this create's authorship of `id`; empty means proven. */
+export function judgeOffer(id: string, facts: OfferedTaskFacts, expect: OfferExpectation, window: AttemptWindow): string[] {
+  if (!facts.found) return [`the vendor does not know it${facts.notFound ? ` (${printable(facts.notFound, 160)})` : ''}`];
+  const reasons: string[] = [];
+  if (facts.id !== undefined && facts.id !== id) reasons.push(`the vendor answered for task ${printable(facts.id, 80)}`);
+  if (expect.model !== undefined && facts.model !== undefined && facts.model !== expect.model) {
+    reasons.push(`its model is ${printable(facts.model, 80)}, this create asked for ${printable(expect.model, 80)}`);
+  }
+  if (facts.createdAtSec !== undefined) {
+    const at = facts.createdAtSec * 1000;
+    if (at < window.fromMs - CREATED_AT_SLACK_MS || at > window.toMs + CREATED_AT_SLACK_MS) {
+      reasons.push(
+        `created ${iso(at)}, outside this attempt's ${iso(window.fromMs)} to ${iso(window.toMs)} (± ${CREATED_AT_SLACK_MS / 1000} s)`,
+      );
+    }
+  }
+  if (expect.urls) {
+    if (facts.itemCount !== undefined && facts.itemCount !== expect.urls.length) {
+      reasons.push(`it holds ${facts.itemCount} media, this batch submitted ${expect.urls.length}`);
+    }
+    const foreign = (facts.sourceUrls ?? []).filter((u) => !expect.urls!.includes(u)).length;
+    if (foreign > 0) reasons.push(`it reviews ${foreign} media this batch did not submit`);
+  }
+  if (facts.claimedBy.length > 0) reasons.push(`claimed by pipeline ${facts.claimedBy.map((w) => printable(w, 120)).join(', ')}`);
+  return reasons;
+}
+
+/** For an operator: each offered id and what became of it. */
+export function describeOffers(offers: readonly Offer[], dropped: number): string {
+  const parts = offers.map((o) => {
+    const what = o.state === 'refused' ? `refused: ${o.why}` : o.state === 'unchecked' ? o.why : o.state === 'proven' ? 'proven' : 'being checked';
+    return `${printable(o.id, 130)} (${what})`;
+  });
+  if (dropped > 0) parts.push(`${dropped} further id(s) not checked (limit ${MAX_OFFERS_PER_ATTEMPT} per attempt)`);
+  return parts.join(' | ');
+}

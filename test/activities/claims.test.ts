@@ -1,0 +1,93 @@
+/**
+ * inspectOfferedTask in the SDK's activity harness, against the emulator over HTTP and the
+ * real dev server's visibility (the search attribute ReelflowVendorTaskIds); readFacts on
+ * answers of either shape.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createClaimActivities, readFacts, type InspectOfferedTaskInput, type OfferedTaskFacts } from '../../src/activities/claims';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { createVendorClient, type VendorClient } from '../../src/vendor';
+import { VENDOR_TASK_IDS } from '../../src/workflows/search-attributes';
+
+let emulator: RunningEmulator;
+let vendor: VendorClient;
+let connection: Connection;
+let client: Client;
+let env: MockActivityEnvironment;
+const { inspectOfferedTask } = createClaimActivities({ vendorFor: () => vendor });
+const taskQueue = `claims-${process.pid}-${Date.now()}`; // no worker polls it: the workflows only hold claims
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  vendor = createVendorClient({ baseUrl: emulator.url, identityUrl: emulator.url, apiKey: 'emu-key', accessToken: 'emu-user-1' });
+  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+  env = new MockActivityEnvironment(undefined, { client, logger: new DefaultLogger('ERROR') });
+});
+
+afterAll(async () => {
+  await vendor?.close();
+  await emulator?.close();
+  await connection?.close();
+});
+
+const inspect = (input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> => env.run(inspectOfferedTask, input);
+
+async function claim(workflowId: string, taskId: string): Promise<void> {
+  await client.workflow.start('claimsHolder', {
+    taskQueue,
+    workflowId,
+    workflowExecutionTimeout: '2m',
+    typedSearchAttributes: [{ key: VENDOR_TASK_IDS, value: [taskId] }],
+  });
+}
+
+test("the vendor's answer and the other pipelines that claim the task; the asking pipeline is excluded", async () => {
+  const before = Date.now();
+  const { id } = await vendor.generation.create({ model: 'video-model-7', content: [{ type: 'text', text: 'claims test' }] });
+  const mine = `${taskQueue}.mine`;
+  const other = `${taskQueue}.other`;
+  await claim(mine, id);
+  await claim(other, id);
+  try {
+    let facts = await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [mine] });
+    for (let i = 0; i < 50 && facts.claimedBy.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 200)); // visibility is eventually consistent
+      facts = await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [mine] });
+    }
+    expect(facts).toMatchObject({ found: true, id, model: 'video-model-7', claimedBy: [other] });
+    expect(facts.createdAtSec! * 1000).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(facts.createdAtSec! * 1000).toBeLessThanOrEqual(Date.now());
+    const excluded = await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [mine, other] });
+    expect(excluded.claimedBy).toEqual([]);
+  } finally {
+    await Promise.all([mine, other].map((w) => client.workflow.getHandle(w).terminate('test done')));
+  }
+});
+
+test('an id the vendor does not know: not found, with its words', async () => {
+  const facts = await inspect({ profile: 'default', kind: 'erase', taskId: 'erase-nope', exclude: [] });
+  expect(facts).toEqual({ found: false, notFound: expect.stringMatching(/404/), claimedBy: [] });
+});
+
+test('an id that could leave the query literal is refused before any call', async () => {
+  const requests = emulator.inspect().requests.length;
+  await expect(inspect({ profile: 'default', kind: 'generation', taskId: "x' OR WorkflowId != '", exclude: [] })).rejects.toThrow(/taskId: not a vendor task id/);
+  expect(emulator.inspect().requests.length).toBe(requests);
+});
+
+test('readFacts takes each field only when its type is right, in our shape or the upstream one', () => {
+  expect(readFacts('generation', { id: 'g', status: 'succeeded', model: 'm', created_at: 1_700_000_000, content: { video_url: 'u' } })).toEqual({
+    id: 'g',
+    model: 'm',
+    createdAtSec: 1_700_000_000,
+  });
+  expect(readFacts('generation', { id: 7, model: null, created_at: '1700000000' })).toEqual({});
+  expect(readFacts('generation', { id: 'g', created_at: 1_700_000_000_123 })).toEqual({ id: 'g', createdAtSec: 1_700_000_000 });
+  expect(readFacts('erase', { task_id: 'e', request_id: 'r', status: 'SUCCESS' })).toEqual({ id: 'e' });
+  expect(
+    readFacts('review', { task_id: 'r', total_count: 2, result: { items: [{ source_url: 'a' }, { source_url: 3 }, null] } }),
+  ).toEqual({ id: 'r', itemCount: 2, sourceUrls: ['a'] });
+});
