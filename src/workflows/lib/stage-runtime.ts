@@ -34,11 +34,14 @@ export const stageStatusQuery = defineQuery<StageReport>('stageStatus');
 export interface StageCarry {
   vendorTasks: VendorTaskRecord[];
   calls: Record<string, number>;
+  /** Per vendor interface: no call before this time (epoch ms, the latest Retry-After). */
+  holds?: Record<string, number>;
 }
 
 export class StageRuntime {
   readonly vendorTasks: VendorTaskRecord[];
   readonly calls: Record<string, number>;
+  private readonly holds: Record<string, number>;
   private readonly callbacks = new Map<string, VendorCallbackSignal>();
   private readonly hints = new Set<string>();
   private readonly decisions = new Map<string, CreateDecision>();
@@ -55,6 +58,7 @@ export class StageRuntime {
   ) {
     this.vendorTasks = carry ? [...carry.vendorTasks] : [];
     this.calls = carry ? { ...carry.calls } : {};
+    this.holds = { ...carry?.holds };
     setHandler(vendorCallbackSignal, (cb) => this.onCallback(cb));
     setHandler(operatorDecisionSignal, (input) => this.onDecision(input));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), { validator: (input) => this.validate(input) });
@@ -65,6 +69,15 @@ export class StageRuntime {
 
   count(endpoint: string): void {
     this.calls[endpoint] = (this.calls[endpoint] ?? 0) + 1;
+  }
+
+  /** The earliest time the next call to `iface` may go out (a 429's Retry-After holds them all). */
+  notBefore(iface: string): number {
+    return this.holds[iface] ?? 0;
+  }
+
+  holdInterface(iface: string, until: number): void {
+    if (until > (this.holds[iface] ?? 0)) this.holds[iface] = until;
   }
 
   /** Marks the attempt in flight for a step, so callbacks can be matched to it. */
@@ -90,7 +103,7 @@ export class StageRuntime {
   }
 
   carry(): StageCarry {
-    return { vendorTasks: this.vendorTasks, calls: this.calls };
+    return { vendorTasks: this.vendorTasks, calls: this.calls, holds: this.holds };
   }
 
   /** The stage's return value: its result plus the final bookkeeping for the parent. */
