@@ -22,6 +22,12 @@ import type { PipelineDefinition } from '../pipeline/definition';
 import { ASSET_REF, durationMs, REVIEW_REF } from '../pipeline/refs';
 import { inferMediaType } from '../vendor/batching';
 import {
+  ASSET_TERMINAL_STATES,
+  ERASE_TERMINAL_STATES,
+  GENERATION_TERMINAL_STATES,
+  REVIEW_TERMINAL_STATES,
+} from '../vendor/assumed-values';
+import {
   childWorkflowId,
   operatorDecisionSignal,
   resolveCreateUpdate,
@@ -139,6 +145,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     deadlineMs: durationMs(opts.deadlines.vendorTask),
     createAttemptMs: durationMs(opts.deadlines.createAttempt),
     historyLimit: opts.historyEventsBeforeContinueAsNew,
+    notFoundGraceMs: durationMs(opts.deadlines.notFoundGrace),
   };
   const timings: PipelineResult['timings'] = {};
   const result: PipelineResult = { pipelineId, vendorTasks: [], archived: [], timings, calls: {}, cost: {} };
@@ -303,7 +310,12 @@ function anyStuck(reports: Map<StageName, StageReport>): boolean {
   return [...reports.values()].some((r) => r.stuck);
 }
 
-const TERMINAL_STATES = ['succeeded', 'failed', 'cancelled', 'completed', 'SUCCESS', 'FAILURE', 'Active', 'Failed', 'Deleted'];
+const TERMINAL_STATES: readonly string[] = [
+  ...GENERATION_TERMINAL_STATES,
+  ...ERASE_TERMINAL_STATES,
+  ...REVIEW_TERMINAL_STATES,
+  ...ASSET_TERMINAL_STATES,
+];
 function isTerminal(state: string | undefined): boolean {
   return state !== undefined && TERMINAL_STATES.includes(state);
 }

@@ -2,8 +2,12 @@
  * Poll with durable timers (DESIGN.md §2): one query activity, then a workflow timer
  * that grows to a cap (small history), cut short by a callback hint. With callbacks on,
  * polling goes on at a slower cadence in case a callback is lost.
+ *
+ * Three vendor answers are not verdicts: a state we do not know (shown, polled on), a
+ * "not found" just after the create issued the id (read-after-write lag, retried for a
+ * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
-import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, sleep, workflowInfo } from '@temporalio/workflow';
 import { failureMessage, isFatalQueryFailure } from './failures';
 import { stageFailure } from './create';
 import type { StageRuntime } from './stage-runtime';
@@ -30,6 +34,10 @@ export interface PollSpec<T> {
   query(): Promise<T>;
   done(value: T): boolean;
   onValue?(value: T): void;
+  /** The vendor's state in an answer, and the states we understand (others are shown, and polled on). */
+  states?: { of(value: T): string; known: readonly string[] };
+  /** "Not found" within this long of `startedAt` is read-after-write lag, not a verdict. */
+  notFoundGraceMs?: number;
   /** Called once when the task has been unfinished this long (e.g. asset Pending 5 min). */
   stuck?: { afterMs: number; onStuck(): void };
   /** Continue-as-new hook: called when history grows large; must not return. */
@@ -47,32 +55,37 @@ export const DEFAULT_POLICIES = {
 
 /** History length past which a polling child continues as new. */
 export const CONTINUE_AS_NEW_EVENTS = 4_000;
+/** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
+export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
 export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   const { rt, policy } = spec;
   const startedAt = spec.startedAt ?? Date.now();
+  const iface = interfaceOf(spec.endpoint);
   let wait = policy.firstMs;
   let stuckReported = false;
   let lastError: string | undefined;
+  let unknownState: string | undefined;
+  let lastQueryAt: number | undefined;
   for (;;) {
+    // A callback hint or an offer check (rt.lastQueryAt) never brings a query under the minimum interval.
+    const lastCall = Math.max(lastQueryAt ?? 0, rt.lastQueryAt(spec.step) ?? 0);
+    await holdUntil(Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0), `${spec.label}: minimum interval / Retry-After`);
+    lastQueryAt = Date.now();
     rt.count(spec.endpoint);
     try {
       const value = await spec.query();
       lastError = undefined;
+      unknownState = notUnderstood(spec, value);
       spec.onValue?.(value);
-      if (spec.done(value)) return value;
+      if (unknownState) showUnknown(rt, spec.label, unknownState);
+      else if (spec.done(value)) return value;
     } catch (err) {
-      if (isFatalQueryFailure(err)) throw stageFailure(`${spec.label}: ${failureMessage(err)}`, 'QueryRejected');
-      if (err instanceof ApplicationFailure) throw err;
-      lastError = failureMessage(err); // network trouble: keep polling until the deadline
+      rt.holdInterface(iface, retryAfterAt(err));
+      lastError = queryFailure(spec, err, startedAt);
     }
     const elapsed = Date.now() - startedAt;
-    if (elapsed > spec.deadlineMs) {
-      throw stageFailure(
-        `${spec.label}: not finished after ${Math.round(elapsed / 1000)} s (deadline)${lastError ? `; last error: ${lastError}` : ''}`,
-        'VendorTaskDeadline',
-      );
-    }
+    if (elapsed > spec.deadlineMs) throw deadlineFailure(spec.label, elapsed, lastError, unknownState);
     if (spec.stuck && !stuckReported && elapsed > spec.stuck.afterMs) {
       stuckReported = true;
       spec.stuck.onStuck();
@@ -87,3 +100,82 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   }
 }
 
+/** Membership for the vendor's readonly state tuples. */
+export function isOneOf(value: string, list: readonly string[]): boolean {
+  return list.includes(value);
+}
+
+/** "generation.get" → "generation": a 429 on one call holds every call to that interface. */
+export function interfaceOf(endpoint: string): string {
+  return endpoint.split('.')[0] ?? endpoint;
+}
+
+/** Sleeps until `at` (workflow time); a hint or the loop never calls the vendor earlier. */
+export async function holdUntil(at: number, summary: string): Promise<void> {
+  const ms = at - Date.now();
+  if (ms > 0) await sleep(ms, { summary });
+}
+
+function notUnderstood<T>(spec: PollSpec<T>, value: T): string | undefined {
+  if (!spec.states) return undefined;
+  const state = spec.states.of(value);
+  return spec.states.known.includes(state) ? undefined : state;
+}
+
+function showUnknown(rt: StageRuntime, label: string, state: string): void {
+  const detail = `${label}: vendor state "${state}" not understood; still polling`;
+  if (rt.detail !== detail) {
+    rt.detail = detail;
+    rt.report();
+  }
+}
+
+/**
+ * A failed query: fatal ones stop the stage; "not found" within the grace is lag; the rest
+ * (network trouble, 429 after the activity's own retries) is kept to name at the deadline.
+ */
+function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): string {
+  if (isNotFound(err)) {
+    const grace = spec.notFoundGraceMs ?? DEFAULT_NOT_FOUND_GRACE_MS;
+    const since = Date.now() - startedAt;
+    if (since <= grace) return failureMessage(err);
+    throw stageFailure(
+      `${spec.label}: the create issued this task id, but the vendor still answers "not found" after ${Math.round(since / 1000)} s ` +
+        `(read-after-write grace ${Math.round(grace / 1000)} s): ${failureMessage(err)}`,
+      'TaskUnknownAtVendor',
+    );
+  }
+  if (isFatalQueryFailure(err)) throw stageFailure(`${spec.label}: ${failureMessage(err)}`, 'QueryRejected');
+  if (err instanceof ApplicationFailure) throw err;
+  return failureMessage(err);
+}
+
+function deadlineFailure(label: string, elapsedMs: number, lastError?: string, unknownState?: string): ApplicationFailure {
+  const why = unknownState ? `; vendor state "${unknownState}" not understood` : lastError ? `; last error: ${lastError}` : '';
+  return stageFailure(`${label}: not finished after ${Math.round(elapsedMs / 1000)} s (deadline)${why}`, 'VendorTaskDeadline');
+}
+
+interface FailureDetails {
+  vendorCode?: string;
+  retryAfterMs?: number;
+  retryAfterAt?: number;
+}
+
+function detailsOf(err: unknown): { type?: string; info: FailureDetails } {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return { info: {} };
+  const d = err.cause.details?.[0];
+  return { type: err.cause.type ?? undefined, info: d && typeof d === 'object' ? (d as FailureDetails) : {} };
+}
+
+/** 404 on a task query, or AssetNotOwned on an asset we just created: maybe read-after-write lag. */
+export function isNotFound(err: unknown): boolean {
+  const { type, info } = detailsOf(err);
+  return type === 'NotFoundError' || (type === 'ForbiddenError' && info.vendorCode === 'AssetNotOwned');
+}
+
+/** When a rate-limited call may be made again (epoch ms), or 0 when the failure was no 429. */
+export function retryAfterAt(err: unknown): number {
+  const { type, info } = detailsOf(err);
+  if (type !== 'RateLimitedError') return 0;
+  return info.retryAfterAt ?? (info.retryAfterMs !== undefined ? Date.now() + info.retryAfterMs : 0);
+}

@@ -31,6 +31,8 @@ export interface SingleTaskSpec<Q extends { status: string }> {
   terminal: readonly string[];
   /** What the create asks for, compared with a task a callback offers (e.g. the model). */
   expect?: OfferExpectation;
+  /** Every state the vendor is known to report; others are shown as not understood and polled on. */
+  known: readonly string[];
   /** One create attempt; `callback` is set when callbacks are on. */
   create(attempt: number, callback: { step: string; attempt: number } | undefined): Promise<{ taskId: string }>;
   query(taskId: string): Promise<Q>;
@@ -80,6 +82,8 @@ export async function createAndPollSingleTask<Q extends { status: string }>(spec
     startedAt,
     query: () => spec.query(taskId),
     done: (t) => spec.terminal.includes(t.status),
+    states: { of: (t) => t.status, known: spec.known },
+    notFoundGraceMs: input.notFoundGraceMs,
     onValue: (t) => {
       if (rt.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
         rt.setState(kind, taskId, t.status);

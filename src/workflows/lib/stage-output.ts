@@ -21,4 +21,6 @@ export interface StageCommon {
   createAttemptMs: number;
   /** Continue as new past this many history events (optional: older histories lack it). */
   historyLimit?: number;
+  /** How long a just-issued task id may answer "not found" (read-after-write lag). */
+  notFoundGraceMs?: number;
 }

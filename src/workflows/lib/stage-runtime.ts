@@ -37,11 +37,14 @@ export const stageStatusQuery = defineQuery<StageReport>('stageStatus');
 export interface StageCarry {
   vendorTasks: VendorTaskRecord[];
   calls: Record<string, number>;
+  /** Per vendor interface: no call before this time (epoch ms, the latest Retry-After). */
+  holds?: Record<string, number>;
 }
 
 export class StageRuntime {
   readonly vendorTasks: VendorTaskRecord[];
   readonly calls: Record<string, number>;
+  private readonly holds: Record<string, number>;
   private readonly decisions = new Map<string, CreateDecision>();
   private readonly book: CallbackBook;
   /** The waiting reason without the offers, which are appended as they change. */
@@ -69,6 +72,7 @@ export class StageRuntime {
     });
     setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.verdict(cb));
+    this.holds = { ...carry?.holds };
     setHandler(operatorDecisionSignal, (input) => this.onDecision(input));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), { validator: (input) => this.validate(input) });
     setHandler(stageStatusQuery, () => this.snapshot());
@@ -78,6 +82,15 @@ export class StageRuntime {
 
   count(endpoint: string): void {
     this.calls[endpoint] = (this.calls[endpoint] ?? 0) + 1;
+  }
+
+  /** The earliest time the next call to `iface` may go out (a 429's Retry-After holds them all). */
+  notBefore(iface: string): number {
+    return this.holds[iface] ?? 0;
+  }
+
+  holdInterface(iface: string, until: number): void {
+    if (until > (this.holds[iface] ?? 0)) this.holds[iface] = until;
   }
 
   /**
@@ -115,7 +128,7 @@ export class StageRuntime {
   }
 
   carry(): StageCarry {
-    return { vendorTasks: this.vendorTasks, calls: this.calls };
+    return { vendorTasks: this.vendorTasks, calls: this.calls, holds: this.holds };
   }
 
   /** The stage's return value: its result plus the final bookkeeping for the parent. */

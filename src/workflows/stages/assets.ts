@@ -4,11 +4,12 @@
  * match), then poll GetAsset on the server-rate-limited task queue until terminal.
  * An asset Pending for 5 minutes is shown as stuck ("contact support").
  */
+import { ASSET_PENDING_STATES, ASSET_STATES, ASSET_TERMINAL_STATES } from '../../vendor/assumed-values';
 import type { AssetResult, AssetsStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure } from '../lib/create';
 import { shortKey } from '../lib/hash';
-import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';
+import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import { StageRuntime } from '../lib/stage-runtime';
 import type { StageCommon, StageOutput } from '../lib/stage-output';
 
@@ -107,8 +108,10 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
         callbacks: false,
         deadlineMs: input.pendingDeadlineMs,
         query: () => getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAsset ${assetId}` }, [{ profile, id: assetId }]),
-        done: (a) => a.status !== 'Pending',
-        onValue: (a) => rt.setState('asset', assetId, a.status),
+        done: (a) => isOneOf(a.status, ASSET_TERMINAL_STATES),
+        states: { of: (a) => a.status, known: [...ASSET_STATES, ...ASSET_PENDING_STATES] },
+        notFoundGraceMs: input.notFoundGraceMs,
+            onValue: (a) => rt.setState('asset', assetId, a.status),
         stuck: {
           afterMs: input.stuckAfterMs,
           onStuck: () => {

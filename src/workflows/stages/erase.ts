@@ -3,6 +3,7 @@
  * valid 24 h), create the erase task without duplicates, then poll it.
  */
 import { continueAsNew } from '@temporalio/workflow';
+import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor/assumed-values';
 import type { EraseStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
@@ -11,7 +12,6 @@ import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-tas
 import { StageRuntime } from '../lib/stage-runtime';
 import type { StageOutput } from '../lib/stage-output';
 
-const ERASE_TERMINAL = ['SUCCESS', 'FAILURE'];
 /** Time an erase needs before the source URL expires; closer than this, we refuse. */
 export const ERASE_SAFETY_MARGIN_MS = 10 * 60_000;
 
@@ -36,7 +36,8 @@ export async function eraseStage(input: EraseStageInput): Promise<StageOutput<Er
     kind: 'erase',
     endpoints: { create: 'erase.create', query: 'erase.get' },
     policy: DEFAULT_POLICIES.erase,
-    terminal: ERASE_TERMINAL,
+    terminal: ERASE_TERMINAL_STATES,
+    known: ERASE_STATES,
     create: (n, callback) =>
       creates.eraseCreate.executeWithOptions(
         { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create erase task (attempt ${n})` },

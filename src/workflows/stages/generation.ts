@@ -1,6 +1,6 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
 import { continueAsNew } from '@temporalio/workflow';
-import { GENERATION_TERMINAL_STATES } from '../../vendor/assumed-values';
+import { GENERATION_STATES, GENERATION_TERMINAL_STATES } from '../../vendor/assumed-values';
 import type { GenerationStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
@@ -28,6 +28,7 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
     policy: DEFAULT_POLICIES.generation,
     terminal: GENERATION_TERMINAL_STATES,
     expect: { model: typeof input.request.model === 'string' ? input.request.model : undefined },
+    known: GENERATION_STATES,
     create: async (n, callback) => {
       const res = await creates.generationCreate.executeWithOptions(
         { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create generation task (attempt ${n})` },
@@ -38,16 +39,26 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
     query: (id) => queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query generation ${id}` }, [{ profile, id }]),
     continueAsNew: (resume) => continueAsNew<typeof generationStage>({ ...input, resume }),
   });
-  if (task.status !== 'succeeded' || !task.videoUrl) {
-    throw stageFailure(
-      `generation task ${taskId} ended ${task.status}${task.failReason ? `: ${task.failReason}` : ''}`,
-      'GenerationFailed',
-    );
+  if (task.status === 'expired') {
+    throw stageFailure(`generation task ${taskId} expired at the vendor before it produced a video`, 'GenerationExpired');
   }
-  const producedAt = task.finishedAt ? task.finishedAt * 1000 : Date.now();
+  if (task.status !== 'succeeded' || !task.videoUrl) {
+    const why = [task.errorCode, task.failReason].filter(Boolean).join(': ');
+    throw stageFailure(`generation task ${taskId} ended ${task.status}${why ? `: ${why}` : ''}`, 'GenerationFailed');
+  }
   return rt.output({
     taskId,
     videoUrl: task.videoUrl,
-    videoUrlExpiresAt: new Date(producedAt + ORIGINAL_URL_VALIDITY_MS).toISOString(),
+    videoUrlExpiresAt: new Date(producedAt(task) + ORIGINAL_URL_VALIDITY_MS).toISOString(),
   });
+}
+
+/**
+ * Start of the video URL's 24 h: the vendor's finish time (`finished_at`, else the terminal
+ * answer's `updated_at`), never later than when we first saw the task succeeded (now).
+ */
+export function producedAt(task: { finishedAt?: number; updatedAt?: number }): number {
+  const vendorSeconds = task.finishedAt ?? task.updatedAt;
+  const firstSeen = Date.now();
+  return vendorSeconds === undefined ? firstSeen : Math.min(vendorSeconds * 1000, firstSeen);
 }

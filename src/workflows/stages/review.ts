@@ -3,13 +3,13 @@
  * submitted without duplicates and polled (≥ 1 s apart, growing); `cancelled` stops
  * without resubmitting (spec 3.3). Asset:// addresses come only from result.items[].
  */
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../vendor/assumed-values';
+import { REVIEW_MIN_QUERY_INTERVAL_MS, REVIEW_STATES, REVIEW_TERMINAL_STATES } from '../../vendor/assumed-values';
 import { planReviewBatches, type ReviewBatch } from '../../vendor/batching';
 import { RejectedError } from '../../vendor/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type CreatePolicy } from '../lib/create';
-import { DEFAULT_POLICIES, pollUntilDone } from '../lib/poll';
+import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import { StageRuntime } from '../lib/stage-runtime';
 import type { StageCommon, StageOutput } from '../lib/stage-output';
 
@@ -21,8 +21,6 @@ export interface ReviewStageInput extends StageCommon {
   requireAllPassed: boolean;
   policy: CreatePolicy;
 }
-
-const TERMINAL = ['completed', 'failed', 'cancelled'];
 
 export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<ReviewStageResult>> {
   const rt = new StageRuntime('review');
@@ -137,7 +135,9 @@ async function runBatch(
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
     query: () => queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [{ profile, taskId }]),
-    done: (t) => TERMINAL.includes(t.status),
+    done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
+    states: { of: (t) => t.status, known: REVIEW_STATES },
+    notFoundGraceMs: input.notFoundGraceMs,
     onValue: (t) => {
       rt.setState('review', taskId, t.status);
       progress.done = t.done ?? progress.done;
