@@ -11,6 +11,7 @@ import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
 import type { VendorTaskKind } from '../messages';
 import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure } from './failures';
+import { holdUntil, interfaceOf } from './holds';
 import type { StageRuntime } from './stage-runtime';
 
 export type CreatePolicy = 'resubmit' | 'ask';
@@ -59,7 +60,9 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   let resubmits = 0;
   const giveUp = (message: string) =>
     stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
+  const iface = interfaceOf(spec.endpoint);
   for (;;) {
+    await holdUntil(rt.notBefore(iface), `${spec.label}: waiting out the vendor's Retry-After`);
     rt.beginAttempt(step, attempt, kind, spec.proof);
     rt.count(spec.endpoint);
     let outcome;
@@ -82,6 +85,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         continue;
       case 'rateLimited':
         if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
+        rt.holdInterface(iface, Date.now() + (outcome.retryAfterMs ?? 0));
         await sleep(Math.max(outcome.retryAfterMs ?? 1_000, 500), { summary: `${spec.label}: rate limited (Retry-After)` });
         attempt++;
         continue;

@@ -20,6 +20,9 @@ export type CreateOutcome =
 
 interface Info {
   retryAfterMs?: number;
+  /** Epoch ms until which the vendor's Retry-After says to wait (set by the activity). */
+  retryAfterAt?: number;
+  vendorCode?: string;
   field?: string;
   endpoint?: string;
 }
@@ -66,4 +69,23 @@ export function isFatalQueryFailure(err: unknown): boolean {
 export function failureMessage(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause) return err.cause.message;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The activity's ApplicationFailure and its details, when `err` is a failed activity. */
+function appFailure(err: unknown): { type?: string; info: Info } {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return { info: {} };
+  return { type: err.cause.type ?? undefined, info: infoOf(err.cause) };
+}
+
+/** 404 on a task query, or AssetNotOwned on an asset we just created: maybe read-after-write lag. */
+export function isNotFound(err: unknown): boolean {
+  const { type, info } = appFailure(err);
+  return type === 'NotFoundError' || (type === 'ForbiddenError' && info.vendorCode === 'AssetNotOwned');
+}
+
+/** When a rate-limited call may be made again (epoch ms), or 0 when the failure was no 429. */
+export function retryAfterAt(err: unknown): number {
+  const { type, info } = appFailure(err);
+  if (type !== 'RateLimitedError') return 0;
+  return info.retryAfterAt ?? (info.retryAfterMs !== undefined ? Date.now() + info.retryAfterMs : 0);
 }

@@ -7,8 +7,9 @@
  * "not found" just after the create issued the id (read-after-write lag, retried for a
  * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
-import { ActivityFailure, ApplicationFailure, sleep, workflowInfo } from '@temporalio/workflow';
-import { failureMessage, isFatalQueryFailure } from './failures';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
+import { holdUntil, interfaceOf } from './holds';
 import { stageFailure } from './create';
 import type { StageRuntime } from './stage-runtime';
 
@@ -105,17 +106,6 @@ export function isOneOf(value: string, list: readonly string[]): boolean {
   return list.includes(value);
 }
 
-/** "generation.get" → "generation": a 429 on one call holds every call to that interface. */
-export function interfaceOf(endpoint: string): string {
-  return endpoint.split('.')[0] ?? endpoint;
-}
-
-/** Sleeps until `at` (workflow time); a hint or the loop never calls the vendor earlier. */
-export async function holdUntil(at: number, summary: string): Promise<void> {
-  const ms = at - Date.now();
-  if (ms > 0) await sleep(ms, { summary });
-}
-
 function notUnderstood<T>(spec: PollSpec<T>, value: T): string | undefined {
   if (!spec.states) return undefined;
   const state = spec.states.of(value);
@@ -153,29 +143,4 @@ function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): st
 function deadlineFailure(label: string, elapsedMs: number, lastError?: string, unknownState?: string): ApplicationFailure {
   const why = unknownState ? `; vendor state "${unknownState}" not understood` : lastError ? `; last error: ${lastError}` : '';
   return stageFailure(`${label}: not finished after ${Math.round(elapsedMs / 1000)} s (deadline)${why}`, 'VendorTaskDeadline');
-}
-
-interface FailureDetails {
-  vendorCode?: string;
-  retryAfterMs?: number;
-  retryAfterAt?: number;
-}
-
-function detailsOf(err: unknown): { type?: string; info: FailureDetails } {
-  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return { info: {} };
-  const d = err.cause.details?.[0];
-  return { type: err.cause.type ?? undefined, info: d && typeof d === 'object' ? (d as FailureDetails) : {} };
-}
-
-/** 404 on a task query, or AssetNotOwned on an asset we just created: maybe read-after-write lag. */
-export function isNotFound(err: unknown): boolean {
-  const { type, info } = detailsOf(err);
-  return type === 'NotFoundError' || (type === 'ForbiddenError' && info.vendorCode === 'AssetNotOwned');
-}
-
-/** When a rate-limited call may be made again (epoch ms), or 0 when the failure was no 429. */
-export function retryAfterAt(err: unknown): number {
-  const { type, info } = detailsOf(err);
-  if (type !== 'RateLimitedError') return 0;
-  return info.retryAfterAt ?? (info.retryAfterMs !== undefined ? Date.now() + info.retryAfterMs : 0);
 }
