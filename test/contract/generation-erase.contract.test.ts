@@ -3,6 +3,7 @@ import { GenerationCallbackSchema } from '../../src/vendor/assumptions';
 import {
   AmbiguousError,
   MissingCredentialError,
+  NotFoundError,
   RejectedError,
   UnauthorizedError,
   UpstreamFailedError,
@@ -124,8 +125,11 @@ describe('generation task and callback (assumed shapes)', () => {
     expect(task.fail_reason).toEqual(expect.any(String));
   });
 
-  it('an unknown task id is a 404 → RejectedError', async () => {
-    expect(await failure(h.client.generation.get('nope'))).toMatchObject({ name: 'RejectedError', status: 404 });
+  it('an unknown task id is a 404 → NotFoundError (a RejectedError), not retryable', async () => {
+    const err = await failure(h.client.generation.get('nope'));
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err).toBeInstanceOf(RejectedError);
+    expect(err).toMatchObject({ name: 'NotFoundError', status: 404, retryable: false });
   });
 });
 
