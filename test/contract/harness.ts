@@ -33,8 +33,11 @@ export interface Harness {
   make(over?: Partial<VendorClientOptions>): VendorClient;
 }
 
-/** Registers beforeAll/afterAll/beforeEach(reset) and returns a live handle. */
-export function useEmulator(opts: EmulatorOptions = {}): Harness {
+/**
+ * Registers beforeAll/afterAll/beforeEach(reset) and returns a live handle. `clientOpts`
+ * apply to every client made (e.g. the emulator's pathWord).
+ */
+export function useEmulator(opts: EmulatorOptions = {}, clientOpts: Partial<VendorClientOptions> = {}): Harness {
   const made: VendorClient[] = [];
   const h = {} as Harness;
   beforeAll(async () => {
@@ -46,6 +49,7 @@ export function useEmulator(opts: EmulatorOptions = {}): Harness {
         apiKey: API_KEY,
         accessToken: USER_1,
         timeouts: { connectMs: 2_000, headersMs: 5_000, bodyMs: 5_000 },
+        ...clientOpts,
         ...over,
       });
       made.push(c);
