@@ -22,8 +22,7 @@ import {
 } from '../../src/vendor/errors';
 import { httpRequest } from '../../src/vendor/http';
 import { Agent } from 'undici';
-import { startServer, type LocalServer } from '../vendor/helpers/local-server';
-import { API_KEY, failure, media, useEmulator, USER_1, type Harness } from './harness';
+import { API_KEY, failure, media, useCallbackReceiver, useEmulator, USER_1, type Harness } from './harness';
 
 type Dialect = 'seed' | 'upstream';
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
@@ -67,14 +66,7 @@ async function generation(h: Harness, prompt = 'a cat on a boat') {
   return { id, task: await h.client.generation.get(id) };
 }
 
-let receiver: LocalServer;
-beforeAll(async () => {
-  receiver = await startServer((_req, res) => res.writeHead(200).end());
-});
-afterAll(() => receiver.close());
-beforeEach(() => {
-  receiver.requests.length = 0;
-});
+const receiver = useCallbackReceiver();
 
 describe('generation query and callback', () => {
   it('a succeeded task reads as one shape: top-level video_url (seed) or content.video_url (upstream)', async () => {

@@ -9,21 +9,13 @@ import {
   UpstreamFailedError,
 } from '../../src/vendor/errors';
 import { EraseCallbackSchema } from '../../src/vendor/schemas/erase';
-import { startServer, type LocalServer } from '../vendor/helpers/local-server';
-import { API_KEY, failure, media, rawCall, useEmulator } from './harness';
+import { API_KEY, failure, media, rawCall, useCallbackReceiver, useEmulator } from './harness';
 
 const ERASE_PATH = '/api/v1/svc-tools/svc-erase-video-subtitle-pro';
 
 const h = useEmulator();
 
-let receiver: LocalServer;
-beforeAll(async () => {
-  receiver = await startServer((_req, res) => res.writeHead(200).end());
-});
-afterAll(() => receiver.close());
-beforeEach(() => {
-  receiver.requests.length = 0;
-});
+const receiver = useCallbackReceiver();
 
 const text = (t: string) => ({ type: 'text' as const, text: t });
 

@@ -7,6 +7,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor/client';
 import { VendorError } from '../../src/vendor/errors';
 import { httpRequest } from '../../src/vendor/http';
+import { startServer, type LocalServer } from '../vendor/helpers/local-server';
 
 export const API_KEY = 'emu-key';
 export const USER_1 = 'emu-user-1';
@@ -64,6 +65,26 @@ export function useEmulator(opts: EmulatorOptions = {}, clientOpts: Partial<Vend
     await h.emu?.close();
   });
   return h;
+}
+
+/** A local callback receiver (answers 200) for the test file, emptied before each test. */
+export function useCallbackReceiver(): Pick<LocalServer, 'url' | 'requests'> {
+  let server: LocalServer | undefined;
+  beforeAll(async () => {
+    server = await startServer((_req, res) => res.writeHead(200).end());
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    if (server) server.requests.length = 0;
+  });
+  return {
+    get url() {
+      return server!.url;
+    },
+    get requests() {
+      return server!.requests;
+    },
+  };
 }
 
 /** The rejection of `p`, which must be a VendorError. */
