@@ -22,6 +22,7 @@ import {
   type VendorError,
 } from '../../src/vendor/errors';
 import { httpRequest, scrub, type HttpCall } from '../../src/vendor/http';
+import { createVendorClient } from '../../src/vendor/client';
 import { assetEnvelopeSchema, EraseTaskSchema, ReviewAcceptedSchema } from '../../src/vendor/schemas';
 import { json, startServer, type LocalServer } from './helpers/local-server';
 
@@ -200,6 +201,12 @@ describe('HTTP classification', () => {
     const shown = JSON.stringify({ ...toFailureInfo(err), vendorMessage: err.vendorMessage, message: err.message }).toLowerCase();
     expect(shown).not.toContain(secret.toLowerCase());
     expect(err).toMatchObject({ traceId: 't-[redacted]', vendorCode: 'C-[redacted]', field: '[redacted]' });
+  });
+
+  it('the client refuses a path word that is not one path-safe token, naming the option', () => {
+    const opts = { baseUrl: 'http://127.0.0.1:9', identityUrl: 'http://127.0.0.1:9' };
+    expect(() => createVendorClient({ ...opts, pathWord: 'a/b' })).toThrow(/pathWord must be letters, digits, - and _ only/);
+    expect(() => createVendorClient({ ...opts, pathWord: '' })).toThrow(/pathWord/);
   });
 
   it('scrub() escapes regular-expression characters in a secret', () => {
