@@ -86,6 +86,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { taskId: res.task_id, callbackUsed: Boolean(url) };
     },
+    /** `status` is the vendor's as is (possibly a state reelflow does not know). */
     async reviewGetTask(input: ProfileInput & { taskId: string }) {
       const t = await call((signal) => v(input.profile).review.getTask(input.taskId, { signal }));
       return {
@@ -141,7 +142,10 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { id: r.Id };
     },
-    /** Runs on the per-profile GetAsset task queue, which the server rate-limits. */
+    /**
+     * Runs on the per-profile GetAsset task queue, which the server rate-limits. `status`
+     * is the vendor's as is (e.g. `Processing`, still pending: ASSET_PENDING_STATES).
+     */
     async getAsset(input: ProfileInput & { id: string }) {
       const a = await call((signal) => v(input.profile).assets.getAsset({ Id: input.id }, { signal }));
       return { id: a.Id, name: a.Name, status: a.Status, url: a.URL };
@@ -158,13 +162,19 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { id: r.id, callbackUsed: Boolean(url) };
     },
+    /** Any dialect, one shape (times in unix seconds); `status` may be a state reelflow does not know. */
     async generationGet(input: ProfileInput & { id: string }) {
       const t = await call((signal) => v(input.profile).generation.get(input.id, { signal }));
       return {
         id: t.id,
         status: t.status,
         videoUrl: t.video_url,
+        lastFrameUrl: t.last_frame_url,
         failReason: t.fail_reason,
+        errorCode: t.error_code,
+        model: t.model,
+        createdAt: t.created_at,
+        updatedAt: t.updated_at,
         finishedAt: t.finished_at,
       };
     },
@@ -177,6 +187,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { taskId: r.task_id, requestId: r.request_id, callbackUsed: Boolean(url) };
     },
+    /** `status` is the vendor's as is (possibly NOT_START, UNKNOWN, or another unknown state). */
     async eraseGet(input: ProfileInput & { taskId: string }) {
       const t = await call((signal) => v(input.profile).erase.get(input.taskId, { signal }));
       return { taskId: t.task_id, status: t.status, videoUrl: t.video_url, failReason: t.fail_reason };

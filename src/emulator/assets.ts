@@ -1,20 +1,23 @@
 /**
  * Asset management (spec 2.4, 2.5, 3.2, 4.4, 7.3): ten Actions on one POST path, data
  * isolated per access token, errors as {Code, Message, TrackId}. Each user starts with
- * two system groups: "default" (AIGC) and "real_person" (LivenessFace).
+ * two system groups: "default" (AIGC) and "real_person" (LivenessFace). The upstream
+ * dialect answers Volcengine OpenAPI style: `Processing`, lists as Items + TotalCount,
+ * ResponseMetadata on every answer, null for what is absent (errors: dialect.ts).
  */
 import { iso } from './clock';
 import type { EmulatorContext } from './context';
+import { noneAs, responseMetadata, withNulls, type Dialect } from './dialect';
 import { assetError } from './errors';
 import { ASSET_ACTIONS, type AssetAction } from './faults';
 import { header, isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { advanceDue, forceTo, staged } from './stages';
 import type { AssetRecord, AssetStatus, GroupRecord } from './store';
+import { hiddenFromQueries, reportedState } from './task-faults';
 import { durationFor } from './timings';
 import { baseName, isPublicHttpUrl, mediaTypeOf, normalizeMediaType, type MediaType } from './urls';
 
-export const RESPONSE_METADATA = { Region: 'emulator-local', Service: 'asset-management', Version: '2024-01-01' };
 /** URL marker that makes CreateAsset end Failed (documented rule). */
 export const FAIL_ASSET_MARKER = 'fail';
 export const SIGNED_ASSET_URL_TTL_MS = 12 * 60 * 60 * 1000;
@@ -69,10 +72,11 @@ export function handleAssetManagement(ctx: EmulatorContext, req: EmuRequest): Re
   try {
     const { result, id } = ACTIONS[action](ctx, auth.principal, value, trackId);
     const replyMeta = { ...withUser, resourceId: id ?? (typeof value.Id === 'string' ? value.Id : undefined) };
+    // The spec shows only Result for ListAssetGroups; the upstream style always has metadata.
     const body =
-      action === 'ListAssetGroups'
-        ? { Result: result } // the spec shows only Result for this Action
-        : { ResponseMetadata: { Action: action, ...RESPONSE_METADATA, RequestId: trackId }, Result: result };
+      action === 'ListAssetGroups' && ctx.dialect !== 'upstream'
+        ? { Result: result }
+        : { ResponseMetadata: responseMetadata(action, trackId), Result: result };
     return json(200, body, replyMeta, { 'x-track-id': trackId });
   } catch (err) {
     if (!(err instanceof AssetApiError)) throw err;
@@ -102,13 +106,13 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const groups = [...ctx.store.groups.values()]
       .filter((g) => g.owner === user && (type === undefined || g.GroupType === type))
       .sort(byCreation);
-    return { result: { AssetGroups: groups.map(groupView), Total: groups.length } };
+    return { result: listResult(ctx.dialect, 'AssetGroups', groups.map((g) => groupView(ctx.dialect, g)), groups.length) };
   },
 
   GetAssetGroup(ctx, user, body) {
     const g = ownedGroup(ctx, user, requiredString(body, 'Id'));
     const result = { Id: g.Id, Name: g.Name, Description: g.Description, CreateTime: iso(g.createdAtMs), UpdateTime: iso(g.updatedAtMs) };
-    return { result };
+    return { result: withNulls(ctx.dialect, { ...result, Description: noneAs(ctx.dialect, g.Description) }, ['GroupType']) };
   },
 
   UpdateAssetGroup(ctx, user, body) {
@@ -183,13 +187,17 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
       .filter((a) => a.owner === user && a.status !== 'Deleted' && (!wanted || wanted.has(a.GroupId)))
       .sort(byCreation);
     const page = assets.slice((pageNumber - 1) * pageSize, pageNumber * pageSize);
-    return { result: { Assets: page.map((a) => assetView(a, a.sourceUrl)), Total: assets.length } };
+    const views = page.map((a) => assetView(ctx.dialect, a, a.sourceUrl));
+    return { result: listResult(ctx.dialect, 'Assets', views, assets.length) };
   },
 
   GetAsset(ctx, user, body) {
     checkGetAssetRate(ctx, user);
     const a = ownedAsset(ctx, user, requiredString(body, 'Id'));
-    return { result: assetView(a, a.status === 'Active' ? signedAssetUrl(ctx, a) : '') };
+    // Read-after-write lag (task fault): a new asset is not yet known, i.e. "not owned".
+    if (hiddenFromQueries(ctx, a)) throw notOwned(a.Id);
+    const status = reportedState(a);
+    return { result: assetView(ctx.dialect, a, status === 'Active' ? signedAssetUrl(ctx, a) : '', status) };
   },
 
   UpdateAsset(ctx, user, body) {
@@ -303,9 +311,11 @@ function ownedGroup(ctx: EmulatorContext, user: string, id: string): GroupRecord
   return g;
 }
 
+const notOwned = (id: string) => new AssetApiError(403, 'AssetNotOwned', `asset ${id} does not exist or is not owned by this user`);
+
 function ownedAsset(ctx: EmulatorContext, user: string, id: string): AssetRecord {
   const a = ctx.store.assets.get(id);
-  if (!a || a.owner !== user) throw new AssetApiError(403, 'AssetNotOwned', `asset ${id} does not exist or is not owned by this user`);
+  if (!a || a.owner !== user) throw notOwned(id);
   return a;
 }
 
@@ -345,25 +355,31 @@ function optionalPositiveInt(body: Body, field: string): number | undefined {
 
 const byCreation = (a: { createdAtMs: number }, b: { createdAtMs: number }): number => a.createdAtMs - b.createdAtMs;
 
-function groupView(g: GroupRecord): Record<string, string> {
+/** A list Result: `{<list>, Total}` as the spec shows, or Volcengine style `{Items, TotalCount}`. */
+function listResult(dialect: Dialect, list: 'Assets' | 'AssetGroups', items: object[], total: number): object {
+  return dialect === 'upstream' ? { Items: items, TotalCount: total } : { [list]: items, Total: total };
+}
+
+function groupView(dialect: Dialect, g: GroupRecord): Record<string, unknown> {
   return {
     Id: g.Id,
     Name: g.Name,
-    Description: g.Description,
+    Description: noneAs(dialect, g.Description),
     GroupType: g.GroupType,
     CreateTime: iso(g.createdAtMs),
     UpdateTime: iso(g.updatedAtMs),
   };
 }
 
-function assetView(a: AssetRecord, url: string): Record<string, string> {
+/** An asset as listed or got; the upstream calls Pending `Processing`. */
+function assetView(dialect: Dialect, a: AssetRecord, url: string, status: string = a.status): Record<string, unknown> {
   return {
     Id: a.Id,
     Name: a.Name,
     AssetType: a.AssetType,
     GroupId: a.GroupId,
-    Status: a.status,
-    URL: url,
+    Status: dialect === 'upstream' && status === 'Pending' ? 'Processing' : status,
+    URL: noneAs(dialect, url),
     CreateTime: iso(a.createdAtMs),
     UpdateTime: iso(a.updatedAtMs),
   };

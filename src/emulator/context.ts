@@ -4,6 +4,7 @@
  */
 import type { Principals } from './auth';
 import type { CallbackDispatcher } from './callbacks';
+import type { Dialect } from './dialect';
 import type { EmulatorClock } from './clock';
 import type { Counters } from './counters';
 import type { FaultInjector } from './faults';
@@ -25,6 +26,10 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = { groupQuota: 100, getAssetPerSecond: 10, requestLogSize: 5_000 };
 
 export interface EmulatorContext {
+  /** The shapes answers take: reelflow's assumptions ('seed') or the upstream's. */
+  dialect: Dialect;
+  /** The vendor word in the erase paths (the spec writes `svc`). */
+  pathWord: string;
   clock: EmulatorClock;
   timings: Timings;
   limits: Limits;

@@ -37,6 +37,8 @@ export class Emulator implements Controls {
     const counters = () => this.ctx.counters;
     const faults = new FaultInjector(opts.seed, opts.faults, counters);
     this.ctx = {
+      dialect: opts.dialect,
+      pathWord: opts.pathWord,
       clock,
       timings: opts.timings,
       limits: opts.limits,
@@ -53,7 +55,8 @@ export class Emulator implements Controls {
     };
     this.log = new RequestLog(opts.limits.requestLogSize);
     seedSystemGroups(this.ctx);
-    this.server = createServer(createRequestListener({ ctx: this.ctx, log: this.log, controls: this, tick: () => this.tick() }));
+    const access = { host: opts.host, ...(opts.controlToken !== undefined ? { token: opts.controlToken } : {}) };
+    this.server = createServer(createRequestListener({ ctx: this.ctx, log: this.log, controls: this, tick: () => this.tick(), access }));
   }
 
   async listen(): Promise<{ url: string; port: number }> {

@@ -1,17 +1,20 @@
 /**
  * Subtitle erasure (spec 2.3, 3.1, 4.2, 4.3): only the ORIGINAL signed URL of a video
  * this emulator generated, younger than 24 h, is accepted. The task walks SUBMITTED →
- * QUEUED → IN_PROGRESS → SUCCESS|FAILURE and calls back on the terminal state only.
+ * QUEUED → IN_PROGRESS → SUCCESS|FAILURE and calls back on the terminal state only. In
+ * the upstream dialect it starts in NOT_START, and one query reports UNKNOWN once.
  */
 import { requireApiKey } from './auth';
 import type { EmulatorContext } from './context';
+import { withNulls } from './dialect';
 import { simpleError } from './errors';
 import { generatedVideoPath, ORIGINAL_URL_TTL_MS } from './generation';
 import { header, isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { advanceDue, staged } from './stages';
 import type { EraseRecord, EraseState, GenerationRecord } from './store';
-import { durationFor } from './timings';
+import { hiddenFromQueries, reportedState } from './task-faults';
+import { durationFor, type Timings } from './timings';
 import { isHttpUrl, parseUrl, redactSignature } from './urls';
 
 /** Prompt marker (on the source generation) that makes its erasure fail (documented rule). */
@@ -58,12 +61,10 @@ export function createErase(ctx: EmulatorContext, req: EmuRequest): Reply {
   const taskId = newId.erase();
   const fails = source.generation.prompt.toLowerCase().includes(FAIL_ERASE_MARKER);
   const { timings } = ctx;
+  const upstream = ctx.dialect === 'upstream';
   const rec: EraseRecord = {
-    ...staged<EraseState>('SUBMITTED', now, [
-      ['QUEUED', durationFor(timings.eraseSubmittedMs, taskId)],
-      ['IN_PROGRESS', durationFor(timings.eraseQueuedMs, `${taskId}:q`)],
-      [fails ? 'FAILURE' : 'SUCCESS', durationFor(timings.eraseInProgressMs, `${taskId}:p`)],
-    ]),
+    ...erasePlan(timings, taskId, now, fails, upstream),
+    ...(upstream ? { unknownOnce: true } : {}),
     taskId,
     // A given X-Trace-ID doubles as request_id, so a client can correlate without storing both.
     requestId: traceId ?? newId.trace(),
@@ -85,8 +86,32 @@ export function getErase(ctx: EmulatorContext, req: EmuRequest, taskId: string):
   if ('reply' in auth) return auth.reply;
   const meta = { principal: auth.principal, resourceId: taskId, traceId: header(req, 'x-trace-id') };
   const rec = ctx.store.erase.get(taskId);
-  if (!rec) return simpleError(404, `erase task ${taskId} not found`, meta);
-  return json(200, eraseView(ctx, rec), meta);
+  if (!rec || hiddenFromQueries(ctx, rec)) return simpleError(404, `erase task ${taskId} not found`, meta);
+  return json(200, eraseView(ctx, rec, queriedState(rec)), meta);
+}
+
+/**
+ * SUBMITTED → QUEUED → IN_PROGRESS → end. Upstream dialect: NOT_START first, for the
+ * first half of the SUBMITTED time (the total stays the same).
+ */
+function erasePlan(timings: Timings, taskId: string, now: number, fails: boolean, upstream: boolean) {
+  const submittedMs = durationFor(timings.eraseSubmittedMs, taskId);
+  const rest: [EraseState, number][] = [
+    ['IN_PROGRESS', durationFor(timings.eraseQueuedMs, `${taskId}:q`)],
+    [fails ? 'FAILURE' : 'SUCCESS', durationFor(timings.eraseInProgressMs, `${taskId}:p`)],
+  ];
+  if (!upstream) return staged<EraseState>('SUBMITTED', now, [['QUEUED', submittedMs], ...rest]);
+  const notStartMs = Math.floor(submittedMs / 2);
+  return staged<EraseState>('NOT_START', now, [['SUBMITTED', notStartMs], ['QUEUED', submittedMs - notStartMs], ...rest]);
+}
+
+/** The state a query reports: a task fault's, the upstream's one-off UNKNOWN, else the real one. */
+function queriedState(rec: EraseRecord): string {
+  const reported = reportedState(rec);
+  const midway = rec.status !== 'NOT_START' && rec.plan.length > 0;
+  if (reported !== rec.status || !rec.unknownOnce || !midway) return reported;
+  rec.unknownOnce = false;
+  return 'UNKNOWN';
 }
 
 /** Scheduler step; the callback goes out on SUCCESS or FAILURE only (spec 6). */
@@ -101,12 +126,12 @@ export function advanceErases(ctx: EmulatorContext, nowMs: number): void {
   }
 }
 
-/** Query response, and callback body: the same object (spec 6). */
-export function eraseView(ctx: EmulatorContext, rec: EraseRecord): Record<string, string> {
-  const view: Record<string, string> = { task_id: rec.taskId, request_id: rec.requestId, status: rec.status };
-  if (rec.status === 'SUCCESS') view.video_url = erasedVideoUrl(ctx, rec);
-  if (rec.status === 'FAILURE') view.fail_reason = rec.failReason ?? 'video processing failed';
-  return view;
+/** Query response, and callback body: the same object (spec 6), for the state reported. */
+export function eraseView(ctx: EmulatorContext, rec: EraseRecord, status: string = rec.status): Record<string, unknown> {
+  const view: Record<string, unknown> = { task_id: rec.taskId, request_id: rec.requestId, status };
+  if (status === 'SUCCESS') view.video_url = erasedVideoUrl(ctx, rec);
+  if (status === 'FAILURE') view.fail_reason = rec.failReason ?? 'video processing failed';
+  return withNulls(ctx.dialect, view, ['video_url', 'fail_reason']);
 }
 
 export const erasedVideoPath = (taskId: string): string => `/media/erased/${taskId}.mp4`;

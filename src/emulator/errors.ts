@@ -31,11 +31,12 @@ export function faultReply(
   kind: 'rateLimit429' | 'upstream502' | 'error500AfterCreate',
   trackId: string,
   retryAfterSeconds = 1,
+  callFailedCode = 'UpstreamCallFailed',
 ): Reply {
   const retry = { 'retry-after': String(retryAfterSeconds) };
   if (iface === 'assets') {
     if (kind === 'rateLimit429') return assetError(429, 'RateLimitExceeded', 'too many requests, retry later', trackId, {}, retry);
-    if (kind === 'upstream502') return assetError(502, 'UpstreamCallFailed', 'upstream call failed, retry later', trackId);
+    if (kind === 'upstream502') return assetError(502, callFailedCode, 'upstream call failed, retry later', trackId);
     return assetError(500, 'InternalError', 'internal error', trackId);
   }
   if (kind === 'rateLimit429') return simpleError(429, 'too many requests, retry later', {}, retry);

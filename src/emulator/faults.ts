@@ -17,9 +17,15 @@ export const REQUEST_FAULT_KINDS = [
   'delayAfterCreate',
 ] as const;
 export const CALLBACK_FAULT_KINDS = ['callbackDrop', 'callbackDelay', 'callbackDuplicate'] as const;
+/**
+ * Task faults: decided once per created task, when its create answers 2xx (task-faults.ts),
+ * then shown by that task's queries. Configured under a create key.
+ */
+export const TASK_FAULT_KINDS = ['readLag', 'unknownState', 'expire'] as const;
 export type RequestFaultKind = (typeof REQUEST_FAULT_KINDS)[number];
 export type CallbackFaultKind = (typeof CALLBACK_FAULT_KINDS)[number];
-export type FaultKind = RequestFaultKind | CallbackFaultKind;
+export type TaskFaultKind = (typeof TASK_FAULT_KINDS)[number];
+export type FaultKind = RequestFaultKind | CallbackFaultKind | TaskFaultKind;
 
 export const ASSET_ACTIONS = [
   'CreateAssetGroup',
@@ -47,6 +53,10 @@ export const REQUEST_ENDPOINT_KEYS = [
   'review.get',
   'media.get',
 ] as const;
+/** Creates whose tasks task faults apply to (expire: generation only). */
+export const CREATE_KEYS = ['generation.create', 'erase.create', 'review.async', 'review.sync', 'assets.CreateAsset'] as const;
+export type CreateKey = (typeof CREATE_KEYS)[number];
+
 /** Keys of outgoing callbacks, one per interface that sends them. */
 export const CALLBACK_KEYS = ['generation.callback', 'erase.callback', 'review.callback'] as const;
 export type EndpointKey = (typeof REQUEST_ENDPOINT_KEYS)[number];
@@ -62,6 +72,10 @@ const rule = z.strictObject({
 });
 const withMs = rule.extend({ ms: z.number().int().min(0).optional() });
 const withRetryAfter = rule.extend({ retryAfterSeconds: z.number().int().min(0).optional() });
+/** Queries of the new task answer "not found" for `ms` after its create answered. */
+const readLag = rule.extend({ ms: z.number().int().min(0) });
+/** Queries report `state` instead of the real one: the first `queries` of them, or forever. */
+const unknownState = rule.extend({ state: z.string().min(1), queries: z.number().int().min(1).optional() });
 
 const endpointFaults = z.strictObject({
   resetBeforeCreate: rule.optional(),
@@ -73,6 +87,10 @@ const endpointFaults = z.strictObject({
   callbackDrop: rule.optional(),
   callbackDelay: withMs.optional(),
   callbackDuplicate: rule.optional(),
+  readLag: readLag.optional(),
+  unknownState: unknownState.optional(),
+  /** The generation task ends `expired` instead of its planned end. */
+  expire: rule.optional(),
 });
 
 /** Served from local data with no upstream call (spec 4.4), so upstream502 never applies. */
@@ -89,6 +107,11 @@ export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefin
     // A callback fault on a request key (or the reverse) would silently never fire.
     const isCallbackKey = key.endsWith('.callback');
     for (const kind of Object.keys(faults)) {
+      const taskProblem = taskKindProblem(key, kind);
+      if (taskProblem) {
+        ctx.addIssue({ code: 'custom', path: [key, kind], message: taskProblem });
+        continue;
+      }
       if (kind === 'upstream502' && NO_UPSTREAM.has(key)) {
         ctx.addIssue({ code: 'custom', path: [key, kind], message: `${key} makes no upstream call (spec 4.4)` });
       }
@@ -106,6 +129,14 @@ export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefin
   }
 });
 
+/** Why a task fault kind cannot go under `key`, if it cannot. */
+function taskKindProblem(key: string, kind: string): string | undefined {
+  if (key === '*' || !(TASK_FAULT_KINDS as readonly string[]).includes(kind)) return undefined;
+  if (kind === 'expire' && key !== 'generation.create') return 'expire belongs under generation.create';
+  if (!(CREATE_KEYS as readonly string[]).includes(key)) return `${kind} belongs under a create key (${CREATE_KEYS.join(', ')})`;
+  return undefined;
+}
+
 export type FaultRule = z.infer<typeof rule>;
 export type EndpointFaults = z.infer<typeof endpointFaults>;
 export type FaultConfig = z.infer<typeof FaultConfigSchema>;
@@ -118,7 +149,7 @@ export function parseFaultConfig(input: unknown): FaultConfig {
 }
 
 /** What an injected fault carries: its rule (for ms / retryAfterSeconds). */
-export type Injected = FaultRule & { ms?: number; retryAfterSeconds?: number };
+export type Injected = FaultRule & { ms?: number; retryAfterSeconds?: number; state?: string; queries?: number };
 
 interface StreamState {
   seen: number;
@@ -153,6 +184,7 @@ export class FaultInjector {
    * A specific key's rule for a kind overrides the '*' rule for that kind.
    */
   roll(key: EndpointKey | CallbackKey, kind: FaultKind): Injected | undefined {
+    if (kind === 'expire' && key !== 'generation.create') return undefined;
     if (kind === 'upstream502' && NO_UPSTREAM.has(key)) return undefined;
     const specific = this.config[key]?.[kind];
     const configKey = specific ? key : '*';

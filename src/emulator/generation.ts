@@ -1,17 +1,20 @@
 /**
  * Video generation (spec 2.1, 2.2, 4.1): create, query, the queued → running →
- * succeeded|failed machine, and a callback on every state entered. The query shape
- * and states are the project's assumptions (src/vendor/assumptions.ts).
+ * succeeded|failed machine, and a callback on every state entered. The query shape and
+ * states are the project's assumptions (src/vendor/assumptions.ts) in the seed dialect,
+ * the Ark content-generation shape in the upstream dialect (dialect.ts).
  */
-import { GENERATION_TERMINAL_STATES, type GenerationState, type GenerationTask } from '../vendor/assumptions';
+import { GENERATION_TERMINAL_STATES, type GenerationState } from '../vendor/assumed-values';
 import { requireApiKey } from './auth';
 import { unixSeconds } from './clock';
 import type { EmulatorContext } from './context';
+import { withNulls } from './dialect';
 import { simpleError } from './errors';
 import { isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { advanceDue, forceTo, staged, type Transition } from './stages';
 import type { GenerationRecord } from './store';
+import { hiddenFromQueries, reportedState } from './task-faults';
 import { durationFor } from './timings';
 import { isHttpUrl, isPublicHttpUrl, type MediaType } from './urls';
 
@@ -19,6 +22,8 @@ import { isHttpUrl, isPublicHttpUrl, type MediaType } from './urls';
 export const ORIGINAL_URL_TTL_MS = 24 * 60 * 60 * 1000;
 /** Prompt marker that makes a generation fail (documented rule). */
 export const FAIL_GENERATION_MARKER = 'fail-generation';
+/** Why an `expired` task (the `expire` task fault) ended so. */
+const EXPIRED_REASON = 'the task expired at the vendor before it produced a video (emulator fault: expire)';
 
 const MEDIA_TYPES: Record<string, MediaType> = { image_url: 'Image', video_url: 'Video', audio_url: 'Audio' };
 /** Roles the spec names, and the item type each belongs to. */
@@ -73,8 +78,8 @@ export function getGeneration(ctx: EmulatorContext, req: EmuRequest, id: string)
   if ('reply' in auth) return auth.reply;
   const rec = ctx.store.generation.get(id);
   const meta = { principal: auth.principal, resourceId: id };
-  if (!rec) return simpleError(404, `generation task ${id} not found`, meta);
-  return json(200, generationView(ctx, rec), meta);
+  if (!rec || hiddenFromQueries(ctx, rec)) return simpleError(404, `generation task ${id} not found`, meta);
+  return json(200, generationView(ctx, rec, reportedState(rec)), meta);
 }
 
 /** Scheduler step: moves every due task on, one callback per state entered. */
@@ -93,23 +98,36 @@ export function cancelGeneration(ctx: EmulatorContext, id: string): Reply {
   return json(200, generationView(ctx, rec));
 }
 
-/** The query response and callback body (GenerationTaskSchema). */
-export function generationView(ctx: EmulatorContext, rec: GenerationRecord): GenerationTask {
-  const terminal = (GENERATION_TERMINAL_STATES as readonly string[]).includes(rec.status);
-  const view: GenerationTask & { model: string; updated_at: number } = {
-    id: rec.id,
-    model: rec.model,
-    status: rec.status,
-    created_at: unixSeconds(rec.createdAtMs),
-    updated_at: unixSeconds(rec.updatedAtMs),
-  };
-  if (terminal) view.finished_at = unixSeconds(rec.updatedAtMs);
-  if (rec.status === 'succeeded') view.video_url = generatedVideoUrl(ctx, rec);
-  if (rec.status === 'failed') view.fail_reason = rec.failReason;
+/**
+ * The query response and callback body in the emulator's dialect, for the state
+ * reported (a task fault may report another than the real one).
+ */
+export function generationView(ctx: EmulatorContext, rec: GenerationRecord, status: string = rec.status): Record<string, unknown> {
+  const video = status === 'succeeded' ? generatedVideoUrl(ctx, rec) : undefined;
+  const times = { created_at: unixSeconds(rec.createdAtMs), updated_at: unixSeconds(rec.updatedAtMs) };
+  if (ctx.dialect === 'upstream') {
+    // Ark: the result under `content`, a failure as `error`, no finished_at.
+    const lastFrame = video && rec.request.return_last_frame === true ? { last_frame_url: lastFrameUrl(ctx, rec) } : {};
+    const content = video ? { video_url: video, ...lastFrame } : undefined;
+    const error = status === 'failed' ? { code: 'OutputVideoSensitiveContentDetected', message: rec.failReason } : undefined;
+    return withNulls(ctx.dialect, { id: rec.id, model: rec.model, status, content, error, ...times }, ['content', 'error']);
+  }
+  const view: Record<string, unknown> = { id: rec.id, model: rec.model, status, ...times };
+  if ((GENERATION_TERMINAL_STATES as readonly string[]).includes(status)) view.finished_at = unixSeconds(rec.updatedAtMs);
+  if (video) view.video_url = video;
+  if (status === 'failed') view.fail_reason = rec.failReason;
+  if (status === 'expired') view.fail_reason = EXPIRED_REASON;
   return view;
 }
 
 export const generatedVideoPath = (id: string): string => `/media/generated/${id}.mp4`;
+export const lastFramePath = (id: string): string => `/media/generated/${id}-last-frame.png`;
+
+/** The last frame (upstream dialect, when the create asked `return_last_frame`): signed like the video. */
+function lastFrameUrl(ctx: EmulatorContext, rec: GenerationRecord): string {
+  const path = lastFramePath(rec.id);
+  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_TTL_MS)}`;
+}
 
 /** The original URL: signed, expiring 24 h after the video was produced. */
 export function generatedVideoUrl(ctx: EmulatorContext, rec: GenerationRecord): string {
@@ -181,7 +199,7 @@ function validateItem(ctx: EmulatorContext, item: unknown, at: string): Checked<
 /** Why a media reference is refused, or undefined when it is fine. */
 function mediaUrlProblem(ctx: EmulatorContext, url: string, expected: MediaType): string | undefined {
   if (/^data:/i.test(url)) return 'is a base64 data: URL; base64 media is not supported, use a public URL or an Asset:// address';
-  const asset = /^Asset:\/\/(.+)$/.exec(url);
+  const asset = /^asset:\/\/(.+)$/i.exec(url); // Asset:// and asset:// alike
   if (asset) {
     // Generation authenticates by API key, not by user: any asset this emulator issued will do.
     const rec = ctx.store.assets.get(asset[1]!);

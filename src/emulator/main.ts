@@ -1,18 +1,24 @@
 /**
  * CLI: node dist/src/emulator/main.js --port 8080 [--host H] [--profile fast|realistic]
  *   [--timings timings.json] [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
+ *   [--dialect seed|upstream] [--path-word W]
  * --timings: a JSON object of Timings fields (ms, or [min, max]) laid over the profile's.
- * Env EMULATOR_API_KEYS / EMULATOR_ACCESS_TOKENS (comma-separated) add credentials.
+ * Env EMULATOR_API_KEYS / EMULATOR_ACCESS_TOKENS (comma-separated) add credentials;
+ * EMULATOR_CONTROL_TOKEN guards /__emulator/ (needed when binding beyond loopback).
  * Prints where it listens (never the credentials, unless they are the public defaults).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { CONTROL_TOKEN_ENV, isLoopbackAddress } from './control-access';
+import { DIALECTS, type Dialect } from './dialect';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, parseFaultConfig, startEmulator } from './index';
 import { PROFILES, type Timings } from './timings';
 
 const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--public-url URL] [--profile fast|realistic] [--timings t.json]
                 [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
-env: EMULATOR_API_KEYS, EMULATOR_ACCESS_TOKENS (comma-separated)`;
+                [--dialect seed|upstream] [--path-word svc]
+env: EMULATOR_API_KEYS, EMULATOR_ACCESS_TOKENS (comma-separated);
+     ${CONTROL_TOKEN_ENV} (Bearer token of /__emulator/; without it, /__emulator/ answers only on a loopback bind)`;
 
 /** Reads a --timings file: known Timings fields only, each ms ≥ 0 or a [min, max] range. */
 function readTimings(file: string): Partial<Timings> {
@@ -46,6 +52,8 @@ async function main(): Promise<void> {
       faults: { type: 'string' },
       'api-key': { type: 'string', multiple: true },
       'access-token': { type: 'string', multiple: true },
+      dialect: { type: 'string', default: 'seed' },
+      'path-word': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -69,7 +77,23 @@ async function main(): Promise<void> {
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+\/?$/.test(publicUrl)) {
     throw new Error(`--public-url must be http(s)://host[:port], got ${publicUrl}`);
   }
-  const emu = await startEmulator({ port, host: values.host, publicUrl, profile, seed, faults, apiKeys, accessTokens });
+  if (!(DIALECTS as readonly string[]).includes(values.dialect)) throw new Error(`--dialect must be ${DIALECTS.join(' or ')}`);
+  const dialect = values.dialect as Dialect;
+  const pathWord = values['path-word'];
+  const controlToken = process.env[CONTROL_TOKEN_ENV] || undefined;
+  const emu = await startEmulator({
+    port,
+    host: values.host,
+    publicUrl,
+    profile,
+    seed,
+    faults,
+    apiKeys,
+    accessTokens,
+    dialect,
+    ...(pathWord !== undefined ? { pathWord } : {}),
+    ...(controlToken !== undefined ? { controlToken } : {}),
+  });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`vendor emulator listening on ${emu.url}  (base_url = identity_url = ${emu.url})`);
   out(`  profile ${values.profile}${timings ? ` with timings from ${values.timings}` : ''}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`);
@@ -79,7 +103,10 @@ async function main(): Promise<void> {
       ? `  access tokens: ${new Set(accessTokens).size} configured (one user each)`
       : `  access tokens: ${DEFAULT_ACCESS_TOKENS.join(', ')} (defaults, one user each)`,
   );
+  out(`  dialect ${dialect}, path word ${pathWord ?? 'svc'}`);
   out(`  inspection: ${emu.url}/__emulator/state  ${emu.url}/__emulator/requests`);
+  if (controlToken) out(`  control API: needs Authorization: Bearer <${CONTROL_TOKEN_ENV}>`);
+  else if (!isLoopbackAddress(values.host)) out(`  control API: disabled (not loopback and no ${CONTROL_TOKEN_ENV})`);
 
   let closing = false;
   const stop = (signal: string) => {

@@ -1,5 +1,7 @@
 /** Options of startEmulator, and their defaults. */
 import { DEFAULT_LIMITS, type Limits } from './context';
+import { checkControlToken } from './control-access';
+import { DIALECTS, type Dialect } from './dialect';
 import { parseFaultConfig, type FaultConfig } from './faults';
 import { resolveTimings, type Profile, type Timings } from './timings';
 
@@ -27,6 +29,18 @@ export interface EmulatorOptions {
   clock?: () => number;
   /** Quotas and sizes; spec values by default. */
   limits?: Partial<Limits>;
+  /**
+   * Which shapes it answers in: 'seed' (default, reelflow's assumptions) or 'upstream'
+   * (the Ark / Volcengine OpenAPI shapes of the service behind the vendor). See README-emulator.md.
+   */
+  dialect?: Dialect;
+  /** The vendor word the spec writes as `svc` in the erase paths. Default 'svc'. */
+  pathWord?: string;
+  /**
+   * Bearer token the /__emulator/ control API requires (env EMULATOR_CONTROL_TOKEN in the
+   * CLI). Without one, the control API answers only when the emulator binds to loopback.
+   */
+  controlToken?: string;
 }
 
 export const DEFAULT_API_KEYS = ['emu-key'];
@@ -43,6 +57,9 @@ export interface ResolvedOptions {
   faults: FaultConfig;
   clock: () => number;
   limits: Limits;
+  dialect: Dialect;
+  pathWord: string;
+  controlToken?: string;
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -51,6 +68,10 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
   if ([...apiKeys, ...accessTokens].some((k) => !/^\S+$/.test(k))) {
     throw new Error('API keys and access tokens must be non-empty and without whitespace');
   }
+  const dialect = opts.dialect ?? 'seed';
+  if (!DIALECTS.includes(dialect)) throw new Error(`dialect must be ${DIALECTS.join(' or ')}, got ${String(dialect)}`);
+  const pathWord = opts.pathWord ?? 'svc';
+  if (!/^[A-Za-z0-9_-]+$/.test(pathWord)) throw new Error('pathWord must be letters, digits, - and _ only');
   return {
     port: opts.port ?? 0,
     host: opts.host ?? '127.0.0.1',
@@ -62,5 +83,8 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     faults: parseFaultConfig(opts.faults ?? {}),
     clock: opts.clock ?? Date.now,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    dialect,
+    pathWord,
+    ...(opts.controlToken !== undefined ? { controlToken: checkControlToken(opts.controlToken) } : {}),
   };
 }

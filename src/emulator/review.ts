@@ -4,14 +4,17 @@
  * API). Items that pass become Active assets whose Asset:// address generation accepts.
  * The sync response and callback body are the assumed ReviewTaskSchema.
  */
-import { REVIEW_TERMINAL_STATES, type ReviewItem, type ReviewState, type ReviewTask } from '../vendor/assumptions';
+import { REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor/assumed-values';
+import type { ReviewItem } from '../vendor/assumptions';
 import { addReviewedAsset, findOwnedGroup, signedAssetUrl, systemGroup } from './assets';
 import type { EmulatorContext } from './context';
+import { withNulls } from './dialect';
 import { simpleError } from './errors';
 import { header, isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply, type ReplyMeta } from './http';
 import { newId } from './ids';
 import { advanceDue, forceTo, staged } from './stages';
 import type { ReviewRecord } from './store';
+import { hiddenFromQueries, reportedState } from './task-faults';
 import { durationFor } from './timings';
 import { isHttpUrl, isPublicHttpUrl, mediaTypeOf, normalizeMediaType, type MediaType } from './urls';
 
@@ -83,7 +86,7 @@ export async function submitReview(ctx: EmulatorContext, req: EmuRequest, mode: 
       track_id: rec.responseTrackId,
       status: 'pending',
       message: `accepted for review; query GET /api/task/${taskId} for the result`,
-      callback_url: rec.callbackUrl ?? '',
+      callback_url: rec.callbackUrl ?? (ctx.dialect === 'upstream' ? null : ''),
     }, created);
   }
   // Sync: hold the answer for the review's duration (real time), then finish it.
@@ -104,7 +107,7 @@ export function getReview(ctx: EmulatorContext, req: EmuRequest, taskId: string)
   if ('reply' in who) return who.reply;
   const meta: ReplyMeta = { principal: who.principal, trackId: who.trackId, resourceId: taskId };
   const rec = ctx.store.review.get(taskId);
-  if (!rec) return simpleError(404, `review task ${taskId} not found`, meta);
+  if (!rec || hiddenFromQueries(ctx, rec)) return simpleError(404, `review task ${taskId} not found`, meta);
   if (rec.owner !== who.principal) return simpleError(403, `review task ${taskId} is not owned by this user`, meta);
   const now = ctx.clock.now();
   const last = ctx.store.reviewLastQuery.get(taskId);
@@ -114,7 +117,7 @@ export function getReview(ctx: EmulatorContext, req: EmuRequest, taskId: string)
     return simpleError(429, `query this task at most once per ${minMs} ms`, meta, { 'retry-after': String(retryAfter) });
   }
   ctx.store.reviewLastQuery.set(taskId, now);
-  return json(200, reviewView(ctx, rec), meta);
+  return json(200, reviewView(ctx, rec, reportedState(rec)), meta);
 }
 
 /** Scheduler step; the callback goes out when the task ends. */
@@ -133,12 +136,23 @@ export function cancelReview(ctx: EmulatorContext, taskId: string): Reply {
   return json(200, reviewView(ctx, rec));
 }
 
-/** The query response (spec 2.6), also the sync response and callback body. */
-export function reviewView(ctx: EmulatorContext, rec: ReviewRecord): ReviewTask {
+/** The query response (spec 2.6), also the sync response and callback body, for the state reported. */
+export function reviewView(ctx: EmulatorContext, rec: ReviewRecord, status: string = rec.status): Record<string, unknown> {
   const total = rec.urls.length;
-  const view: ReviewTask = { code: 200, task_id: rec.taskId, status: rec.status, total_count: total, done_count: doneCount(ctx, rec) };
-  if (rec.items) view.result = { review_batch_id: rec.batchId, items: rec.items.map((i) => ({ ...i })) };
-  return view;
+  const view: Record<string, unknown> = { code: 200, task_id: rec.taskId, status, total_count: total, done_count: doneCount(ctx, rec) };
+  if (rec.items && status === rec.status) {
+    view.result = { review_batch_id: rec.batchId, items: rec.items.map((i) => itemView(ctx, i)) };
+  }
+  return withNulls(ctx.dialect, view, ['result']);
+}
+
+const ITEM_OPTIONAL = ['asset_id', 'asset_url', 'downstream_asset_id', 'downstream_final_url', 'error_code', 'error_message'];
+
+/** One result item; the upstream writes `asset://` in lower case, and null for what is absent. */
+function itemView(ctx: EmulatorContext, item: ReviewItem): Record<string, unknown> {
+  if (ctx.dialect !== 'upstream') return { ...item };
+  const assetUrl = item.asset_url?.replace(/^Asset:\/\//, 'asset://');
+  return withNulls(ctx.dialect, { ...item, ...(assetUrl ? { asset_url: assetUrl } : {}) }, ITEM_OPTIONAL);
 }
 
 /** Items done so far: grows linearly through processing; cancelled freezes it. */

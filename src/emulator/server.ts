@@ -3,24 +3,29 @@
  * fault injection, sends the Reply and logs it. Fault order per call:
  *   resetBeforeCreate → rateLimit429 → upstream502 → (handler runs) →
  *   resetAfterCreate | error500AfterCreate → delayAfterCreate.
- * "After" faults fire only on a 2xx answer, i.e. when the handler's work is done.
+ * "After" faults fire only on a 2xx answer, i.e. when the handler's work is done; so do
+ * task faults (task-faults.ts), rolled for the task a create just made. Error bodies take
+ * the dialect's shape (dialect.ts) just before sending.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { handleAssetManagement } from './assets';
 import { iso } from './clock';
 import type { EmulatorContext } from './context';
+import { checkControlAccess, type ControlAccess } from './control-access';
 import { bump } from './counters';
+import { callFailedCode, dialectError } from './dialect';
 import { serveDownload } from './downloads';
 import { createErase, getErase } from './erase';
 import { faultReply, simpleError, type Interface } from './errors';
-import { ASSET_ACTIONS, type EndpointKey, type RequestFaultKind } from './faults';
+import { ASSET_ACTIONS, type EndpointKey, type FaultKind } from './faults';
 import { createGeneration, getGeneration } from './generation';
 import { header, readBody, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { handleInspection, INSPECTION_PREFIX, type Controls } from './inspection';
 import type { RequestLog } from './requestLog';
 import { getReview, submitReview } from './review';
+import { applyTaskFaults } from './task-faults';
 
 /** A delayAfterCreate without ms holds the answer this long: past any sane client timeout. */
 export const DEFAULT_HOLD_MS = 30_000;
@@ -62,10 +67,11 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
   }
   let id = one(/^\/v1\/task\/get\/([^/]+)$/);
   if (id) return allow(['GET'], { key: 'generation.get', iface: 'generation', run: () => getGeneration(ctx, req, id!) });
-  if (path === '/api/v1/svc-tools/svc-erase-video-subtitle-pro') {
+  const word = ctx.pathWord; // the vendor word the spec writes as `svc`
+  if (path === `/api/v1/${word}-tools/${word}-erase-video-subtitle-pro`) {
     return allow(['POST'], { key: 'erase.create', iface: 'erase', run: () => createErase(ctx, req) });
   }
-  id = one(/^\/api\/v1\/svc-tasks\/([^/]+)$/);
+  id = path.startsWith(`/api/v1/${word}-tasks/`) ? one(/^\/api\/v1\/[^/]+-tasks\/([^/]+)$/) : undefined;
   if (id) return allow(['GET'], { key: 'erase.get', iface: 'erase', run: () => getErase(ctx, req, id!) });
   if (path === '/api/asset-management') {
     const action = req.query.get('Action') ?? '';
@@ -93,6 +99,8 @@ export interface ServerDeps {
   controls: Controls;
   /** Moves due resources forward before a request reads them. */
   tick: () => void;
+  /** Who may use /__emulator/ (control-access.ts). */
+  access: ControlAccess;
 }
 
 export function createRequestListener(deps: ServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -121,13 +129,16 @@ async function handle(deps: ServerDeps, nodeReq: IncomingMessage, res: ServerRes
     body,
   };
   deps.tick();
-  if (req.path.startsWith(INSPECTION_PREFIX)) return send(res, handleInspection(deps.controls, req));
+  if (req.path.startsWith(INSPECTION_PREFIX)) {
+    const refused = checkControlAccess(deps.access, req, nodeReq.socket.remoteAddress);
+    return send(res, refused ?? handleInspection(deps.controls, req));
+  }
 
   ctx.counters.requests += 1;
   const routed = route(ctx, req);
   const r: Route = 'status' in routed ? { iface: 'emulator', run: () => routed } : routed;
   const faults: string[] = [];
-  const roll = (kind: RequestFaultKind) => {
+  const roll = (kind: FaultKind) => {
     const hit = r.key ? ctx.faults.roll(r.key, kind) : undefined;
     if (hit) faults.push(kind);
     return hit;
@@ -159,16 +170,18 @@ async function handle(deps: ServerDeps, nodeReq: IncomingMessage, res: ServerRes
   let reply: Reply;
   const limited = roll('rateLimit429');
   if (limited) reply = faultReply(r.iface, 'rateLimit429', trackId, limited.retryAfterSeconds ?? 1);
-  else if (roll('upstream502')) reply = faultReply(r.iface, 'upstream502', trackId);
+  else if (roll('upstream502')) reply = faultReply(r.iface, 'upstream502', trackId, 1, callFailedCode(ctx.dialect, ctx.pathWord));
   else reply = await r.run();
 
   if (reply.status >= 200 && reply.status < 300) {
+    if (r.key) applyTaskFaults(ctx, r.key, reply.meta?.resourceId, roll);
     if (roll('resetAfterCreate')) return reset(reply);
     if (roll('error500AfterCreate')) reply = { ...faultReply(r.iface, 'error500AfterCreate', trackId), meta: reply.meta };
     const hold = roll('delayAfterCreate');
     if (hold) await ctx.timers.sleep(hold.ms ?? DEFAULT_HOLD_MS);
   }
   if (reply.status === 429) bump(ctx.counters.rateLimited429, r.key ?? req.path);
+  reply = dialectError(ctx.dialect, r.iface, reply, reply.meta?.action ?? (req.query.get('Action') || undefined));
   record(reply, reply.status);
   send(res, reply);
 }

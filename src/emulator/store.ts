@@ -6,11 +6,22 @@ import type { GenerationState, ReviewItem, ReviewState } from '../vendor/assumpt
 import type { Staged } from './stages';
 import type { MediaType } from './urls';
 
-export type EraseState = 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE';
+/** NOT_START: the upstream dialect's first state of a tool task (new-api style resellers). */
+export type EraseState = 'NOT_START' | 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE';
 export type AssetStatus = 'Pending' | 'Active' | 'Failed' | 'Deleted';
 export type GroupType = 'AIGC' | 'LivenessFace';
 
-export interface GenerationRecord extends Staged<GenerationState> {
+/** Task faults decided when the task's create answered (task-faults.ts). */
+export interface TaskQuirks {
+  quirks?: {
+    /** Queries answer "not found" until this emulator time (read-after-write lag). */
+    hiddenUntilMs?: number;
+    /** Queries report `state` instead of the real one while `remaining` > 0 (Infinity: forever). */
+    fakeState?: { state: string; remaining: number };
+  };
+}
+
+export interface GenerationRecord extends Staged<GenerationState>, TaskQuirks {
   id: string;
   owner: string;
   model: string;
@@ -24,7 +35,7 @@ export interface GenerationRecord extends Staged<GenerationState> {
   failReason?: string;
 }
 
-export interface EraseRecord extends Staged<EraseState> {
+export interface EraseRecord extends Staged<EraseState>, TaskQuirks {
   taskId: string;
   requestId: string;
   owner: string;
@@ -36,6 +47,8 @@ export interface EraseRecord extends Staged<EraseState> {
   callbackSource?: 'body' | 'header';
   createdAtMs: number;
   failReason?: string;
+  /** Upstream dialect: one query, past NOT_START and before the end, still reports UNKNOWN. */
+  unknownOnce?: boolean;
 }
 
 export interface GroupRecord {
@@ -51,7 +64,7 @@ export interface GroupRecord {
   trackId?: string;
 }
 
-export interface AssetRecord extends Staged<AssetStatus> {
+export interface AssetRecord extends Staged<AssetStatus>, TaskQuirks {
   Id: string;
   Name: string;
   AssetType: MediaType;
@@ -64,7 +77,7 @@ export interface AssetRecord extends Staged<AssetStatus> {
   trackId?: string;
 }
 
-export interface ReviewRecord extends Staged<ReviewState> {
+export interface ReviewRecord extends Staged<ReviewState>, TaskQuirks {
   taskId: string;
   owner: string;
   mode: 'sync' | 'async';

@@ -24,6 +24,7 @@ export function vendorClientFromEnv(env: NodeJS.ProcessEnv, profile = 'default')
     baseUrl: config.baseUrl,
     identityUrl: config.identityUrl,
     timeouts: config.timeouts,
+    pathWord: config.pathWord,
     ...(creds.apiKey ? { apiKey: creds.apiKey } : {}),
     ...(creds.accessToken ? { accessToken: creds.accessToken } : {}),
   });

@@ -5,7 +5,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { createAssetsApi, type AssetsApi } from './assets';
-import { BASE_URL_PATTERN } from './config';
+import { BASE_URL_PATTERN, checkPathWord } from './config';
 import type { VendorContext } from './context';
 import { createEraseApi, type EraseApi } from './erase';
 import { VendorConfigError } from './errors';
@@ -23,6 +23,8 @@ export interface VendorClientOptions {
   apiKey?: string;
   /** X-Access-Token. Needed only by assets and review. */
   accessToken?: string;
+  /** The vendor word the spec writes as `svc` in the erase paths (default 'svc'; env VENDOR_PATH_WORD). */
+  pathWord?: string;
   timeouts?: Partial<Timeouts>;
   /**
    * An undici dispatcher to use instead of the client's own Agents (shared pool, proxy,
@@ -70,6 +72,7 @@ export function createVendorClient(opts: VendorClientOptions): VendorClient {
   const ctx: VendorContext = {
     baseUrl: checkBaseUrl('baseUrl', opts.baseUrl),
     identityUrl: checkBaseUrl('identityUrl', opts.identityUrl),
+    pathWord: checkPathWord('pathWord', opts.pathWord),
     credentials,
     timeouts: Object.freeze(checkTimeouts(opts.timeouts)),
     now: opts.now ?? Date.now,

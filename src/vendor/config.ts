@@ -6,6 +6,7 @@
  *   VENDOR_BASE_URL, VENDOR_IDENTITY_URL            required, http(s)
  *   VENDOR_TIMEOUT_MS                               default for headers and body timeouts
  *   VENDOR_CONNECT_TIMEOUT_MS, VENDOR_HEADERS_TIMEOUT_MS, VENDOR_BODY_TIMEOUT_MS
+ *   VENDOR_PATH_WORD                                the vendor word the spec writes as `svc` (default svc)
  *   REELFLOW_PROFILE_<NAME>_API_KEY                 Bearer key for {base_url}
  *   REELFLOW_PROFILE_<NAME>_ACCESS_TOKEN            X-Access-Token for {identity_url}
  *
@@ -21,7 +22,17 @@ export interface VendorConfig {
   baseUrl: string;
   identityUrl: string;
   timeouts: Timeouts;
+  /** The path word the spec writes as `svc` (erase paths). */
+  pathWord: string;
 }
+
+/**
+ * The vendor word in paths such as /api/v1/svc-tasks/{id}: the spec's preamble writes
+ * `svc` where the real paths carry the vendor's own word. One path-safe token.
+ */
+export const DEFAULT_PATH_WORD = 'svc';
+export const PATH_WORD_PATTERN = /^[A-Za-z0-9_-]+$/;
+const PATH_WORD_RULE = 'must be letters, digits, - and _ only';
 
 /** An http(s) base address: no query, fragment or userinfo (credentials go in headers). */
 export const BASE_URL_PATTERN = /^https?:\/\/[^\s/?#@]+(?:\/[^\s?#]*)?$/i;
@@ -39,6 +50,7 @@ const VendorEnvSchema = z.object({
   VENDOR_CONNECT_TIMEOUT_MS: Ms.optional(),
   VENDOR_HEADERS_TIMEOUT_MS: Ms.optional(),
   VENDOR_BODY_TIMEOUT_MS: Ms.optional(),
+  VENDOR_PATH_WORD: z.string().regex(PATH_WORD_PATTERN, PATH_WORD_RULE).optional(),
 });
 
 export function loadVendorConfig(env: Env = process.env): VendorConfig {
@@ -61,7 +73,17 @@ export function loadVendorConfig(env: Env = process.env): VendorConfig {
       headersMs: e.VENDOR_HEADERS_TIMEOUT_MS ?? e.VENDOR_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.headersMs,
       bodyMs: e.VENDOR_BODY_TIMEOUT_MS ?? e.VENDOR_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.bodyMs,
     },
+    pathWord: e.VENDOR_PATH_WORD ?? DEFAULT_PATH_WORD,
   };
+}
+
+/** The path word, or a VendorConfigError naming `name` (an option or variable). */
+export function checkPathWord(name: string, value: unknown): string {
+  if (value === undefined) return DEFAULT_PATH_WORD;
+  if (typeof value !== 'string' || !PATH_WORD_PATTERN.test(value)) {
+    throw new VendorConfigError(`vendor client: ${name} ${PATH_WORD_RULE}`, name);
+  }
+  return value;
 }
 
 export type CredentialKind = 'apiKey' | 'accessToken';

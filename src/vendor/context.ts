@@ -33,6 +33,8 @@ export interface Credentials {
 export interface VendorContext {
   baseUrl: string;
   identityUrl: string;
+  /** The vendor word in the erase paths (spec preamble: written `svc`). */
+  pathWord: string;
   credentials: Readonly<Credentials>;
   timeouts: Readonly<Timeouts>;
   /** The dispatcher to use for a given connect timeout. */

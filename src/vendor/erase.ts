@@ -19,11 +19,12 @@ export interface EraseCreateOptions extends CallOptions {
 
 export interface EraseApi {
   /**
-   * POST {base_url}/api/v1/svc-tools/svc-erase-video-subtitle-pro with a fresh X-Trace-ID.
+   * POST {base_url}/api/v1/svc-tools/svc-erase-video-subtitle-pro with a fresh X-Trace-ID
+   * (`svc` = the client's pathWord).
    * 502 → UpstreamFailedError (resubmit only with another video_url).
    */
   create(req: EraseCreateRequest, opts?: EraseCreateOptions): Promise<EraseCreateResponse>;
-  /** GET {base_url}/api/v1/svc-tasks/{task_id}. */
+  /** GET {base_url}/api/v1/svc-tasks/{task_id} (`svc` = the client's pathWord). Any status string may come. */
   get(taskId: string, opts?: CallOptions): Promise<EraseTask>;
 }
 
@@ -45,7 +46,7 @@ export function createEraseApi(ctx: VendorContext): EraseApi {
         {
           endpoint,
           method: 'POST',
-          url: joinUrl(ctx.baseUrl, '/api/v1/svc-tools/svc-erase-video-subtitle-pro'),
+          url: joinUrl(ctx.baseUrl, `/api/v1/${ctx.pathWord}-tools/${ctx.pathWord}-erase-video-subtitle-pro`),
           auth: 'apiKey',
           traceHeader: 'X-Trace-ID',
           headers,
@@ -59,7 +60,7 @@ export function createEraseApi(ctx: VendorContext): EraseApi {
     },
     async get(taskId, opts) {
       const endpoint = 'erase.get';
-      const url = joinUrl(ctx.baseUrl, `/api/v1/svc-tasks/${pathParam(endpoint, 'task_id', taskId)}`);
+      const url = joinUrl(ctx.baseUrl, `/api/v1/${ctx.pathWord}-tasks/${pathParam(endpoint, 'task_id', taskId)}`);
       return exchange(ctx, { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: EraseTaskSchema }, opts);
     },
   };

@@ -18,6 +18,8 @@ export interface VendorErrorOptions {
   /** Offending request field, e.g. `content[1].image_url.url`. */
   field?: string;
   retryAfterMs?: number;
+  /** Epoch ms until which Retry-After says to wait (the answer's arrival + retryAfterMs). */
+  retryAfterAt?: number;
   /** Whether repeating the very same call is safe (see each class). */
   retryable?: boolean;
   cause?: unknown;
@@ -32,6 +34,7 @@ export class VendorError extends Error {
   readonly vendorCode?: string;
   readonly field?: string;
   readonly retryAfterMs?: number;
+  readonly retryAfterAt?: number;
   /** Hint: true when the same call may be repeated as is (after a backoff). */
   readonly retryable: boolean;
 
@@ -43,6 +46,7 @@ export class VendorError extends Error {
     if (opts.vendorCode !== undefined) this.vendorCode = opts.vendorCode;
     if (opts.field !== undefined) this.field = opts.field;
     if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
+    if (opts.retryAfterAt !== undefined) this.retryAfterAt = opts.retryAfterAt;
     this.retryable = opts.retryable ?? false;
   }
 }
@@ -78,7 +82,10 @@ export class ResponseShapeError extends AmbiguousError {
   override readonly name: string = 'ResponseShapeError';
 }
 
-/** 429. Wait `retryAfterMs` (from Retry-After; undefined when absent) then retry. */
+/**
+ * 429. Wait `retryAfterMs` (from Retry-After; undefined when absent), i.e. until the
+ * epoch ms `retryAfterAt`, then retry.
+ */
 export class RateLimitedError extends VendorError {
   override readonly name: string = 'RateLimitedError';
   constructor(message: string, opts: VendorErrorOptions) {
@@ -98,6 +105,15 @@ export class RejectedError extends VendorError {
     super(message, { ...opts, retryable: false });
     if (opts.vendorMessage !== undefined) this.vendorMessage = opts.vendorMessage;
   }
+}
+
+/**
+ * 404 on any endpoint: the vendor does not know this task, path or id. Right after a
+ * create it may be read-after-write lag rather than a verdict: the caller decides.
+ * Never retryable as is.
+ */
+export class NotFoundError extends RejectedError {
+  override readonly name: string = 'NotFoundError';
 }
 
 /** 401: API key or access token invalid or absent. Not retryable without new credentials. */
@@ -158,6 +174,8 @@ export interface FailureInfo {
   vendorCode?: string;
   field?: string;
   retryAfterMs?: number;
+  /** Epoch ms until which Retry-After says to wait, from the clock when the 429 arrived. */
+  retryAfterAt?: number;
   traceId?: string;
   retryable: boolean;
 }
@@ -181,6 +199,7 @@ export function toFailureInfo(err: unknown): FailureInfo {
     if (err.vendorCode !== undefined) info.vendorCode = err.vendorCode;
     if (err.field !== undefined) info.field = err.field;
     if (err.retryAfterMs !== undefined) info.retryAfterMs = err.retryAfterMs;
+    if (err.retryAfterAt !== undefined) info.retryAfterAt = err.retryAfterAt;
     if (err.traceId !== undefined) info.traceId = err.traceId;
     return info;
   }

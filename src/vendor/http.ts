@@ -15,6 +15,7 @@ import { VendorErrorBodySchema } from './assumptions';
 import {
   AmbiguousError,
   ForbiddenError,
+  NotFoundError,
   NotSentError,
   RateLimitedError,
   RejectedError,
@@ -236,27 +237,35 @@ interface VendorErrorText {
   trackId?: string;
 }
 
-/** Reads whatever code/message the vendor put in an error body (shape: assumptions.ts). */
+/**
+ * Reads whatever code/message the vendor put in an error body (shapes: assumptions.ts).
+ * Every piece is scrubbed: a vendor may echo a credential anywhere, the TrackId included.
+ */
 function readErrorBody(json: unknown, secrets: readonly string[]): VendorErrorText {
   const parsed = VendorErrorBodySchema.safeParse(json);
   if (!parsed.success) return {};
   const b = parsed.data;
   const errObj = typeof b.error === 'object' ? b.error : undefined;
-  const code = b.Code ?? b.code ?? errObj?.code;
-  const message = b.Message ?? b.message ?? errObj?.message ?? (typeof b.error === 'string' ? b.error : undefined);
+  const meta = b.ResponseMetadata;
+  const code = b.Code ?? meta?.Error?.Code ?? b.code ?? errObj?.code;
+  const message =
+    b.Message ?? meta?.Error?.Message ?? b.message ?? errObj?.message ?? (typeof b.error === 'string' ? b.error : undefined);
+  const trackId = b.TrackId ?? meta?.RequestId;
   const out: VendorErrorText = {};
   if (code !== undefined) out.code = scrub(String(code), secrets);
   if (message !== undefined) out.message = scrub(message, secrets);
   if (b.field !== undefined) out.field = scrub(b.field, secrets);
-  if (b.TrackId !== undefined) out.trackId = b.TrackId;
+  if (trackId !== undefined) out.trackId = scrub(trackId, secrets);
   return out;
 }
 
-/** Replaces every secret value by [redacted] and caps the length. */
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Replaces every secret value, in any letter case, by [redacted] and caps the length. */
 export function scrub(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const s of secrets) {
-    if (s.length >= 4) out = out.split(s).join('[redacted]');
+    if (s.length >= 4) out = out.replace(new RegExp(escapeRegExp(s), 'gi'), '[redacted]');
   }
   return out.length > MAX_VENDOR_TEXT ? `${out.slice(0, MAX_VENDOR_TEXT)}…` : out;
 }
@@ -291,8 +300,12 @@ function errorForStatus(
   const opts: VendorErrorOptions = { ...base, status };
   if (!opts.traceId && v.trackId) opts.traceId = v.trackId;
   if (v.code !== undefined) opts.vendorCode = v.code;
-  const retryAfterMs = parseRetryAfter(headers['retry-after'], (call.now ?? Date.now)());
-  if (retryAfterMs !== undefined) opts.retryAfterMs = retryAfterMs;
+  const receivedAt = (call.now ?? Date.now)();
+  const retryAfterMs = parseRetryAfter(headers['retry-after'], receivedAt);
+  if (retryAfterMs !== undefined) {
+    opts.retryAfterMs = retryAfterMs;
+    opts.retryAfterAt = receivedAt + retryAfterMs;
+  }
   const said = [v.code, v.message].filter(Boolean).join(': ');
   const detail = said ? ` (${said})` : '';
   const ep = call.endpoint;
@@ -303,7 +316,12 @@ function errorForStatus(
   }
   if (status === 401) return new UnauthorizedError(`${ep}: unauthorized, credential invalid or absent${detail}`, opts);
   if (status === 403) return new ForbiddenError(`${ep}: forbidden${detail}`, opts);
-  if (status === 502 && ep.startsWith('assets.')) {
+  if (status === 404) {
+    const nopts = v.message === undefined ? opts : { ...opts, vendorMessage: v.message };
+    return new NotFoundError(`${ep}: not found (404)${detail}`, nopts);
+  }
+  // Spec 7.3: the real code carries a vendor word in place of "Upstream" (…CallFailed).
+  if (ep.startsWith('assets.') && (status === 502 || (status >= 500 && /CallFailed$/i.test(v.code ?? '')))) {
     return new UpstreamFailedError(`${ep}: vendor upstream call failed, retry later${detail}`, {
       ...opts,
       retryable: true,

@@ -71,6 +71,7 @@ function vendorClients(config: WorkerConfig, env: Env): Map<string, VendorClient
         baseUrl: vendor.baseUrl,
         identityUrl: vendor.identityUrl,
         timeouts: vendor.timeouts,
+        pathWord: vendor.pathWord,
         ...(creds.apiKey ? { apiKey: creds.apiKey } : {}),
         ...(creds.accessToken ? { accessToken: creds.accessToken } : {}),
       }),

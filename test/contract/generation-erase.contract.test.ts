@@ -3,26 +3,19 @@ import { GenerationCallbackSchema } from '../../src/vendor/assumptions';
 import {
   AmbiguousError,
   MissingCredentialError,
+  NotFoundError,
   RejectedError,
   UnauthorizedError,
   UpstreamFailedError,
 } from '../../src/vendor/errors';
 import { EraseCallbackSchema } from '../../src/vendor/schemas/erase';
-import { startServer, type LocalServer } from '../vendor/helpers/local-server';
-import { API_KEY, failure, media, rawCall, useEmulator } from './harness';
+import { API_KEY, failure, media, rawCall, useCallbackReceiver, useEmulator } from './harness';
 
 const ERASE_PATH = '/api/v1/svc-tools/svc-erase-video-subtitle-pro';
 
 const h = useEmulator();
 
-let receiver: LocalServer;
-beforeAll(async () => {
-  receiver = await startServer((_req, res) => res.writeHead(200).end());
-});
-afterAll(() => receiver.close());
-beforeEach(() => {
-  receiver.requests.length = 0;
-});
+const receiver = useCallbackReceiver();
 
 const text = (t: string) => ({ type: 'text' as const, text: t });
 
@@ -124,8 +117,11 @@ describe('generation task and callback (assumed shapes)', () => {
     expect(task.fail_reason).toEqual(expect.any(String));
   });
 
-  it('an unknown task id is a 404 → RejectedError', async () => {
-    expect(await failure(h.client.generation.get('nope'))).toMatchObject({ name: 'RejectedError', status: 404 });
+  it('an unknown task id is a 404 → NotFoundError (a RejectedError), not retryable', async () => {
+    const err = await failure(h.client.generation.get('nope'));
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err).toBeInstanceOf(RejectedError);
+    expect(err).toMatchObject({ name: 'NotFoundError', status: 404, retryable: false });
   });
 });
 

@@ -7,6 +7,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor/client';
 import { VendorError } from '../../src/vendor/errors';
 import { httpRequest } from '../../src/vendor/http';
+import { startServer, type LocalServer } from '../vendor/helpers/local-server';
 
 export const API_KEY = 'emu-key';
 export const USER_1 = 'emu-user-1';
@@ -33,8 +34,11 @@ export interface Harness {
   make(over?: Partial<VendorClientOptions>): VendorClient;
 }
 
-/** Registers beforeAll/afterAll/beforeEach(reset) and returns a live handle. */
-export function useEmulator(opts: EmulatorOptions = {}): Harness {
+/**
+ * Registers beforeAll/afterAll/beforeEach(reset) and returns a live handle. `clientOpts`
+ * apply to every client made (e.g. the emulator's pathWord).
+ */
+export function useEmulator(opts: EmulatorOptions = {}, clientOpts: Partial<VendorClientOptions> = {}): Harness {
   const made: VendorClient[] = [];
   const h = {} as Harness;
   beforeAll(async () => {
@@ -46,6 +50,7 @@ export function useEmulator(opts: EmulatorOptions = {}): Harness {
         apiKey: API_KEY,
         accessToken: USER_1,
         timeouts: { connectMs: 2_000, headersMs: 5_000, bodyMs: 5_000 },
+        ...clientOpts,
         ...over,
       });
       made.push(c);
@@ -60,6 +65,26 @@ export function useEmulator(opts: EmulatorOptions = {}): Harness {
     await h.emu?.close();
   });
   return h;
+}
+
+/** A local callback receiver (answers 200) for the test file, emptied before each test. */
+export function useCallbackReceiver(): Pick<LocalServer, 'url' | 'requests'> {
+  let server: LocalServer | undefined;
+  beforeAll(async () => {
+    server = await startServer((_req, res) => res.writeHead(200).end());
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    if (server) server.requests.length = 0;
+  });
+  return {
+    get url() {
+      return server!.url;
+    },
+    get requests() {
+      return server!.requests;
+    },
+  };
 }
 
 /** The rejection of `p`, which must be a VendorError. */

@@ -107,13 +107,14 @@ export async function generatedVideo(emu: RunningEmulator, text = 'a cat on a sk
   emu.advanceClock(3_000);
   const got = await api(emu).getGeneration(created.body.id);
   expect(got.body.status).toBe('succeeded');
-  return { id: created.body.id as string, videoUrl: got.body.video_url as string };
+  // Seed dialect: top-level video_url; upstream: content.video_url.
+  return { id: created.body.id as string, videoUrl: (got.body.video_url ?? got.body.content?.video_url) as string };
 }
 
 /** The user's system group of a kind. */
 export async function systemGroupId(emu: RunningEmulator, type: 'AIGC' | 'LivenessFace', token = USER1): Promise<string> {
   const res = await api(emu).asset('ListAssetGroups', { Filter: { GroupType: type } }, token);
-  return res.body.Result.AssetGroups[0].Id;
+  return (res.body.Result.AssetGroups ?? res.body.Result.Items)[0].Id; // Items: upstream dialect
 }
 
 export interface Received {

@@ -20,6 +20,7 @@ describe('loadVendorConfig', () => {
       baseUrl: 'https://api.vendor.test',
       identityUrl: 'https://id.vendor.test',
       timeouts: { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 },
+      pathWord: 'svc',
     });
   });
 
@@ -35,11 +36,18 @@ describe('loadVendorConfig', () => {
     [{ ...BASE, VENDOR_TIMEOUT_MS: 'soon' }, 'VENDOR_TIMEOUT_MS', /./],
     [{ ...BASE, VENDOR_HEADERS_TIMEOUT_MS: '-5' }, 'VENDOR_HEADERS_TIMEOUT_MS', /positive/],
     [{ ...BASE, VENDOR_CONNECT_TIMEOUT_MS: '1.5' }, 'VENDOR_CONNECT_TIMEOUT_MS', /integer/],
+    [{ ...BASE, VENDOR_PATH_WORD: 'a/b' }, 'VENDOR_PATH_WORD', /letters, digits, - and _/],
+    [{ ...BASE, VENDOR_PATH_WORD: 'two words' }, 'VENDOR_PATH_WORD', /letters, digits, - and _/],
   ])('%j names %s', (env, variable, why) => {
     const err = configError(() => loadVendorConfig(env));
     expect(err.variable).toBe(variable);
     expect(err.message).toContain(variable);
     expect(err.message).toMatch(why);
+  });
+
+  it('VENDOR_PATH_WORD replaces the spec\'s `svc` path word', () => {
+    expect(loadVendorConfig({ ...BASE, VENDOR_PATH_WORD: 'acme_v-2' }).pathWord).toBe('acme_v-2');
+    expect(loadVendorConfig({ ...BASE, VENDOR_PATH_WORD: '' }).pathWord).toBe('svc');
   });
 
   it('does not echo a bad value', () => {

@@ -1,7 +1,9 @@
 /**
  * End to end on the real dev server + the emulator: all four stages, with and without
- * callbacks, and stages skipped by the definition. The emulator's inspection proves
- * exactly one vendor task per step (no duplicates) and the archive holds the outputs.
+ * callbacks, in both vendor dialects (our assumed shapes, and the upstream's: Ark
+ * generation, nulls, NOT_START/UNKNOWN erase states, Volcengine asset management,
+ * lowercase asset://), and stages skipped by the definition. The emulator's inspection
+ * proves exactly one vendor task per step (no duplicates) and the archive holds the outputs.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,12 +25,14 @@ function expectNoDuplicates(h: Harness) {
 }
 
 describe.each([
-  ['without callbacks', false],
-  ['with callbacks', true],
-])('full pipeline %s', (_name, callbacks) => {
+  ['without callbacks', 'seed', false],
+  ['with callbacks', 'seed', true],
+  ['without callbacks', 'upstream', false],
+  ['with callbacks', 'upstream', true],
+] as const)('full pipeline %s, %s dialect', (_name, dialect, callbacks) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ callbacks });
+    h = await startHarness({ callbacks, emulator: { dialect } });
   });
   afterAll(async () => h?.close());
 
@@ -44,7 +48,12 @@ describe.each([
     expect(s.eraseTasks[0].sourceVideoUrl.split('?')[0]).toBe(result.generation?.videoUrl.split('?')[0]);
     expect(s.eraseTasks[0].generationTaskId).toBe(result.generation?.taskId);
     expect(result.review?.items.map((i) => i.passed)).toEqual([true, true]);
-    expect(result.review?.items[0].assetUrl).toMatch(/^Asset:\/\//);
+    // The upstream writes asset:// in lower case; generation takes either.
+    expect(result.review?.items[0].assetUrl).toMatch(dialect === 'upstream' ? /^asset:\/\// : /^Asset:\/\//);
+    if (dialect === 'upstream') {
+      // The task really went through the upstream's extra erase states.
+      expect(s.eraseTasks[0].history.map((t) => t.status)).toContain('NOT_START');
+    }
     expect(result.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
 
     // References were resolved to Asset:// addresses before the (paid) create.

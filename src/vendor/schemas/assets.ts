@@ -1,13 +1,14 @@
 /** Asset management (spec 2.4, 2.5, 3.2, 4.4, 7.3): the ten Actions' requests and Results. */
 import { z } from 'zod';
 import { HttpUrlSchema, NonEmptyString } from './common';
+import { nullIsAbsent, StatusSchema } from './response';
+
+// The known asset states live with the other plain values (workflows import them without zod).
+export { ASSET_STATES, ASSET_TERMINAL_STATES, ASSET_PENDING_STATES, type AssetState } from '../assumed-values';
 
 export const GROUP_TYPES = ['AIGC', 'LivenessFace'] as const;
 export type GroupType = (typeof GROUP_TYPES)[number];
 export const ASSET_TYPES = ['Image', 'Video', 'Audio'] as const;
-export const ASSET_STATES = ['Pending', 'Active', 'Failed', 'Deleted'] as const;
-export const ASSET_TERMINAL_STATES = ['Active', 'Failed', 'Deleted'] as const;
-export type AssetState = (typeof ASSET_STATES)[number];
 
 export const GROUP_NAME_MAX = 50;
 const GROUP_NAME_CHARS = /^[\p{Script=Han}A-Za-z0-9_-]+$/u;
@@ -49,13 +50,36 @@ export const AssetSchema = z.looseObject({
   Name: z.string().optional(),
   AssetType: z.enum(ASSET_TYPES),
   GroupId: z.string(),
-  Status: z.enum(ASSET_STATES),
+  /** ASSET_STATES, but any string may come (Volcengine style: `Processing` while pending). */
+  Status: StatusSchema,
   /** Signed, about 12 h, from GetAsset; may be absent while Pending. */
   URL: z.string().optional(),
   CreateTime: z.string(),
   UpdateTime: z.string(),
 });
 export type Asset = z.output<typeof AssetSchema>;
+
+/**
+ * A list Result in either style: `{<list>, Total}` (spec 4.4) or the Volcengine OpenAPI
+ * style `{Items, Total | TotalCount}`. Callers get `{<list>, Total}` either way.
+ */
+function listResult<L extends 'Assets' | 'AssetGroups', T>(list: L, item: z.ZodType<T>) {
+  const items = z.array(item).optional();
+  const count = z.number().int().optional();
+  const need = (a: string, b: string) => (r: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    if (r[a] === undefined && r[b] === undefined) ctx.addIssue({ code: 'custom', path: [a], message: `required (or ${b})` });
+  };
+  return z
+    .looseObject({ [list]: items, Items: items, Total: count, TotalCount: count })
+    .superRefine(need(list, 'Items'))
+    .superRefine(need('Total', 'TotalCount'))
+    .transform((r) => {
+      const { Items, TotalCount, ...rest } = r as Record<string, unknown> & { Items?: T[]; TotalCount?: number };
+      const found = (rest[list] as T[] | undefined) ?? Items ?? [];
+      const total = (rest.Total as number | undefined) ?? TotalCount ?? 0;
+      return { ...rest, [list]: found, Total: total } as Record<string, unknown> & Record<L, T[]> & { Total: number };
+    });
+}
 
 const IdRequest = z.strictObject({ Id: NonEmptyString });
 const EmptyResult = z.looseObject({});
@@ -75,7 +99,7 @@ export const ASSET_ACTIONS = {
     request: z
       .strictObject({ Filter: z.strictObject({ GroupType: z.enum(GROUP_TYPES).optional() }).optional() })
       .optional(),
-    result: z.looseObject({ AssetGroups: z.array(AssetGroupSchema), Total: z.number().int() }),
+    result: listResult('AssetGroups', AssetGroupSchema),
     metadata: false,
     idempotent: true,
   },
@@ -118,7 +142,7 @@ export const ASSET_ACTIONS = {
         PageSize: z.number().int().min(1).optional(),
       })
       .optional(),
-    result: z.looseObject({ Assets: z.array(AssetSchema), Total: z.number().int() }),
+    result: listResult('Assets', AssetSchema),
     metadata: true,
     idempotent: true,
   },
@@ -152,11 +176,13 @@ export const ASSET_ACTION_FIELDS: Readonly<Record<AssetActionName, readonly stri
   DeleteAsset: ['Id'],
 };
 
-/** The success envelope for an Action (spec 4.4). */
+/** The success envelope for an Action (spec 4.4); `null` members count as absent. */
 export function assetEnvelopeSchema<A extends AssetActionName>(action: A) {
   const spec = ASSET_ACTIONS[action];
-  return z.looseObject({
-    ResponseMetadata: spec.metadata ? ResponseMetadataSchema : ResponseMetadataSchema.optional(),
-    Result: spec.result as (typeof ASSET_ACTIONS)[A]['result'],
-  });
+  return nullIsAbsent(
+    z.looseObject({
+      ResponseMetadata: spec.metadata ? ResponseMetadataSchema : ResponseMetadataSchema.optional(),
+      Result: spec.result as (typeof ASSET_ACTIONS)[A]['result'],
+    }),
+  );
 }

@@ -1,8 +1,8 @@
 /** Asset review (spec 2.6, 3.3, 4.5). Task/callback/sync shapes: assumptions.ts. */
 import { z } from 'zod';
-import { REVIEW_STATES } from '../assumptions';
 import { inferMediaType, MAX_REVIEW_BATCH, MEDIA_TYPES } from '../batching';
 import { HttpUrlSchema, NonEmptyString } from './common';
+import { nullIsAbsent, StatusSchema } from './response';
 
 const UrlList = z.array(z.string()).max(MAX_REVIEW_BATCH, `at most ${MAX_REVIEW_BATCH} URLs per submission`);
 
@@ -45,12 +45,14 @@ export const ReviewSubmitRequestSchema = z
 export type ReviewSubmitRequest = z.input<typeof ReviewSubmitRequestSchema>;
 
 /** 202 from async submit: accepted only, not reviewed. */
-export const ReviewAcceptedSchema = z.looseObject({
-  code: z.number().int(),
-  task_id: NonEmptyString,
-  track_id: z.string(),
-  status: z.enum(REVIEW_STATES),
-  message: z.string().optional(),
-  callback_url: z.string().optional(),
-});
+export const ReviewAcceptedSchema = nullIsAbsent(
+  z.looseObject({
+    code: z.number().int(),
+    task_id: NonEmptyString,
+    track_id: z.string(),
+    status: StatusSchema,
+    message: z.string().optional(),
+    callback_url: z.string().optional(),
+  }),
+);
 export type ReviewAccepted = z.output<typeof ReviewAcceptedSchema>;
