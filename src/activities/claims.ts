@@ -91,7 +91,7 @@ function failureOf(err: unknown): unknown {
 export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
   async function vendorAnswer(input: InspectOfferedTaskInput, signal: AbortSignal): Promise<Loose> {
     const v = deps.vendorFor(input.profile);
-    if (input.kind === 'generation') return (await v.generation.get(input.taskId, { signal })) as Loose;
+    if (input.kind === 'generation') return { ...(await v.generation.get(input.taskId, { signal })) };
     if (input.kind === 'erase') return (await v.erase.get(input.taskId, { signal })) as Loose;
     return (await v.review.getTask(input.taskId, { signal })) as Loose;
   }

@@ -179,10 +179,10 @@ function validateItem(ctx: EmulatorContext, item: unknown, at: string): Checked<
   }
   let role: string | undefined;
   if (item.role !== undefined) {
-    if (typeof item.role !== 'string' || !(item.role in ROLE_TYPES)) {
-      return bad(`${at}.role must be one of ${Object.keys(ROLE_TYPES).join(', ')}`);
-    }
-    if (ROLE_TYPES[item.role] !== type) return bad(`${at}.role ${item.role} is not allowed on a ${type} item`);
+    // The spec names roles by example ("e.g."), so others pass; a named one must sit on its type.
+    if (typeof item.role !== 'string' || item.role.trim() === '') return bad(`${at}.role must be a non-empty string`);
+    const expected = ROLE_TYPES[item.role];
+    if (expected !== undefined && expected !== type) return bad(`${at}.role ${item.role} is not allowed on a ${type} item`);
     role = item.role;
   }
   if (type === 'text') {
@@ -216,9 +216,10 @@ function validateOptional(body: Record<string, unknown>): Checked<true> {
   const rules: [string, (v: unknown) => boolean, string][] = [
     ['generate_audio', (v) => typeof v === 'boolean', 'a boolean'],
     ['watermark', (v) => typeof v === 'boolean', 'a boolean'],
-    ['ratio', (v) => typeof v === 'string' && /^\d+:\d+$/.test(v), 'a string of the form <w>:<h>, e.g. 16:9'],
-    ['duration', (v) => typeof v === 'number' && Number.isFinite(v) && v > 0, 'a positive number of seconds'],
-    ['resolution', (v) => typeof v === 'string' && /^\d+p$/.test(v), 'a string of the form <n>p, e.g. 720p'],
+    // Types, not guessed enumerations: the upstream also takes `adaptive`, `4k` and duration -1 (automatic).
+    ['ratio', (v) => typeof v === 'string' && v.trim() !== '', 'a non-empty string, e.g. 16:9'],
+    ['duration', (v) => typeof v === 'number' && Number.isFinite(v) && (v > 0 || v === -1), 'a positive number of seconds, or -1 (automatic)'],
+    ['resolution', (v) => typeof v === 'string' && v.trim() !== '', 'a non-empty string, e.g. 720p'],
     ['seed', (v) => Number.isInteger(v), 'an integer'],
   ];
   for (const [field, ok, what] of rules) {

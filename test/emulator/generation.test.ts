@@ -104,12 +104,13 @@ describe('generation validation (400)', () => {
     ['an ftp URL', { model: 'm', content: [img('ftp://example.com/cat.png')] }, /public/],
     ['an unknown Asset:// id', { model: 'm', content: [img('Asset://asset-missing')] }, /unknown asset/],
     ['a role of another type', { model: 'm', content: [img('https://example.com/a.png', 'reference_video')] }, /not allowed/],
-    ['an unknown role', { model: 'm', content: [img('https://example.com/a.png', 'hero_frame')] }, /role must be one of/],
+    ['an empty role', { model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' }, role: '' }] }, /role must be a non-empty string/],
     ['two first frames', { model: 'm', content: [img('https://e.com/a.png', 'first_frame'), img('https://e.com/b.png', 'first_frame')] }, /at most one/],
-    ['a malformed ratio', prompt('x', { ratio: 'wide' }), /ratio/],
+    ['an empty ratio', prompt('x', { ratio: '' }), /ratio/],
     ['a non-integer seed', prompt('x', { seed: 1.5 }), /seed/],
     ['a string duration', prompt('x', { duration: '5' }), /duration/],
-    ['a malformed resolution', prompt('x', { resolution: 'HD' }), /resolution/],
+    ['a numeric resolution', prompt('x', { resolution: 720 }), /resolution/],
+    ['a zero duration', prompt('x', { duration: 0 }), /duration/],
     ['a non-boolean watermark', prompt('x', { watermark: 'yes' }), /watermark/],
     ['a malformed callback_url', prompt('x', { callback_url: 'not a url' }), /callback_url/],
   ];
@@ -119,6 +120,17 @@ describe('generation validation (400)', () => {
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
     expect(emu.inspect().generationTasks).toHaveLength(0);
+  });
+
+  it.each([
+    ['ratio adaptive', prompt('x', { ratio: 'adaptive' })],
+    ['ratio keep_ratio', prompt('x', { ratio: 'keep_ratio' })],
+    ['resolution 4k', prompt('x', { resolution: '4k' })],
+    ['duration -1 (automatic)', prompt('x', { duration: -1 })],
+    ['a role the spec does not name', { model: 'm', content: [img('https://example.com/a.png', 'hero_frame')] }],
+  ])('accepts what the spec does not forbid: %s', async (_label, body) => {
+    const res = await api(emu).createGeneration(body);
+    expect(res.status).toBe(200);
   });
 
   it('accepts every documented field and public media of each type', async () => {

@@ -88,6 +88,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
 
   return {
     emulator,
+    /** The worker's own vendor client (to read what the vendor answers, as the pipeline does). */
+    vendor,
     client,
     taskQueue,
     archiveRoot,

@@ -130,8 +130,8 @@ function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): st
     const since = Date.now() - startedAt;
     if (since <= grace) return failureMessage(err);
     throw stageFailure(
-      `${spec.label}: the create issued this task id, but the vendor still answers "not found" after ${Math.round(since / 1000)} s ` +
-        `(read-after-write grace ${Math.round(grace / 1000)} s): ${failureMessage(err)}`,
+      `${spec.label}: this task id was issued by the create but is unknown at the vendor: still "not found" after ` +
+        `${Math.round(since / 1000)} s (read-after-write grace ${Math.round(grace / 1000)} s): ${failureMessage(err)}`,
       'TaskUnknownAtVendor',
     );
   }

@@ -49,6 +49,7 @@ export class StageRuntime {
   private readonly book: CallbackBook;
   /** The waiting reason without the offers, which are appended as they change. */
   private waitingBase = '';
+  private reportQueued = false;
   waiting: PendingDecision | undefined;
   stuck = false;
   progress: { done: number; total: number } | undefined;
@@ -243,9 +244,15 @@ export class StageRuntime {
   /** Sends the parent a snapshot. Fire-and-forget: a closed parent must not fail the stage. */
   report(): void {
     const parent = workflowInfo().parent;
-    if (!parent) return;
-    getExternalWorkflowHandle(parent.workflowId)
-      .signal(stageReportSignal, this.snapshot())
+    if (!parent || this.reportQueued) return;
+    // One signal per burst, sent after the current synchronous step with the latest
+    // snapshot: two signals sent in one workflow task may reach the parent out of order.
+    this.reportQueued = true;
+    void Promise.resolve()
+      .then(() => {
+        this.reportQueued = false;
+        return getExternalWorkflowHandle(parent.workflowId).signal(stageReportSignal, this.snapshot());
+      })
       .catch((err) => log.warn('could not report to parent', { error: String(err) }));
   }
 }
