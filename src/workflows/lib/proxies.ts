@@ -11,6 +11,9 @@ import { getAssetTaskQueue } from '../messages';
 /** Failure types that no retry can fix. */
 export const FATAL_TYPES = [
   'RejectedError',
+  // A 404 on a create is a wrong path (e.g. VENDOR_PATH_WORD), never a task; on a query the
+  // poll loop first reads it as possible read-after-write lag (poll.ts).
+  'NotFoundError',
   'UnauthorizedError',
   'ForbiddenError',
   'MissingCredentialError',
