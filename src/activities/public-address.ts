@@ -7,19 +7,9 @@
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
+import { literalHostRange, rangeInWords } from '../pipeline/hosts';
 
-/** Non-public ranges, by what they are (the label goes into the refusal message). */
-const RANGES: [label: string, cidrs: string[]][] = [
-  ['loopback', ['127.0.0.0/8', '::1/128']],
-  ['unspecified', ['0.0.0.0/8', '::/128']],
-  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
-  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', 'fec0::/10']],
-  ['shared (carrier-grade NAT)', ['100.64.0.0/10']],
-  ['multicast or reserved', ['224.0.0.0/4', '240.0.0.0/4', 'ff00::/8', '::/96']],
-];
-
-const LISTS = RANGES.map(([label, cidrs]) => ({ label, list: blockListOf(cidrs) }));
-
+/** A list of addresses and CIDR subnets (the opt-in's allow-list). */
 function blockListOf(cidrs: readonly string[]): BlockList {
   const list = new BlockList();
   for (const cidr of cidrs) {
@@ -36,14 +26,11 @@ function family(address: string): 'ipv4' | 'ipv6' {
 
 /**
  * Why `host` (a URL's hostname, an IP with or without brackets) is not public, or undefined
- * when it is public or a name that only DNS can judge. IPv4-mapped IPv6 (::ffff:10.0.0.1)
- * counts as its IPv4 address. No I/O.
+ * when it is public or a name that only DNS can judge. The ranges are the definition
+ * validator's (../pipeline/hosts.ts). No I/O.
  */
 export function nonPublicReason(host: string): string | undefined {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h === 'localhost.') return 'loopback';
-  if (!isIP(h)) return undefined;
-  return LISTS.find(({ list }) => list.check(h, family(h)))?.label;
+  return literalHostRange(host);
 }
 
 /**
@@ -61,7 +48,7 @@ export class AddressRefusedError extends Error {
     readonly address?: string,
   ) {
     super(
-      `refused to connect to ${host}${address && address !== host ? ` (resolves to ${address})` : ''}: a ${reason} address, not public`,
+      `refused to connect to ${host}${address && address !== host ? ` (resolves to ${address})` : ''}: ${rangeInWords(reason)}, not public`,
     );
   }
 }
