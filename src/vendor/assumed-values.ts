@@ -48,3 +48,6 @@ export function isKnownState(kind: TaskKind, status: string): boolean {
 
 /** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
 export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
+
+/** Spec 8: erase price per call, in ¥ (the only price the spec gives). */
+export const ERASE_UNIT_PRICE = 0.000015;

@@ -8,16 +8,16 @@
  * then an operator is asked whatever the policy, with every offered id and why it failed.
  */
 import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
-import type { VendorTaskKind } from '../messages';
+import type { VendorTaskKind, VendorTaskRecord } from '../messages';
 import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure } from './failures';
 import { holdUntil, interfaceOf } from './holds';
-import type { StageRuntime } from './stage-runtime';
+import type { PipelineRuntime } from './pipeline-runtime';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
 export interface CreateSpec<T> {
-  rt: StageRuntime;
+  rt: PipelineRuntime;
   step: string;
   kind: VendorTaskKind;
   /** Human label for messages and timer summaries, e.g. "generation create". */
@@ -41,7 +41,7 @@ export interface CreateSpec<T> {
 export interface Created<T> {
   value: T;
   attempt: number;
-  via: 'create' | 'reconcile-name' | 'callback' | 'operator';
+  via: VendorTaskRecord['via'];
 }
 
 /** Policy `resubmit` gives up after this many ambiguous outcomes in a row. */
@@ -60,6 +60,13 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   let resubmits = 0;
   const giveUp = (message: string) =>
     stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
+  const known = rt.knownTask(step);
+  if (known) {
+    // Recorded by this pipeline before it continued as new: the task exists, never create it again.
+    rt.beginAttempt(step, known.attempt, kind, spec.proof);
+    rt.endAttempt(step, known.attempt, known.id);
+    return { value: spec.fromTaskId(known.id), attempt: known.attempt, via: known.via };
+  }
   const iface = interfaceOf(spec.endpoint);
   for (;;) {
     await holdUntil(rt.notBefore(iface), `${spec.label}: waiting out the vendor's Retry-After`);
@@ -149,7 +156,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
  * names a task passing the proof (offers.ts). Refused ids do not end the wait.
  */
 export async function waitForCallbackTaskId(
-  rt: StageRuntime,
+  rt: PipelineRuntime,
   step: string,
   attempt: number,
   callbacksUsed: boolean,

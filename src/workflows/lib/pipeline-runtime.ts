@@ -6,7 +6,15 @@
  * decisions for ambiguous creates (`resolveCreate` Update). Created inside the workflow
  * function: no module-level state.
  */
-import { condition, log, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  log,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   callbackVerdictQuery,
   resolveCreateUpdate,
@@ -43,7 +51,15 @@ export class PipelineRuntime {
   private waitingBase = '';
   private lastSearch = '';
 
-  constructor(carry: RuntimeCarry) {
+  /**
+   * @param historyLimit continue as new past this many events (or when the server suggests it)
+   * @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns
+   */
+  constructor(
+    carry: RuntimeCarry,
+    private readonly historyLimit: number,
+    private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
+  ) {
     this.status = carry.status;
     this.holds = { ...carry.holds };
     this.book = new CallbackBook({
@@ -68,6 +84,18 @@ export class PipelineRuntime {
 
   carry(): RuntimeCarry {
     return { status: this.status, holds: this.holds };
+  }
+
+  /**
+   * Called where a stage may safely stop (between polls, in long waits): past the history
+   * limit the pipeline continues as new with its state. Handlers in flight (an Update
+   * waiting for its decision to be taken) finish first, so nothing is lost at the switch.
+   */
+  async checkpoint(): Promise<void> {
+    const info = workflowInfo();
+    if (!info.continueAsNewSuggested && info.historyLength <= this.historyLimit) return;
+    await condition(allHandlersFinished);
+    await this.continueAsNew(this.carry());
   }
 
   // ---- the running stage, as the status and the Web UI show it
@@ -136,6 +164,12 @@ export class PipelineRuntime {
     return this.vendorTasks.find((t) => t.step === step && !t.orphan);
   }
 
+  /** When this step's task id became known (workflow time, ms): its deadlines count from there. */
+  recordedAt(step: string): number | undefined {
+    const at = this.knownTask(step)?.recordedAt;
+    return at === undefined ? undefined : Date.parse(at);
+  }
+
   /**
    * Marks the attempt in flight for a step, so callbacks can be matched to it; `proof`
    * says how a task id offered for it is checked (none: offers are refused).
@@ -154,12 +188,12 @@ export class PipelineRuntime {
     this.book.settle(step);
   }
 
-  record(task: Omit<VendorTaskRecord, 'orphan'>): void {
+  record(task: Omit<VendorTaskRecord, 'orphan' | 'recordedAt'>): void {
     const existing = this.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);
     if (existing) {
       if (task.state) existing.state = task.state;
     } else {
-      this.vendorTasks.push({ ...task });
+      this.vendorTasks.push({ ...task, recordedAt: new Date().toISOString() });
     }
     this.book.known(task.step, task.attempt, task.id);
     this.refresh();

@@ -1,0 +1,145 @@
+/**
+ * videoPipeline: ONE workflow per pipeline. Its stages (review → assets → generation →
+ * erase) are plain async functions run in order, sharing one runtime (status, details,
+ * search attributes, operator waits, callback inbox); outputs are archived the moment they
+ * exist. Past the history limit it continues as new with the finished stages' outputs and
+ * the running stage's known task ids. Cancelling it cancels its activities and timers.
+ */
+import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { PipelineDefinition } from '../pipeline/definition';
+import { durationMs } from '../pipeline/refs';
+import { ERASE_UNIT_PRICE } from '../vendor/assumed-values';
+import { STAGES, type PipelineInput, type PipelineResult, type PipelineStatus, type StageName } from './messages';
+import { archiveOutput } from './stages/archive';
+import { assetsStage, assetSources } from './stages/assets';
+import { eraseStage } from './stages/erase';
+import { generationStage, generationRequest } from './stages/generation';
+import { reviewStage } from './stages/review';
+import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
+import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
+import { validating } from './lib/proxies';
+import type { StageCommon } from './lib/stage-common';
+
+export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
+  const def = await validated(input);
+  const pipelineId = workflowInfo().workflowId;
+  const result: PipelineResult = input.resume?.result ?? { pipelineId, vendorTasks: [], archived: [], timings: {}, calls: {}, cost: {} };
+  const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId, def), def.options.historyEventsBeforeContinueAsNew, (runtime) =>
+    continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
+  );
+  rt.refresh();
+  try {
+    await runStages(rt, def, result);
+  } catch (err) {
+    await CancellationScope.nonCancellable(async () => ended(rt, err));
+    if (isCancellation(err)) throw err;
+    throw pipelineFailure(pipelineId, rt.status.stage, err);
+  }
+  rt.status.stage = 'done';
+  rt.status.state = 'completed';
+  rt.refresh();
+  return finalResult(rt, result);
+}
+
+/** The parsed definition, or the validator's own InvalidDefinition failure (not wrapped in an ActivityFailure). */
+async function validated(input: PipelineInput): Promise<PipelineDefinition> {
+  try {
+    return await validating.validateDefinition({ definition: input.definition });
+  } catch (err) {
+    throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
+  }
+}
+
+/** The stages in order; after a continue-as-new, the finished ones are skipped by their outputs. */
+async function runStages(rt: PipelineRuntime, def: PipelineDefinition, result: PipelineResult): Promise<void> {
+  const common = commonOf(rt.status.pipelineId, def);
+  const policy = def.options.ambiguousCreate;
+  if (def.review && !result.review) {
+    const review = def.review;
+    result.review = await stage(rt, result, 'review', () => reviewStage(rt, { ...common, ...review, policy: policy.review }));
+  }
+  if (def.assets && !result.assets) {
+    const { group, items } = def.assets;
+    const deadlines = def.options.deadlines;
+    const input = { ...common, group, items: assetSources(def.assets, result), pendingDeadlineMs: durationMs(deadlines.assetPending), stuckAfterMs: durationMs(deadlines.assetStuck) };
+    result.assets = await stage(rt, result, 'assets', () => assetsStage(rt, input));
+  }
+  if (def.generation && !result.generation) {
+    const request = generationRequest(def.generation, result);
+    result.generation = await stage(rt, result, 'generation', () => generationStage(rt, { ...common, request, policy: policy.generation }));
+  }
+  // Archive before anything else: the original URL expires 24 h after generation.
+  if (def.options.archive && result.generation) await archiveOutput(rt, result, 'generated', result.generation);
+  if (def.erase && result.generation && !result.erase) {
+    const { videoUrl, videoUrlExpiresAt } = result.generation;
+    result.erase = await stage(rt, result, 'erase', () => eraseStage(rt, { ...common, videoUrl, videoUrlExpiresAt, policy: policy.erase }));
+  }
+  if (def.options.archive && result.erase) await archiveOutput(rt, result, 'erased', result.erase);
+}
+
+/** Runs one stage: shown as running, timed, then done, failed or cancelled. */
+async function stage<T>(rt: PipelineRuntime, result: PipelineResult, name: StageName, run: () => Promise<T>): Promise<T> {
+  const st = rt.status.stages[name];
+  rt.status.stage = name;
+  st.state = 'running';
+  st.startedAt ??= new Date().toISOString();
+  rt.refresh();
+  try {
+    const out = await run();
+    st.state = 'done';
+    return out;
+  } catch (err) {
+    st.state = isCancellation(err) ? 'cancelled' : 'failed';
+    throw err;
+  } finally {
+    st.endedAt = new Date().toISOString();
+    result.timings[name] = Date.parse(st.endedAt) - Date.parse(st.startedAt);
+    rt.stuck = false;
+    rt.refresh();
+  }
+}
+
+function commonOf(pipelineId: string, def: PipelineDefinition): StageCommon {
+  const { options } = def;
+  return {
+    pipelineId,
+    profile: options.profile,
+    callbacks: options.callbacks,
+    callbackGraceMs: durationMs(options.deadlines.callbackGrace),
+    deadlineMs: durationMs(options.deadlines.vendorTask),
+    createAttemptMs: durationMs(options.deadlines.createAttempt),
+    notFoundGraceMs: durationMs(options.deadlines.notFoundGrace),
+  };
+}
+
+function firstCarry(pipelineId: string, def: PipelineDefinition): RuntimeCarry {
+  const enabled = (s: StageName) => (s === 'erase' ? def.erase : Boolean(def[s]));
+  const status: PipelineStatus = {
+    pipelineId,
+    state: 'running',
+    stage: STAGES.find(enabled) ?? 'generation',
+    stages: Object.fromEntries(STAGES.map((s) => [s, { state: enabled(s) ? 'pending' : 'skipped' }])) as PipelineStatus['stages'],
+    vendorTasks: [],
+    calls: {},
+  };
+  return { status, holds: {} };
+}
+
+/** A failed or cancelled pipeline says so, and names the vendor tasks that may still run. */
+function ended(rt: PipelineRuntime, err: unknown): void {
+  const s = rt.status;
+  const cancelled = isCancellation(err);
+  s.state = cancelled ? 'cancelled' : 'failed';
+  const running = s.vendorTasks.filter((t) => !isTerminalState(t.state));
+  s.error = cancelled
+    ? `cancelled; vendor tasks that may still be running (the vendor shows no cancel endpoint): ${running.map((t) => `${t.kind} ${t.id}`).join(', ') || 'none'}`
+    : messageOf(err);
+  rt.refresh();
+}
+
+function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {
+  const { vendorTasks, calls } = rt.status;
+  const eraseTasks = vendorTasks.filter((t) => t.kind === 'erase').length;
+  const cost = eraseTasks === 0 ? {} : { erase: { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: '¥' as const, total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) } };
+  return { ...result, vendorTasks, calls, cost };
+}
