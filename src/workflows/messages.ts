@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PipelineDefinitionInput } from '../pipeline/definition';
+import type { RuntimeCarry } from './lib/pipeline-runtime';
 
 export type StageName = 'review' | 'assets' | 'generation' | 'erase';
 export const STAGES: readonly StageName[] = ['review', 'assets', 'generation', 'erase'];
@@ -139,7 +140,7 @@ export interface PipelineInput {
 
 /** What a pipeline carries across continue-as-new: its status, Retry-After holds and finished outputs. */
 export interface PipelineResume {
-  runtime: { status: PipelineStatus; holds: Record<string, number> };
+  runtime: RuntimeCarry;
   result: PipelineResult;
 }
 

@@ -5,7 +5,15 @@
  * exist. Past the history limit it continues as new with the finished stages' outputs and
  * the running stage's known task ids. Cancelling it cancels its activities and timers.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  continueAsNew,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PipelineDefinition } from '../pipeline/definition';
 import { durationMs } from '../pipeline/refs';
 import { ERASE_UNIT_PRICE } from '../vendor/assumed-values';
@@ -21,16 +29,25 @@ import { validating } from './lib/proxies';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
-  const def = await validated(input);
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = input.resume?.result ?? { pipelineId, vendorTasks: [], archived: [], timings: {}, calls: {}, cost: {} };
-  const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId, def), def.options.historyEventsBeforeContinueAsNew, (runtime) =>
+  // Handlers first: the status query answers while the definition is being validated.
+  const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
     continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
   );
-  rt.refresh();
+  let def: PipelineDefinition;
+  try {
+    def = await validated(input);
+  } catch (err) {
+    await CancellationScope.nonCancellable(async () => ended(rt, err));
+    throw err;
+  }
+  rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
+  if (!input.resume) skipDisabled(rt, def);
   try {
     await runStages(rt, def, result);
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => ended(rt, err));
     if (isCancellation(err)) throw err;
     throw pipelineFailure(pipelineId, rt.status.stage, err);
@@ -84,19 +101,25 @@ async function stage<T>(rt: PipelineRuntime, result: PipelineResult, name: Stage
   st.state = 'running';
   st.startedAt ??= new Date().toISOString();
   rt.refresh();
+  let out: T;
   try {
-    const out = await run();
-    st.state = 'done';
-    return out;
+    out = await run();
   } catch (err) {
-    st.state = isCancellation(err) ? 'cancelled' : 'failed';
+    if (err instanceof ContinueAsNew) throw err; // the next run goes on with this stage
+    close(rt, result, name, isCancellation(err) ? 'cancelled' : 'failed');
     throw err;
-  } finally {
-    st.endedAt = new Date().toISOString();
-    result.timings[name] = Date.parse(st.endedAt) - Date.parse(st.startedAt);
-    rt.stuck = false;
-    rt.refresh();
   }
+  close(rt, result, name, 'done');
+  return out;
+}
+
+function close(rt: PipelineRuntime, result: PipelineResult, name: StageName, state: 'done' | 'failed' | 'cancelled'): void {
+  const st = rt.status.stages[name];
+  st.state = state;
+  st.endedAt = new Date().toISOString();
+  result.timings[name] = Date.parse(st.endedAt) - Date.parse(st.startedAt!);
+  rt.stuck = false;
+  rt.refresh();
 }
 
 function commonOf(pipelineId: string, def: PipelineDefinition): StageCommon {
@@ -112,17 +135,24 @@ function commonOf(pipelineId: string, def: PipelineDefinition): StageCommon {
   };
 }
 
-function firstCarry(pipelineId: string, def: PipelineDefinition): RuntimeCarry {
-  const enabled = (s: StageName) => (s === 'erase' ? def.erase : Boolean(def[s]));
+function firstCarry(pipelineId: string): RuntimeCarry {
   const status: PipelineStatus = {
     pipelineId,
     state: 'running',
-    stage: STAGES.find(enabled) ?? 'generation',
-    stages: Object.fromEntries(STAGES.map((s) => [s, { state: enabled(s) ? 'pending' : 'skipped' }])) as PipelineStatus['stages'],
+    stage: 'review',
+    stages: Object.fromEntries(STAGES.map((s) => [s, { state: 'pending' }])) as PipelineStatus['stages'],
     vendorTasks: [],
     calls: {},
   };
-  return { status, holds: {} };
+  return { status, holds: {}, book: undefined };
+}
+
+/** Stages the definition leaves out are shown as skipped; the first one that runs is current. */
+function skipDisabled(rt: PipelineRuntime, def: PipelineDefinition): void {
+  const enabled = (s: StageName) => (s === 'erase' ? def.erase : Boolean(def[s]));
+  for (const s of STAGES) if (!enabled(s)) rt.status.stages[s].state = 'skipped';
+  rt.status.stage = STAGES.find(enabled) ?? 'generation';
+  rt.refresh();
 }
 
 /** A failed or cancelled pipeline says so, and names the vendor tasks that may still run. */

@@ -30,7 +30,7 @@ import {
   type VendorTaskRecord,
 } from '../messages';
 import { STAGE, STATUS, VENDOR_TASK_IDS } from '../search-attributes';
-import { CallbackBook, type ProofSpec } from './callback-book';
+import { CallbackBook, type BookCarry, type ProofSpec } from './callback-book';
 import { renderDetails } from './details';
 import { TASK_ID_PATTERN } from './offers';
 import { printable } from './printable';
@@ -40,11 +40,18 @@ export interface RuntimeCarry {
   status: PipelineStatus;
   /** Per vendor interface: no call before this time (epoch ms, the latest Retry-After). */
   holds: Record<string, number>;
+  /** The callback inbox: attempts in flight with their offers (undefined on a first run). */
+  book: BookCarry | undefined;
+  /** Steps whose last create attempt has an unknown outcome (reconcile or an operator is pending). */
+  ambiguous?: Record<string, number>;
 }
 
 export class PipelineRuntime {
   readonly status: PipelineStatus;
   private readonly holds: Record<string, number>;
+  private readonly ambiguous: Record<string, number>;
+  /** Create activities in flight: continue-as-new waits for them (a lost answer would mean a second create). */
+  private createsInFlight = 0;
   private readonly decisions = new Map<string, CreateDecision>();
   private readonly book: CallbackBook;
   /** The waiting reason without the offers, which are appended as they change. */
@@ -55,14 +62,18 @@ export class PipelineRuntime {
    * @param historyLimit continue as new past this many events (or when the server suggests it)
    * @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns
    */
+  /** Continue as new past this many history events (or when the server suggests it). */
+  historyLimit = Number.POSITIVE_INFINITY;
+
+  /** @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns */
   constructor(
     carry: RuntimeCarry,
-    private readonly historyLimit: number,
     private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
   ) {
     this.status = carry.status;
     this.holds = { ...carry.holds };
-    this.book = new CallbackBook({
+    this.ambiguous = { ...carry.ambiguous };
+    this.book = new CallbackBook(carry.book, {
       count: (endpoint) => this.count(endpoint),
       stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
       stateOf: (id) => this.vendorTasks.find((t) => t.id === id)?.state,
@@ -83,7 +94,7 @@ export class PipelineRuntime {
   }
 
   carry(): RuntimeCarry {
-    return { status: this.status, holds: this.holds };
+    return { status: this.status, holds: this.holds, book: this.book.carry(), ambiguous: this.ambiguous };
   }
 
   /**
@@ -92,10 +103,39 @@ export class PipelineRuntime {
    * waiting for its decision to be taken) finish first, so nothing is lost at the switch.
    */
   async checkpoint(): Promise<void> {
-    const info = workflowInfo();
-    if (!info.continueAsNewSuggested && info.historyLength <= this.historyLimit) return;
-    await condition(allHandlersFinished);
+    if (!this.historyLong()) return;
+    // An Update whose decision is not taken yet must be answered in this run.
+    await condition(() => (allHandlersFinished() && this.createsInFlight === 0) || this.decisions.size > 0);
+    if (this.decisions.size > 0) return;
     await this.continueAsNew(this.carry());
+  }
+
+  /** Past the history limit, or the server suggests continuing as new. */
+  historyLong(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength > this.historyLimit;
+  }
+
+  // ---- create attempts whose outcome is unknown, carried across continue-as-new
+
+  /** Runs one create activity, counted so that continue-as-new never abandons its answer. */
+  async creating<T>(create: () => Promise<T>): Promise<T> {
+    this.createsInFlight++;
+    try {
+      return await create();
+    } finally {
+      this.createsInFlight--;
+    }
+  }
+
+  /** The attempt of `step` whose outcome is unknown, if any: a next run resumes reconciling it, never creates. */
+  ambiguousAttempt(step: string): number | undefined {
+    return this.ambiguous[step];
+  }
+
+  setAmbiguous(step: string, attempt: number | undefined): void {
+    if (attempt === undefined) delete this.ambiguous[step];
+    else this.ambiguous[step] = attempt;
   }
 
   // ---- the running stage, as the status and the Web UI show it
@@ -196,6 +236,7 @@ export class PipelineRuntime {
       this.vendorTasks.push({ ...task, recordedAt: new Date().toISOString() });
     }
     this.book.known(task.step, task.attempt, task.id);
+    this.setAmbiguous(task.step, undefined);
     this.refresh();
   }
 
@@ -275,7 +316,12 @@ export class PipelineRuntime {
       since: new Date().toISOString(),
     };
     this.refresh();
-    await condition(() => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined);
+    const settled = () => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined;
+    // Signals and Updates grow the history while it waits: continue as new (the wait resumes) when long.
+    while (!settled()) {
+      await condition(() => settled() || this.historyLong());
+      if (!settled()) await this.checkpoint();
+    }
     const decision = this.decisions.get(step);
     this.decisions.delete(step);
     this.status.waiting = undefined;
