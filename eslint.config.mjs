@@ -9,7 +9,7 @@ const SANDBOX_PATTERNS = [
   { group: ['undici', 'fs', 'path', 'crypto', 'http', 'https', 'child_process', 'os', 'net'], message: 'no I/O in workflow code' },
   { regex: '(^|/)emulator(/|$)', message: 'workflows never import the emulator' },
   {
-    regex: '(^|/)vendor(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
+    regex: '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
     message: 'import only the zod-free vendor modules (errors, batching, assumed-values): schemas are evaluated in every workflow context',
   },
   { regex: '(^|/)(activities|callbacks|workers|starters|devstack)(/|$)', message: 'workflow code imports no worker-side module (type-only imports excepted)', allowTypeImports: true },
@@ -23,7 +23,7 @@ const SANDBOX_PATTERNS = [
  */
 const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
   p.regex?.includes('schemas')
-    ? { ...p, regex: '(^|/)vendor(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$' }
+    ? { ...p, regex: '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$' }
     : p,
 );
 

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { PipelineDefinitionInput } from '../src/pipeline/definition';
-import { createVendorClient } from '../src/vendor';
+import { createVendorClient } from '../src/vendor-api';
 import { Hints, runBaselinePipeline, type BaselinePipelineResult } from './baseline';
 
 export interface BaselineRunResult {

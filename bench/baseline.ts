@@ -16,10 +16,10 @@ import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
 import { parseDefinition, type PipelineDefinitionInput } from '../src/pipeline/definition';
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../src/vendor/assumptions';
-import { planReviewBatches } from '../src/vendor/batching';
-import { RateLimitedError } from '../src/vendor/errors';
-import type { VendorClient } from '../src/vendor';
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../src/vendor-api/assumptions';
+import { planReviewBatches } from '../src/vendor-api/batching';
+import { RateLimitedError } from '../src/vendor-api/errors';
+import type { VendorClient } from '../src/vendor-api';
 import { DEFAULT_POLICIES, type PollPolicy } from '../src/workflows/lib/poll';
 
 /** Wakes a waiting poll loop when a callback arrives (a hint, as in reelflow). */

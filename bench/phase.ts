@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createVendorClient } from '../src/vendor';
+import { createVendorClient } from '../src/vendor-api';
 import type { PipelineDefinitionInput } from '../src/pipeline/definition';
 import type { StageTiming } from './baseline';
 import { readMachineCpu, spawnNode, type NodeProcess, type ProcStats } from './processes';

@@ -6,8 +6,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../vendor/assumptions';
-import { toFailureInfo, VendorConfigError, VendorError } from '../vendor/errors';
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../vendor-api/assumptions';
+import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import type { ActivityDeps } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */

@@ -1,10 +1,10 @@
 /**
  * Video generation (spec 2.1, 2.2, 4.1): create, query, the queued → running →
  * succeeded|failed machine, and a callback on every state entered. The query shape and
- * states are the project's assumptions (src/vendor/assumptions.ts) in the seed dialect,
+ * states are the project's assumptions (src/vendor-api/assumptions.ts) in the seed dialect,
  * the Ark content-generation shape in the upstream dialect (dialect.ts).
  */
-import { GENERATION_TERMINAL_STATES, type GenerationState } from '../vendor/assumed-values';
+import { GENERATION_TERMINAL_STATES, type GenerationState } from '../vendor-api/assumed-values';
 import { requireApiKey } from './auth';
 import { unixSeconds } from './clock';
 import type { EmulatorContext } from './context';

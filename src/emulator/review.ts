@@ -4,8 +4,8 @@
  * API). Items that pass become Active assets whose Asset:// address generation accepts.
  * The sync response and callback body are the assumed ReviewTaskSchema.
  */
-import { REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor/assumed-values';
-import type { ReviewItem } from '../vendor/assumptions';
+import { REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor-api/assumed-values';
+import type { ReviewItem } from '../vendor-api/assumptions';
 import { addReviewedAsset, findOwnedGroup, signedAssetUrl, systemGroup } from './assets';
 import type { EmulatorContext } from './context';
 import { withNulls } from './dialect';

@@ -2,8 +2,8 @@
  * Rules across fields of a definition whose fields each passed: references between
  * stages, the media type a reference carries, and hosts the vendor could not reach.
  */
-import { inferMediaType, type MediaType } from '../vendor/batching';
-import { parseHttpUrl } from '../vendor/schemas/common';
+import { inferMediaType, type MediaType } from '../vendor-api/batching';
+import { parseHttpUrl } from '../vendor-api/schemas/common';
 import type { ContentItemDefinition, PipelineDefinition } from './definition';
 import { invalidIpReason, nonPublicHostReason } from './hosts';
 import { ASSET_REF, REVIEW_REF } from './refs';

@@ -8,10 +8,10 @@
  * definition that passes here also passes the client's checks at start.
  */
 import { z } from 'zod';
-import { inferMediaType, MEDIA_EXTENSIONS, MEDIA_TYPES, type MediaType } from '../vendor/batching';
-import { GroupNameSchema } from '../vendor/schemas/assets';
-import { checkedString, HttpUrlSchema, mediaRefProblem, NonEmptyString, parseHttpUrl } from '../vendor/schemas/common';
-import { generationFields } from '../vendor/schemas/generation';
+import { inferMediaType, MEDIA_EXTENSIONS, MEDIA_TYPES, type MediaType } from '../vendor-api/batching';
+import { GroupNameSchema } from '../vendor-api/schemas/assets';
+import { checkedString, HttpUrlSchema, mediaRefProblem, NonEmptyString, parseHttpUrl } from '../vendor-api/schemas/common';
+import { generationFields } from '../vendor-api/schemas/generation';
 import { crossFieldIssues } from './cross-checks';
 import { DEADLINE_DEFAULTS, deadlineProblem } from './deadlines';
 import { definitionErrorMap, definitionIssues, type DefinitionIssue } from './issues';

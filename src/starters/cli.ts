@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { DefinitionError } from '../pipeline/definition';
-import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor';
+import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor-api';
 import { DEFAULT_TASK_QUEUE, type CreateDecision, type PipelineStatus } from '../workflows/messages';
 import { REELFLOW_SEARCH_ATTRIBUTES, STAGE } from '../workflows/search-attributes';
 import { registerSearchAttributes } from '../devstack/search-attributes';

@@ -12,7 +12,7 @@ import {
   type AssetGroup,
   type ReviewTask,
   type VendorClient,
-} from '../vendor';
+} from '../vendor-api';
 import { CommandContext, keyValues, table } from './cli-output';
 import { UsageError } from './cli-spec';
 

@@ -1,7 +1,7 @@
 /**
  * Worker configuration from the environment, validated with zod. The Temporal
  * connection itself comes from @temporalio/envconfig (TEMPORAL_ADDRESS, ...) and the
- * vendor from src/vendor/config.ts; this is what is reelflow's own.
+ * vendor from src/vendor-api/config.ts; this is what is reelflow's own.
  *
  *   REELFLOW_TASK_QUEUE                  default "reelflow"
  *   REELFLOW_PROFILES                    credential profiles served, comma list; default "default"

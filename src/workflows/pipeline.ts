@@ -20,13 +20,13 @@ import {
 } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../pipeline/definition';
 import { ASSET_REF, durationMs, REVIEW_REF } from '../pipeline/refs';
-import { inferMediaType } from '../vendor/batching';
+import { inferMediaType } from '../vendor-api/batching';
 import {
   ASSET_TERMINAL_STATES,
   ERASE_TERMINAL_STATES,
   GENERATION_TERMINAL_STATES,
   REVIEW_TERMINAL_STATES,
-} from '../vendor/assumed-values';
+} from '../vendor-api/assumed-values';
 import {
   childWorkflowId,
   operatorDecisionSignal,

@@ -10,7 +10,7 @@ import {
   GENERATION_TERMINAL_STATES,
   GenerationCallbackSchema,
   isKnownState,
-} from '../../src/vendor/assumptions';
+} from '../../src/vendor-api/assumptions';
 import {
   ForbiddenError,
   NotFoundError,
@@ -19,8 +19,8 @@ import {
   toFailureInfo,
   UpstreamFailedError,
   type VendorError,
-} from '../../src/vendor/errors';
-import { httpRequest } from '../../src/vendor/http';
+} from '../../src/vendor-api/errors';
+import { httpRequest } from '../../src/vendor-api/http';
 import { Agent } from 'undici';
 import { API_KEY, failure, media, useCallbackReceiver, useEmulator, USER_1, type Harness } from './harness';
 

@@ -7,9 +7,9 @@
  */
 import { durationMs, parseDefinition, type PipelineDefinition } from '../../src/pipeline/definition';
 import { pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipelines';
-import { inferMediaType, planReviewBatches } from '../../src/vendor/batching';
-import { ASSET_ACTIONS, GenerationCreateRequestSchema, ReviewSubmitRequestSchema } from '../../src/vendor/schemas';
-import { validateRequest } from '../../src/vendor/validate';
+import { inferMediaType, planReviewBatches } from '../../src/vendor-api/batching';
+import { ASSET_ACTIONS, GenerationCreateRequestSchema, ReviewSubmitRequestSchema } from '../../src/vendor-api/schemas';
+import { validateRequest } from '../../src/vendor-api/validate';
 import { vendorAssetName } from '../../src/workflows/stages/assets';
 import { ASSET_REF, REVIEW_REF } from '../../src/pipeline/refs';
 

@@ -9,7 +9,7 @@
 import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
-import { createVendorClient } from '../../src/vendor';
+import { createVendorClient } from '../../src/vendor-api';
 import { childWorkflowId, resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import { CALLBACK_SECRET, startHarness, waitForStatus, type Harness } from './harness';
 

@@ -1,6 +1,6 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
 import { continueAsNew } from '@temporalio/workflow';
-import { GENERATION_STATES, GENERATION_TERMINAL_STATES } from '../../vendor/assumed-values';
+import { GENERATION_STATES, GENERATION_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { GenerationStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';

@@ -1,12 +1,12 @@
 /** The client's wire format against a recording local server: paths, credentials, trace ids, envelopes, helpers. */
 import type { ServerResponse } from 'node:http';
-import { createVendorClient, type VendorClient } from '../../src/vendor/client';
+import { createVendorClient, type VendorClient } from '../../src/vendor-api/client';
 import {
   AmbiguousError,
   MissingCredentialError,
   ResponseShapeError,
   VendorConfigError,
-} from '../../src/vendor/errors';
+} from '../../src/vendor-api/errors';
 import { startServer, type LocalServer, type Recorded } from './helpers/local-server';
 
 const HEX32 = /^[0-9a-f]{32}$/;

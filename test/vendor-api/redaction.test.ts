@@ -3,8 +3,8 @@
  * the Authorization and X-Access-Token headers back in its error bodies.
  */
 import { inspect } from 'node:util';
-import { createVendorClient, type VendorClient } from '../../src/vendor/client';
-import { resolveProfile } from '../../src/vendor/config';
+import { createVendorClient, type VendorClient } from '../../src/vendor-api/client';
+import { resolveProfile } from '../../src/vendor-api/config';
 import {
   AmbiguousError,
   ForbiddenError,
@@ -18,7 +18,7 @@ import {
   UpstreamFailedError,
   VendorConfigError,
   VendorError,
-} from '../../src/vendor/errors';
+} from '../../src/vendor-api/errors';
 import { closedPortUrl, startServer, type LocalServer } from './helpers/local-server';
 
 const API_KEY = 'sk-LIVE-9f8e7d6c5b4a39281706';

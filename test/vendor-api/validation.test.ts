@@ -1,6 +1,6 @@
 /** Requests are validated before sending: a bad one is a RejectedError naming the field, and no HTTP call is made. */
-import { createVendorClient, type VendorClient } from '../../src/vendor/client';
-import { RejectedError } from '../../src/vendor/errors';
+import { createVendorClient, type VendorClient } from '../../src/vendor-api/client';
+import { RejectedError } from '../../src/vendor-api/errors';
 import { json, startServer, type LocalServer } from './helpers/local-server';
 
 let server: LocalServer;

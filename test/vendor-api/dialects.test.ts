@@ -12,7 +12,7 @@ import {
   isKnownState,
   ReviewTaskSchema,
   VendorErrorBodySchema,
-} from '../../src/vendor/assumptions';
+} from '../../src/vendor-api/assumptions';
 import {
   AmbiguousError,
   NotFoundError,
@@ -20,10 +20,10 @@ import {
   toFailureInfo,
   UpstreamFailedError,
   type VendorError,
-} from '../../src/vendor/errors';
-import { httpRequest, scrub, type HttpCall } from '../../src/vendor/http';
-import { createVendorClient } from '../../src/vendor/client';
-import { assetEnvelopeSchema, EraseTaskSchema, ReviewAcceptedSchema } from '../../src/vendor/schemas';
+} from '../../src/vendor-api/errors';
+import { httpRequest, scrub, type HttpCall } from '../../src/vendor-api/http';
+import { createVendorClient } from '../../src/vendor-api/client';
+import { assetEnvelopeSchema, EraseTaskSchema, ReviewAcceptedSchema } from '../../src/vendor-api/schemas';
 import { json, startServer, type LocalServer } from './helpers/local-server';
 
 describe('generation task: one shape from either dialect', () => {

@@ -1,5 +1,5 @@
-import { inferMediaType, planReviewBatches } from '../../src/vendor/batching';
-import { RejectedError } from '../../src/vendor/errors';
+import { inferMediaType, planReviewBatches } from '../../src/vendor-api/batching';
+import { RejectedError } from '../../src/vendor-api/errors';
 
 const img = (i: number) => `https://cdn.example.com/a/${i}.jpg`;
 

@@ -1,7 +1,7 @@
 /**
  * Public API of the typed vendor client. This barrel pulls in undici: workflow code must
  * import the pure modules directly instead (errors, batching, retry-after, validate,
- * assumptions, schemas/*), which test/vendor/purity.test.ts keeps free of node:* and undici.
+ * assumptions, schemas/*), which test/vendor-api/purity.test.ts keeps free of node:* and undici.
  */
 export * from './errors';
 export { parseRetryAfter } from './retry-after';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const ROOT = path.resolve(__dirname, '../../src/vendor');
+const ROOT = path.resolve(__dirname, '../../src/vendor-api');
 const PURE_ENTRIES = ['errors.ts', 'batching.ts', 'retry-after.ts', 'validate.ts', 'assumptions.ts', 'schemas/index.ts'];
 
 function importsOf(file: string): string[] {

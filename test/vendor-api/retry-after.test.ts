@@ -1,4 +1,4 @@
-import { parseRetryAfter } from '../../src/vendor/retry-after';
+import { parseRetryAfter } from '../../src/vendor-api/retry-after';
 
 const NOW = Date.parse('Sun, 06 Nov 1994 08:49:30 GMT');
 

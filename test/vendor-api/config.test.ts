@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
-import { loadVendorConfig, profileVariable, resolveProfile } from '../../src/vendor/config';
-import { VendorConfigError } from '../../src/vendor/errors';
+import { loadVendorConfig, profileVariable, resolveProfile } from '../../src/vendor-api/config';
+import { VendorConfigError } from '../../src/vendor-api/errors';
 
 const BASE = { VENDOR_BASE_URL: 'https://api.vendor.test/', VENDOR_IDENTITY_URL: 'https://id.vendor.test' };
 

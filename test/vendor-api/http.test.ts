@@ -9,8 +9,8 @@ import {
   ResponseShapeError,
   UnauthorizedError,
   UpstreamFailedError,
-} from '../../src/vendor/errors';
-import { fieldFromVendorText, httpRequest, type HttpCall } from '../../src/vendor/http';
+} from '../../src/vendor-api/errors';
+import { fieldFromVendorText, httpRequest, type HttpCall } from '../../src/vendor-api/http';
 import { closedPortUrl, json, startServer, startTcpServer, type LocalServer } from './helpers/local-server';
 
 const agent = new Agent({ connect: { timeout: 300 } });
