@@ -39,19 +39,19 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/pipeline/**/*.ts'],
+    files: ['src/workflows/**/*.ts', 'src/definition/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: SANDBOX_PATTERNS }],
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'use sleep() from @temporalio/workflow' }, { name: 'fetch', message: 'no I/O in workflow code' }, { name: 'process', message: 'no environment in workflow code' }],
     },
   },
   {
-    files: ['src/pipeline/definition.ts', 'src/pipeline/cross-checks.ts'],
+    files: ['src/definition/definition.ts', 'src/definition/cross-checks.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: DEFINITION_PATTERNS }] },
   },
   {
     // Workflow modules also stay free of zod: module code runs again in every workflow
-    // context. (pipeline.ts loads the definition schema lazily, in its own context only.)
+    // context. (video-pipeline.ts loads the definition schema lazily, in its own context only.)
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -60,9 +60,9 @@ export default tseslint.config(
           patterns: [
             ...SANDBOX_PATTERNS,
             {
-              regex: '^zod$|(^|/)pipeline/(definition|cross-checks)$',
+              regex: '^zod$|(^|/)definition/(definition|cross-checks)$',
               allowTypeImports: true,
-              message: 'zod schemas are evaluated in every workflow context: import from pipeline/refs, or require() lazily as pipeline.ts does',
+              message: 'zod schemas are evaluated in every workflow context: import from definition/refs, or require() lazily as video-pipeline.ts does',
             },
           ],
         },

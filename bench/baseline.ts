@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
-import { parseDefinition, type PipelineDefinitionInput } from '../src/pipeline/definition';
+import { parseDefinition, type PipelineDefinitionInput } from '../src/definition/definition';
 import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../src/vendor-api/assumptions';
 import { planReviewBatches } from '../src/vendor-api/batching';
 import { RateLimitedError } from '../src/vendor-api/errors';

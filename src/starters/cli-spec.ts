@@ -3,7 +3,7 @@
  * the parser (node:util parseArgs, strict). Pure: no I/O, so usage errors are testable.
  */
 import { parseArgs } from 'node:util';
-import { LIST_STAGES, LIST_STATUSES } from './pipelines';
+import { LIST_STAGES, LIST_STATUSES } from './pipeline-client';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';

@@ -9,7 +9,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
-import { DefinitionError } from '../pipeline/definition';
+import { DefinitionError } from '../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor-api';
 import { DEFAULT_TASK_QUEUE, type CreateDecision, type PipelineStatus } from '../workflows/messages';
 import { REELFLOW_SEARCH_ATTRIBUTES, STAGE } from '../workflows/search-attributes';
@@ -33,7 +33,7 @@ import {
   startPipeline,
   type ListPipelinesOptions,
   type PipelineOutcome,
-} from './pipelines';
+} from './pipeline-client';
 import { ProgressDisplay, renderFailure, renderResult, renderStatus } from './progress';
 import { runVendorCommand } from './vendor-cli';
 

@@ -26,7 +26,7 @@ import { startWorkerProcess, type RunningWorkerProcess } from '../workers/main';
 import { EXIT } from './cli-output';
 import { exitCodeOf, followWithDisplay, reportError } from './cli';
 import { loadDefinitionFile } from './definition-file';
-import { startPipeline, type PipelineOutcome } from './pipelines';
+import { startPipeline, type PipelineOutcome } from './pipeline-client';
 import { renderFailure, renderResult, type OutputStream } from './progress';
 
 export const DEMO_TASK_QUEUE = 'reelflow';

@@ -15,7 +15,7 @@ import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
-import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { getAssetTaskQueue, statusQuery, type PipelineResult, type PipelineStatus } from '../../src/workflows/messages';
 import { videoPipeline } from '../../src/workflows';
 

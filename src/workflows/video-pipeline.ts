@@ -18,8 +18,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PipelineDefinition } from '../pipeline/definition';
-import { ASSET_REF, durationMs, REVIEW_REF } from '../pipeline/refs';
+import type { PipelineDefinition } from '../definition/definition';
+import { ASSET_REF, durationMs, REVIEW_REF } from '../definition/refs';
 import { inferMediaType } from '../vendor-api/batching';
 import {
   ASSET_TERMINAL_STATES,
@@ -58,7 +58,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // Loaded here, not at the top: zod and the schemas are then evaluated only in the
   // pipeline's own workflow context, not in every stage child's (measured: about 20 % of
   // the workflow thread's CPU and several MB per cached workflow).
-  const { parseDefinition, DefinitionError } = require('../pipeline/definition') as typeof import('../pipeline/definition');
+  const { parseDefinition, DefinitionError } = require('../definition/definition') as typeof import('../definition/definition');
   try {
     def = parseDefinition(input.definition);
   } catch (err) {

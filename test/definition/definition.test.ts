@@ -2,7 +2,7 @@
  * The definition refuses at the door what cannot work, accepts what the spec does not
  * forbid, and says for each refusal which field and what is wrong. Pure: no server.
  */
-import { DefinitionError, parseDefinition, type PipelineDefinitionInput } from '../../src/pipeline/definition';
+import { DefinitionError, parseDefinition, type PipelineDefinitionInput } from '../../src/definition/definition';
 
 const TEXT = { type: 'text', text: 'a product turning on a table' } as const;
 const generation = (extra: Record<string, unknown> = {}, content: unknown[] = [TEXT]) => ({ model: 'm', content, ...extra });

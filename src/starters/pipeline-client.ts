@@ -25,7 +25,7 @@ import {
   parseDefinition,
   type PipelineDefinition,
   type PipelineDefinitionInput,
-} from '../pipeline/definition';
+} from '../definition/definition';
 import {
   DEFAULT_TASK_QUEUE,
   STAGES,

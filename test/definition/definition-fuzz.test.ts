@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DefinitionError, parseDefinition } from '../../src/pipeline/definition';
+import { DefinitionError, parseDefinition } from '../../src/definition/definition';
 import { mulberry32 } from '../../src/emulator/prng';
 import { startChecks } from './start-checks';
 

@@ -5,13 +5,13 @@
  * and submit requests, the asset group and CreateAsset requests, and the generation
  * request with its references resolved to sample Asset:// ids. Throws what would fail.
  */
-import { durationMs, parseDefinition, type PipelineDefinition } from '../../src/pipeline/definition';
-import { pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipelines';
+import { durationMs, parseDefinition, type PipelineDefinition } from '../../src/definition/definition';
+import { pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipeline-client';
 import { inferMediaType, planReviewBatches } from '../../src/vendor-api/batching';
 import { ASSET_ACTIONS, GenerationCreateRequestSchema, ReviewSubmitRequestSchema } from '../../src/vendor-api/schemas';
 import { validateRequest } from '../../src/vendor-api/validate';
 import { vendorAssetName } from '../../src/workflows/stages/assets';
-import { ASSET_REF, REVIEW_REF } from '../../src/pipeline/refs';
+import { ASSET_REF, REVIEW_REF } from '../../src/definition/refs';
 
 const CALLBACK = 'https://callbacks.example.com/cb/token';
 const PIPELINE_ID = 'reelflow-fuzz-k3j9x2ab';
