@@ -13,7 +13,7 @@ import { DefinitionError } from '../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor-api';
 import { DEFAULT_TASK_QUEUE, type CreateDecision, type PipelineStatus } from '../workflows/messages';
 import { REELFLOW_SEARCH_ATTRIBUTES, STAGE } from '../workflows/search-attributes';
-import { registerSearchAttributes } from '../devstack/search-attributes';
+import { registerSearchAttributes } from './register-search-attributes';
 import { connectClient, type ConnectedClient } from './client';
 import { CommandContext, EXIT, table, type CliIo } from './cli-output';
 import { UsageError, commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli-spec';

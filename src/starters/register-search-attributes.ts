@@ -1,7 +1,9 @@
 /**
- * Registers reelflow's search attributes on a namespace, idempotently: the dev stack does
- * it at every start (an existing DB file included) and `reelflow setup` does it on a
- * self-hosted cluster. (Temporal Cloud registers them through its own console or API.)
+ * Registers reelflow's search attributes on a namespace, idempotently: `reelflow setup`
+ * does it on a self-hosted cluster, and the dev stack at every start (an existing DB file
+ * included). It lives with the CLI because production uses it; the dev stack imports it
+ * from here, never the other way. (Temporal Cloud registers them through its own console
+ * or API.)
  */
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';

@@ -18,16 +18,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { freePort, type DevServer } from '../devstack/dev-server';
-import { startLocalTemporal } from '../devstack/local-temporal';
-import { repoRoot } from '../devstack/temporal-cli';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../emulator';
+import { exitCodeOf, followWithDisplay, reportError } from '../starters/cli';
+import { EXIT } from '../starters/cli-output';
+import { loadDefinitionFile } from '../starters/definition-file';
+import { startPipeline, type PipelineOutcome } from '../starters/pipeline-client';
+import { renderFailure, renderResult, type OutputStream } from '../starters/progress';
 import { startWorkerProcess, type RunningWorkerProcess } from '../workers/main';
-import { EXIT } from './cli-output';
-import { exitCodeOf, followWithDisplay, reportError } from './cli';
-import { loadDefinitionFile } from './definition-file';
-import { startPipeline, type PipelineOutcome } from './pipeline-client';
-import { renderFailure, renderResult, type OutputStream } from './progress';
+import { freePort, type DevServer } from './dev-server';
+import { startLocalTemporal } from './local-temporal';
+import { repoRoot } from './temporal-cli';
 
 export const DEMO_TASK_QUEUE = 'reelflow';
 
