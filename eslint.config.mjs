@@ -27,6 +27,34 @@ const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
     : p,
 );
 
+/** A no-restricted-imports pattern for imports of these src/ folders. */
+const folders = (names, message) => ({ regex: `(^|/)(${names.join('|')})(/|$)`, message });
+/** The same, reached from inside a sibling folder (`../name`): a folder's own files may share a name. */
+const siblings = (names, message) => ({ regex: `(^|/)\\.\\./(${names.join('|')})(/|$)`, message });
+
+/**
+ * Dependencies point one way. Production code (the CLI, the library, the worker, the
+ * receiver) never loads the dev stack or the emulator: they import it, never the reverse.
+ */
+const PRODUCTION_PATTERNS = [folders(['devstack', 'emulator'], 'production code imports neither the dev stack nor the emulator (they import it)')];
+const LAYERS = [
+  {
+    // The standalone receiver runs without the worker: its own config, none of the worker's modules.
+    files: ['src/callbacks/**/*.ts'],
+    patterns: [...PRODUCTION_PATTERNS, siblings(['workers', 'starters'], 'the callback receiver imports no worker or CLI module (its config is src/callbacks/config.ts)')],
+  },
+  {
+    // The vendor client is the bottom layer: the rest of reelflow (and the emulator) import it.
+    files: ['src/vendor-api/**/*.ts'],
+    patterns: [siblings(['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack', 'emulator'], 'the vendor client imports no other reelflow folder')],
+  },
+  {
+    // The emulator is the vendor: it shares the contract (vendor-api) and nothing of reelflow's workings.
+    files: ['src/emulator/**/*.ts'],
+    patterns: [siblings(['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack'], 'the emulator imports only the vendor contract (src/vendor-api)')],
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', '.data/**', 'reports/**', 'archive/**', 'scripts/**', '*.config.*'] },
   {
@@ -39,6 +67,14 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/devstack/**', 'src/emulator/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: PRODUCTION_PATTERNS }] },
+  },
+  ...LAYERS.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),
+  {
+    // Workflow code and the definition (which the workflow bundles): stricter still, and it
+    // already excludes the emulator and the dev stack.
     files: ['src/workflows/**/*.ts', 'src/definition/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: SANDBOX_PATTERNS }],
