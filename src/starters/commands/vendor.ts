@@ -12,9 +12,9 @@ import {
   type AssetGroup,
   type ReviewTask,
   type VendorClient,
-} from '../vendor-api';
-import { CommandContext, keyValues, table } from './cli-output';
-import { UsageError } from './cli-spec';
+} from '../../vendor-api';
+import { CommandContext, keyValues, table } from '../cli-output';
+import { UsageError } from '../cli-spec';
 
 /** Review and asset management authenticate with the access token only (spec 5). */
 export function vendorClientFromEnv(env: NodeJS.ProcessEnv, profile = 'default'): VendorClient {
