@@ -15,6 +15,7 @@ import {
   type AssetResult,
 } from './schemas/assets';
 import { validateRequest } from './validate';
+import { DEFAULT_PAGE_SIZE } from './vendor-facts';
 
 export interface InvokeOptions extends CallOptions {
   /** false skips request validation (contract tests of vendor-side checks only). */
@@ -59,7 +60,6 @@ export interface AssetsApi {
   invoke(action: string, body?: unknown, opts?: InvokeOptions): Promise<unknown>;
 }
 
-const DEFAULT_PAGE_SIZE = 20;
 /** Guard against a vendor whose Total never matches what pages return. */
 const MAX_PAGES = 10_000;
 

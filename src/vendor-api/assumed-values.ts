@@ -1,11 +1,16 @@
 /**
  * The plain values among the assumptions (see assumptions.ts, which re-exports them):
- * no zod here, so workflows import them cheaply.
+ * no zod here, so workflows import them cheaply. With the spec's stated facts
+ * (vendor-facts.ts, re-exported here), this is the one home of every vendor value:
+ * states, minimum intervals, limits, the wait after a 429.
  *
  * State lists are what reelflow UNDERSTANDS, not what it accepts: response schemas take
  * any non-empty status string, since a vendor (or a reseller in front of it) may send
  * states the spec does not name. Workflows decide what an unknown state means.
  */
+import { GETASSET_MIN_INTERVAL_MS } from './vendor-facts';
+
+export * from './vendor-facts';
 
 /**
  * States of a generation task (spec 3.4: "not shown"): ours, plus the upstream's
@@ -48,3 +53,19 @@ export function isKnownState(kind: TaskKind, status: string): boolean {
 
 /** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
 export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
+
+/**
+ * Never query a task more often than this, per interface: GetAsset's is the spec's (4.4),
+ * the others are not shown (review: rule 3 above; generation, erase: 1 s per task).
+ */
+export const MIN_QUERY_INTERVAL_MS = {
+  asset: GETASSET_MIN_INTERVAL_MS,
+  review: REVIEW_MIN_QUERY_INTERVAL_MS,
+  generation: 1_000,
+  erase: 1_000,
+} as const;
+
+/** Wait after a 429 that carries no Retry-After (the spec names none). */
+export const RATE_LIMIT_WAIT_MS = 1_000;
+/** The 429 floor: a create is retried no sooner than this, whatever Retry-After says. */
+export const RATE_LIMIT_FLOOR_MS = 500;

@@ -4,6 +4,7 @@
  * workflows can plan batches deterministically.
  */
 import { RejectedError } from './errors';
+import { MAX_REVIEW_BATCH } from './vendor-facts';
 
 export const MEDIA_TYPES = ['Image', 'Video', 'Audio'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -14,8 +15,6 @@ export const MEDIA_EXTENSIONS: Readonly<Record<MediaType, readonly string[]>> = 
   Video: ['mp4', 'mov'],
   Audio: ['wav', 'mp3'],
 });
-
-export const MAX_REVIEW_BATCH = 50;
 
 const BY_EXTENSION: ReadonlyMap<string, MediaType> = new Map(
   MEDIA_TYPES.flatMap((t) => MEDIA_EXTENSIONS[t].map((e) => [e, t] as const)),

@@ -38,12 +38,11 @@ import {
   type ConfigProblem,
   type Env,
 } from '../callbacks/config';
+import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
 
 export type { Env } from '../callbacks/config';
 
-/** The vendor allows 10 GetAsset per second per access token (spec 4.4). */
-export const VENDOR_GETASSET_LIMIT_PER_SECOND = 10;
 /**
  * The server's dispatch limiter is a token bucket whose burst equals its rate, so up to
  * 2 × rate tasks can leave it within one second; a busy worker that runs them up to a
@@ -122,7 +121,7 @@ function schemaFor(cores: number) {
             z
               .number()
               .positive('must be above 0')
-              .max(VENDOR_GETASSET_LIMIT_PER_SECOND, `must be at most ${VENDOR_GETASSET_LIMIT_PER_SECOND} (the vendor's limit per token)`),
+              .max(GETASSET_MAX_PER_SECOND, `must be at most ${GETASSET_MAX_PER_SECOND} (the vendor's limit per token)`),
           ),
       ),
       REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),

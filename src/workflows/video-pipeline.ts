@@ -23,7 +23,9 @@ import { ASSET_REF, durationMs, REVIEW_REF } from '../definition/refs';
 import { inferMediaType } from '../vendor-api/batching';
 import {
   ASSET_TERMINAL_STATES,
+  ERASE_CURRENCY,
   ERASE_TERMINAL_STATES,
+  ERASE_UNIT_PRICE,
   GENERATION_TERMINAL_STATES,
   REVIEW_TERMINAL_STATES,
 } from '../vendor-api/assumed-values';
@@ -49,9 +51,6 @@ import { assetsStage, type AssetSource } from './stages/assets';
 import { eraseStage } from './stages/erase';
 import { generationStage } from './stages/generation';
 import { reviewStage } from './stages/review';
-
-/** Spec 8: erase price per call. */
-export const ERASE_UNIT_PRICE = 0.000015;
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   let def: PipelineDefinition;
@@ -287,7 +286,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   result.calls = status.calls;
   const eraseTasks = status.vendorTasks.filter((t) => t.kind === 'erase').length;
   if (eraseTasks > 0) {
-    result.cost.erase = { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: '¥', total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) };
+    result.cost.erase = { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: ERASE_CURRENCY, total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) };
   }
   return result;
 }

@@ -1,6 +1,7 @@
 /** Asset management (spec 2.4, 2.5, 3.2, 4.4, 7.3): the ten Actions' requests and Results. */
 import { z } from 'zod';
 import { HttpUrlSchema, NonEmptyString } from './common';
+import { GROUP_NAME_CHARS, GROUP_NAME_MAX } from '../vendor-facts';
 import { nullIsAbsent, StatusSchema } from './response';
 
 // The known asset states live with the other plain values (workflows import them without zod).
@@ -9,9 +10,6 @@ export { ASSET_STATES, ASSET_TERMINAL_STATES, ASSET_PENDING_STATES, type AssetSt
 export const GROUP_TYPES = ['AIGC', 'LivenessFace'] as const;
 export type GroupType = (typeof GROUP_TYPES)[number];
 export const ASSET_TYPES = ['Image', 'Video', 'Audio'] as const;
-
-export const GROUP_NAME_MAX = 50;
-const GROUP_NAME_CHARS = /^[\p{Script=Han}A-Za-z0-9_-]+$/u;
 
 /** Chinese characters, letters, digits, - and _, 1..50 characters (spec 4.4). */
 export const GroupNameSchema = z

@@ -1,6 +1,7 @@
 /** Asset review (spec 2.6, 3.3, 4.5). Task/callback/sync shapes: assumptions.ts. */
 import { z } from 'zod';
-import { inferMediaType, MAX_REVIEW_BATCH, MEDIA_TYPES } from '../batching';
+import { inferMediaType, MEDIA_TYPES } from '../batching';
+import { MAX_REVIEW_BATCH } from '../vendor-facts';
 import { HttpUrlSchema, NonEmptyString } from './common';
 import { nullIsAbsent, StatusSchema } from './response';
 
