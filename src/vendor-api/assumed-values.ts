@@ -37,20 +37,6 @@ export const ASSET_TERMINAL_STATES = ['Active', 'Failed', 'Deleted'] as const;
 export const ASSET_PENDING_STATES = ['Pending', 'Processing'] as const;
 export type AssetState = (typeof ASSET_STATES)[number];
 
-export type TaskKind = 'generation' | 'erase' | 'review' | 'asset';
-
-const KNOWN_STATES: Readonly<Record<TaskKind, readonly string[]>> = {
-  generation: GENERATION_STATES,
-  erase: ERASE_STATES,
-  review: REVIEW_STATES,
-  asset: ASSET_STATES,
-};
-
-/** Whether reelflow understands `status` for a task of this kind (exact, case-sensitive). */
-export function isKnownState(kind: TaskKind, status: string): boolean {
-  return KNOWN_STATES[kind].includes(status);
-}
-
 /** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
 export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
 

@@ -167,9 +167,6 @@ export const RAW_ENTRY_POINTS_BASE = 'base_url' as const;
  */
 export const REVIEW_SYNC_HEADERS_TIMEOUT_MS = 300_000;
 
-/**
- * Vendor cancel endpoint for generation (spec 4.1 mentions cancelling; path and shape
- * "not shown"): reelflow never calls one. Cancelling a pipeline reports the vendor task
- * ids that may still be running instead.
- */
-export const VENDOR_CANCEL_ENDPOINT_KNOWN = false;
+// Vendor cancel endpoint for generation (spec 4.1 mentions cancelling; path and shape
+// "not shown"): reelflow never calls one. Cancelling a pipeline reports the vendor task
+// ids that may still be running instead.

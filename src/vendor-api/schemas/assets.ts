@@ -30,8 +30,6 @@ export const ResponseMetadataSchema = z.looseObject({
 });
 export type ResponseMetadata = z.output<typeof ResponseMetadataSchema>;
 
-/** Documented error body (spec 7.3). */
-export const AssetErrorBodySchema = z.looseObject({ Code: z.string(), Message: z.string(), TrackId: z.string() });
 
 export const AssetGroupSchema = z.looseObject({
   Id: NonEmptyString,
@@ -155,7 +153,6 @@ export const ASSET_ACTIONS = {
 } as const;
 
 export type AssetActionName = keyof typeof ASSET_ACTIONS;
-export const ASSET_ACTION_NAMES = Object.keys(ASSET_ACTIONS) as AssetActionName[];
 
 export type AssetRequest<A extends AssetActionName> = z.input<(typeof ASSET_ACTIONS)[A]['request']>;
 export type AssetResult<A extends AssetActionName> = z.output<(typeof ASSET_ACTIONS)[A]['result']>;

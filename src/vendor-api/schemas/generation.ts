@@ -52,7 +52,6 @@ export const GenerationCreateRequestSchema = z.strictObject({
   callback_url: HttpUrlSchema.optional(),
 });
 export type GenerationCreateRequest = z.input<typeof GenerationCreateRequestSchema>;
-export type ContentItem = GenerationCreateRequest['content'][number];
 
 export const GenerationCreateResponseSchema = z.looseObject({ id: NonEmptyString });
 export type GenerationCreateResponse = z.output<typeof GenerationCreateResponseSchema>;
