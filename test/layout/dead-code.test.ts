@@ -3,21 +3,14 @@
  * another module of src/, test/ or bench/ (the library's public names count as used by
  * src/index.ts, which re-exports them). Comments do not count as uses.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { tsFiles } from './import-graph';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const rel = path.join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(rel);
-    return e.name.endsWith('.ts') ? [rel] : [];
-  });
-}
-
 const withoutComments = (src: string) => src.replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
-const code = new Map([...tsFiles('src'), ...tsFiles('test'), ...tsFiles('bench')].map((f) => [f, withoutComments(readFileSync(path.join(ROOT, f), 'utf8'))]));
+const code = new Map(['src', 'test', 'bench'].flatMap((dir) => tsFiles(ROOT, dir)).map((f) => [f, withoutComments(readFileSync(path.join(ROOT, f), 'utf8'))]));
 const DECLARATION = /^export (?:async )?(?:const|function|class|type|interface|enum|let) ([A-Za-z_$][\w$]*)/gm;
 
 const exported = [...code].filter(([f]) => f.startsWith(`src${path.sep}`)).flatMap(([file, src]) => [...src.matchAll(DECLARATION)].map((m) => ({ file, name: m[1]! })));

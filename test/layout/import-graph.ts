@@ -1,10 +1,20 @@
 /**
- * The modules a source file loads, followed transitively through relative imports: static
- * imports and re-exports, type-only ones included (a conservative reading), side-effect
- * imports, dynamic import() and require(). Packages are reported as `pkg:<name>`.
+ * The source tree as tests read it: its .ts files, and the modules a file loads, followed
+ * transitively through relative imports (static imports and re-exports, type-only ones
+ * included: a conservative reading; side-effect imports, dynamic import() and require()).
+ * Packages are reported as `pkg:<name>`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
+/** Every .ts file under `root/dir`, as a path relative to `root`. */
+export function tsFiles(root: string, dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = path.join(dir, e.name);
+    if (e.isDirectory()) return tsFiles(root, rel);
+    return e.name.endsWith('.ts') ? [rel] : [];
+  });
+}
 
 const SPECIFIERS = [
   /^\s*(?:import|export)[^'";]*?from\s+'([^']+)'/gm,

@@ -3,23 +3,15 @@
  * for what reelflow assumes, re-exporting the former): zod-free, so workflow code imports
  * them, and no other module of src/ or bench/ carries a copy.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { reachableFrom } from '../layout/import-graph';
+import { reachableFrom, tsFiles } from '../layout/import-graph';
 import { DEFAULT_LIMITS } from '../../src/emulator/context';
 import * as facts from '../../src/vendor-api/assumed-values';
 import { DEFAULT_POLICIES } from '../../src/workflows/lib/poll';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOMES = ['src/vendor-api/vendor-facts.ts', 'src/vendor-api/assumed-values.ts'];
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const rel = path.join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(rel);
-    return e.name.endsWith('.ts') ? [rel] : [];
-  });
-}
 
 test('the homes load no package at all (no zod): workflow code imports them', () => {
   const reached = [...reachableFrom(path.join(ROOT, 'src/vendor-api/assumed-values.ts'))];
@@ -62,7 +54,7 @@ const COPIES: [string, RegExp][] = [
 ];
 
 test.each(COPIES)('no module but the homes writes the %s', (_, pattern) => {
-  const offenders = [...tsFiles('src'), ...tsFiles('bench')]
+  const offenders = [...tsFiles(ROOT, 'src'), ...tsFiles(ROOT, 'bench')]
     .filter((f) => !HOMES.includes(f))
     .filter((f) => pattern.test(readFileSync(path.join(ROOT, f), 'utf8')));
   expect(offenders).toEqual([]);
