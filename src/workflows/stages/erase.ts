@@ -3,7 +3,7 @@
  * valid 24 h), create the erase task without duplicates, then poll it.
  */
 import { continueAsNew } from '@temporalio/workflow';
-import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor/assumed-values';
+import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { EraseStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';

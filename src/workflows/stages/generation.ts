@@ -1,6 +1,6 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
 import { continueAsNew } from '@temporalio/workflow';
-import { GENERATION_STATES, GENERATION_TERMINAL_STATES } from '../../vendor/assumed-values';
+import { GENERATION_STATES, GENERATION_TERMINAL_STATES, ORIGINAL_URL_VALIDITY_MS } from '../../vendor-api/assumed-values';
 import type { GenerationStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
@@ -8,9 +8,6 @@ import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import { StageRuntime } from '../lib/stage-runtime';
 import type { StageOutput } from '../lib/stage-output';
-
-/** The original generated video URL is valid 24 hours from generation (spec 4.2, 8). */
-export const ORIGINAL_URL_VALIDITY_MS = 24 * 3_600_000;
 
 export interface GenerationStageInput extends SingleTaskInput {
   /** Spec 2.1 body with references already resolved; callback_url is added per attempt. */
