@@ -9,7 +9,7 @@ const SANDBOX_PATTERNS = [
   { group: ['undici', 'fs', 'path', 'crypto', 'http', 'https', 'child_process', 'os', 'net'], message: 'no I/O in workflow code' },
   { regex: '(^|/)emulator(/|$)', message: 'workflows never import the emulator' },
   {
-    regex: '(^|/)vendor(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
+    regex: '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
     message: 'import only the zod-free vendor modules (errors, batching, assumed-values): schemas are evaluated in every workflow context',
   },
   { regex: '(^|/)(activities|callbacks|workers|starters|devstack)(/|$)', message: 'workflow code imports no worker-side module (type-only imports excepted)', allowTypeImports: true },
@@ -23,9 +23,37 @@ const SANDBOX_PATTERNS = [
  */
 const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
   p.regex?.includes('schemas')
-    ? { ...p, regex: '(^|/)vendor(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$' }
+    ? { ...p, regex: '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$' }
     : p,
 );
+
+/** A no-restricted-imports pattern for imports of these src/ folders. */
+const folders = (names, message) => ({ regex: `(^|/)(${names.join('|')})(/|$)`, message });
+/** The same, reached from inside a sibling folder (`../name`): a folder's own files may share a name. */
+const siblings = (names, message) => ({ regex: `(^|/)\\.\\./(${names.join('|')})(/|$)`, message });
+
+/**
+ * Dependencies point one way. Production code (the CLI, the library, the worker, the
+ * receiver) never loads the dev stack or the emulator: they import it, never the reverse.
+ */
+const PRODUCTION_PATTERNS = [folders(['devstack', 'emulator'], 'production code imports neither the dev stack nor the emulator (they import it)')];
+const LAYERS = [
+  {
+    // The standalone receiver runs without the worker: its own config, none of the worker's modules.
+    files: ['src/callbacks/**/*.ts'],
+    patterns: [...PRODUCTION_PATTERNS, siblings(['workers', 'starters'], 'the callback receiver imports no worker or CLI module (its config is src/callbacks/config.ts)')],
+  },
+  {
+    // The vendor client is the bottom layer: the rest of reelflow (and the emulator) import it.
+    files: ['src/vendor-api/**/*.ts'],
+    patterns: [siblings(['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack', 'emulator'], 'the vendor client imports no other reelflow folder')],
+  },
+  {
+    // The emulator is the vendor: it shares the contract (vendor-api) and nothing of reelflow's workings.
+    files: ['src/emulator/**/*.ts'],
+    patterns: [siblings(['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack'], 'the emulator imports only the vendor contract (src/vendor-api)')],
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', '.data/**', 'reports/**', 'archive/**', 'scripts/**', '*.config.*'] },
@@ -39,19 +67,27 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/pipeline/**/*.ts'],
+    files: ['src/**/*.ts'],
+    ignores: ['src/devstack/**', 'src/emulator/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: PRODUCTION_PATTERNS }] },
+  },
+  ...LAYERS.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),
+  {
+    // Workflow code and the definition (which the workflow bundles): stricter still, and it
+    // already excludes the emulator and the dev stack.
+    files: ['src/workflows/**/*.ts', 'src/definition/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: SANDBOX_PATTERNS }],
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'use sleep() from @temporalio/workflow' }, { name: 'fetch', message: 'no I/O in workflow code' }, { name: 'process', message: 'no environment in workflow code' }],
     },
   },
   {
-    files: ['src/pipeline/definition.ts', 'src/pipeline/cross-checks.ts'],
+    files: ['src/definition/definition.ts', 'src/definition/cross-checks.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: DEFINITION_PATTERNS }] },
   },
   {
     // Workflow modules also stay free of zod: module code runs again in every workflow
-    // context. (pipeline.ts loads the definition schema lazily, in its own context only.)
+    // context. (video-pipeline.ts loads the definition schema lazily, in its own context only.)
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -60,9 +96,9 @@ export default tseslint.config(
           patterns: [
             ...SANDBOX_PATTERNS,
             {
-              regex: '^zod$|(^|/)pipeline/(definition|cross-checks)$',
+              regex: '^zod$|(^|/)definition/(definition|cross-checks)$',
               allowTypeImports: true,
-              message: 'zod schemas are evaluated in every workflow context: import from pipeline/refs, or require() lazily as pipeline.ts does',
+              message: 'zod schemas are evaluated in every workflow context: import from definition/refs, or require() lazily as video-pipeline.ts does',
             },
           ],
         },

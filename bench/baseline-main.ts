@@ -13,8 +13,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { PipelineDefinitionInput } from '../src/pipeline/definition';
-import { createVendorClient } from '../src/vendor';
+import type { PipelineDefinitionInput } from '../src/definition/definition';
+import { createVendorClient } from '../src/vendor-api';
 import { Hints, runBaselinePipeline, type BaselinePipelineResult } from './baseline';
 
 export interface BaselineRunResult {

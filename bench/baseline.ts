@@ -15,12 +15,18 @@ import { createHash } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
-import { parseDefinition, type PipelineDefinitionInput } from '../src/pipeline/definition';
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../src/vendor/assumptions';
-import { planReviewBatches } from '../src/vendor/batching';
-import { RateLimitedError } from '../src/vendor/errors';
-import type { VendorClient } from '../src/vendor';
-import { DEFAULT_POLICIES, type PollPolicy } from '../src/workflows/lib/poll';
+import { parseDefinition, type PipelineDefinitionInput } from '../src/definition/definition';
+import {
+  ASSET_PENDING_STATES,
+  ERASE_TERMINAL_STATES,
+  GENERATION_TERMINAL_STATES,
+  RATE_LIMIT_WAIT_MS,
+  REVIEW_TERMINAL_STATES,
+} from '../src/vendor-api/assumed-values';
+import { planReviewBatches } from '../src/vendor-api/batching';
+import { RateLimitedError } from '../src/vendor-api/errors';
+import type { VendorClient } from '../src/vendor-api';
+import { DEFAULT_POLICIES, isOneOf, type PollPolicy } from '../src/workflows/lib/poll';
 
 /** Wakes a waiting poll loop when a callback arrives (a hint, as in reelflow). */
 export class Hints {
@@ -97,7 +103,7 @@ export async function runBaselinePipeline(
   const cbUrl = (step: string) => (callbacks ? { callback_url: callbacks.urlFor(index, step) } : {});
 
   /** One call; a 429 is waited out (Retry-After, at least `floorMs`) and repeated. */
-  async function call<T>(fn: () => Promise<T>, floorMs = 1_000): Promise<T> {
+  async function call<T>(fn: () => Promise<T>, floorMs = RATE_LIMIT_WAIT_MS): Promise<T> {
     for (;;) {
       try {
         return await fn();
@@ -138,9 +144,8 @@ export async function runBaselinePipeline(
           const accepted = await call(() =>
             vendor.review.submitAsync({ images: batch.urls, asset_type: batch.assetType, ...cbUrl(step) }),
           );
-          const policy = { ...DEFAULT_POLICIES.review, minMs: REVIEW_MIN_QUERY_INTERVAL_MS };
-          return poll(step, policy, def.options.callbacks, () => vendor.review.getTask(accepted.task_id), (t) =>
-            ['completed', 'failed', 'cancelled'].includes(t.status),
+          return poll(step, DEFAULT_POLICIES.review, def.options.callbacks, () => vendor.review.getTask(accepted.task_id), (t) =>
+            isOneOf(t.status, REVIEW_TERMINAL_STATES),
           );
         }),
       ));
@@ -162,7 +167,7 @@ export async function runBaselinePipeline(
             vendor.assets.createAsset({ GroupId: group.id, URL: item.url, AssetType: item.type, Name: item.name }),
           );
           const asset = await poll(`asset-${item.name}`, DEFAULT_POLICIES.asset, false, () => vendor.assets.getAsset({ Id: created.Id }), (a) =>
-            a.Status !== 'Pending',
+            !isOneOf(a.Status, ASSET_PENDING_STATES),
           );
           if (asset.Status !== 'Active') throw new Error(`asset ${item.name} ended ${asset.Status}`);
           assets.set(item.name, `Asset://${created.Id}`);
@@ -183,7 +188,7 @@ export async function runBaselinePipeline(
       const task = await timed('generation', async () => {
         const created = await call(() => vendor.generation.create({ ...def.generation!, content, ...cbUrl('generation') } as never));
         return poll('generation', DEFAULT_POLICIES.generation, def.options.callbacks, () => vendor.generation.get(created.id), (t) =>
-          ['succeeded', 'failed', 'cancelled'].includes(t.status),
+          isOneOf(t.status, GENERATION_TERMINAL_STATES),
         );
       });
       if (task.status !== 'succeeded' || !task.video_url) throw new Error(`generation ${task.id} ended ${task.status}`);
@@ -192,7 +197,7 @@ export async function runBaselinePipeline(
         const done = await timed('erase', async () => {
           const erase = await call(() => vendor.erase.create({ video_url: task.video_url!, ...cbUrl('erase') }));
           return poll('erase', DEFAULT_POLICIES.erase, def.options.callbacks, () => vendor.erase.get(erase.task_id), (t) =>
-            ['SUCCESS', 'FAILURE'].includes(t.status),
+            isOneOf(t.status, ERASE_TERMINAL_STATES),
           );
         });
         if (done.status !== 'SUCCESS' || !done.video_url) throw new Error(`erase ${done.task_id} ended ${done.status}`);

@@ -6,7 +6,7 @@
  */
 import type { FaultConfig } from '../src/emulator/faults';
 import { mulberry32 } from '../src/emulator/prng';
-import type { PipelineDefinitionInput } from '../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../src/definition/definition';
 
 /** Seeded PRNG (the emulator's mulberry32). The controller never calls Math.random. */
 export const seededRandom = mulberry32;

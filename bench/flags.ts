@@ -1,6 +1,7 @@
 /** Command-line flags of `npm run bench` (pure: parsing and validation only). */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { GETASSET_MAX_PER_SECOND } from '../src/vendor-api/assumed-values';
 import { BENCH_STAGES, DEFAULT_WORKLOAD, workloadProblems, type BenchStage, type StageTimings, type Workload } from './workload';
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -118,7 +119,9 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
   let getAssetRate: number | undefined;
   if (values['getasset-rate'] !== undefined) {
     getAssetRate = Number(values['getasset-rate']);
-    if (!(getAssetRate > 0 && getAssetRate <= 10)) throw new UsageError('--getasset-rate: above 0, at most 10 (the vendor limit)');
+    if (!(getAssetRate > 0 && getAssetRate <= GETASSET_MAX_PER_SECOND)) {
+      throw new UsageError(`--getasset-rate: above 0, at most ${GETASSET_MAX_PER_SECOND} (the vendor limit)`);
+    }
   }
   const workerEnv: Record<string, string> = {};
   for (const kv of values['worker-env'] ?? []) {

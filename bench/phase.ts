@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createVendorClient } from '../src/vendor';
-import type { PipelineDefinitionInput } from '../src/pipeline/definition';
+import { createVendorClient } from '../src/vendor-api';
+import type { PipelineDefinitionInput } from '../src/definition/definition';
 import type { StageTiming } from './baseline';
 import { readMachineCpu, spawnNode, type NodeProcess, type ProcStats } from './processes';
 import { summarize, type Summary } from './stats';

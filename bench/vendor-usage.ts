@@ -5,6 +5,12 @@
  * its pipeline by the index the workload wrote into it.
  */
 import type { InspectionSnapshot, RequestRecord } from '../src/emulator';
+import {
+  ASSET_TERMINAL_STATES,
+  ERASE_TERMINAL_STATES,
+  GENERATION_TERMINAL_STATES,
+  REVIEW_TERMINAL_STATES,
+} from '../src/vendor-api/assumed-values';
 import { PROMPT_INDEX, URL_INDEX, type BenchStage } from './workload';
 
 async function getJson<T>(url: string): Promise<T> {
@@ -129,20 +135,20 @@ export function attributeTasks(state: InspectionState, n: number): PipelineVendo
     return m ? Number(m[1]) : undefined;
   };
 
-  for (const r of state.reviewTasks) add(fromUrl(r.urls[0]), 'review', processing(r.history, ['completed', 'failed', 'cancelled']));
+  for (const r of state.reviewTasks) add(fromUrl(r.urls[0]), 'review', processing(r.history, REVIEW_TERMINAL_STATES));
   for (const a of state.assets) {
     if (a.origin !== 'CreateAsset') continue; // assets made by a passed review are part of the review
-    add(fromUrl(a.sourceUrl), 'assets', processing(a.history, ['Active', 'Failed', 'Deleted']));
+    add(fromUrl(a.sourceUrl), 'assets', processing(a.history, ASSET_TERMINAL_STATES));
   }
   const generationIndex = new Map<string, number>();
   for (const g of state.generationTasks) {
     const m = PROMPT_INDEX.exec(g.prompt);
     const index = m ? Number(m[1]) : undefined;
     if (index !== undefined) generationIndex.set(g.id, index);
-    add(index, 'generation', processing(g.history, ['succeeded', 'failed', 'cancelled']));
+    add(index, 'generation', processing(g.history, GENERATION_TERMINAL_STATES));
   }
   for (const e of state.eraseTasks) {
-    add(generationIndex.get(e.generationTaskId), 'erase', processing(e.history, ['SUCCESS', 'FAILURE']));
+    add(generationIndex.get(e.generationTaskId), 'erase', processing(e.history, ERASE_TERMINAL_STATES));
   }
   for (const w of work) w.totalMs = Object.values(w.processingMs).reduce((a, b) => a + (b ?? 0), 0);
   return work;

@@ -4,7 +4,7 @@
  * emulator's records can be attributed to their pipeline), the ideal time and the
  * minimum number of vendor calls.
  */
-import type { PipelineDefinitionInput } from '../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../src/definition/definition';
 
 export type BenchStage = 'review' | 'assets' | 'generation' | 'erase';
 export const BENCH_STAGES: readonly BenchStage[] = ['review', 'assets', 'generation', 'erase'];

@@ -57,7 +57,7 @@ const commands = {
       ]),
     );
   },
-  demo: () => (build(), node('src/starters/demo.js', args)),
+  demo: () => (build(), node('src/devstack/demo.js', args)),
   'dev-stack': () => (build(), node('src/devstack/main.js', args)),
   emulator: () => (build(), node('src/emulator/main.js', args)),
   worker: () => (build(), node('src/workers/main.js', args)),

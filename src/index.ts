@@ -49,7 +49,7 @@ export {
   type ListPipelinesOptions,
   type ListStatus,
   type PipelineSummary,
-} from './starters/pipelines';
+} from './starters/pipeline-client';
 
 // A Temporal client from the standard environment / config profile.
 export {
@@ -84,7 +84,7 @@ export {
   type PipelineDefinition,
   type PipelineDefinitionInput,
   type ContentItemDefinition,
-} from './pipeline/definition';
+} from './definition/definition';
 
 // Messages: queries, updates, signals and the shapes they carry.
 export * from './workflows/messages';

@@ -25,7 +25,6 @@ import { Context } from '@temporalio/activity';
 import { request } from 'undici';
 import type { ArchivedFile } from '../workflows/messages';
 import {
-  ARCHIVE_FAILURES,
   invalidInput,
   onDisk,
   redactUrl,

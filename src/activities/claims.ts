@@ -9,7 +9,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { RejectedError, toFailureInfo, VendorError } from '../vendor/errors';
+import { RejectedError, toFailureInfo, VendorError } from '../vendor-api/errors';
 import { TASK_ID_PATTERN } from '../workflows/lib/offers';
 import { VENDOR_TASK_IDS } from '../workflows/search-attributes';
 import type { ActivityDeps } from './deps';

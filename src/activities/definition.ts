@@ -5,7 +5,7 @@
  * never loads in workflow code; it is pure, so running it again is harmless.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { DefinitionError, parseDefinition, type PipelineDefinition } from '../pipeline/definition';
+import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
 
 export function createDefinitionActivities() {
   return {

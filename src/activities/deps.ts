@@ -2,7 +2,7 @@
  * What activities need from the process that hosts them. The worker builds this from
  * its environment; secrets live only inside the vendor clients it returns.
  */
-import type { VendorClient } from '../vendor';
+import type { VendorClient } from '../vendor-api';
 
 export interface ActivityDeps {
   /** The vendor client for a credential profile; throws a clear error for an unknown profile. */

@@ -7,7 +7,7 @@
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
-import { literalHostRange, rangeInWords } from '../pipeline/hosts';
+import { literalHostRange, rangeInWords } from '../definition/hosts';
 
 /** A list of addresses and CIDR subnets (the opt-in's allow-list). */
 function blockListOf(cidrs: readonly string[]): BlockList {
@@ -27,7 +27,7 @@ function family(address: string): 'ipv4' | 'ipv6' {
 /**
  * Why `host` (a URL's hostname, an IP with or without brackets) is not public, or undefined
  * when it is public or a name that only DNS can judge. The ranges are the definition
- * validator's (../pipeline/hosts.ts). No I/O.
+ * validator's (../definition/hosts.ts). No I/O.
  */
 export function nonPublicReason(host: string): string | undefined {
   return literalHostRange(host);

@@ -6,8 +6,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../vendor/assumptions';
-import { toFailureInfo, VendorConfigError, VendorError } from '../vendor/errors';
+import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
+import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import type { ActivityDeps } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
@@ -16,19 +16,18 @@ export interface CallbackRef {
   attempt: number;
 }
 
-/** Minimum wait after a 429 when the vendor sends no Retry-After (spec: ≥ 500 ms for GetAsset). */
+/** Minimum wait after a 429 on these queries: their interface's minimum interval. */
 const MIN_RATE_LIMIT_WAIT_MS: Record<string, number> = {
-  'assets.GetAsset': 500,
-  'review.getTask': REVIEW_MIN_QUERY_INTERVAL_MS,
+  'assets.GetAsset': MIN_QUERY_INTERVAL_MS.asset,
+  'review.getTask': MIN_QUERY_INTERVAL_MS.review,
 };
-const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
 
 function toApplicationFailure(err: unknown): unknown {
   if (!(err instanceof VendorError) && !(err instanceof VendorConfigError)) return err;
   const info = toFailureInfo(err);
   let nextRetryDelay: number | undefined;
   if (info.type === 'RateLimitedError') {
-    const floor = MIN_RATE_LIMIT_WAIT_MS[info.endpoint ?? ''] ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+    const floor = MIN_RATE_LIMIT_WAIT_MS[info.endpoint ?? ''] ?? RATE_LIMIT_WAIT_MS;
     nextRetryDelay = Math.max(info.retryAfterMs ?? floor, floor);
   }
   return ApplicationFailure.create({

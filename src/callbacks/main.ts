@@ -3,19 +3,19 @@
  * receiver runs apart from the workers: `node dist/src/callbacks/main.js`.
  *
  *   REELFLOW_CALLBACK_SECRET (required, the workers' secret), REELFLOW_CALLBACK_PORT
- *   (default 8089), REELFLOW_CALLBACK_HOST (default 0.0.0.0); Temporal connection from
- *   envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles).
+ *   (default 8089), REELFLOW_CALLBACK_HOST (default 0.0.0.0): its own config (config.ts),
+ *   none of the worker's; Temporal connection from envconfig (TEMPORAL_ADDRESS,
+ *   TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles).
  *
  * SIGINT/SIGTERM close it. Logs never carry the secret or a token. When Temporal cannot
  * be reached at start, it says which address it tried and exits 1 (no gRPC stack).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { loadWorkerConfig, WorkerConfigError } from '../workers/config';
 import { printable } from '../workflows/lib/printable';
+import { ConfigError, loadReceiverConfig } from './config';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
 
-export const DEFAULT_CALLBACK_PORT = 8089;
 /** What the SDK connects to when no address is configured. */
 const SDK_DEFAULT_ADDRESS = 'localhost:7233';
 
@@ -44,7 +44,7 @@ export async function startStandaloneReceiver(
 ): Promise<StandaloneReceiver> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? ((line: string) => console.log(`reelflow callbacks: ${line}`));
-  const config = loadWorkerConfig({ ...env, REELFLOW_CALLBACK_PORT: env.REELFLOW_CALLBACK_PORT || String(DEFAULT_CALLBACK_PORT) });
+  const config = loadReceiverConfig(env);
   const overrideEnvVars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
   const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars });
   const address = connectionOptions.address ?? SDK_DEFAULT_ADDRESS;
@@ -55,9 +55,9 @@ export async function startStandaloneReceiver(
     throw new TemporalUnreachableError(address, err);
   }
   const receiver = await startCallbackReceiver({
-    host: config.callbackHost,
-    port: config.callbackPort ?? DEFAULT_CALLBACK_PORT,
-    secret: config.callbackSecret!, // required by loadWorkerConfig once a port is set
+    host: config.host,
+    port: config.port,
+    secret: config.secret,
     client: new Client({ connection, namespace }),
     log,
     temporalAddress: address,
@@ -65,13 +65,13 @@ export async function startStandaloneReceiver(
     await connection.close();
     throw err;
   });
-  log(`listening on ${config.callbackHost}:${receiver.port}; signalling workflows in namespace ${namespace} at ${address}`);
+  log(`listening on ${config.host}:${receiver.port}; signalling workflows in namespace ${namespace} at ${address}`);
   return { receiver, close: () => receiver.close().then(() => connection.close()) };
 }
 
 /** Configuration and connection errors are their own (secret-free) message; others keep a stack. */
 function describeStartupError(err: unknown): string {
-  if (err instanceof WorkerConfigError || err instanceof TemporalUnreachableError) return err.message;
+  if (err instanceof ConfigError || err instanceof TemporalUnreachableError) return err.message;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 

@@ -23,8 +23,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, QueryRejectedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor/assumptions';
-import { EraseCallbackSchema } from '../vendor/schemas';
+import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor-api/assumptions';
+import { EraseCallbackSchema } from '../vendor-api/schemas';
 import {
   callbackVerdictQuery,
   vendorCallbackSignal,

@@ -85,9 +85,3 @@ export function checkCallbackPath(secret: string, pathname: string): CallbackPat
   if (!timingSafeEqual(expected, given)) return { ok: false, reason: 'bad-token' };
   return { ok: true, target: { workflowId, step, attempt } };
 }
-
-/** {workflowId, step, attempt} for an authentic callback path, else null. */
-export function parseCallbackPath(secret: string, pathname: string): CallbackTarget | null {
-  const r = checkCallbackPath(secret, pathname);
-  return r.ok ? r.target : null;
-}

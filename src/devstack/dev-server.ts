@@ -9,7 +9,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { registerSearchAttributes } from './search-attributes';
+import { registerSearchAttributes } from '../starters/register-search-attributes';
 
 export interface DevServerOptions {
   cli: string;

@@ -5,8 +5,8 @@
  * a dev dependency). Either way our search attributes are registered.
  */
 import type { Connection } from '@temporalio/client';
+import { registerSearchAttributes } from '../starters/register-search-attributes';
 import { DEV_DYNAMIC_CONFIG, startDevServer, type DevServer, type DevServerOptions } from './dev-server';
-import { registerSearchAttributes } from './search-attributes';
 import { findTemporalCli } from './temporal-cli';
 
 export type LocalTemporalOptions = Omit<DevServerOptions, 'cli'>;

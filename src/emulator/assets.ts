@@ -5,6 +5,7 @@
  * dialect answers Volcengine OpenAPI style: `Processing`, lists as Items + TotalCount,
  * ResponseMetadata on every answer, null for what is absent (errors: dialect.ts).
  */
+import { DEFAULT_PAGE_SIZE, GROUP_NAME_CHARS, GROUP_NAME_MAX, SIGNED_ASSET_URL_VALIDITY_MS } from '../vendor-api/assumed-values';
 import { iso } from './clock';
 import type { EmulatorContext } from './context';
 import { noneAs, responseMetadata, withNulls, type Dialect } from './dialect';
@@ -20,12 +21,8 @@ import { baseName, isPublicHttpUrl, mediaTypeOf, normalizeMediaType, type MediaT
 
 /** URL marker that makes CreateAsset end Failed (documented rule). */
 export const FAIL_ASSET_MARKER = 'fail';
-export const SIGNED_ASSET_URL_TTL_MS = 12 * 60 * 60 * 1000;
 /** Largest PageSize accepted (the spec shows none). */
 export const MAX_PAGE_SIZE = 100;
-
-const GROUP_NAME = /^[\p{Script=Han}A-Za-z0-9_-]+$/u;
-const MAX_GROUP_NAME = 50;
 
 /** A spec error (7.3), thrown by an Action and turned into its body by the router. */
 class AssetApiError extends Error {
@@ -179,7 +176,7 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
       throw invalid('Filter.GroupIds must be an array of strings');
     }
     const pageNumber = optionalPositiveInt(body, 'PageNumber') ?? 1;
-    const pageSize = optionalPositiveInt(body, 'PageSize') ?? 20;
+    const pageSize = optionalPositiveInt(body, 'PageSize') ?? DEFAULT_PAGE_SIZE;
     if (pageSize > MAX_PAGE_SIZE) throw invalid(`PageSize must be at most ${MAX_PAGE_SIZE}`);
     // Groups the user does not own are silently filtered out (spec 4.4); [] means no filter.
     const wanted = groupIds && groupIds.length > 0 ? new Set(groupIds as string[]) : undefined;
@@ -275,7 +272,7 @@ export const assetMediaPath = (id: string): string => `/media/assets/${id}`;
 /** GetAsset's URL: signed, valid about 12 h; it redirects to the uploaded source. */
 export function signedAssetUrl(ctx: EmulatorContext, a: AssetRecord): string {
   const path = assetMediaPath(a.Id);
-  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, ctx.clock.now() + SIGNED_ASSET_URL_TTL_MS)}`;
+  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, ctx.clock.now() + SIGNED_ASSET_URL_VALIDITY_MS)}`;
 }
 
 function addGroup(
@@ -320,8 +317,8 @@ function ownedAsset(ctx: EmulatorContext, user: string, id: string): AssetRecord
 }
 
 function checkGroupName(name: string): void {
-  if ([...name].length > MAX_GROUP_NAME) throw new AssetApiError(400, 'InvalidGroupName', `Name is longer than ${MAX_GROUP_NAME} characters`);
-  if (!GROUP_NAME.test(name)) {
+  if ([...name].length > GROUP_NAME_MAX) throw new AssetApiError(400, 'InvalidGroupName', `Name is longer than ${GROUP_NAME_MAX} characters`);
+  if (!GROUP_NAME_CHARS.test(name)) {
     throw new AssetApiError(400, 'InvalidGroupName', 'Name may hold only Chinese characters, letters, digits, - and _');
   }
 }

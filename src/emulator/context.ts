@@ -2,6 +2,7 @@
  * The per-instance world every handler works in. Built once by startEmulator; no
  * module keeps state of its own. `store` and `counters` are replaced by reset().
  */
+import { GETASSET_MAX_PER_SECOND, GROUP_QUOTA } from '../vendor-api/assumed-values';
 import type { Principals } from './auth';
 import type { CallbackDispatcher } from './callbacks';
 import type { Dialect } from './dialect';
@@ -23,7 +24,7 @@ export interface Limits {
   requestLogSize: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { groupQuota: 100, getAssetPerSecond: 10, requestLogSize: 5_000 };
+export const DEFAULT_LIMITS: Limits = { groupQuota: GROUP_QUOTA, getAssetPerSecond: GETASSET_MAX_PER_SECOND, requestLogSize: 5_000 };
 
 export interface EmulatorContext {
   /** The shapes answers take: reelflow's assumptions ('seed') or the upstream's. */

@@ -4,11 +4,12 @@
  * QUEUED → IN_PROGRESS → SUCCESS|FAILURE and calls back on the terminal state only. In
  * the upstream dialect it starts in NOT_START, and one query reports UNKNOWN once.
  */
+import { ORIGINAL_URL_VALIDITY_MS } from '../vendor-api/assumed-values';
 import { requireApiKey } from './auth';
 import type { EmulatorContext } from './context';
 import { withNulls } from './dialect';
 import { simpleError } from './errors';
-import { generatedVideoPath, ORIGINAL_URL_TTL_MS } from './generation';
+import { generatedVideoPath } from './generation';
 import { header, isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { advanceDue, staged } from './stages';
@@ -139,7 +140,7 @@ export const erasedVideoPath = (taskId: string): string => `/media/erased/${task
 /** Output URL: signed, valid 24 h from the task's end (an emulator choice). */
 function erasedVideoUrl(ctx: EmulatorContext, rec: EraseRecord): string {
   const path = erasedVideoPath(rec.taskId);
-  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_TTL_MS)}`;
+  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_VALIDITY_MS)}`;
 }
 
 /** The generation behind an original URL, or why the URL is refused. */
@@ -157,6 +158,6 @@ function originalVideo(
   const generation = id ? ctx.store.generation.get(id) : undefined;
   if (!id || !generation || generation.status !== 'succeeded') return { problem: ERASE_MESSAGES.notOriginal };
   if (!ctx.signer.verify(generatedVideoPath(id), url.searchParams).ok) return { problem: ERASE_MESSAGES.notOriginal };
-  if (ctx.clock.now() >= generation.updatedAtMs + ORIGINAL_URL_TTL_MS) return { problem: ERASE_MESSAGES.expired };
+  if (ctx.clock.now() >= generation.updatedAtMs + ORIGINAL_URL_VALIDITY_MS) return { problem: ERASE_MESSAGES.expired };
   return { generation };
 }

@@ -1,10 +1,10 @@
 /**
  * Video generation (spec 2.1, 2.2, 4.1): create, query, the queued → running →
  * succeeded|failed machine, and a callback on every state entered. The query shape and
- * states are the project's assumptions (src/vendor/assumptions.ts) in the seed dialect,
+ * states are the project's assumptions (src/vendor-api/assumptions.ts) in the seed dialect,
  * the Ark content-generation shape in the upstream dialect (dialect.ts).
  */
-import { GENERATION_TERMINAL_STATES, type GenerationState } from '../vendor/assumed-values';
+import { GENERATION_TERMINAL_STATES, ORIGINAL_URL_VALIDITY_MS, type GenerationState } from '../vendor-api/assumed-values';
 import { requireApiKey } from './auth';
 import { unixSeconds } from './clock';
 import type { EmulatorContext } from './context';
@@ -18,8 +18,6 @@ import { hiddenFromQueries, reportedState } from './task-faults';
 import { durationFor } from './timings';
 import { isHttpUrl, isPublicHttpUrl, type MediaType } from './urls';
 
-/** Original generated URLs are valid 24 h from generation (spec 4.2, 8). */
-export const ORIGINAL_URL_TTL_MS = 24 * 60 * 60 * 1000;
 /** Prompt marker that makes a generation fail (documented rule). */
 export const FAIL_GENERATION_MARKER = 'fail-generation';
 /** Why an `expired` task (the `expire` task fault) ended so. */
@@ -126,13 +124,13 @@ export const lastFramePath = (id: string): string => `/media/generated/${id}-las
 /** The last frame (upstream dialect, when the create asked `return_last_frame`): signed like the video. */
 function lastFrameUrl(ctx: EmulatorContext, rec: GenerationRecord): string {
   const path = lastFramePath(rec.id);
-  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_TTL_MS)}`;
+  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_VALIDITY_MS)}`;
 }
 
 /** The original URL: signed, expiring 24 h after the video was produced. */
 export function generatedVideoUrl(ctx: EmulatorContext, rec: GenerationRecord): string {
   const path = generatedVideoPath(rec.id);
-  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_TTL_MS)}`;
+  return `${ctx.baseUrl}${path}?${ctx.signer.sign(path, rec.updatedAtMs + ORIGINAL_URL_VALIDITY_MS)}`;
 }
 
 function notify(ctx: EmulatorContext, rec: GenerationRecord, t: Transition<GenerationState>): void {

@@ -4,8 +4,8 @@
  * API). Items that pass become Active assets whose Asset:// address generation accepts.
  * The sync response and callback body are the assumed ReviewTaskSchema.
  */
-import { REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor/assumed-values';
-import type { ReviewItem } from '../vendor/assumptions';
+import { MAX_REVIEW_BATCH, REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor-api/assumed-values';
+import type { ReviewItem } from '../vendor-api/assumptions';
 import { addReviewedAsset, findOwnedGroup, signedAssetUrl, systemGroup } from './assets';
 import type { EmulatorContext } from './context';
 import { withNulls } from './dialect';
@@ -18,7 +18,6 @@ import { hiddenFromQueries, reportedState } from './task-faults';
 import { durationFor } from './timings';
 import { isHttpUrl, isPublicHttpUrl, mediaTypeOf, normalizeMediaType, type MediaType } from './urls';
 
-export const MAX_REVIEW_URLS = 50;
 /** URL marker that fails that one item (submit_review_status 0). */
 export const REJECT_ITEM_MARKER = 'reject';
 /** URL marker that fails the whole task (status failed). */
@@ -224,7 +223,7 @@ function validateSubmit(ctx: EmulatorContext, user: string, body: Record<string,
   if (!Array.isArray(list) || list.some((u) => typeof u !== 'string')) return fail(`${field} must be an array of URL strings`);
   const urls = list as string[];
   if (urls.length === 0) return fail(`${field} must hold at least one URL`);
-  if (urls.length > MAX_REVIEW_URLS) return fail(`${field} holds ${urls.length} URLs; at most ${MAX_REVIEW_URLS} per submission`);
+  if (urls.length > MAX_REVIEW_BATCH) return fail(`${field} holds ${urls.length} URLs; at most ${MAX_REVIEW_BATCH} per submission`);
 
   let declared: MediaType = 'Image';
   if (body.asset_type !== undefined && body.asset_type !== null && body.asset_type !== '') {

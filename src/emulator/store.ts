@@ -2,7 +2,7 @@
  * Everything the emulator remembers, as plain records. One Store per emulator
  * instance; reset() swaps in a fresh one. Logic lives in the interface modules.
  */
-import type { GenerationState, ReviewItem, ReviewState } from '../vendor/assumptions';
+import type { GenerationState, ReviewItem, ReviewState } from '../vendor-api/assumptions';
 import type { Staged } from './stages';
 import type { MediaType } from './urls';
 

@@ -3,7 +3,8 @@
  * the parser (node:util parseArgs, strict). Pure: no I/O, so usage errors are testable.
  */
 import { parseArgs } from 'node:util';
-import { LIST_STAGES, LIST_STATUSES } from './pipelines';
+import { MAX_REVIEW_BATCH } from '../vendor-api/assumed-values';
+import { LIST_STAGES, LIST_STATUSES } from './pipeline-client';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -181,7 +182,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: { type: 'string', value: '<name>', help: 'new name (required)' },
   }),
   cmd('assets delete', '<asset-id>', 'delete an asset', 'vendor', [1, 1]),
-  cmd('review submit', '<url…>', 'submit media URLs for review (sync by default)', 'vendor', [1, 50], {
+  cmd('review submit', '<url…>', 'submit media URLs for review (sync by default)', 'vendor', [1, MAX_REVIEW_BATCH], {
     async: { type: 'boolean', help: 'return the task id at once (then: reelflow review get <taskId>)' },
     type: { type: 'string', value: '<type>', choices: ASSET_TYPES, help: 'media type (default: from the URL extensions)' },
     group: { type: 'string', value: '<group-id>', help: 'asset group id' },

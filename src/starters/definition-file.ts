@@ -13,12 +13,12 @@ import {
   type DefinitionIssue,
   type PipelineDefinition,
   type PipelineDefinitionInput,
-} from '../pipeline/definition';
+} from '../definition/definition';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 
 export type DefinitionFileErrorKind = 'not-found' | 'unreadable' | 'json' | 'definition';
 
-export type { DefinitionIssue } from '../pipeline/definition';
+export type { DefinitionIssue } from '../definition/definition';
 
 export class DefinitionFileError extends Error {
   override readonly name = 'DefinitionFileError';

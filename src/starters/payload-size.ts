@@ -6,7 +6,7 @@
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { DefinitionError, type PipelineDefinitionInput } from '../pipeline/definition';
+import { DefinitionError, type PipelineDefinitionInput } from '../definition/definition';
 
 /** The Temporal server's default blob size limit. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;

@@ -6,7 +6,7 @@
  * Freshness is a fingerprint written next to the bundle (workflow-bundle.js.json): the
  * workflows path, the SDK version, and the path, size and mtime of every source file
  * under the folder that holds the workflows folder (src/ or dist/src/), since workflows
- * import pipeline/ and vendor/ modules too. Any change there rebuilds: conservative,
+ * import definition/ and vendor-api/ modules too. Any change there rebuilds: conservative,
  * never stale.
  *
  *   node dist/src/workers/build-bundle.js      builds it (see build-bundle.ts)

@@ -1,7 +1,7 @@
 /**
  * Worker configuration from the environment, validated with zod. The Temporal
  * connection itself comes from @temporalio/envconfig (TEMPORAL_ADDRESS, ...) and the
- * vendor from src/vendor/config.ts; this is what is reelflow's own.
+ * vendor from src/vendor-api/config.ts; this is what is reelflow's own.
  *
  *   REELFLOW_TASK_QUEUE                  default "reelflow"
  *   REELFLOW_PROFILES                    credential profiles served, comma list; default "default"
@@ -13,6 +13,7 @@
  *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
  *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
  *   REELFLOW_CALLBACK_HOST               receiver interface; default 0.0.0.0
+ *                                        (the receiver's rules: src/callbacks/config.ts)
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 3, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
@@ -25,12 +26,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ARCHIVE_MAX_BYTES } from '../activities/archive';
+import {
+  CALLBACK_VARIABLES,
+  ConfigError,
+  DEFAULT_CALLBACK_HOST,
+  SECRET_REQUIRED,
+  optional,
+  pickVariables,
+  problemsOf,
+  wholeNumber,
+  type ConfigProblem,
+  type Env,
+} from '../callbacks/config';
+import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
 
-export type Env = Record<string, string | undefined>;
+export type { Env } from '../callbacks/config';
 
-/** The vendor allows 10 GetAsset per second per access token (spec 4.4). */
-export const VENDOR_GETASSET_LIMIT_PER_SECOND = 10;
 /**
  * The server's dispatch limiter is a token bucket whose burst equals its rate, so up to
  * 2 × rate tasks can leave it within one second; a busy worker that runs them up to a
@@ -39,7 +51,6 @@ export const VENDOR_GETASSET_LIMIT_PER_SECOND = 10;
  * (test/workflows/lifecycle.e2e.test.ts now guards the default).
  */
 export const DEFAULT_GETASSET_RATE_PER_SECOND = 3;
-export const MIN_CALLBACK_SECRET_LENGTH = 16;
 
 export interface WorkerConfig {
   taskQueue: string;
@@ -58,37 +69,21 @@ export interface WorkerConfig {
   metricsBind?: string;
 }
 
-export class WorkerConfigError extends Error {
+export class WorkerConfigError extends ConfigError {
   override readonly name = 'WorkerConfigError';
-  /** Every offending variable, in order. */
-  readonly variables: string[];
-  constructor(problems: { variable: string; message: string }[]) {
-    super(`worker config: ${problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
-    this.variables = problems.map((p) => p.variable);
+  constructor(problems: ConfigProblem[]) {
+    super(problems);
   }
 }
-
-const SECRET_VARIABLES = new Set(['REELFLOW_CALLBACK_SECRET']);
-
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const opt = <T extends z.ZodType>(s: T) => z.preprocess(blankToUndefined, s.optional());
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const TASK_QUEUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
-
 function schemaFor(cores: number) {
   return z
     .object({
-      REELFLOW_TASK_QUEUE: opt(z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)')),
-      REELFLOW_PROFILES: opt(
+      REELFLOW_TASK_QUEUE: optional(z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)')),
+      REELFLOW_PROFILES: optional(
         z
           .string()
           .transform((s) => [...new Set(s.split(',').map((p) => p.trim()).filter(Boolean))])
@@ -98,8 +93,8 @@ function schemaFor(cores: number) {
               .min(1, 'must name at least one profile'),
           ),
       ),
-      REELFLOW_ARCHIVE_DIR: opt(z.string()),
-      REELFLOW_ARCHIVE_ALLOW_PRIVATE: opt(
+      REELFLOW_ARCHIVE_DIR: optional(z.string()),
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(
         z
           .string()
           .trim()
@@ -107,20 +102,16 @@ function schemaFor(cores: number) {
           .regex(/^(1|0|true|false)$/, 'must be 1, 0, true or false')
           .transform((s) => s === '1' || s === 'true'),
       ),
-      REELFLOW_ARCHIVE_MAX_BYTES: opt(int(1, Number.MAX_SAFE_INTEGER)),
-      REELFLOW_CALLBACK_BASE_URL: opt(
+      REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+      REELFLOW_CALLBACK_BASE_URL: optional(
         z
           .string()
           .trim()
           .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i, 'must be an http(s) URL without query, fragment or credentials')
           .transform((s) => s.replace(/\/+$/, '')),
       ),
-      REELFLOW_CALLBACK_SECRET: opt(
-        z.string().min(MIN_CALLBACK_SECRET_LENGTH, `must be at least ${MIN_CALLBACK_SECRET_LENGTH} characters`),
-      ),
-      REELFLOW_CALLBACK_PORT: opt(int(0, 65535)),
-      REELFLOW_CALLBACK_HOST: opt(z.string().trim().min(1)),
-      REELFLOW_GETASSET_RATE: opt(
+      ...CALLBACK_VARIABLES,
+      REELFLOW_GETASSET_RATE: optional(
         z
           .string()
           .trim()
@@ -130,12 +121,12 @@ function schemaFor(cores: number) {
             z
               .number()
               .positive('must be above 0')
-              .max(VENDOR_GETASSET_LIMIT_PER_SECOND, `must be at most ${VENDOR_GETASSET_LIMIT_PER_SECOND} (the vendor's limit per token)`),
+              .max(GETASSET_MAX_PER_SECOND, `must be at most ${GETASSET_MAX_PER_SECOND} (the vendor's limit per token)`),
           ),
       ),
-      REELFLOW_MAX_CONCURRENT_ACTIVITIES: opt(int(1, 10_000)),
-      REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: opt(int(2, 10_000)),
-      REELFLOW_METRICS_BIND: opt(z.string().trim().regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port')),
+      REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),
+      REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
+      REELFLOW_METRICS_BIND: optional(z.string().trim().regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port')),
     })
     .superRefine((e, ctx) => {
       const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
@@ -143,7 +134,7 @@ function schemaFor(cores: number) {
         ctx.addIssue({
           code: 'custom',
           path: ['REELFLOW_CALLBACK_SECRET'],
-          message: 'is required when REELFLOW_CALLBACK_BASE_URL or REELFLOW_CALLBACK_PORT is set',
+          message: SECRET_REQUIRED,
         });
       }
     })
@@ -154,7 +145,7 @@ function schemaFor(cores: number) {
         archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
         archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
         archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
-        callbackHost: e.REELFLOW_CALLBACK_HOST ?? '0.0.0.0',
+        callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
         getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
         // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
         // (V8 isolates): 2 per core keeps a 2-core machine responsive.
@@ -175,16 +166,9 @@ function schemaFor(cores: number) {
 export function loadWorkerConfig(env: Env = process.env, opts: { cores?: number } = {}): WorkerConfig {
   const cores = opts.cores ?? os.availableParallelism();
   const schema = schemaFor(cores);
-  const picked = Object.fromEntries(Object.keys(schema.in.shape).map((k) => [k, env[k]]));
-  const r = schema.safeParse(picked);
+  const r = schema.safeParse(pickVariables(schema.in.shape, env));
   if (r.success) return r.data;
-  const problems = r.error.issues.map((issue) => {
-    const variable = String(issue.path[0] ?? 'REELFLOW_*');
-    // Zod messages never quote the input, but be explicit for secrets.
-    const message = SECRET_VARIABLES.has(variable) && issue.code !== 'custom' && issue.code !== 'too_small' ? 'is invalid' : issue.message;
-    return { variable, message };
-  });
-  throw new WorkerConfigError(problems);
+  throw new WorkerConfigError(problemsOf(r.error.issues));
 }
 
 /** One line for logs: everything but the secret. */

@@ -4,7 +4,7 @@
  * - Temporal connection from @temporalio/envconfig: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  *   TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and the temporal.toml config file.
  * - Vendor addresses from VENDOR_* and credentials per profile from
- *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor/config.ts).
+ *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor-api/config.ts).
  * - reelflow's own settings from REELFLOW_* (./config.ts).
  * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, built
  *   first when missing or stale (./bundle.ts).
@@ -27,7 +27,7 @@ import {
   resolveProfile,
   VendorConfigError,
   type VendorClient,
-} from '../vendor';
+} from '../vendor-api';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { createReelflowWorkers } from './worker';

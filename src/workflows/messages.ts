@@ -4,7 +4,7 @@
  * Workflow-safe: no I/O here.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PipelineDefinitionInput } from '../pipeline/definition';
+import type { PipelineDefinitionInput } from '../definition/definition';
 import type { RuntimeCarry } from './lib/pipeline-runtime';
 
 export type StageName = 'review' | 'assets' | 'generation' | 'erase';

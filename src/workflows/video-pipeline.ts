@@ -14,9 +14,9 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PipelineDefinition } from '../pipeline/definition';
-import { durationMs } from '../pipeline/refs';
-import { ERASE_UNIT_PRICE } from '../vendor/assumed-values';
+import type { PipelineDefinition } from '../definition/definition';
+import { durationMs } from '../definition/refs';
+import { ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
 import { STAGES, type PipelineInput, type PipelineResult, type PipelineStatus, type StageName } from './messages';
 import { archiveOutput } from './stages/archive';
 import { assetsStage, assetSources } from './stages/assets';

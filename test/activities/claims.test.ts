@@ -8,7 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createClaimActivities, readFacts, type InspectOfferedTaskInput, type OfferedTaskFacts } from '../../src/activities/claims';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { createVendorClient, type VendorClient } from '../../src/vendor';
+import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { VENDOR_TASK_IDS } from '../../src/workflows/search-attributes';
 
 let emulator: RunningEmulator;

@@ -3,7 +3,7 @@
  * connected to (the connecting paths are tested in archive.test.ts with 127.x servers only).
  */
 import { createAddressGuard, nonPublicReason } from '../../src/activities/public-address';
-import { nonPublicHostReason } from '../../src/pipeline/hosts';
+import { nonPublicHostReason } from '../../src/definition/hosts';
 
 test.each([
   ['127.0.0.1', 'loopback'],

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createVendorActivities } from '../../src/activities/vendor';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { createVendorClient, type VendorClient } from '../../src/vendor';
+import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 let emu: RunningEmulator;

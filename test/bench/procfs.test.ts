@@ -23,7 +23,7 @@ describe('CPU profile summary', () => {
     expect(packageOf('file:///w/dist/workflow-bundle.js', 'x')).toBe('workflow bundle (sandboxed workflow code)');
     expect(packageOf('node:internal/timers', 'listOnTimeout')).toBe('node:internal');
     expect(packageOf('', '(garbage collector)')).toBe('(garbage collector)');
-    expect(packageOf('file:///w/dist/src/vendor/http.js', 'exchange')).toBe('reelflow');
+    expect(packageOf('file:///w/dist/src/vendor-api/http.js', 'exchange')).toBe('reelflow');
   });
 
   test('self time per function and package; idle left out', () => {

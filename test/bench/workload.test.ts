@@ -1,4 +1,4 @@
-import { parseDefinition } from '../../src/pipeline/definition';
+import { parseDefinition } from '../../src/definition/definition';
 import {
   DEFAULT_WORKLOAD,
   idealMs,

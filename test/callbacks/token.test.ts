@@ -1,12 +1,13 @@
 import { createHmac } from 'node:crypto';
-import {
-  buildCallbackUrl,
-  callbackToken,
-  checkCallbackPath,
-  parseCallbackPath,
-} from '../../src/callbacks/token';
+import { buildCallbackUrl, callbackToken, checkCallbackPath, type CallbackTarget } from '../../src/callbacks/token';
 
 const secret = 'test-secret-0123456789abcdef';
+
+/** The target of an authentic path, else null. */
+function parseCallbackPath(key: string, pathname: string): CallbackTarget | null {
+  const r = checkCallbackPath(key, pathname);
+  return r.ok ? r.target : null;
+}
 
 describe('callbackToken', () => {
   test('is 32 lowercase hex chars and deterministic', () => {
@@ -44,7 +45,7 @@ describe('callbackToken', () => {
   });
 });
 
-describe('buildCallbackUrl / parseCallbackPath', () => {
+describe('buildCallbackUrl / checkCallbackPath', () => {
   test('round-trips ids that need encoding', () => {
     const wf = 'pipe/1 ü?#.review';
     const url = buildCallbackUrl('https://hooks.example.com/', secret, wf, 'review-b1', 3);

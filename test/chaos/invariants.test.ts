@@ -17,7 +17,7 @@ import {
 } from '../../bench/chaos-invariants';
 import { burstsOf, chaosFaults, planPipelines, planSchedule, profileCount, seededRandom, tagIn } from '../../bench/chaos-plan';
 import { parseFaultConfig } from '../../src/emulator/faults';
-import { parseDefinition } from '../../src/pipeline/definition';
+import { parseDefinition } from '../../src/definition/definition';
 import type { PipelineResult, VendorTaskRecord } from '../../src/workflows/messages';
 
 const SHA_GEN = 'a'.repeat(64);

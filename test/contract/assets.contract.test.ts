@@ -5,7 +5,7 @@ import {
   RejectedError,
   UnauthorizedError,
   UpstreamFailedError,
-} from '../../src/vendor/errors';
+} from '../../src/vendor-api/errors';
 import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
 
 const h = useEmulator();

@@ -9,9 +9,9 @@ import {
   RateLimitedError,
   UpstreamFailedError,
   type VendorError,
-} from '../../src/vendor/errors';
-import type { VendorClient } from '../../src/vendor/client';
-import { closedPortUrl } from '../vendor/helpers/local-server';
+} from '../../src/vendor-api/errors';
+import type { VendorClient } from '../../src/vendor-api/client';
+import { closedPortUrl } from '../vendor-api/helpers/local-server';
 import { failure, media, useEmulator } from './harness';
 
 const h = useEmulator();

@@ -1,5 +1,5 @@
 /** Generation (4.1, 7.1) and erasure (4.2, 4.3, 6, 7.2) through the client against the emulator. */
-import { GenerationCallbackSchema } from '../../src/vendor/assumptions';
+import { GenerationCallbackSchema } from '../../src/vendor-api/assumptions';
 import {
   AmbiguousError,
   MissingCredentialError,
@@ -7,8 +7,8 @@ import {
   RejectedError,
   UnauthorizedError,
   UpstreamFailedError,
-} from '../../src/vendor/errors';
-import { EraseCallbackSchema } from '../../src/vendor/schemas/erase';
+} from '../../src/vendor-api/errors';
+import { EraseCallbackSchema } from '../../src/vendor-api/schemas/erase';
 import { API_KEY, failure, media, rawCall, useCallbackReceiver, useEmulator } from './harness';
 
 const ERASE_PATH = '/api/v1/svc-tools/svc-erase-video-subtitle-pro';

@@ -4,10 +4,10 @@
  */
 import { Agent } from 'undici';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
-import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor/client';
-import { VendorError } from '../../src/vendor/errors';
-import { httpRequest } from '../../src/vendor/http';
-import { startServer, type LocalServer } from '../vendor/helpers/local-server';
+import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor-api/client';
+import { VendorError } from '../../src/vendor-api/errors';
+import { httpRequest } from '../../src/vendor-api/http';
+import { startServer, type LocalServer } from '../vendor-api/helpers/local-server';
 
 export const API_KEY = 'emu-key';
 export const USER_1 = 'emu-user-1';

@@ -1,7 +1,7 @@
 /** Asset review (spec 2.6, 3.3, 4.5, 7.4) through the client against the emulator. */
-import { REVIEW_MIN_QUERY_INTERVAL_MS, ReviewCallbackSchema } from '../../src/vendor/assumptions';
-import { ForbiddenError, RateLimitedError, RejectedError, UnauthorizedError } from '../../src/vendor/errors';
-import { startServer, type LocalServer } from '../vendor/helpers/local-server';
+import { REVIEW_MIN_QUERY_INTERVAL_MS, ReviewCallbackSchema } from '../../src/vendor-api/assumptions';
+import { ForbiddenError, RateLimitedError, RejectedError, UnauthorizedError } from '../../src/vendor-api/errors';
+import { startServer, type LocalServer } from '../vendor-api/helpers/local-server';
 import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
 
 const h = useEmulator();

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, type Harness } from '../workflows/harness';
 import { cli, type CliRun } from './helpers';
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import { failureChain, outcomeOf } from '../../src/starters/pipelines';
+import { failureChain, outcomeOf } from '../../src/starters/pipeline-client';
 import { ProgressDisplay, renderFailure, renderStatus, resolveHint, statusChanges } from '../../src/starters/progress';
 import type { PipelineStatus } from '../../src/workflows/messages';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDefinition } from '../../src/pipeline/definition';
-import { definedStages, pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipelines';
+import { parseDefinition } from '../../src/definition/definition';
+import { definedStages, pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipeline-client';
 import { ROOT, cli } from './helpers';
 
 const EXAMPLES = readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));

@@ -7,9 +7,9 @@
  * P2's own paid task was recorded nowhere.
  */
 import { temporal } from '@temporalio/proto';
-import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
-import { createVendorClient } from '../../src/vendor';
+import { createVendorClient } from '../../src/vendor-api';
 import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import { CALLBACK_SECRET, startHarness, waitForStatus, type Harness } from './harness';
 

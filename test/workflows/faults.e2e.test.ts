@@ -4,7 +4,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
-import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, type Harness, waitForStatus } from './harness';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000, assetProcessingMs: 800, eraseInProgressMs: 800, reviewProcessingMs: 800 };

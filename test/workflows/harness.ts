@@ -14,8 +14,8 @@ import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
-import { createVendorClient } from '../../src/vendor';
-import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import { createVendorClient } from '../../src/vendor-api';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { getAssetTaskQueue, statusQuery, type PipelineResult, type PipelineStatus } from '../../src/workflows/messages';
 import { videoPipeline } from '../../src/workflows';
 

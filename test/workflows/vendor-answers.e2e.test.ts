@@ -5,7 +5,7 @@
  * Real dev server, real worker, the emulator over HTTP with seeded task faults.
  */
 import { WorkflowFailedError } from '@temporalio/client';
-import type { PipelineDefinitionInput } from '../../src/pipeline/definition';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, waitForStatus, type Harness } from './harness';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000, assetProcessingMs: 800, eraseInProgressMs: 800, reviewProcessingMs: 800 };

@@ -8,6 +8,7 @@
  * then an operator is asked whatever the policy, with every offered id and why it failed.
  */
 import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
+import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
 import type { VendorTaskKind, VendorTaskRecord } from '../messages';
 import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
@@ -101,7 +102,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       case 'rateLimited':
         if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
         rt.holdInterface(iface, Date.now() + (outcome.retryAfterMs ?? 0));
-        await sleep(Math.max(outcome.retryAfterMs ?? 1_000, 500), { summary: `${spec.label}: rate limited (Retry-After)` });
+        await sleep(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), { summary: `${spec.label}: rate limited (Retry-After)` });
         attempt++;
         continue;
       case 'retryLater': {

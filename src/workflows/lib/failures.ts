@@ -14,7 +14,7 @@ import {
   ERASE_TERMINAL_STATES,
   GENERATION_TERMINAL_STATES,
   REVIEW_TERMINAL_STATES,
-} from '../../vendor/assumed-values';
+} from '../../vendor-api/assumed-values';
 import { FATAL_TYPES } from './proxies';
 
 export type CreateOutcome =

@@ -8,6 +8,7 @@
  * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
+import { MIN_QUERY_INTERVAL_MS } from '../../vendor-api/assumed-values';
 import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
 import { holdUntil, interfaceOf } from './holds';
 import { stageFailure } from './create';
@@ -44,10 +45,10 @@ export interface PollSpec<T> {
 }
 
 export const DEFAULT_POLICIES = {
-  asset: { firstMs: 1_000, maxMs: 5_000, factor: 1.5, minMs: 500, callbackSlowdown: 1 },
-  review: { firstMs: 1_000, maxMs: 10_000, factor: 1.5, minMs: 1_000, callbackSlowdown: 3 },
-  generation: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: 1_000, callbackSlowdown: 3 },
-  erase: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: 1_000, callbackSlowdown: 3 },
+  asset: { firstMs: 1_000, maxMs: 5_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.asset, callbackSlowdown: 1 },
+  review: { firstMs: 1_000, maxMs: 10_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.review, callbackSlowdown: 3 },
+  generation: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.generation, callbackSlowdown: 3 },
+  erase: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.erase, callbackSlowdown: 3 },
 } satisfies Record<string, PollPolicy>;
 
 /** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */

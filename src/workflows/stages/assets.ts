@@ -4,10 +4,10 @@
  * match), then poll GetAsset on the server-rate-limited task queue until terminal.
  * An asset Pending for 5 minutes is shown as stuck ("contact support").
  */
-import { ASSET_PENDING_STATES, ASSET_STATES, ASSET_TERMINAL_STATES } from '../../vendor/assumed-values';
+import { ASSET_PENDING_STATES, ASSET_STATES, ASSET_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { PipelineDefinition } from '../../pipeline/definition';
-import { inferMediaType } from '../../vendor/batching';
+import type { PipelineDefinition } from '../../definition/definition';
+import { inferMediaType } from '../../vendor-api/batching';
 import type { AssetResult, AssetsStageResult, PipelineResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure } from '../lib/create';

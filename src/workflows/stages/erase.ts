@@ -2,7 +2,7 @@
  * Erase stage: refuse a too-late erase (the vendor only takes the ORIGINAL generated URL,
  * valid 24 h), create the erase task without duplicates, then poll it.
  */
-import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor/assumed-values';
+import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { EraseStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';

@@ -1,17 +1,14 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
-import { GENERATION_STATES, GENERATION_TERMINAL_STATES } from '../../vendor/assumed-values';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { PipelineDefinition } from '../../pipeline/definition';
-import { ASSET_REF, REVIEW_REF } from '../../pipeline/refs';
+import { GENERATION_STATES, GENERATION_TERMINAL_STATES, ORIGINAL_URL_VALIDITY_MS } from '../../vendor-api/assumed-values';
+import type { PipelineDefinition } from '../../definition/definition';
+import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
-
-/** The original generated video URL is valid 24 hours from generation (spec 4.2, 8). */
-export const ORIGINAL_URL_VALIDITY_MS = 24 * 3_600_000;
 
 export interface GenerationStageInput extends SingleTaskInput {
   /** Spec 2.1 body with references already resolved; callback_url is added per attempt. */

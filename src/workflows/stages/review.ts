@@ -3,9 +3,9 @@
  * submitted without duplicates and polled (≥ 1 s apart, growing); `cancelled` stops
  * without resubmitting (spec 3.3). Asset:// addresses come only from result.items[].
  */
-import { REVIEW_MIN_QUERY_INTERVAL_MS, REVIEW_STATES, REVIEW_TERMINAL_STATES } from '../../vendor/assumed-values';
-import { planReviewBatches, type ReviewBatch } from '../../vendor/batching';
-import { RejectedError } from '../../vendor/errors';
+import { REVIEW_STATES, REVIEW_TERMINAL_STATES } from '../../vendor-api/assumed-values';
+import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
+import { RejectedError } from '../../vendor-api/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type CreatePolicy } from '../lib/create';
@@ -130,7 +130,7 @@ async function runBatch(
     step,
     label: `review task ${taskId}`,
     endpoint: 'review.getTask',
-    policy: { ...DEFAULT_POLICIES.review, minMs: REVIEW_MIN_QUERY_INTERVAL_MS },
+    policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
     query: () => queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [{ profile, taskId }]),

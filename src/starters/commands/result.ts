@@ -1,0 +1,9 @@
+/** `reelflow result <workflow-id>`: waits for a pipeline to end and prints its result. */
+import type { CommandFn } from '../cli-session';
+import { printOutcome } from '../cli-follow';
+import { followPipeline } from '../pipeline-client';
+
+export const result: CommandFn = async (ctx, session) => {
+  const id = ctx.positionals[0];
+  return printOutcome(ctx, await followPipeline(await session.client(), id, ctx.io.signal ? { signal: ctx.io.signal } : {}));
+};

@@ -1,0 +1,480 @@
+/**
+ * The programmatic API for pipelines: start, run-and-watch, status, result, cancel,
+ * operator decisions and listing. Everything takes a Temporal `Client` (see client.ts
+ * for one configured from the environment) and validates a definition before anything
+ * starts.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  WorkflowFailedError,
+  type Client,
+  type WorkflowExecutionInfo,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  ChildWorkflowFailure,
+  ServerFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+} from '@temporalio/common';
+import {
+  durationMs,
+  parseDefinition,
+  type PipelineDefinition,
+  type PipelineDefinitionInput,
+} from '../definition/definition';
+import {
+  DEFAULT_TASK_QUEUE,
+  STAGES,
+  resolveCreateUpdate,
+  statusQuery,
+  type CreateDecision,
+  type PipelineInput,
+  type PipelineResult,
+  type PipelineStatus,
+  type ResolveCreateResult,
+  type StageName,
+} from '../workflows/messages';
+import { STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
+import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
+
+/** Workflow type name of the parent pipeline workflow (src/workflows: `videoPipeline`). */
+export const PIPELINE_WORKFLOW_TYPE = 'videoPipeline';
+
+/** The parent workflow's signature, as clients see it. */
+export type VideoPipelineWorkflow = (input: PipelineInput) => Promise<PipelineResult>;
+export type PipelineHandle = WorkflowHandleWithFirstExecutionRunId<VideoPipelineWorkflow>;
+
+export interface StartPipelineOptions {
+  /** Task queue the reelflow worker polls (default "reelflow"). */
+  taskQueue?: string;
+  /** Your business id; default `<namePrefix>-<definition.name or "pipeline">-<random>`. */
+  workflowId?: string;
+  /** First part of generated workflow ids (default "reelflow"). */
+  namePrefix?: string;
+  /** Refuse a definition bigger than this as workflow input (default: $REELFLOW_MAX_PAYLOAD_BYTES, else Temporal's 2 MiB). */
+  maxPayloadBytes?: number;
+}
+
+const ID_PART = /^[A-Za-z0-9_.-]+$/;
+
+/** A short random suffix: 8 characters of [a-z0-9]. */
+function shortRandom(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+/** reelflow-<name or "pipeline">-<random>, e.g. reelflow-demo-k3j9x2ab. */
+export function pipelineWorkflowId(definition: Pick<PipelineDefinition, 'name'>, namePrefix = 'reelflow'): string {
+  if (!ID_PART.test(namePrefix)) {
+    throw new RangeError(`namePrefix: letters, digits, '.', '-' and '_' only (got ${JSON.stringify(namePrefix)})`);
+  }
+  return `${namePrefix}-${definition.name ?? 'pipeline'}-${shortRandom()}`;
+}
+
+/** The stages a definition runs, in order. */
+export function definedStages(def: PipelineDefinition): StageName[] {
+  return STAGES.filter((s) => (s === 'erase' ? def.erase : def[s] !== undefined));
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function describeStage(def: PipelineDefinition, stage: StageName): string {
+  switch (stage) {
+    case 'review': {
+      const r = def.review!;
+      return r.assetType ? `review ${plural(r.media.length, r.assetType.toLowerCase())}` : `review ${r.media.length} media`;
+    }
+    case 'assets': {
+      const a = def.assets!;
+      const group = 'id' in a.group ? `group ${a.group.id}` : `group "${a.group.name}"`;
+      return `${plural(a.items.length, 'asset')} into ${group}`;
+    }
+    case 'generation': {
+      const g = def.generation!;
+      const media = g.content.filter((c) => c.type !== 'text').length;
+      return `generate with ${g.model}${media ? ` (${plural(media, 'media input')})` : ''}`;
+    }
+    case 'erase':
+      return 'erase subtitles';
+  }
+}
+
+/** One line for the Web UI's summary: "demo: review 2 images → 2 assets into group "x" → …". */
+export function pipelineSummary(def: PipelineDefinition): string {
+  const stages = definedStages(def).map((s) => describeStage(def, s));
+  return `${def.name ?? 'pipeline'}: ${stages.join(' → ')}`;
+}
+
+/** Markdown for the Web UI's details: one row per stage, no URLs, no secrets. */
+export function pipelineDetails(def: PipelineDefinition): string {
+  const rows: string[] = [];
+  if (def.review) {
+    const r = def.review;
+    rows.push(`| review | ${plural(r.media.length, 'URL')}${r.assetType ? ` (${r.assetType})` : ''}; all must pass: ${r.requireAllPassed} |`);
+  }
+  if (def.assets) {
+    const a = def.assets;
+    const group = 'id' in a.group ? `group id \`${a.group.id}\`` : `group \`${a.group.name}\` (created if missing)`;
+    const items = a.items.map((i) => ('fromReview' in i ? `${i.name} (review #${i.fromReview})` : `${i.name} (${i.type} URL)`));
+    rows.push(`| assets | ${group}: ${items.join(', ')} |`);
+  }
+  if (def.generation) {
+    const g = def.generation;
+    const parts = g.content.map((c) => (c.role ? `${c.type.replace('_url', '')} as ${c.role}` : c.type.replace('_url', '')));
+    const extra = [g.ratio, g.duration !== undefined ? `${g.duration} s` : undefined, g.resolution].filter(Boolean);
+    rows.push(`| generation | model \`${g.model}\`: ${parts.join(' + ')}${extra.length ? `; ${extra.join(', ')}` : ''} |`);
+  }
+  if (def.erase) rows.push('| erase | subtitles of the generated video |');
+  const o = def.options;
+  return [
+    `**reelflow pipeline** \`${def.name ?? 'pipeline'}\` · credential profile \`${o.profile}\` · callbacks ${o.callbacks ? 'on' : 'off'} · archive ${o.archive ? 'on' : 'off'}`,
+    '',
+    '| stage | what |',
+    '|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+/**
+ * Starts a pipeline and returns its handle. The definition is validated first, as the
+ * workflow will read it and for its size: a DefinitionError (naming the field paths) is
+ * thrown before anything starts.
+ */
+export async function startPipeline(
+  client: Client,
+  definition: PipelineDefinitionInput | unknown,
+  opts: StartPipelineOptions = {},
+): Promise<PipelineHandle> {
+  const wire = definitionOnTheWire(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
+  const def = parseDefinition(wire);
+  const workflowId = opts.workflowId ?? pipelineWorkflowId(def, opts.namePrefix);
+  if (!workflowId.trim()) throw new RangeError('workflowId: must not be empty');
+  const stages = definedStages(def);
+  const input: PipelineInput = { definition: wire };
+  return client.workflow.start<VideoPipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
+    taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowId,
+    args: [input],
+    staticSummary: pipelineSummary(def),
+    staticDetails: pipelineDetails(def),
+    typedSearchAttributes: [
+      { key: STAGE, value: stages[0] },
+      { key: STATUS, value: 'running' },
+    ],
+    ...(def.options.deadlines.pipeline !== undefined
+      ? { workflowExecutionTimeout: durationMs(def.options.deadlines.pipeline) }
+      : {}),
+  });
+}
+
+/** How a pipeline ended. */
+export type PipelineOutcome =
+  | { status: 'completed'; workflowId: string; result: PipelineResult }
+  | {
+      status: 'failed' | 'cancelled' | 'terminated' | 'timed-out';
+      workflowId: string;
+      error: Error;
+      /** The failure's message chain, outermost first. */
+      messages: string[];
+    };
+
+function describeFailure(err: unknown): string {
+  if (err instanceof WorkflowFailedError) return err.message || 'workflow execution failed';
+  if (err instanceof ChildWorkflowFailure) {
+    return `child workflow ${err.execution.workflowId ?? '?'} (${err.workflowType}) failed`;
+  }
+  if (err instanceof ActivityFailure) return `activity ${err.activityType} failed${err.activityId ? ` (id ${err.activityId})` : ''}`;
+  if (err instanceof ApplicationFailure) return `${err.type ?? 'ApplicationFailure'}: ${err.message}`;
+  if (err instanceof TimeoutFailure) return `timed out (${String(err.timeoutType ?? 'timeout')}): ${err.message}`;
+  if (err instanceof CancelledFailure) return `cancelled${err.message ? `: ${err.message}` : ''}`;
+  if (err instanceof TerminatedFailure) return `terminated${err.message ? `: ${err.message}` : ''}`;
+  if (err instanceof ServerFailure) return `server: ${err.message}`;
+  if (err instanceof Error) return `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}`;
+  return String(err);
+}
+
+/** The message chain of a failure, outermost first (WorkflowFailedError → child → activity → vendor error). */
+export function failureChain(err: unknown): string[] {
+  const out: string[] = [];
+  const seen = new Set<unknown>();
+  let e: unknown = err;
+  while (e && !seen.has(e) && out.length < 20) {
+    seen.add(e);
+    const line = describeFailure(e);
+    if (out[out.length - 1] !== line) out.push(line);
+    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
+  }
+  return out;
+}
+
+/** Maps the error of `handle.result()` to an outcome; rethrows what is not a pipeline outcome. */
+export function outcomeOf(workflowId: string, err: unknown): PipelineOutcome {
+  if (!(err instanceof WorkflowFailedError)) throw err;
+  const cause = err.cause;
+  const status =
+    cause instanceof CancelledFailure
+      ? 'cancelled'
+      : cause instanceof TerminatedFailure
+        ? 'terminated'
+        : cause instanceof TimeoutFailure
+          ? 'timed-out'
+          : 'failed';
+  return { status, workflowId, error: err, messages: failureChain(err) };
+}
+
+export interface FollowOptions {
+  /** Called with every status the query returns (about once per interval). */
+  onStatus?: (status: PipelineStatus) => void;
+  /** Called when a status query fails (no worker yet, workflow task not done yet…). */
+  onStatusError?: (err: unknown) => void;
+  /** Between status queries (default 1000 ms). */
+  intervalMs?: number;
+  /** Per status query (default 5000 ms). */
+  queryTimeoutMs?: number;
+  /** Stop following (the pipeline keeps running). The promise rejects with the abort reason. */
+  signal?: AbortSignal;
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+/**
+ * Follows a running pipeline until it ends: polls the status query, awaits the result.
+ * Resolves with the outcome (completed, failed, cancelled, terminated, timed-out); rejects
+ * only when the workflow does not exist, the connection fails, or `signal` aborts.
+ */
+export async function followPipeline(client: Client, workflowId: string, opts: FollowOptions = {}): Promise<PipelineOutcome> {
+  const { signal } = opts;
+  if (signal?.aborted) throw abortError(signal);
+  const handle = client.workflow.getHandle<VideoPipelineWorkflow>(workflowId);
+  const awaitResult = () => handle.result();
+  const outcome: Promise<PipelineOutcome> = (signal ? client.withAbortSignal(signal, awaitResult) : awaitResult()).then(
+    (result) => ({ status: 'completed' as const, workflowId, result }),
+    (err: unknown) => {
+      if (signal?.aborted) throw abortError(signal);
+      return outcomeOf(workflowId, err);
+    },
+  );
+  let ended = false;
+  const settled = outcome.then(
+    () => void (ended = true),
+    () => void (ended = true),
+  );
+  const interval = opts.intervalMs ?? 1_000;
+  const poll = async (): Promise<void> => {
+    if (!opts.onStatus) return;
+    try {
+      const status = await client.withDeadline(Date.now() + (opts.queryTimeoutMs ?? 5_000), () =>
+        handle.query(statusQuery),
+      );
+      opts.onStatus(status);
+    } catch (err) {
+      opts.onStatusError?.(err);
+    }
+  };
+  while (!ended && !signal?.aborted) {
+    await poll();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([
+      settled,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, interval);
+        onAbort = resolve;
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+  if (signal?.aborted) {
+    await settled;
+    throw abortError(signal);
+  }
+  // The final state (best effort: the query of a closed workflow needs a worker to replay it).
+  await poll();
+  return outcome;
+}
+
+export interface RunPipelineOptions extends StartPipelineOptions, Omit<FollowOptions, 'signal'> {
+  /** Called once the workflow has started. */
+  onStarted?: (handle: PipelineHandle) => void;
+}
+
+/**
+ * Starts a pipeline and waits for its result. A failed, cancelled, terminated or
+ * timed-out pipeline rejects with the WorkflowFailedError (see failureChain for its
+ * messages). Pass onStatus to watch it progress.
+ */
+export async function runPipeline(
+  client: Client,
+  definition: PipelineDefinitionInput | unknown,
+  opts: RunPipelineOptions = {},
+): Promise<PipelineResult> {
+  const handle = await startPipeline(client, definition, opts);
+  opts.onStarted?.(handle);
+  const outcome = await followPipeline(client, handle.workflowId, opts);
+  if (outcome.status === 'completed') return outcome.result;
+  throw outcome.error;
+}
+
+/** The pipeline's live status (the workflow's `status` query; needs a running worker). */
+export async function pipelineStatus(client: Client, workflowId: string, opts: { timeoutMs?: number } = {}): Promise<PipelineStatus> {
+  const handle = client.workflow.getHandle<VideoPipelineWorkflow>(workflowId);
+  return opts.timeoutMs
+    ? client.withDeadline(Date.now() + opts.timeoutMs, () => handle.query(statusQuery))
+    : handle.query(statusQuery);
+}
+
+/** Waits for the pipeline's result; rejects with WorkflowFailedError when it did not complete. */
+export async function pipelineResult(client: Client, workflowId: string): Promise<PipelineResult> {
+  return client.workflow.getHandle<VideoPipelineWorkflow>(workflowId).result();
+}
+
+/**
+ * Requests cancellation. The workflow cancels its stage children and ends as cancelled;
+ * vendor tasks already created keep running at the vendor (their ids stay in the status).
+ */
+export async function cancelPipeline(client: Client, workflowId: string): Promise<void> {
+  await client.workflow.getHandle(workflowId).cancel();
+}
+
+/**
+ * Answers a pipeline that waits for an operator after an ambiguous create: a task id
+ * found in the vendor console, `{ resubmit: true }` or `{ abandon: true }`. Goes to the
+ * parent pipeline workflow, which forwards it to the waiting stage. Rejects with
+ * WorkflowUpdateFailedError when the workflow refuses it (e.g. nothing is waiting).
+ */
+export async function resolveCreate(
+  client: Client,
+  workflowId: string,
+  decision: CreateDecision,
+  opts: { step?: string } = {},
+): Promise<ResolveCreateResult> {
+  return client.workflow.getHandle(workflowId).executeUpdate(resolveCreateUpdate, {
+    args: [{ decision, ...(opts.step ? { step: opts.step } : {}) }],
+  });
+}
+
+/** Filters of `listPipelines` / `reelflow list --status`. */
+export const LIST_STATUSES = [
+  'running',
+  'waiting-operator',
+  'stuck',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed-out',
+] as const;
+export type ListStatus = (typeof LIST_STATUSES)[number];
+export const LIST_STAGES = [...STAGES, 'archive', 'done'] as const;
+
+const EXECUTION_STATUS: Record<ListStatus, string> = {
+  running: 'Running',
+  'waiting-operator': 'Running',
+  stuck: 'Running',
+  completed: 'Completed',
+  failed: 'Failed',
+  cancelled: 'Canceled',
+  terminated: 'Terminated',
+  'timed-out': 'TimedOut',
+};
+
+export interface ListPipelinesOptions {
+  status?: ListStatus;
+  stage?: (typeof LIST_STAGES)[number];
+  vendorTaskId?: string;
+  /** Extra visibility query, ANDed (e.g. "StartTime > '2025-01-01T00:00:00Z'"). */
+  query?: string;
+  /** At most this many (default 100), newest first. */
+  limit?: number;
+}
+
+/** Values go into a visibility query string literal: no quotes, backslashes or control characters. */
+function literal(option: string, value: string): string {
+  if (!value || /['"\\\u0000-\u001f]/.test(value)) {
+    throw new RangeError(`${option}: must be non-empty without quotes, backslashes or control characters`);
+  }
+  return `'${value}'`;
+}
+
+/** The visibility query of listPipelines (exported for tests and for `temporal workflow list -q`). */
+export function buildListQuery(opts: ListPipelinesOptions = {}): string {
+  const parts = [`WorkflowType = ${literal('type', PIPELINE_WORKFLOW_TYPE)}`];
+  if (opts.status !== undefined) {
+    if (!(LIST_STATUSES as readonly string[]).includes(opts.status)) {
+      throw new RangeError(`status: one of ${LIST_STATUSES.join(', ')} (got ${JSON.stringify(opts.status)})`);
+    }
+    parts.push(`ExecutionStatus = '${EXECUTION_STATUS[opts.status]}'`);
+    if (opts.status === 'waiting-operator' || opts.status === 'stuck') {
+      parts.push(`${STATUS.name} = '${opts.status}'`);
+    }
+  }
+  if (opts.stage !== undefined) {
+    if (!(LIST_STAGES as readonly string[]).includes(opts.stage)) {
+      throw new RangeError(`stage: one of ${LIST_STAGES.join(', ')} (got ${JSON.stringify(opts.stage)})`);
+    }
+    parts.push(`${STAGE.name} = '${opts.stage}'`);
+  }
+  if (opts.vendorTaskId !== undefined) parts.push(`${VENDOR_TASK_IDS.name} = ${literal('vendorTaskId', opts.vendorTaskId)}`);
+  if (opts.query?.trim()) parts.push(`(${opts.query.trim()})`);
+  return parts.join(' AND ');
+}
+
+export interface PipelineSummary {
+  workflowId: string;
+  runId: string;
+  /** Temporal's execution status, lowercased: running, completed, failed, cancelled, terminated, timed-out, continued-as-new, paused. */
+  executionStatus: string;
+  /** reelflow's own status and stage (search attributes), as last set by the workflow. */
+  status?: string;
+  stage?: string;
+  vendorTaskIds: string[];
+  taskQueue: string;
+  startTime: string;
+  closeTime?: string;
+}
+
+/** RUNNING → running, TIMED_OUT → timed-out, … (the vocabulary of `--status`). */
+export function executionStatusName(name: string): string {
+  return name.toLowerCase().replace(/_/g, '-');
+}
+
+export function summarizeExecution(info: WorkflowExecutionInfo): PipelineSummary {
+  const sa = info.typedSearchAttributes;
+  const summary: PipelineSummary = {
+    workflowId: info.workflowId,
+    runId: info.runId,
+    executionStatus: executionStatusName(info.status.name),
+    vendorTaskIds: sa.get(VENDOR_TASK_IDS) ?? [],
+    taskQueue: info.taskQueue,
+    startTime: info.startTime.toISOString(),
+  };
+  const status = sa.get(STATUS);
+  const stage = sa.get(STAGE);
+  if (status !== undefined) summary.status = status;
+  if (stage !== undefined) summary.stage = stage;
+  if (info.closeTime) summary.closeTime = info.closeTime.toISOString();
+  return summary;
+}
+
+/** Lists pipelines from Temporal visibility (eventually consistent: a just-started one may lag a second). */
+export async function listPipelines(client: Client, opts: ListPipelinesOptions = {}): Promise<PipelineSummary[]> {
+  const query = buildListQuery(opts);
+  const limit = opts.limit ?? 100;
+  const out: PipelineSummary[] = [];
+  if (limit <= 0) return out;
+  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+    out.push(summarizeExecution(info));
+    if (out.length >= limit) break;
+  }
+  return out;
+}

@@ -1,0 +1,57 @@
+/**
+ * The plain values among the assumptions (see assumptions.ts, which re-exports them):
+ * no zod here, so workflows import them cheaply. With the spec's stated facts
+ * (vendor-facts.ts, re-exported here), this is the one home of every vendor value:
+ * states, minimum intervals, limits, the wait after a 429.
+ *
+ * State lists are what reelflow UNDERSTANDS, not what it accepts: response schemas take
+ * any non-empty status string, since a vendor (or a reseller in front of it) may send
+ * states the spec does not name. Workflows decide what an unknown state means.
+ */
+import { GETASSET_MIN_INTERVAL_MS } from './vendor-facts';
+
+export * from './vendor-facts';
+
+/**
+ * States of a generation task (spec 3.4: "not shown"): ours, plus the upstream's
+ * `expired` (the task expired at the vendor).
+ */
+export const GENERATION_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
+export const GENERATION_TERMINAL_STATES = ['succeeded', 'failed', 'cancelled', 'expired'] as const;
+export type GenerationState = (typeof GENERATION_STATES)[number];
+
+/** States of an erase task (spec 3.1). Resellers may also send NOT_START or UNKNOWN: unknown here. */
+export const ERASE_STATES = ['SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE'] as const;
+export const ERASE_TERMINAL_STATES = ['SUCCESS', 'FAILURE'] as const;
+export type EraseState = (typeof ERASE_STATES)[number];
+
+/** States of a review task (spec 3.3; transitions not shown). */
+export const REVIEW_STATES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export const REVIEW_TERMINAL_STATES = ['completed', 'failed', 'cancelled'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+
+/** States of an asset (spec 3.2), plus the Volcengine OpenAPI style's `Processing`. */
+export const ASSET_STATES = ['Pending', 'Processing', 'Active', 'Failed', 'Deleted'] as const;
+export const ASSET_TERMINAL_STATES = ['Active', 'Failed', 'Deleted'] as const;
+/** Still being processed: keep polling. */
+export const ASSET_PENDING_STATES = ['Pending', 'Processing'] as const;
+export type AssetState = (typeof ASSET_STATES)[number];
+
+/** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
+export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
+
+/**
+ * Never query a task more often than this, per interface: GetAsset's is the spec's (4.4),
+ * the others are not shown (review: rule 3 above; generation, erase: 1 s per task).
+ */
+export const MIN_QUERY_INTERVAL_MS = {
+  asset: GETASSET_MIN_INTERVAL_MS,
+  review: REVIEW_MIN_QUERY_INTERVAL_MS,
+  generation: 1_000,
+  erase: 1_000,
+} as const;
+
+/** Wait after a 429 that carries no Retry-After (the spec names none). */
+export const RATE_LIMIT_WAIT_MS = 1_000;
+/** The 429 floor: a create is retried no sooner than this, whatever Retry-After says. */
+export const RATE_LIMIT_FLOOR_MS = 500;
