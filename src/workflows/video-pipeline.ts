@@ -16,7 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
-import { ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
+import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
 import { STAGES, type PipelineInput, type PipelineResult, type PipelineStatus, type StageName } from './messages';
 import { archiveOutput } from './stages/archive';
 import { assetsStage, assetSources } from './stages/assets';
@@ -170,6 +170,6 @@ function ended(rt: PipelineRuntime, err: unknown): void {
 function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {
   const { vendorTasks, calls } = rt.status;
   const eraseTasks = vendorTasks.filter((t) => t.kind === 'erase').length;
-  const cost = eraseTasks === 0 ? {} : { erase: { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: '¥' as const, total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) } };
+  const cost: PipelineResult['cost'] = eraseTasks === 0 ? {} : { erase: { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: ERASE_CURRENCY, total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) } };
   return { ...result, vendorTasks, calls, cost };
 }
