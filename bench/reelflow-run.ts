@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { freePort } from '../src/devstack/dev-server';
-import { childWorkflowId, STAGES, type PipelineResult } from '../src/workflows/messages';
+import { STAGES, type PipelineResult } from '../src/workflows/messages';
 import { mapPool } from './pool';
 import {
   cpuOf,
@@ -180,14 +180,6 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
       const r = results[i]!;
       if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
       const parent = await s.handle.describe();
-      const children = await Promise.all(
-        enabled.map((stage) =>
-          client.workflow
-            .getHandle(childWorkflowId(s.handle!.workflowId, stage))
-            .describe()
-            .then((d) => d.historyLength, () => 0),
-        ),
-      );
       const close = parent.closeTime?.getTime() ?? NaN;
       if (close > lastClose) lastClose = close;
       return {
@@ -195,7 +187,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
         ...(r.error ? { error: r.error } : {}),
         pipelineMs: close - parent.startTime.getTime(),
         stageMs: r.timings,
-        historyEvents: parent.historyLength + children.reduce((a, b) => a + b, 0),
+        historyEvents: parent.historyLength,
       };
     });
 

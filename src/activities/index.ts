@@ -5,6 +5,7 @@
  */
 import { createArchiveActivities } from './archive';
 import { createClaimActivities } from './claims';
+import { createDefinitionActivities } from './definition';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createVendorActivities(deps),
     ...createClaimActivities(deps),
+    ...createDefinitionActivities(),
     ...createArchiveActivities({
       archiveRoot: deps.archiveRoot,
       allowPrivate: deps.archiveAllowPrivate ?? false,

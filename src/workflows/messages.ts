@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PipelineDefinitionInput } from '../definition/definition';
+import type { RuntimeCarry } from './lib/pipeline-runtime';
 
 export type StageName = 'review' | 'assets' | 'generation' | 'erase';
 export const STAGES: readonly StageName[] = ['review', 'assets', 'generation', 'erase'];
@@ -23,10 +24,12 @@ export interface VendorTaskRecord {
   via: 'create' | 'reconcile-name' | 'callback' | 'operator' | 'existing';
   /** True for a task of a superseded attempt that may still run (and cost) at the vendor. */
   orphan?: boolean;
+  /** When the pipeline learned the id (ISO, workflow time). */
+  recordedAt?: string;
 }
 
 export interface PendingDecision {
-  /** The child workflow that waits. */
+  /** The pipeline workflow that waits. */
   workflowId: string;
   stage: StageName;
   step: string;
@@ -39,7 +42,6 @@ export type StageState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' |
 
 export interface StageStatus {
   state: StageState;
-  workflowId?: string;
   startedAt?: string;
   endedAt?: string;
   progress?: { done: number; total: number };
@@ -132,6 +134,14 @@ export interface PipelineResult {
 
 export interface PipelineInput {
   definition: PipelineDefinitionInput;
+  /** Set only by the pipeline itself when it continues as new: what it had done so far. */
+  resume?: PipelineResume;
+}
+
+/** What a pipeline carries across continue-as-new: its status, Retry-After holds and finished outputs. */
+export interface PipelineResume {
+  runtime: RuntimeCarry;
+  result: PipelineResult;
 }
 
 /** Operator decision for a create whose outcome is ambiguous (policy `ask`). */
@@ -164,35 +174,10 @@ export interface VendorCallbackSignal {
  */
 export type CallbackVerdict = 'new' | 'duplicate' | 'settled' | 'mismatch' | 'stale' | 'limit';
 
-/** Child → parent: progress and waiting state, so the parent's status shows it all. */
-export interface StageReport {
-  stage: StageName;
-  progress?: { done: number; total: number };
-  detail?: string;
-  vendorTasks?: VendorTaskRecord[];
-  calls?: Record<string, number>;
-  waiting?: PendingDecision | null;
-  stuck?: boolean;
-}
-
 export const statusQuery = defineQuery<PipelineStatus>('status');
 export const resolveCreateUpdate = defineUpdate<ResolveCreateResult, [ResolveCreateInput]>('resolveCreate');
 export const vendorCallbackSignal = defineSignal<[VendorCallbackSignal]>('vendorCallback');
 export const callbackVerdictQuery = defineQuery<CallbackVerdict, [VendorCallbackSignal]>('callbackVerdict');
-export const stageReportSignal = defineSignal<[StageReport]>('stageReport');
-/** Parent → child: forwards an operator decision made on the parent. */
-export const operatorDecisionSignal = defineSignal<[ResolveCreateInput]>('operatorDecision');
-
-export const CHILD_SUFFIX: Record<StageName, string> = {
-  review: 'review',
-  assets: 'assets',
-  generation: 'generation',
-  erase: 'erase',
-};
-export function childWorkflowId(pipelineId: string, stage: StageName): string {
-  return `${pipelineId}.${CHILD_SUFFIX[stage]}`;
-}
-
 /** Activities of GetAsset run on their own task queue, rate limited by the server. */
 export function getAssetTaskQueue(taskQueue: string, profile: string): string {
   return `${taskQueue}.getasset.${profile}`;

@@ -1,34 +1,39 @@
 /**
- * Records the histories the replay tests replay: run with `npm run record-histories`
- * after a deliberate, compatible workflow change (and review the diff). Not part of
- * `npm test`: committed histories are the point — they stand for pipelines already
- * running in production when a new worker version is deployed.
+ * Records histories for the replay tests: run with `npm run record-histories` after a
+ * deliberate workflow change. Not part of `npm test`: committed histories stand for
+ * pipelines already running in production when a new worker version is deployed, so this
+ * script only ADDS files (named by today's date) and never overwrites one: a change that
+ * breaks an old history needs `patched()` or a new workflow type, not a re-recording.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTemporalCli } from '../../src/devstack/temporal-cli';
-import { childWorkflowId, resolveCreateUpdate, statusQuery, type StageName } from '../../src/workflows/messages';
+import { resolveCreateUpdate, statusQuery, type PipelineStatus } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
 
 const OUT = path.join(__dirname, 'histories');
-/** file → the workflow id it ran under (child ids derive from it, so replay needs it). */
-const ids: Record<string, string> = {};
+const IDS = path.join(OUT, 'workflow-ids.json');
+/** file → the workflow id it ran under (replay needs it). */
+const ids: Record<string, string> = existsSync(IDS) ? (JSON.parse(readFileSync(IDS, 'utf8')) as Record<string, string>) : {};
+const day = new Date().toISOString().slice(0, 10);
 
 /** The Temporal CLI writes the canonical proto3 JSON that historyFromJSON reads. */
-async function save(_h: Harness, name: string, workflowId: string) {
+function save(name: string, workflowId: string, runId?: string): void {
+  const file = `${day}.${name}.json`;
+  if (existsSync(path.join(OUT, file))) {
+    console.log(`kept ${file}: recorded histories are never overwritten`);
+    return;
+  }
   const cli = findTemporalCli(() => undefined)!.path;
-  const json = execFileSync(cli, ['workflow', 'show', '--address', process.env.TEMPORAL_ADDRESS!, '-w', workflowId, '-o', 'json'], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  writeFileSync(path.join(OUT, `${name}.json`), json);
-  ids[`${name}.json`] = workflowId;
+  const args = ['workflow', 'show', '--address', process.env.TEMPORAL_ADDRESS!, '-w', workflowId, ...(runId ? ['-r', runId] : []), '-o', 'json'];
+  writeFileSync(path.join(OUT, file), execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+  ids[file] = workflowId;
 }
 
-async function saveAll(h: Harness, prefix: string, workflowId: string, stages: StageName[]) {
-  await save(h, `${prefix}.videoPipeline`, workflowId);
-  for (const s of stages) await save(h, `${prefix}.${s}Stage`, childWorkflowId(workflowId, s));
+async function until(h: Harness, handle: { query: (q: typeof statusQuery) => Promise<PipelineStatus> }, pred: (s: PipelineStatus) => boolean) {
+  while (!pred(await handle.query(statusQuery))) await new Promise((r) => setTimeout(r, 200));
+  void h;
 }
 
 test('record replay histories', async () => {
@@ -37,31 +42,36 @@ test('record replay histories', async () => {
     // 1. All four stages with callbacks, one fault reconciled from a callback.
     h.emulator.setFaults({ 'erase.create': { error500AfterCreate: { next: 1 } } });
     const { handle: full } = await h.run(fullDefinition({ options: { callbacks: true } }));
-    await saveAll(h, 'full', full.workflowId, ['review', 'assets', 'generation', 'erase']);
+    save('full', full.workflowId);
 
     // 2. An ambiguous paid create resolved by the operator Update.
     h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
     const ask = await h.start({ generation: { model: 'video-model-1', content: [{ type: 'text', text: 'ask' }] }, options: { archive: false } });
-    for (;;) {
-      if ((await ask.query(statusQuery)).state === 'waiting-operator') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until(h, ask, (s) => s.state === 'waiting-operator');
     const [task] = h.emulator.inspect().generationTasks.slice(-1);
     await ask.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
     await ask.result();
-    await saveAll(h, 'ask', ask.workflowId, ['generation']);
+    save('ask', ask.workflowId);
 
     // 3. A cancelled pipeline.
     h.emulator.setFaults({});
     const cancelled = await h.start({ generation: { model: 'video-model-1', content: [{ type: 'text', text: 'cancel' }] }, erase: true });
-    for (;;) {
-      if ((await cancelled.query(statusQuery)).vendorTasks.length > 0) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until(h, cancelled, (s) => s.vendorTasks.length > 0);
     await cancelled.cancel();
     await cancelled.result().catch(() => undefined);
-    await saveAll(h, 'cancelled', cancelled.workflowId, ['generation']);
-    writeFileSync(path.join(OUT, 'workflow-ids.json'), `${JSON.stringify(ids, null, 2)}\n`);
+    save('cancelled', cancelled.workflowId);
+
+    // 4. A pipeline that continued as new while polling: its first run ends in ContinuedAsNew.
+    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 6 } } });
+    const long = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'long' }] },
+      options: { archive: false, historyEventsBeforeContinueAsNew: 50 },
+    });
+    const firstRunId = long.firstExecutionRunId;
+    await long.result();
+    save('continued', long.workflowId, firstRunId);
+
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }

@@ -23,7 +23,6 @@ test('the documented API is exported', () => {
     'DefinitionError',
     'statusQuery',
     'resolveCreateUpdate',
-    'childWorkflowId',
     'DEFAULT_TASK_QUEUE',
     'createReelflowWorkers',
     'startWorkerProcess',

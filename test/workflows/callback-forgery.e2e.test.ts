@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { createVendorClient } from '../../src/vendor-api';
-import { childWorkflowId, resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
+import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import { CALLBACK_SECRET, startHarness, waitForStatus, type Harness } from './harness';
 
 const MODEL = 'video-model-1';
@@ -37,7 +37,7 @@ function post(url: string, body: unknown): Promise<number> {
 
 /** The URL the vendor got for a pipeline's generation create, attempt 1. */
 const generationCallbackUrl = (h: Harness, pipelineId: string) =>
-  buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, childWorkflowId(pipelineId, 'generation'), 'generation', 1);
+  buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, pipelineId, 'generation', 1);
 
 /** A task created at the vendor by someone else (not a pipeline): what an attacker may own. */
 async function createDirectly(h: Harness, model: string): Promise<string> {
@@ -88,7 +88,7 @@ describe('forged callbacks to a real callback URL', () => {
     await until('P2 create answered 500', () =>
       h.emulator.inspect().requests.some((r) => r.endpoint === 'generation.create' && r.status === 500) || undefined,
     );
-    const ofP2 = (u?: string) => Boolean(u?.includes(`/${encodeURIComponent(childWorkflowId(p2.workflowId, 'generation'))}/`));
+    const ofP2 = (u?: string) => Boolean(u?.includes(`/${encodeURIComponent(p2.workflowId)}/`));
     const t2 = h.emulator.inspect().generationTasks.find((t) => ofP2(t.callbackUrl))!.id;
 
     // Within the callback grace: forged callbacks to P2's real URL. The receiver relays them.
@@ -130,7 +130,7 @@ describe('forged callbacks to a real callback URL', () => {
       review: { media: ['https://media.example.com/forgery/mine.png'] },
       options: { archive: false, callbacks: true, deadlines: { callbackGrace: '20s' } },
     });
-    const child = childWorkflowId(p.workflowId, 'review');
+    const child = p.workflowId;
     const ofP = (u?: string) => Boolean(u?.includes(`/${encodeURIComponent(child)}/`));
     await until('review submit answered 500', () =>
       h.emulator.inspect().requests.some((r) => r.endpoint === 'review.async' && r.status === 500 && ofP(r.callbackUrl)) || undefined,
@@ -177,7 +177,7 @@ describe('replays of one callback URL', () => {
     // The polls of an 8 s task at the callback cadence (about 4), plus at most one per callback
     // the URL's bucket admits (10 at once, the genuine ones included). Before: one per POST.
     expect(queries.length).toBeLessThanOrEqual(12);
-    const history = await h.client.workflow.getHandle(childWorkflowId(handle.workflowId, 'generation')).fetchHistory();
+    const history = await h.client.workflow.getHandle(handle.workflowId).fetchHistory();
     const signals = (history.events ?? []).filter(
       (e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
     );

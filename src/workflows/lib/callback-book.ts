@@ -44,6 +44,13 @@ interface Attempt {
   dropped: number;
 }
 
+/** The book as continue-as-new carries it (plain data). */
+export interface BookCarry {
+  attempts: (Omit<Attempt, 'offers'> & { offers: Offer[] })[];
+  settled: string[];
+  signals: [string, number][];
+}
+
 /** What the book needs from its stage runtime. */
 export interface BookHost {
   count(endpoint: string): void;
@@ -89,7 +96,35 @@ export class CallbackBook {
   private readonly lastQuery = new Map<string, number>();
   private pumping = false;
 
-  constructor(private readonly host: BookHost) {}
+  constructor(
+    carry: BookCarry | undefined,
+    private readonly host: BookHost,
+  ) {
+    for (const a of carry?.attempts ?? []) {
+      const restored: Attempt = { ...a, offers: new Map(a.offers.map((o) => [o.id, o])) };
+      this.attempts.set(keyOf(a.step, a.attempt), restored);
+      this.current.set(a.step, restored); // attempts are carried in order: the last one is current
+    }
+    carry?.settled.forEach((step) => this.settled.add(step));
+    carry?.signals.forEach(([key, n]) => this.signals.set(key, n));
+    if (carry?.attempts.some((a) => a.offers.some((o) => o.state === 'pending'))) this.wake();
+  }
+
+  /**
+   * What continue-as-new carries: every attempt with its offers (an offer being checked is
+   * checked again), settled steps and signal counts, so a late callback is still judged,
+   * and still ends an operator's wait, in the next run.
+   */
+  carry(): BookCarry {
+    return {
+      attempts: [...this.attempts.values()].map((a) => ({
+        ...a,
+        offers: [...a.offers.values()].map((o) => (o.state === 'checking' ? { ...o, state: 'pending' as const } : o)),
+      })),
+      settled: [...this.settled],
+      signals: [...this.signals],
+    };
+  }
 
   // ---- attempts, as the create protocol runs them
 

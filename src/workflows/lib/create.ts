@@ -9,16 +9,16 @@
  */
 import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
 import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
-import type { VendorTaskKind } from '../messages';
+import type { VendorTaskKind, VendorTaskRecord } from '../messages';
 import type { ProofSpec } from './callback-book';
-import { classifyCreateFailure } from './failures';
+import { classifyCreateFailure, type CreateOutcome } from './failures';
 import { holdUntil, interfaceOf } from './holds';
-import type { StageRuntime } from './stage-runtime';
+import type { PipelineRuntime } from './pipeline-runtime';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
 export interface CreateSpec<T> {
-  rt: StageRuntime;
+  rt: PipelineRuntime;
   step: string;
   kind: VendorTaskKind;
   /** Human label for messages and timer summaries, e.g. "generation create". */
@@ -42,7 +42,7 @@ export interface CreateSpec<T> {
 export interface Created<T> {
   value: T;
   attempt: number;
-  via: 'create' | 'reconcile-name' | 'callback' | 'operator';
+  via: VendorTaskRecord['via'];
 }
 
 /** Policy `resubmit` gives up after this many ambiguous outcomes in a row. */
@@ -61,20 +61,35 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   let resubmits = 0;
   const giveUp = (message: string) =>
     stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
+  const known = rt.knownTask(step);
+  if (known) {
+    // Recorded by this pipeline before it continued as new: the task exists, never create it again.
+    rt.beginAttempt(step, known.attempt, kind, spec.proof);
+    rt.endAttempt(step, known.attempt, known.id);
+    return { value: spec.fromTaskId(known.id), attempt: known.attempt, via: known.via };
+  }
   const iface = interfaceOf(spec.endpoint);
+  // A run before continue-as-new left this step's outcome unknown: reconcile it again, never create.
+  let resumed = rt.ambiguousAttempt(step);
+  if (resumed !== undefined) attempt = resumed;
   for (;;) {
-    await holdUntil(rt.notBefore(iface), `${spec.label}: waiting out the vendor's Retry-After`);
-    rt.beginAttempt(step, attempt, kind, spec.proof);
-    rt.count(spec.endpoint);
-    let outcome;
-    try {
-      const value = await spec.create(attempt);
-      rt.endAttempt(step, attempt, spec.taskIdOf(value));
-      rt.record({ kind, id: spec.taskIdOf(value), step, attempt, via: 'create' });
-      return { value, attempt, via: 'create' };
-    } catch (err) {
-      rt.endAttempt(step, attempt);
-      outcome = classifyCreateFailure(err);
+    let outcome: CreateOutcome;
+    if (resumed !== undefined) {
+      outcome = { kind: 'ambiguous', message: 'the outcome was still unknown when the pipeline continued as new' };
+      resumed = undefined;
+    } else {
+      await holdUntil(rt.notBefore(iface), `${spec.label}: waiting out the vendor's Retry-After`);
+      rt.beginAttempt(step, attempt, kind, spec.proof);
+      rt.count(spec.endpoint);
+      try {
+        const value = await rt.creating(() => spec.create(attempt));
+        rt.endAttempt(step, attempt, spec.taskIdOf(value));
+        rt.record({ kind, id: spec.taskIdOf(value), step, attempt, via: 'create' });
+        return { value, attempt, via: 'create' };
+      } catch (err) {
+        rt.endAttempt(step, attempt);
+        outcome = classifyCreateFailure(err);
+      }
     }
     switch (outcome.kind) {
       case 'fatal':
@@ -103,6 +118,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         continue;
       }
       case 'ambiguous': {
+        rt.setAmbiguous(step, attempt);
         const found = await spec.reconcile(attempt);
         if (found !== undefined) {
           const via = rt.provenTask(step, attempt) === spec.taskIdOf(found) ? 'callback' : 'reconcile-name';
@@ -115,6 +131,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
           if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
             throw stageFailure(`${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`, 'AmbiguousCreate');
           }
+          rt.setAmbiguous(step, undefined);
           attempt++;
           continue;
         }
@@ -138,6 +155,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         if ('abandon' in decision) {
           throw stageFailure(`${spec.label} abandoned by an operator after an ambiguous create`, 'CreateAbandoned');
         }
+        rt.setAmbiguous(step, undefined);
         attempt++;
         continue;
       }
@@ -150,13 +168,18 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
  * names a task passing the proof (offers.ts). Refused ids do not end the wait.
  */
 export async function waitForCallbackTaskId(
-  rt: StageRuntime,
+  rt: PipelineRuntime,
   step: string,
   attempt: number,
   callbacksUsed: boolean,
   graceMs: number,
 ): Promise<string | undefined> {
   if (!callbacksUsed) return undefined;
-  await condition(() => rt.provenTask(step, attempt) !== undefined, graceMs);
+  const until = Date.now() + graceMs;
+  // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
+  while (rt.provenTask(step, attempt) === undefined && Date.now() < until) {
+    await condition(() => rt.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now());
+    await rt.checkpoint();
+  }
   return rt.provenTask(step, attempt);
 }

@@ -9,6 +9,12 @@ import {
   TimeoutFailure,
   isCancellation,
 } from '@temporalio/workflow';
+import {
+  ASSET_TERMINAL_STATES,
+  ERASE_TERMINAL_STATES,
+  GENERATION_TERMINAL_STATES,
+  REVIEW_TERMINAL_STATES,
+} from '../../vendor-api/assumed-values';
 import { FATAL_TYPES } from './proxies';
 
 export type CreateOutcome =
@@ -88,4 +94,37 @@ export function retryAfterAt(err: unknown): number {
   const { type, info } = appFailure(err);
   if (type !== 'RateLimitedError') return 0;
   return info.retryAfterAt ?? (info.retryAfterMs !== undefined ? Date.now() + info.retryAfterMs : 0);
+}
+
+const TERMINAL_STATES: readonly string[] = [
+  ...GENERATION_TERMINAL_STATES,
+  ...ERASE_TERMINAL_STATES,
+  ...REVIEW_TERMINAL_STATES,
+  ...ASSET_TERMINAL_STATES,
+];
+
+/** Whether a vendor task in this state has ended (so it no longer runs, nor costs). */
+export function isTerminalState(state: string | undefined): boolean {
+  return state !== undefined && TERMINAL_STATES.includes(state);
+}
+
+/** The innermost message of a failure chain: "generation task X ended failed: …". */
+export function messageOf(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The pipeline's own failure, keeping the chain: pipeline → stage failure → activity →
+ * vendor error, so a client sees the stage's type and details (e.g. ReviewNotPassed items,
+ * the offending field, the vendor's code).
+ */
+export function pipelineFailure(pipelineId: string, stage: string, err: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: `pipeline ${pipelineId} failed in stage ${stage}: ${messageOf(err)}`,
+    type: 'PipelineFailed',
+    nonRetryable: true,
+    cause: err instanceof Error ? err : undefined,
+  });
 }

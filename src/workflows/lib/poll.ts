@@ -7,12 +7,12 @@
  * "not found" just after the create issued the id (read-after-write lag, retried for a
  * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
-import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { MIN_QUERY_INTERVAL_MS } from '../../vendor-api/assumed-values';
 import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
 import { holdUntil, interfaceOf } from './holds';
 import { stageFailure } from './create';
-import type { StageRuntime } from './stage-runtime';
+import type { PipelineRuntime } from './pipeline-runtime';
 
 export interface PollPolicy {
   firstMs: number;
@@ -25,7 +25,7 @@ export interface PollPolicy {
 }
 
 export interface PollSpec<T> {
-  rt: StageRuntime;
+  rt: PipelineRuntime;
   step: string;
   label: string;
   endpoint: string;
@@ -42,10 +42,6 @@ export interface PollSpec<T> {
   notFoundGraceMs?: number;
   /** Called once when the task has been unfinished this long (e.g. asset Pending 5 min). */
   stuck?: { afterMs: number; onStuck(): void };
-  /** Continue-as-new hook: called when history grows large; must not return. */
-  continueAsNew?: () => Promise<never>;
-  /** History length that triggers it (default CONTINUE_AS_NEW_EVENTS). */
-  historyLimit?: number;
 }
 
 export const DEFAULT_POLICIES = {
@@ -55,8 +51,6 @@ export const DEFAULT_POLICIES = {
   erase: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.erase, callbackSlowdown: 3 },
 } satisfies Record<string, PollPolicy>;
 
-/** History length past which a polling child continues as new. */
-export const CONTINUE_AS_NEW_EVENTS = 4_000;
 /** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
 export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
@@ -92,10 +86,7 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
       stuckReported = true;
       spec.stuck.onStuck();
     }
-    const info = workflowInfo();
-    if (spec.continueAsNew && (info.continueAsNewSuggested || info.historyLength > (spec.historyLimit ?? CONTINUE_AS_NEW_EVENTS))) {
-      await spec.continueAsNew();
-    }
+    await rt.checkpoint();
     const delay = Math.max(policy.minMs, spec.callbacks ? wait * policy.callbackSlowdown : wait);
     await rt.waitForHint(spec.step, delay, `poll ${spec.label}`);
     wait = Math.min(wait * policy.factor, policy.maxMs);
@@ -113,7 +104,7 @@ function notUnderstood<T>(spec: PollSpec<T>, value: T): string | undefined {
   return spec.states.known.includes(state) ? undefined : state;
 }
 
-function showUnknown(rt: StageRuntime, label: string, state: string): void {
+function showUnknown(rt: PipelineRuntime, label: string, state: string): void {
   const detail = `${label}: vendor state "${state}" not understood; still polling`;
   if (rt.detail !== detail) {
     rt.detail = detail;

@@ -4,7 +4,7 @@
  * Queries retry 1 s, 2 s, 4 s on network failures; a 429 sets the next delay itself
  * (Retry-After, never below the interface minimum, see src/activities/vendor.ts).
  */
-import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { getAssetTaskQueue } from '../messages';
 
@@ -47,6 +47,11 @@ export const ARCHIVE_OPTIONS: ActivityOptions = {
 export const creates = proxyActivities<ReelflowActivities>(CREATE_OPTIONS);
 export const queries = proxyActivities<ReelflowActivities>(QUERY_OPTIONS);
 export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
+/** Definition validation: a local activity (pure; zod stays out of workflow code). */
+export const validating = proxyLocalActivities<ReelflowActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['InvalidDefinition'] },
+});
 
 /** GetAsset goes to the profile's own task queue, which the Temporal server rate-limits. */
 export function getAssetActivity(profile: string) {

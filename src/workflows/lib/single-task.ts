@@ -1,28 +1,20 @@
 /**
  * The shape shared by the generation and erase stages: create ONE paid vendor task
- * without duplicates (reconcile by callback), then poll it to a terminal state,
- * continuing as new with the known task id when history grows large.
+ * without duplicates (reconcile by callback), then poll it to a terminal state. After a
+ * continue-as-new the recorded task is polled again, never created again (create.ts).
  */
 import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
 import type { OfferExpectation } from './offers';
 import { pollUntilDone, type PollPolicy } from './poll';
-import type { StageCarry, StageRuntime } from './stage-runtime';
-import type { StageCommon } from './stage-output';
-
-export interface Resume {
-  taskId: string;
-  attempt: number;
-  startedAt: number;
-  carry: StageCarry;
-}
+import type { PipelineRuntime } from './pipeline-runtime';
+import type { StageCommon } from './stage-common';
 
 export interface SingleTaskInput extends StageCommon {
   policy: CreatePolicy;
-  resume?: Resume;
 }
 
 export interface SingleTaskSpec<Q extends { status: string }> {
-  rt: StageRuntime;
+  rt: PipelineRuntime;
   input: SingleTaskInput;
   kind: 'generation' | 'erase';
   /** Endpoint names counted per call. */
@@ -36,40 +28,28 @@ export interface SingleTaskSpec<Q extends { status: string }> {
   /** One create attempt; `callback` is set when callbacks are on. */
   create(attempt: number, callback: { step: string; attempt: number } | undefined): Promise<{ taskId: string }>;
   query(taskId: string): Promise<Q>;
-  /** Must call continueAsNew with `resume` in the stage's input. */
-  continueAsNew(resume: Resume): Promise<never>;
 }
 
 export async function createAndPollSingleTask<Q extends { status: string }>(spec: SingleTaskSpec<Q>): Promise<{ taskId: string; task: Q }> {
   const { rt, input, kind } = spec;
   const step = kind;
-  let taskId: string;
-  let attempt: number;
-  if (input.resume) {
-    ({ taskId, attempt } = input.resume);
-    rt.beginAttempt(step, attempt, kind);
-    rt.endAttempt(step, attempt, taskId);
-  } else {
-    const created = await createWithoutDuplicates({
-      rt,
-      step,
-      kind,
-      label: `${kind} create`,
-      endpoint: spec.endpoints.create,
-      policy: input.policy,
-      create: (n) => spec.create(n, input.callbacks ? { step, attempt: n } : undefined),
-      taskIdOf: (v) => v.taskId,
-      reconcile: async (n) => {
-        const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);
-        return id ? { taskId: id } : undefined;
-      },
-      fromTaskId: (id) => ({ taskId: id }),
-      proof: { profile: input.profile, kind, endpoint: spec.endpoints.query, expect: spec.expect ?? {} },
-    });
-    taskId = created.value.taskId;
-    attempt = created.attempt;
-  }
-  const startedAt = input.resume?.startedAt ?? Date.now();
+  const created = await createWithoutDuplicates({
+    rt,
+    step,
+    kind,
+    label: `${kind} create`,
+    endpoint: spec.endpoints.create,
+    policy: input.policy,
+    create: (n) => spec.create(n, input.callbacks ? { step, attempt: n } : undefined),
+    taskIdOf: (v) => v.taskId,
+    reconcile: async (n) => {
+      const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);
+      return id ? { taskId: id } : undefined;
+    },
+    fromTaskId: (id) => ({ taskId: id }),
+    proof: { profile: input.profile, kind, endpoint: spec.endpoints.query, expect: spec.expect ?? {} },
+  });
+  const { taskId } = created.value;
   rt.detail = `${kind} task ${taskId}`;
   const task = await pollUntilDone({
     rt,
@@ -79,7 +59,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(spec
     policy: spec.policy,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    startedAt,
+    startedAt: rt.recordedAt(step),
     query: () => spec.query(taskId),
     done: (t) => spec.terminal.includes(t.status),
     states: { of: (t) => t.status, known: spec.known },
@@ -88,11 +68,9 @@ export async function createAndPollSingleTask<Q extends { status: string }>(spec
       if (rt.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
         rt.setState(kind, taskId, t.status);
         rt.detail = `${kind} task ${taskId}: ${t.status}`;
-        rt.report();
+        rt.refresh();
       }
     },
-    continueAsNew: () => spec.continueAsNew({ taskId, attempt, startedAt, carry: rt.carry() }),
-    historyLimit: input.historyLimit,
   });
   rt.settle(step);
   return { taskId, task };

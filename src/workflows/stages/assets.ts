@@ -5,13 +5,16 @@
  * An asset Pending for 5 minutes is shown as stuck ("contact support").
  */
 import { ASSET_PENDING_STATES, ASSET_STATES, ASSET_TERMINAL_STATES } from '../../vendor-api/assumed-values';
-import type { AssetResult, AssetsStageResult } from '../messages';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { PipelineDefinition } from '../../definition/definition';
+import { inferMediaType } from '../../vendor-api/batching';
+import type { AssetResult, AssetsStageResult, PipelineResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure } from '../lib/create';
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
-import { StageRuntime } from '../lib/stage-runtime';
-import type { StageCommon, StageOutput } from '../lib/stage-output';
+import type { PipelineRuntime } from '../lib/pipeline-runtime';
+import type { StageCommon } from '../lib/stage-common';
 
 const LIST_PAGE_SIZE = 100;
 
@@ -30,6 +33,19 @@ export interface AssetsStageInput extends StageCommon {
   stuckAfterMs: number;
 }
 
+/** The definition's items, with `fromReview` replaced by the reviewed media (it must have passed). */
+export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, result: PipelineResult): AssetSource[] {
+  return assets.items.map((item, i): AssetSource => {
+    if ('url' in item) return { name: item.name, url: item.url, type: item.type };
+    const reviewed = result.review?.items[item.fromReview];
+    if (!reviewed?.passed) {
+      throw ApplicationFailure.nonRetryable(`assets.items[${i}].fromReview: review item ${item.fromReview} did not pass review`, 'InvalidReference');
+    }
+    const t = inferMediaType(reviewed.sourceUrl);
+    return { name: item.name, url: reviewed.downstreamFinalUrl ?? reviewed.sourceUrl, type: t.ok ? t.type : 'Image' };
+  });
+}
+
 /** The vendor-side name: the user's name plus a key derived from pipeline and item. */
 export function vendorAssetName(pipelineId: string, name: string): string {
   return `${name}-rf${shortKey(`${pipelineId}/${name}`)}`;
@@ -40,8 +56,7 @@ export function assetAddress(id: string): string {
   return `Asset://${id}`;
 }
 
-export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<AssetsStageResult>> {
-  const rt = new StageRuntime('assets');
+export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput): Promise<AssetsStageResult> {
   const { profile } = input;
 
   const group = await resolveGroup(rt, input);
@@ -66,7 +81,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
   // One listing up front: a re-run of this stage finds what an earlier run created.
   const existing = await listAll();
   rt.progress = { done: 0, total: input.items.length };
-  rt.report();
+  rt.refresh();
   const getAsset = getAssetActivity(profile);
 
   const items = await Promise.all(
@@ -117,7 +132,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
           onStuck: () => {
             rt.stuck = true;
             rt.detail = `asset ${item.name} (${assetId}) still Pending after ${Math.round(input.stuckAfterMs / 1000)} s: contact vendor technical support`;
-            rt.report();
+            rt.refresh();
           },
         },
       });
@@ -125,7 +140,7 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
         throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, 'AssetFailed');
       }
       rt.progress = { done: (rt.progress?.done ?? 0) + 1, total: input.items.length };
-      rt.report();
+      rt.refresh();
       return {
         name: item.name,
         vendorName,
@@ -138,10 +153,10 @@ export async function assetsStage(input: AssetsStageInput): Promise<StageOutput<
     }),
   );
   rt.stuck = false;
-  return rt.output({ groupId: group.id, groupName: group.name, groupCreated: group.created, items });
+  return { groupId: group.id, groupName: group.name, groupCreated: group.created, items };
 }
 
-async function resolveGroup(rt: StageRuntime, input: AssetsStageInput) {
+async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const { profile } = input;
   if ('id' in input.group) {
     rt.count('assets.GetAssetGroup');

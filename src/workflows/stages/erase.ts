@@ -2,15 +2,13 @@
  * Erase stage: refuse a too-late erase (the vendor only takes the ORIGINAL generated URL,
  * valid 24 h), create the erase task without duplicates, then poll it.
  */
-import { continueAsNew } from '@temporalio/workflow';
 import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { EraseStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
-import { StageRuntime } from '../lib/stage-runtime';
-import type { StageOutput } from '../lib/stage-output';
+import type { PipelineRuntime } from '../lib/pipeline-runtime';
 
 /** Time an erase needs before the source URL expires; closer than this, we refuse. */
 export const ERASE_SAFETY_MARGIN_MS = 10 * 60_000;
@@ -20,10 +18,9 @@ export interface EraseStageInput extends SingleTaskInput {
   videoUrlExpiresAt: string;
 }
 
-export async function eraseStage(input: EraseStageInput): Promise<StageOutput<EraseStageResult>> {
-  const rt = new StageRuntime('erase', input.resume?.carry);
+export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): Promise<EraseStageResult> {
   const { profile } = input;
-  if (!input.resume && Date.now() + ERASE_SAFETY_MARGIN_MS > Date.parse(input.videoUrlExpiresAt)) {
+  if (!rt.knownTask('erase') && Date.now() + ERASE_SAFETY_MARGIN_MS > Date.parse(input.videoUrlExpiresAt)) {
     throw stageFailure(
       `erase refused: the original generated video URL expires at ${input.videoUrlExpiresAt} ` +
         '(valid 24 h from generation) and the vendor erases only original URLs; generate again',
@@ -44,10 +41,9 @@ export async function eraseStage(input: EraseStageInput): Promise<StageOutput<Er
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
     query: (id) => queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query erase ${id}` }, [{ profile, taskId: id }]),
-    continueAsNew: (resume) => continueAsNew<typeof eraseStage>({ ...input, resume }),
   });
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
     throw stageFailure(`erase task ${taskId} ended ${task.status}${task.failReason ? `: ${task.failReason}` : ''}`, 'EraseFailed');
   }
-  return rt.output({ taskId, videoUrl: task.videoUrl });
+  return { taskId, videoUrl: task.videoUrl };
 }

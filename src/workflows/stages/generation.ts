@@ -1,21 +1,21 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
-import { continueAsNew } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { GENERATION_STATES, GENERATION_TERMINAL_STATES, ORIGINAL_URL_VALIDITY_MS } from '../../vendor-api/assumed-values';
-import type { GenerationStageResult } from '../messages';
+import type { PipelineDefinition } from '../../definition/definition';
+import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
+import type { GenerationStageResult, PipelineResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
-import { StageRuntime } from '../lib/stage-runtime';
-import type { StageOutput } from '../lib/stage-output';
+import type { PipelineRuntime } from '../lib/pipeline-runtime';
 
 export interface GenerationStageInput extends SingleTaskInput {
   /** Spec 2.1 body with references already resolved; callback_url is added per attempt. */
   request: Record<string, unknown>;
 }
 
-export async function generationStage(input: GenerationStageInput): Promise<StageOutput<GenerationStageResult>> {
-  const rt = new StageRuntime('generation', input.resume?.carry);
+export async function generationStage(rt: PipelineRuntime, input: GenerationStageInput): Promise<GenerationStageResult> {
   const { profile } = input;
   const { taskId, task } = await createAndPollSingleTask({
     rt,
@@ -34,7 +34,6 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
       return { taskId: res.id };
     },
     query: (id) => queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query generation ${id}` }, [{ profile, id }]),
-    continueAsNew: (resume) => continueAsNew<typeof generationStage>({ ...input, resume }),
   });
   if (task.status === 'expired') {
     throw stageFailure(`generation task ${taskId} expired at the vendor before it produced a video`, 'GenerationExpired');
@@ -43,11 +42,11 @@ export async function generationStage(input: GenerationStageInput): Promise<Stag
     const why = [task.errorCode, task.failReason].filter(Boolean).join(': ');
     throw stageFailure(`generation task ${taskId} ended ${task.status}${why ? `: ${why}` : ''}`, 'GenerationFailed');
   }
-  return rt.output({
+  return {
     taskId,
     videoUrl: task.videoUrl,
     videoUrlExpiresAt: new Date(producedAt(task) + ORIGINAL_URL_VALIDITY_MS).toISOString(),
-  });
+  };
 }
 
 /**
@@ -58,4 +57,31 @@ export function producedAt(task: { finishedAt?: number; updatedAt?: number }): n
   const vendorSeconds = task.finishedAt ?? task.updatedAt;
   const firstSeen = Date.now();
   return vendorSeconds === undefined ? firstSeen : Math.min(vendorSeconds * 1000, firstSeen);
+}
+
+/** The spec 2.1 body of the definition's generation, with every reference replaced by its Asset:// address. */
+export function generationRequest(gen: NonNullable<PipelineDefinition['generation']>, result: PipelineResult): Record<string, unknown> {
+  return { ...gen, content: gen.content.map((c, i) => resolveRefs(c, i, result)) };
+}
+
+/** Replaces ref:review/N and ref:asset/NAME in a content item with Asset:// addresses. */
+function resolveRefs<T extends { type: string }>(item: T, index: number, result: PipelineResult): T {
+  if (item.type === 'text') return item;
+  const holder = (item as unknown as Record<string, { url: string }>)[item.type];
+  const field = `generation.content[${index}].${item.type}.url`;
+  const refused = (why: string) => ApplicationFailure.nonRetryable(`${field}: ${why}`, 'InvalidReference');
+  let resolved = holder.url;
+  const r = REVIEW_REF.exec(holder.url);
+  if (r) {
+    const reviewed = result.review?.items[Number(r[1])];
+    if (!reviewed?.passed || !reviewed.assetUrl) throw refused(`review item ${r[1]} did not pass review`);
+    resolved = reviewed.assetUrl;
+  }
+  const a = ASSET_REF.exec(holder.url);
+  if (a) {
+    const asset = result.assets?.items.find((x) => x.name === a[1]);
+    if (!asset) throw refused(`no created asset named ${a[1]}`);
+    resolved = asset.assetUrl;
+  }
+  return { ...item, [item.type]: { ...holder, url: resolved } };
 }

@@ -10,8 +10,8 @@ import type { ReviewItemResult, ReviewStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type CreatePolicy } from '../lib/create';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
-import { StageRuntime } from '../lib/stage-runtime';
-import type { StageCommon, StageOutput } from '../lib/stage-output';
+import type { PipelineRuntime } from '../lib/pipeline-runtime';
+import type { StageCommon } from '../lib/stage-common';
 
 export interface ReviewStageInput extends StageCommon {
   media: string[];
@@ -22,8 +22,7 @@ export interface ReviewStageInput extends StageCommon {
   policy: CreatePolicy;
 }
 
-export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<ReviewStageResult>> {
-  const rt = new StageRuntime('review');
+export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput): Promise<ReviewStageResult> {
   let batches: ReviewBatch[];
   try {
     batches = planReviewBatches(input.media, { assetType: input.assetType });
@@ -39,7 +38,7 @@ export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<
     const total = progress.reduce((s, p) => s + p.total, 0) || input.media.length;
     if (rt.progress?.done !== done || rt.progress?.total !== total) {
       rt.progress = { done, total };
-      rt.report();
+      rt.refresh();
     }
   };
   const results = await Promise.all(batches.map((batch, i) => runBatch(rt, input, batch, i, progress[i], updateProgress)));
@@ -74,19 +73,19 @@ export async function reviewStage(input: ReviewStageInput): Promise<StageOutput<
       .join(', ');
     throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', { items });
   }
-  return rt.output({
-      batches: results.map(({ batch, task }) => ({
-        taskId: task.taskId,
-        status: task.status,
-        size: batch.urls.length,
-        assetType: batch.assetType,
-      })),
-      items,
-    });
+  return {
+    batches: results.map(({ batch, task }) => ({
+      taskId: task.taskId,
+      status: task.status,
+      size: batch.urls.length,
+      assetType: batch.assetType,
+    })),
+    items,
+  };
 }
 
 async function runBatch(
-  rt: StageRuntime,
+  rt: PipelineRuntime,
   input: ReviewStageInput,
   batch: ReviewBatch,
   index: number,
@@ -150,6 +149,6 @@ async function runBatch(
     throw stageFailure(`review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`, 'ReviewCancelled');
   }
   if (task.status === 'failed') throw stageFailure(`review task ${taskId} failed at the vendor`, 'ReviewFailed');
-  rt.report();
+  rt.refresh();
   return { batch, task };
 }

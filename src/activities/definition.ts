@@ -1,0 +1,21 @@
+/**
+ * validateDefinition: the workflow's own check of its input, with the same validator as
+ * `reelflow validate` and `start` (a pipeline started raw, e.g. by `temporal workflow
+ * start`, is refused here before any vendor call). It runs as a local activity, so zod
+ * never loads in workflow code; it is pure, so running it again is harmless.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
+
+export function createDefinitionActivities() {
+  return {
+    async validateDefinition(input: { definition: unknown }): Promise<PipelineDefinition> {
+      try {
+        return parseDefinition(input.definition);
+      } catch (err) {
+        if (err instanceof DefinitionError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidDefinition', err.issues);
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The Web UI's "current details" of a pipeline: a small markdown table, one row per
+ * stage that runs (state, vendor task ids, progress, elapsed), then any operator wait
+ * and error. Pure: the runtime calls it on every refresh.
+ */
+import { STAGES, type PipelineStatus, type StageName } from '../messages';
+import { printable } from './printable';
+
+function elapsed(startedAt?: string, endedAt?: string): string {
+  if (!startedAt) return '';
+  const ms = (endedAt ? Date.parse(endedAt) : Date.now()) - Date.parse(startedAt);
+  return ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+function taskIds(s: PipelineStatus, stage: StageName): string {
+  const kinds = stage === 'assets' ? ['assetGroup', 'asset'] : [stage];
+  const ids = s.vendorTasks.filter((t) => kinds.includes(t.kind)).map((t) => `${t.id}${t.orphan ? ' (orphan)' : ''}`);
+  return ids.length > 3 ? `${ids.slice(0, 3).join(', ')} +${ids.length - 3}` : ids.join(', ');
+}
+
+/** Table cells must not carry a pipe or a newline. */
+const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
+
+export function renderDetails(s: PipelineStatus): string {
+  const rows = STAGES.filter((name) => s.stages[name].state !== 'skipped').map((name) => {
+    const st = s.stages[name];
+    const progress = st.progress ? `${st.progress.done}/${st.progress.total}` : '';
+    const state = st.detail ? `${st.state}: ${st.detail}` : st.state;
+    return `| ${name} | ${cell(state)} | ${cell(taskIds(s, name))} | ${progress} | ${elapsed(st.startedAt, st.endedAt)} |`;
+  });
+  const lines = [`**${s.state}** · stage ${s.stage}`, '', '| stage | state | vendor tasks | progress | elapsed |', '|---|---|---|---|---|', ...rows];
+  if (s.waiting) {
+    lines.push('', `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason)}`);
+    lines.push(`\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``);
+  }
+  if (s.error) lines.push('', `Error: ${printable(s.error)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,344 @@
+/**
+ * The one runtime of a pipeline workflow, shared by every stage module: the status the
+ * `status` query, the current details and the search attributes show; vendor task ids
+ * recorded the moment they are known; vendor call counts and Retry-After holds; the
+ * callback inbox (hints, and task ids offered for proof: callback-book.ts); the operator's
+ * decisions for ambiguous creates (`resolveCreate` Update). Created inside the workflow
+ * function: no module-level state.
+ */
+import {
+  allHandlersFinished,
+  condition,
+  log,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  callbackVerdictQuery,
+  resolveCreateUpdate,
+  statusQuery,
+  vendorCallbackSignal,
+  type CreateDecision,
+  type PipelineStatus,
+  type ResolveCreateInput,
+  type ResolveCreateResult,
+  type StageName,
+  type StageStatus,
+  type VendorTaskKind,
+  type VendorTaskRecord,
+} from '../messages';
+import { STAGE, STATUS, VENDOR_TASK_IDS } from '../search-attributes';
+import { CallbackBook, type BookCarry, type ProofSpec } from './callback-book';
+import { renderDetails } from './details';
+import { TASK_ID_PATTERN } from './offers';
+import { printable } from './printable';
+
+/** What continue-as-new carries besides the finished stages' outputs. */
+export interface RuntimeCarry {
+  status: PipelineStatus;
+  /** Per vendor interface: no call before this time (epoch ms, the latest Retry-After). */
+  holds: Record<string, number>;
+  /** The callback inbox: attempts in flight with their offers (undefined on a first run). */
+  book: BookCarry | undefined;
+  /** Steps whose last create attempt has an unknown outcome (reconcile or an operator is pending). */
+  ambiguous?: Record<string, number>;
+}
+
+export class PipelineRuntime {
+  readonly status: PipelineStatus;
+  private readonly holds: Record<string, number>;
+  private readonly ambiguous: Record<string, number>;
+  /** Create activities in flight: continue-as-new waits for them (a lost answer would mean a second create). */
+  private createsInFlight = 0;
+  private readonly decisions = new Map<string, CreateDecision>();
+  private readonly book: CallbackBook;
+  /** The waiting reason without the offers, which are appended as they change. */
+  private waitingBase = '';
+  private lastSearch = '';
+
+  /**
+   * @param historyLimit continue as new past this many events (or when the server suggests it)
+   * @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns
+   */
+  /** Continue as new past this many history events (or when the server suggests it). */
+  historyLimit = Number.POSITIVE_INFINITY;
+
+  /** @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns */
+  constructor(
+    carry: RuntimeCarry,
+    private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
+  ) {
+    this.status = carry.status;
+    this.holds = { ...carry.holds };
+    this.ambiguous = { ...carry.ambiguous };
+    this.book = new CallbackBook(carry.book, {
+      count: (endpoint) => this.count(endpoint),
+      stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
+      stateOf: (id) => this.vendorTasks.find((t) => t.id === id)?.state,
+      orphan: (kind, id, step, attempt) => {
+        this.vendorTasks.push({ kind, id, step, attempt, via: 'callback', orphan: true });
+        this.refresh();
+      },
+      offersChanged: (step, attempt) => this.offersChanged(step, attempt),
+    });
+    setHandler(statusQuery, () => this.status);
+    setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
+    setHandler(callbackVerdictQuery, (cb) => this.book.verdict(cb));
+    setHandler(resolveCreateUpdate, (input) => this.resolve(input), { validator: (input) => this.validate(input) });
+  }
+
+  get vendorTasks(): VendorTaskRecord[] {
+    return this.status.vendorTasks;
+  }
+
+  carry(): RuntimeCarry {
+    return { status: this.status, holds: this.holds, book: this.book.carry(), ambiguous: this.ambiguous };
+  }
+
+  /**
+   * Called where a stage may safely stop (between polls, in long waits): past the history
+   * limit the pipeline continues as new with its state. Handlers in flight (an Update
+   * waiting for its decision to be taken) finish first, so nothing is lost at the switch.
+   */
+  async checkpoint(): Promise<void> {
+    if (!this.historyLong()) return;
+    // An Update whose decision is not taken yet must be answered in this run.
+    await condition(() => (allHandlersFinished() && this.createsInFlight === 0) || this.decisions.size > 0);
+    if (this.decisions.size > 0) return;
+    await this.continueAsNew(this.carry());
+  }
+
+  /** Past the history limit, or the server suggests continuing as new. */
+  historyLong(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength > this.historyLimit;
+  }
+
+  // ---- create attempts whose outcome is unknown, carried across continue-as-new
+
+  /** Runs one create activity, counted so that continue-as-new never abandons its answer. */
+  async creating<T>(create: () => Promise<T>): Promise<T> {
+    this.createsInFlight++;
+    try {
+      return await create();
+    } finally {
+      this.createsInFlight--;
+    }
+  }
+
+  /** The attempt of `step` whose outcome is unknown, if any: a next run resumes reconciling it, never creates. */
+  ambiguousAttempt(step: string): number | undefined {
+    return this.ambiguous[step];
+  }
+
+  setAmbiguous(step: string, attempt: number | undefined): void {
+    if (attempt === undefined) delete this.ambiguous[step];
+    else this.ambiguous[step] = attempt;
+  }
+
+  // ---- the running stage, as the status and the Web UI show it
+
+  private get current(): StageStatus {
+    return this.status.stages[this.status.stage as StageName] ?? { state: 'running' };
+  }
+
+  get detail(): string | undefined {
+    return this.current.detail;
+  }
+  set detail(text: string | undefined) {
+    this.current.detail = text;
+  }
+
+  get progress(): { done: number; total: number } | undefined {
+    return this.current.progress;
+  }
+  set progress(p: { done: number; total: number } | undefined) {
+    this.current.progress = p;
+  }
+
+  /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
+  stuck = false;
+
+  /** Current details every time; search attributes only when stage, state or the task ids change. */
+  refresh(): void {
+    const s = this.status;
+    if (s.state === 'running' || s.state === 'waiting-operator' || s.state === 'stuck') {
+      s.state = s.waiting ? 'waiting-operator' : this.stuck ? 'stuck' : 'running';
+    }
+    setCurrentDetails(renderDetails(s));
+    const ids = s.vendorTasks.map((t) => t.id);
+    const key = `${s.stage}|${s.state}|${ids.join(',')}`;
+    if (key === this.lastSearch) return;
+    this.lastSearch = key;
+    upsertSearchAttributes([
+      { key: STAGE, value: s.stage },
+      { key: STATUS, value: s.state },
+      { key: VENDOR_TASK_IDS, value: ids },
+    ]);
+  }
+
+  /** Kept for the shared helpers (create, poll): a pipeline reports by refreshing itself. */
+  report(): void {
+    this.refresh();
+  }
+
+  // ---- bookkeeping
+
+  count(endpoint: string): void {
+    this.status.calls[endpoint] = (this.status.calls[endpoint] ?? 0) + 1;
+  }
+
+  /** The earliest time the next call to `iface` may go out (a 429's Retry-After holds them all). */
+  notBefore(iface: string): number {
+    return this.holds[iface] ?? 0;
+  }
+
+  holdInterface(iface: string, until: number): void {
+    if (until > (this.holds[iface] ?? 0)) this.holds[iface] = until;
+  }
+
+  /** The task this step already has (a run before continue-as-new recorded it): no second create. */
+  knownTask(step: string): VendorTaskRecord | undefined {
+    return this.vendorTasks.find((t) => t.step === step && !t.orphan);
+  }
+
+  /** When this step's task id became known (workflow time, ms): its deadlines count from there. */
+  recordedAt(step: string): number | undefined {
+    const at = this.knownTask(step)?.recordedAt;
+    return at === undefined ? undefined : Date.parse(at);
+  }
+
+  /**
+   * Marks the attempt in flight for a step, so callbacks can be matched to it; `proof`
+   * says how a task id offered for it is checked (none: offers are refused).
+   */
+  beginAttempt(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
+    this.book.begin(step, attempt, kind, proof);
+  }
+
+  /** The attempt's create came back, naming its task or not: the window for `created_at` closes. */
+  endAttempt(step: string, attempt: number, taskId?: string): void {
+    this.book.end(step, attempt, taskId);
+  }
+
+  /** The step's task is done: later callbacks for it are dropped unqueried. */
+  settle(step: string): void {
+    this.book.settle(step);
+  }
+
+  record(task: Omit<VendorTaskRecord, 'orphan' | 'recordedAt'>): void {
+    const existing = this.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);
+    if (existing) {
+      if (task.state) existing.state = task.state;
+    } else {
+      this.vendorTasks.push({ ...task, recordedAt: new Date().toISOString() });
+    }
+    this.book.known(task.step, task.attempt, task.id);
+    this.setAmbiguous(task.step, undefined);
+    this.refresh();
+  }
+
+  setState(kind: VendorTaskKind, id: string, state: string): void {
+    const t = this.vendorTasks.find((x) => x.kind === kind && x.id === id);
+    if (t && t.state !== state) t.state = state;
+  }
+
+  // ---- callbacks: hints, and offers that need proof
+
+  /** The task id a callback offered for this attempt and that passed the proof, if any. */
+  provenTask(step: string, attempt: number): string | undefined {
+    return this.book.provenTask(step, attempt);
+  }
+
+  /** Whether any callback offered a task id for this attempt (checked or not). */
+  hasOffers(step: string, attempt: number): boolean {
+    return this.book.hasOffers(step, attempt);
+  }
+
+  /** Workflow time of this step's last vendor query made outside the poll loop (an offer's check). */
+  lastQueryAt(step: string): number | undefined {
+    return this.book.lastQueryAt(step);
+  }
+
+  /** Waits up to `ms` or until a callback for `step` brings news; returns true on a hint. */
+  async waitForHint(step: string, ms: number, summary: string): Promise<boolean> {
+    const hinted = await condition(() => this.book.hinted(step), ms, { summary });
+    this.book.clearHint(step);
+    return hinted;
+  }
+
+  private offersChanged(step: string, attempt: number): void {
+    const waiting = this.status.waiting;
+    if (waiting?.step !== step || waiting.attempt !== attempt) return;
+    waiting.reason = this.waitingReason(step, attempt);
+    this.refresh();
+  }
+
+  private waitingReason(step: string, attempt: number): string {
+    const offers = this.book.describe(step, attempt);
+    return offers ? `${this.waitingBase} Task ids offered by callbacks: ${offers}` : this.waitingBase;
+  }
+
+  // ---- operator decisions (policy `ask`): one Update, answered when the stage has taken it
+
+  private validate(input: ResolveCreateInput): void {
+    const waiting = this.status.waiting;
+    if (!waiting) throw new Error(`${workflowInfo().workflowId} is not waiting for an operator decision`);
+    if (input.step && input.step !== waiting.step) {
+      throw new Error(`step "${input.step}" is not waiting; "${waiting.step}" is`);
+    }
+    validateDecision(input.decision);
+  }
+
+  private async resolve(input: ResolveCreateInput): Promise<ResolveCreateResult> {
+    const waiting = this.status.waiting!;
+    this.decisions.set(waiting.step, input.decision);
+    await condition(() => this.status.waiting?.step !== waiting.step);
+    log.info(`operator decision for ${printable(waiting.step)} taken`);
+    return { stage: waiting.stage, step: waiting.step, accepted: input.decision };
+  }
+
+  /**
+   * Blocks until an operator decides, or a task id a callback offers for this attempt
+   * passes the proof. The reason lists every offered id and what became of it.
+   * Visible as `waiting-operator` in the status, the details and the search attributes.
+   */
+  async awaitDecision(step: string, attempt: number, reason: string): Promise<CreateDecision | { proven: string }> {
+    this.waitingBase = reason;
+    this.status.waiting = {
+      workflowId: workflowInfo().workflowId,
+      stage: this.status.stage as StageName,
+      step,
+      attempt,
+      reason: this.waitingReason(step, attempt),
+      since: new Date().toISOString(),
+    };
+    this.refresh();
+    const settled = () => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined;
+    // Signals and Updates grow the history while it waits: continue as new (the wait resumes) when long.
+    while (!settled()) {
+      await condition(() => settled() || this.historyLong());
+      if (!settled()) await this.checkpoint();
+    }
+    const decision = this.decisions.get(step);
+    this.decisions.delete(step);
+    this.status.waiting = undefined;
+    this.refresh();
+    return decision ?? { proven: this.provenTask(step, attempt)! };
+  }
+}
+
+export function validateDecision(decision: unknown): asserts decision is CreateDecision {
+  if (!decision || typeof decision !== 'object') throw new Error('decision: required ({taskId} | {resubmit:true} | {abandon:true})');
+  const d = decision as Record<string, unknown>;
+  const keys = Object.keys(d);
+  if (keys.length !== 1) throw new Error('decision: exactly one of taskId, resubmit, abandon');
+  if ('taskId' in d && (typeof d.taskId !== 'string' || !TASK_ID_PATTERN.test(d.taskId))) {
+    throw new Error('decision.taskId: a vendor task id (letters, digits, . _ : -)');
+  }
+  if ('resubmit' in d && d.resubmit !== true) throw new Error('decision.resubmit: must be true');
+  if ('abandon' in d && d.abandon !== true) throw new Error('decision.abandon: must be true');
+  if (!['taskId', 'resubmit', 'abandon'].includes(keys[0])) throw new Error(`decision.${keys[0]}: unknown field`);
+}
