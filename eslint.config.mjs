@@ -6,14 +6,26 @@ import tseslint from 'typescript-eslint';
 /** What sandboxed workflow code (and the definition it validates) must never import. */
 const SANDBOX_PATTERNS = [
   { group: ['node:*'], message: 'workflow code runs in the deterministic sandbox: no node built-ins' },
-  { group: ['undici', 'fs', 'path', 'crypto', 'http', 'https', 'child_process', 'os', 'net'], message: 'no I/O in workflow code' },
+  {
+    group: ['undici', 'fs', 'path', 'crypto', 'http', 'https', 'child_process', 'os', 'net'],
+    message: 'no I/O in workflow code',
+  },
   { regex: '(^|/)emulator(/|$)', message: 'workflows never import the emulator' },
   {
-    regex: '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
-    message: 'import only the zod-free vendor modules (errors, batching, assumed-values): schemas are evaluated in every workflow context',
+    regex:
+      '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
+    message:
+      'import only the zod-free vendor modules (errors, batching, assumed-values): schemas are evaluated in every workflow context',
   },
-  { regex: '(^|/)(activities|callbacks|workers|starters|devstack)(/|$)', message: 'workflow code imports no worker-side module (type-only imports excepted)', allowTypeImports: true },
-  { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'workflow code imports @temporalio/workflow only' },
+  {
+    regex: '(^|/)(activities|callbacks|workers|starters|devstack)(/|$)',
+    message: 'workflow code imports no worker-side module (type-only imports excepted)',
+    allowTypeImports: true,
+  },
+  {
+    group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+    message: 'workflow code imports @temporalio/workflow only',
+  },
 ];
 
 /**
@@ -23,7 +35,11 @@ const SANDBOX_PATTERNS = [
  */
 const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
   p.regex?.includes('schemas')
-    ? { ...p, regex: '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$' }
+    ? {
+        ...p,
+        regex:
+          '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$',
+      }
     : p,
 );
 
@@ -36,27 +52,56 @@ const siblings = (names, message) => ({ regex: `(^|/)\\.\\./(${names.join('|')})
  * Dependencies point one way. Production code (the CLI, the library, the worker, the
  * receiver) never loads the dev stack or the emulator: they import it, never the reverse.
  */
-const PRODUCTION_PATTERNS = [folders(['devstack', 'emulator'], 'production code imports neither the dev stack nor the emulator (they import it)')];
+const PRODUCTION_PATTERNS = [
+  folders(['devstack', 'emulator'], 'production code imports neither the dev stack nor the emulator (they import it)'),
+];
 const LAYERS = [
   {
     // The standalone receiver runs without the worker: its own config, none of the worker's modules.
     files: ['src/callbacks/**/*.ts'],
-    patterns: [...PRODUCTION_PATTERNS, siblings(['workers', 'starters'], 'the callback receiver imports no worker or CLI module (its config is src/callbacks/config.ts)')],
+    patterns: [
+      ...PRODUCTION_PATTERNS,
+      siblings(
+        ['workers', 'starters'],
+        'the callback receiver imports no worker or CLI module (its config is src/callbacks/config.ts)',
+      ),
+    ],
   },
   {
     // The vendor client is the bottom layer: the rest of reelflow (and the emulator) import it.
     files: ['src/vendor-api/**/*.ts'],
-    patterns: [siblings(['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack', 'emulator'], 'the vendor client imports no other reelflow folder')],
+    patterns: [
+      siblings(
+        ['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack', 'emulator'],
+        'the vendor client imports no other reelflow folder',
+      ),
+    ],
   },
   {
     // The emulator is the vendor: it shares the contract (vendor-api) and nothing of reelflow's workings.
     files: ['src/emulator/**/*.ts'],
-    patterns: [siblings(['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack'], 'the emulator imports only the vendor contract (src/vendor-api)')],
+    patterns: [
+      siblings(
+        ['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack'],
+        'the emulator imports only the vendor contract (src/vendor-api)',
+      ),
+    ],
   },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', '.data/**', 'reports/**', 'archive/**', 'scripts/**', '*.config.*'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.cache/**',
+      '.data/**',
+      'reports/**',
+      'archive/**',
+      'scripts/**',
+      '*.config.*',
+    ],
+  },
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     extends: [tseslint.configs.base],
@@ -78,7 +123,12 @@ export default tseslint.config(
     files: ['src/workflows/**/*.ts', 'src/definition/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: SANDBOX_PATTERNS }],
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'use sleep() from @temporalio/workflow' }, { name: 'fetch', message: 'no I/O in workflow code' }, { name: 'process', message: 'no environment in workflow code' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'use sleep() from @temporalio/workflow' },
+        { name: 'fetch', message: 'no I/O in workflow code' },
+        { name: 'process', message: 'no environment in workflow code' },
+      ],
     },
   },
   {
@@ -98,7 +148,8 @@ export default tseslint.config(
             {
               regex: '^zod$|(^|/)definition/(definition|cross-checks)$',
               allowTypeImports: true,
-              message: 'zod schemas are evaluated in every workflow context: import from definition/refs, or require() lazily as video-pipeline.ts does',
+              message:
+                'zod schemas are evaluated in every workflow context: import from definition/refs, or require() lazily as video-pipeline.ts does',
             },
           ],
         },

@@ -57,7 +57,9 @@ async function main(): Promise<void> {
   const { emulator, definitions, out } = values;
   const archiveDir = values['archive-dir'];
   if (!emulator || !definitions || !out || !archiveDir) {
-    throw new Error('usage: baseline-main --emulator URL --definitions FILE --out FILE --archive-dir DIR [--callbacks]');
+    throw new Error(
+      'usage: baseline-main --emulator URL --definitions FILE --out FILE --archive-dir DIR [--callbacks]',
+    );
   }
   const defs = JSON.parse(readFileSync(definitions, 'utf8')) as PipelineDefinitionInput[];
   const vendor = createVendorClient({
@@ -96,7 +98,9 @@ async function main(): Promise<void> {
       vendor,
       archiveDir,
       deadline,
-      ...(receiver ? { callbacks: { hints, urlFor: (i: number, step: string) => `${receiverUrl}/cb/${i}/${step}` } } : {}),
+      ...(receiver
+        ? { callbacks: { hints, urlFor: (i: number, step: string) => `${receiverUrl}/cb/${i}/${step}` } }
+        : {}),
     };
     void Promise.all(defs.map((def, i) => runBaselinePipeline(def, i, deps))).then((pipelines) => {
       const result: BaselineRunResult = { startedAt, endedAt: Date.now(), pipelines, callbacksReceived: received.n };

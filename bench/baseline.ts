@@ -116,7 +116,13 @@ export async function runBaselinePipeline(
   }
 
   /** The loop of pollUntilDone, without Temporal. */
-  async function poll<T>(step: string, policy: PollPolicy, useCallbacks: boolean, query: () => Promise<T>, done: (v: T) => boolean) {
+  async function poll<T>(
+    step: string,
+    policy: PollPolicy,
+    useCallbacks: boolean,
+    query: () => Promise<T>,
+    done: (v: T) => boolean,
+  ) {
     let wait = policy.firstMs;
     for (;;) {
       const value = await call(query, policy.minMs);
@@ -138,21 +144,31 @@ export async function runBaselinePipeline(
     if (def.review) {
       const review = def.review;
       const batches = planReviewBatches(review.media, { assetType: review.assetType });
-      const results = await timed('review', () => Promise.all(
-        batches.map(async (batch, b) => {
-          const step = `review-b${b}`;
-          const accepted = await call(() =>
-            vendor.review.submitAsync({ images: batch.urls, asset_type: batch.assetType, ...cbUrl(step) }),
-          );
-          return poll(step, DEFAULT_POLICIES.review, def.options.callbacks, () => vendor.review.getTask(accepted.task_id), (t) =>
-            isOneOf(t.status, REVIEW_TERMINAL_STATES),
-          );
-        }),
-      ));
+      const results = await timed('review', () =>
+        Promise.all(
+          batches.map(async (batch, b) => {
+            const step = `review-b${b}`;
+            const accepted = await call(() =>
+              vendor.review.submitAsync({ images: batch.urls, asset_type: batch.assetType, ...cbUrl(step) }),
+            );
+            return poll(
+              step,
+              DEFAULT_POLICIES.review,
+              def.options.callbacks,
+              () => vendor.review.getTask(accepted.task_id),
+              (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
+            );
+          }),
+        ),
+      );
       for (const task of results) {
         if (task.status !== 'completed') throw new Error(`review task ${task.task_id} ended ${task.status}`);
         for (const item of task.result?.items ?? []) {
-          reviewed.push({ sourceUrl: item.source_url, assetUrl: item.asset_url, passed: item.submit_review_status === 1 });
+          reviewed.push({
+            sourceUrl: item.source_url,
+            assetUrl: item.asset_url,
+            passed: item.submit_review_status === 1,
+          });
         }
       }
     }
@@ -160,19 +176,25 @@ export async function runBaselinePipeline(
     if (def.assets) {
       const { group, items } = def.assets;
       if (!('id' in group)) throw new Error('the baseline takes an existing group id');
-      await timed('assets', () => Promise.all(
-        items.map(async (item) => {
-          if (!('url' in item)) throw new Error('the baseline registers assets by URL only');
-          const created = await call(() =>
-            vendor.assets.createAsset({ GroupId: group.id, URL: item.url, AssetType: item.type, Name: item.name }),
-          );
-          const asset = await poll(`asset-${item.name}`, DEFAULT_POLICIES.asset, false, () => vendor.assets.getAsset({ Id: created.Id }), (a) =>
-            !isOneOf(a.Status, ASSET_PENDING_STATES),
-          );
-          if (asset.Status !== 'Active') throw new Error(`asset ${item.name} ended ${asset.Status}`);
-          assets.set(item.name, `Asset://${created.Id}`);
-        }),
-      ));
+      await timed('assets', () =>
+        Promise.all(
+          items.map(async (item) => {
+            if (!('url' in item)) throw new Error('the baseline registers assets by URL only');
+            const created = await call(() =>
+              vendor.assets.createAsset({ GroupId: group.id, URL: item.url, AssetType: item.type, Name: item.name }),
+            );
+            const asset = await poll(
+              `asset-${item.name}`,
+              DEFAULT_POLICIES.asset,
+              false,
+              () => vendor.assets.getAsset({ Id: created.Id }),
+              (a) => !isOneOf(a.Status, ASSET_PENDING_STATES),
+            );
+            if (asset.Status !== 'Active') throw new Error(`asset ${item.name} ended ${asset.Status}`);
+            assets.set(item.name, `Asset://${created.Id}`);
+          }),
+        ),
+      );
     }
     if (def.generation) {
       const content = def.generation.content.map((c) => {
@@ -186,9 +208,15 @@ export async function runBaselinePipeline(
         return { ...c, [c.type]: { url } };
       });
       const task = await timed('generation', async () => {
-        const created = await call(() => vendor.generation.create({ ...def.generation!, content, ...cbUrl('generation') } as never));
-        return poll('generation', DEFAULT_POLICIES.generation, def.options.callbacks, () => vendor.generation.get(created.id), (t) =>
-          isOneOf(t.status, GENERATION_TERMINAL_STATES),
+        const created = await call(() =>
+          vendor.generation.create({ ...def.generation!, content, ...cbUrl('generation') } as never),
+        );
+        return poll(
+          'generation',
+          DEFAULT_POLICIES.generation,
+          def.options.callbacks,
+          () => vendor.generation.get(created.id),
+          (t) => isOneOf(t.status, GENERATION_TERMINAL_STATES),
         );
       });
       if (task.status !== 'succeeded' || !task.video_url) throw new Error(`generation ${task.id} ended ${task.status}`);
@@ -196,8 +224,12 @@ export async function runBaselinePipeline(
       if (def.erase) {
         const done = await timed('erase', async () => {
           const erase = await call(() => vendor.erase.create({ video_url: task.video_url!, ...cbUrl('erase') }));
-          return poll('erase', DEFAULT_POLICIES.erase, def.options.callbacks, () => vendor.erase.get(erase.task_id), (t) =>
-            isOneOf(t.status, ERASE_TERMINAL_STATES),
+          return poll(
+            'erase',
+            DEFAULT_POLICIES.erase,
+            def.options.callbacks,
+            () => vendor.erase.get(erase.task_id),
+            (t) => isOneOf(t.status, ERASE_TERMINAL_STATES),
           );
         });
         if (done.status !== 'SUCCESS' || !done.video_url) throw new Error(`erase ${done.task_id} ended ${done.status}`);

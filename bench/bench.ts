@@ -43,11 +43,16 @@ function machine(cli: string | undefined): Machine {
 function idealCounts(w: Workload): string {
   const t = w.timings;
   const parts: string[] = [];
-  if (w.stages.includes('review')) parts.push(`review pending ${t.reviewPendingMs} + processing ${t.reviewProcessingMs}`);
-  if (w.stages.includes('assets')) parts.push(`asset processing ${t.assetProcessingMs} (items of a stage run in parallel: counted once)`);
-  if (w.stages.includes('generation')) parts.push(`generation queued ${t.generationQueuedMs} + running ${t.generationRunningMs}`);
+  if (w.stages.includes('review'))
+    parts.push(`review pending ${t.reviewPendingMs} + processing ${t.reviewProcessingMs}`);
+  if (w.stages.includes('assets'))
+    parts.push(`asset processing ${t.assetProcessingMs} (items of a stage run in parallel: counted once)`);
+  if (w.stages.includes('generation'))
+    parts.push(`generation queued ${t.generationQueuedMs} + running ${t.generationRunningMs}`);
   if (w.stages.includes('erase')) {
-    parts.push(`erase submitted ${t.eraseSubmittedMs} + queued ${t.eraseQueuedMs} + in progress ${t.eraseInProgressMs}`);
+    parts.push(
+      `erase submitted ${t.eraseSubmittedMs} + queued ${t.eraseQueuedMs} + in progress ${t.eraseInProgressMs}`,
+    );
   }
   return (
     `the emulator's own processing along one pipeline's chain (all pipelines run in parallel, so one chain is the longest): ` +
@@ -91,7 +96,9 @@ async function main(): Promise<number> {
 
   const cli = findTemporalCli((line) => log(line));
   if (!cli) {
-    process.stderr.write('bench: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)\n');
+    process.stderr.write(
+      'bench: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)\n',
+    );
     return 1;
   }
   const sampler = new Sampler(500);

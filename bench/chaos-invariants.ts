@@ -69,7 +69,10 @@ function result(
   };
 }
 
-type Snapshot = Pick<InspectionSnapshot, 'generationTasks' | 'eraseTasks' | 'groups' | 'assets' | 'reviewTasks' | 'counters'>;
+type Snapshot = Pick<
+  InspectionSnapshot,
+  'generationTasks' | 'eraseTasks' | 'groups' | 'assets' | 'reviewTasks' | 'counters'
+>;
 
 /** A vendor record reelflow creates, with the pipeline it belongs to. */
 export interface AttributedRecord {
@@ -140,7 +143,9 @@ export function checkTerminalStates(plan: PlannedPipeline[], outcomes: PipelineO
       const stage = o.status?.stages?.[p.expect.stage]?.state;
       const byVendor = /ended failed/.test(o.error ?? '');
       if (stage !== 'failed' || !byVendor) {
-        problems.push(`${p.workflowId}: failed, but not as built to (stage ${p.expect.stage} is ${stage ?? 'unknown'}; error: ${o.error ?? 'none'})`);
+        problems.push(
+          `${p.workflowId}: failed, but not as built to (stage ${p.expect.stage} is ${stage ?? 'unknown'}; error: ${o.error ?? 'none'})`,
+        );
       }
     }
   }
@@ -163,12 +168,21 @@ export function checkNoDuplicates(s: Snapshot): InvariantResult {
     byKey.set(k, [...(byKey.get(k) ?? []), r]);
   }
   const problems: string[] = [];
-  const breakdown: Record<string, number> = { review: 0, assetGroup: 0, asset: 0, generation: 0, erase: 0, unattributed: 0 };
+  const breakdown: Record<string, number> = {
+    review: 0,
+    assetGroup: 0,
+    asset: 0,
+    generation: 0,
+    erase: 0,
+    unattributed: 0,
+  };
   for (const rs of byKey.values()) {
     if (rs.length > 1) {
       breakdown[rs[0]!.kind] = (breakdown[rs[0]!.kind] ?? 0) + rs.length - 1;
       for (const extra of rs.slice(1)) {
-        problems.push(`duplicate ${extra.kind} for ${extra.tag ?? '?'}: ${rs.map((r) => r.id).join(', ')} (key ${rs[0]!.key})`);
+        problems.push(
+          `duplicate ${extra.kind} for ${extra.tag ?? '?'}: ${rs.map((r) => r.id).join(', ')} (key ${rs[0]!.key})`,
+        );
       }
     }
   }
@@ -218,14 +232,15 @@ export function checkReportedIdsExist(outcomes: PipelineOutcome[], s: Snapshot):
       checked += 1;
       const rec = records.get(`${kind}|${id}`);
       if (!rec) problems.push(`${o.workflowId}: reported ${kind} ${id}, which the vendor does not have`);
-      else if (rec.tag !== o.tag) problems.push(`${o.workflowId}: reported ${kind} ${id}, which belongs to ${rec.tag ?? 'no pipeline'}`);
+      else if (rec.tag !== o.tag)
+        problems.push(`${o.workflowId}: reported ${kind} ${id}, which belongs to ${rec.tag ?? 'no pipeline'}`);
     }
   }
   return result(
     'reported-ids-exist',
     'Every reported vendor task id exists at the vendor',
-    'each (kind, id) in a pipeline\'s result (vendorTasks and stage results) or final status query exists in the ' +
-      'emulator\'s inspection under that kind, and is attributed to that same pipeline',
+    "each (kind, id) in a pipeline's result (vendorTasks and stage results) or final status query exists in the " +
+      "emulator's inspection under that kind, and is attributed to that same pipeline",
     checked,
     problems,
   );
@@ -238,7 +253,8 @@ export function checkNoUnknownRecords(outcomes: PipelineOutcome[], s: Snapshot):
   const problems: string[] = [];
   const records = attributeRecords(s).filter((r) => r.tag !== undefined);
   for (const r of records) {
-    if (!known.get(r.tag!)?.has(`${r.kind}|${r.id}`)) problems.push(`${r.kind} ${r.id} of ${r.tag} is not in that pipeline's result or status`);
+    if (!known.get(r.tag!)?.has(`${r.kind}|${r.id}`))
+      problems.push(`${r.kind} ${r.id} of ${r.tag} is not in that pipeline's result or status`);
   }
   return result(
     'no-unknown-records',
@@ -255,7 +271,10 @@ export function checkGetAsset429(s: Snapshot): InvariantResult {
   const total = s.counters.rateLimited429['assets.GetAsset'] ?? 0;
   const injected = s.counters.faultsByEndpoint['assets.GetAsset']?.rateLimit429 ?? 0;
   const natural = total - injected;
-  const problems = Array.from({ length: Math.max(0, natural) }, () => 'GetAsset answered 429 RateLimitExceeded by the vendor\'s own rate limit');
+  const problems = Array.from(
+    { length: Math.max(0, natural) },
+    () => "GetAsset answered 429 RateLimitExceeded by the vendor's own rate limit",
+  );
   return {
     ...result(
       'getasset-429',
@@ -293,8 +312,10 @@ export function checkNoResultLost(
       }
       const disk = files.get(a.path);
       if (!disk?.sha256) problems.push(`${o.workflowId}: ${a.path} is missing`);
-      else if (disk.sha256 !== a.sha256) problems.push(`${o.workflowId}: ${a.path} sha256 ${disk.sha256} ≠ reported ${a.sha256}`);
-      else if (disk.sidecar !== a.sha256) problems.push(`${o.workflowId}: ${a.path}.sha256 says ${disk.sidecar ?? 'nothing'}`);
+      else if (disk.sha256 !== a.sha256)
+        problems.push(`${o.workflowId}: ${a.path} sha256 ${disk.sha256} ≠ reported ${a.sha256}`);
+      else if (disk.sidecar !== a.sha256)
+        problems.push(`${o.workflowId}: ${a.path}.sha256 says ${disk.sidecar ?? 'nothing'}`);
       else if (expected.sha256[name] && a.sha256 !== expected.sha256[name]) {
         problems.push(`${o.workflowId}: ${name} sha256 ${a.sha256} ≠ the vendor's video ${expected.sha256[name]}`);
       }

@@ -110,7 +110,11 @@ export function planPipelines(opts: PlanOptions): PlannedPipeline[] {
       reviewBatches: [review],
       assetNames: ['hero', 'bgm'],
       expect: failing
-        ? { state: 'failed', stage: 'generation', reason: `the prompt carries "${FAIL_MARK}": the vendor fails the generation task` }
+        ? {
+            state: 'failed',
+            stage: 'generation',
+            reason: `the prompt carries "${FAIL_MARK}": the vendor fails the generation task`,
+          }
         : { state: 'completed' },
       definition,
     };
@@ -163,7 +167,11 @@ export function chaosFaults(opts: { seed: number; pipelines: number } = { seed: 
   return {
     'review.async': { ...ambiguous },
     'review.get': { resetBeforeCreate: { probability: 0.03 } },
-    'assets.CreateAssetGroup': { upstream502: { probability: 0.08 }, resetAfterCreate: { probability: 0.06 }, error500AfterCreate: { probability: 0.04 } },
+    'assets.CreateAssetGroup': {
+      upstream502: { probability: 0.08 },
+      resetAfterCreate: { probability: 0.06 },
+      error500AfterCreate: { probability: 0.04 },
+    },
     'assets.ListAssets': { upstream502: { probability: 0.04 } },
     'assets.CreateAsset': {
       rateLimit429: { probability: 0.06, retryAfterSeconds: 1, ...burst(opts.pipelines * 2, 3, 3) },
@@ -176,14 +184,29 @@ export function chaosFaults(opts: { seed: number; pipelines: number } = { seed: 
       rateLimit429: { probability: 0.08, retryAfterSeconds: 1, ...burst(opts.pipelines * 2, 6, 5) },
       upstream502: { probability: 0.03 },
     },
-    'generation.create': { ...ambiguous, rateLimit429: { probability: 0.06, retryAfterSeconds: 1, ...burst(opts.pipelines, 3, 3) } },
+    'generation.create': {
+      ...ambiguous,
+      rateLimit429: { probability: 0.06, retryAfterSeconds: 1, ...burst(opts.pipelines, 3, 3) },
+    },
     'generation.get': { resetBeforeCreate: { probability: 0.03 } },
     'erase.create': { ...ambiguous },
     'erase.get': { resetBeforeCreate: { probability: 0.03 } },
     'media.get': { resetBeforeCreate: { probability: 0.04 } },
-    'generation.callback': { callbackDrop: { probability: 0.15 }, callbackDelay: { probability: 0.1, ms: 3_000 }, callbackDuplicate: { probability: 0.1 } },
-    'erase.callback': { callbackDrop: { probability: 0.15 }, callbackDelay: { probability: 0.1, ms: 3_000 }, callbackDuplicate: { probability: 0.1 } },
-    'review.callback': { callbackDrop: { probability: 0.15 }, callbackDelay: { probability: 0.1, ms: 3_000 }, callbackDuplicate: { probability: 0.1 } },
+    'generation.callback': {
+      callbackDrop: { probability: 0.15 },
+      callbackDelay: { probability: 0.1, ms: 3_000 },
+      callbackDuplicate: { probability: 0.1 },
+    },
+    'erase.callback': {
+      callbackDrop: { probability: 0.15 },
+      callbackDelay: { probability: 0.1, ms: 3_000 },
+      callbackDuplicate: { probability: 0.1 },
+    },
+    'review.callback': {
+      callbackDrop: { probability: 0.15 },
+      callbackDelay: { probability: 0.1, ms: 3_000 },
+      callbackDuplicate: { probability: 0.1 },
+    },
   };
 }
 
@@ -214,13 +237,20 @@ export function estimatedRunMs(pipelines: number): number {
   return 30_000 + pipelines * 1_500;
 }
 
-export function planSchedule(opts: { seed: number; pipelines: number; kills: number; restartServer: boolean }): ChaosSchedule {
+export function planSchedule(opts: {
+  seed: number;
+  pipelines: number;
+  kills: number;
+  restartServer: boolean;
+}): ChaosSchedule {
   const rnd = seededRandom(opts.seed ^ 0x5eed);
   const span = estimatedRunMs(opts.pipelines);
   // Arrivals spread over time put pipelines in every stage at once, so a kill or the
   // restart meets creates, polls and archives of every kind, not one stage in lockstep.
   const burst = Math.ceil(opts.pipelines * INITIAL_BURST_SHARE);
-  const startAtMs = Array.from({ length: opts.pipelines }, (_, i) => (i < burst ? 0 : Math.round(rnd() * span * ARRIVAL_SHARE)));
+  const startAtMs = Array.from({ length: opts.pipelines }, (_, i) =>
+    i < burst ? 0 : Math.round(rnd() * span * ARRIVAL_SHARE),
+  );
   const kills: ChaosSchedule['kills'] = [];
   let at = 0;
   for (let i = 0; i < opts.kills; i++) {

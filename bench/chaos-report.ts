@@ -18,29 +18,45 @@ export function renderMarkdown(r: ChaosReport): string {
   lines.push('');
   lines.push('| invariant | result | violations | checked |');
   lines.push('|---|---|---:|---:|');
-  for (const i of r.invariants) lines.push(`| ${i.title} | ${i.pass ? 'pass' : '**FAIL**'} | ${i.violations} | ${i.checked} |`);
+  for (const i of r.invariants)
+    lines.push(`| ${i.title} | ${i.pass ? 'pass' : '**FAIL**'} | ${i.violations} | ${i.checked} |`);
   lines.push('');
   for (const i of r.invariants) {
     lines.push(`- **${i.id}**: ${i.definition}.`);
-    if (i.breakdown) lines.push(`  Counts: ${Object.entries(i.breakdown).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+    if (i.breakdown)
+      lines.push(
+        `  Counts: ${Object.entries(i.breakdown)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}.`,
+      );
     for (const e of i.examples) lines.push(`  - ${e}`);
   }
   lines.push('');
   lines.push('## Pipelines');
   lines.push('');
   lines.push(
-    `Started ${r.pipelines.started}; ended: ${Object.entries(r.pipelines.byState).map(([k, v]) => `${k} ${v}`).join(', ')} ` +
+    `Started ${r.pipelines.started}; ended: ${Object.entries(r.pipelines.byState)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} ` +
       `(${r.pipelines.expectedFailures} built to fail). Arrivals: ${r.pipelines.arrivals.atOnce} started at once, the rest ` +
       `over ${s(r.pipelines.arrivals.overMs)}. Time from a pipeline's start to its terminal state: ` +
       `p50 ${s(r.pipelines.durationMs.p50)}, p95 ${s(r.pipelines.durationMs.p95)}, max ${s(r.pipelines.durationMs.max)}.`,
   );
-  lines.push(`Vendor records created: ${Object.entries(r.pipelines.vendorTasks).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+  lines.push(
+    `Vendor records created: ${Object.entries(r.pipelines.vendorTasks)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+  );
   lines.push('');
   lines.push('## Faults injected');
   lines.push('');
   lines.push(
     `${r.faults.total} faults over ${r.vendorRequests} vendor requests; 429 bursts: ` +
-      `${Object.entries(r.faults.bursts).map(([e, b]) => `${e} ${b.size} in a row after ${b.after} calls`).join(', ') || 'none'}; ` +
+      `${
+        Object.entries(r.faults.bursts)
+          .map(([e, b]) => `${e} ${b.size} in a row after ${b.after} calls`)
+          .join(', ') || 'none'
+      }; ` +
       `${r.faults.pipelinesHit} of ${o.pipelines} pipelines tied to at least one injected fault (a lower bound: a fault ` +
       `answered before a create's handler ran carries no id to tie it to a pipeline).`,
   );
@@ -54,26 +70,40 @@ export function renderMarkdown(r: ChaosReport): string {
   lines.push('| endpoint | faults |');
   lines.push('|---|---|');
   for (const [e, kinds] of Object.entries(r.faults.injectedByEndpoint).sort()) {
-    lines.push(`| ${e} | ${Object.entries(kinds).map(([k, v]) => `${k} ${v}`).join(', ')} |`);
+    lines.push(
+      `| ${e} | ${Object.entries(kinds)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} |`,
+    );
   }
   lines.push('');
   const cb = r.callbacks;
   lines.push(
     `Callbacks: ${cb.sent} sent, ${cb.delivered} delivered, ${cb.failed} failed, ${cb.dropped} dropped, ` +
       `${cb.duplicated} duplicated, ${cb.delayed} delayed. 429 answers by endpoint (injected and natural): ` +
-      `${Object.entries(r.rateLimited429).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`,
+      `${
+        Object.entries(r.rateLimited429)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      }.`,
   );
   lines.push('');
   lines.push('## Kills, restarts, operator');
   lines.push('');
   lines.push(`Worker SIGKILLs: ${r.kills.length} (asked for ${o.kills}).`);
-  for (const k of r.kills) lines.push(`- t=${s(k.atMs)}: ${k.worker} (pid ${k.pid}) killed with ${k.inFlight} pipelines in flight; ${k.replacement} started`);
+  for (const k of r.kills)
+    lines.push(
+      `- t=${s(k.atMs)}: ${k.worker} (pid ${k.pid}) killed with ${k.inFlight} pipelines in flight; ${k.replacement} started`,
+    );
   if (r.unexpectedWorkerExits.length) {
     lines.push(`Workers that exited by themselves (replaced): ${r.unexpectedWorkerExits.length}.`);
-    for (const e of r.unexpectedWorkerExits) lines.push(`- t=${s(e.atMs)}: ${e.worker} code ${e.code} signal ${e.signal}`);
+    for (const e of r.unexpectedWorkerExits)
+      lines.push(`- t=${s(e.atMs)}: ${e.worker} code ${e.code} signal ${e.signal}`);
   }
   lines.push('');
-  lines.push(`Dev server restarts (same SQLite file): ${r.restarts.length}${o.ownServer ? '' : ' (shared server: restart off)'}.`);
+  lines.push(
+    `Dev server restarts (same SQLite file): ${r.restarts.length}${o.ownServer ? '' : ' (shared server: restart off)'}.`,
+  );
   for (const x of r.restarts) lines.push(`- t=${s(x.atMs)}: down ${s(x.downMs)}, ${x.inFlight} pipelines in flight`);
   lines.push('');
   lines.push(
@@ -81,7 +111,9 @@ export function renderMarkdown(r: ChaosReport): string {
       `${r.operator.decisions.resubmit} resubmit (no task found); ${r.operator.failedAttempts} attempts not taken (retried).`,
   );
   for (const d of r.operator.log.slice(0, 30)) {
-    lines.push(`- t=${s(d.atMs)}: ${d.workflowId} ${d.step}#${d.attempt} → ${d.decision === 'taskId' ? `task ${d.taskId}` : 'resubmit'}`);
+    lines.push(
+      `- t=${s(d.atMs)}: ${d.workflowId} ${d.step}#${d.attempt} → ${d.decision === 'taskId' ? `task ${d.taskId}` : 'resubmit'}`,
+    );
   }
   if (r.operator.log.length > 30) lines.push(`- … ${r.operator.log.length - 30} more in the JSON report`);
   lines.push('');

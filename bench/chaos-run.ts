@@ -28,14 +28,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { CancelledFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  CancelledFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowExecutionAlreadyStartedError,
+} from '@temporalio/common';
 import { startDevServer, type DevServer } from '../src/devstack/dev-server';
 import { findTemporalCli, repoRoot } from '../src/devstack/temporal-cli';
 import type { FaultConfig } from '../src/emulator/faults';
 import type { InspectionSnapshot } from '../src/emulator/inspection';
 import { findMediaDir } from '../src/emulator/media';
 import type { RequestRecord } from '../src/emulator/requestLog';
-import { resolveCreateUpdate, statusQuery, type CreateDecision, type PipelineInput, type PipelineResult, type PipelineStatus } from '../src/workflows/messages';
+import {
+  resolveCreateUpdate,
+  statusQuery,
+  type CreateDecision,
+  type PipelineInput,
+  type PipelineResult,
+  type PipelineStatus,
+} from '../src/workflows/messages';
 import {
   accessTokenOf,
   burstsOf,
@@ -49,7 +61,13 @@ import {
   profileName,
   type PlannedPipeline,
 } from './chaos-plan';
-import { attributeRecords, checkAll, type ArchivedFileOnDisk, type InvariantResult, type PipelineOutcome } from './chaos-invariants';
+import {
+  attributeRecords,
+  checkAll,
+  type ArchivedFileOnDisk,
+  type InvariantResult,
+  type PipelineOutcome,
+} from './chaos-invariants';
 
 export interface ChaosOptions {
   pipelines: number;
@@ -241,7 +259,9 @@ function percentile(values: number[], p: number): number {
 
 async function sha256File(file: string): Promise<string | undefined> {
   try {
-    return createHash('sha256').update(await readFile(file)).digest('hex');
+    return createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
   } catch {
     return undefined;
   }
@@ -265,8 +285,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   for (const [what, file] of Object.entries(dist)) {
     if (!existsSync(file)) throw new Error(`chaos: ${file} (${what}) is missing: ${DIST_MISSING_HINT}`);
   }
-  if (opts.restartServer && opts.temporal) throw new Error('chaos: --restart-server needs a dev server of its own (no shared server)');
-  if (!Number.isInteger(opts.pipelines) || opts.pipelines < 1) throw new Error('chaos: pipelines must be a positive integer');
+  if (opts.restartServer && opts.temporal)
+    throw new Error('chaos: --restart-server needs a dev server of its own (no shared server)');
+  if (!Number.isInteger(opts.pipelines) || opts.pipelines < 1)
+    throw new Error('chaos: pipelines must be a positive integer');
   if (!Number.isInteger(opts.workers) || opts.workers < 1) throw new Error('chaos: workers must be a positive integer');
 
   const workDir = opts.workDir ?? mkdtempSync(path.join(os.tmpdir(), 'reelflow-chaos-'));
@@ -282,7 +304,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const profiles = profileCount(opts.pipelines);
   const timeoutMs = opts.timeoutMs ?? Math.max(10 * 60_000, estimatedRunMs(opts.pipelines) * 4);
   const plan = planPipelines({ pipelines: opts.pipelines, runTag, ambiguousPolicy: opts.ambiguousPolicy ?? 'ask' });
-  const schedule = planSchedule({ seed: opts.seed, pipelines: opts.pipelines, kills: opts.kills, restartServer: opts.restartServer });
+  const schedule = planSchedule({
+    seed: opts.seed,
+    pipelines: opts.pipelines,
+    kills: opts.kills,
+    restartServer: opts.restartServer,
+  });
   const callbackSecret = randomBytes(24).toString('hex');
 
   let server: DevServer | undefined;
@@ -298,7 +325,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       namespace = opts.temporal.namespace ?? 'default';
     } else {
       const cli = findTemporalCli((line) => log(line));
-      if (!cli) throw new Error('chaos: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)');
+      if (!cli)
+        throw new Error('chaos: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)');
       server = await startDevServer({
         cli: cli.path,
         dbFile: path.join(workDir, 'temporal.db'),
@@ -319,7 +347,19 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const emulator = children.node(
       'emulator',
       dist.emulator,
-      ['--port', '0', '--profile', 'fast', '--seed', String(opts.seed), '--faults', faultsFile, '--api-key', CHAOS_API_KEY, ...tokenArgs],
+      [
+        '--port',
+        '0',
+        '--profile',
+        'fast',
+        '--seed',
+        String(opts.seed),
+        '--faults',
+        faultsFile,
+        '--api-key',
+        CHAOS_API_KEY,
+        ...tokenArgs,
+      ],
       { PATH: process.env.PATH },
     );
     const emuUrl = (await children.waitForLine(emulator, /listening on (http:\/\/\S+)/, 30_000, 'emulator'))[1]!;
@@ -342,7 +382,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       REELFLOW_CALLBACK_PORT: '0',
       REELFLOW_CALLBACK_HOST: '127.0.0.1',
     });
-    const receiverPort = (await children.waitForLine(receiver, /listening on [^:\s]+:(\d+)/, 60_000, 'callback receiver'))[1]!;
+    const receiverPort = (
+      await children.waitForLine(receiver, /listening on [^:\s]+:(\d+)/, 60_000, 'callback receiver')
+    )[1]!;
     const receiverUrl = `http://127.0.0.1:${receiverPort}`;
     log(`chaos: callback receiver ${receiverUrl}`);
 
@@ -431,7 +473,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
             .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition }] })
             // A retry after a start whose answer was lost: the pipeline runs already.
             .catch((err: unknown) => {
-              if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<VideoPipeline>(workflowId);
+              if (err instanceof WorkflowExecutionAlreadyStartedError)
+                return client.workflow.getHandle<VideoPipeline>(workflowId);
               throw err;
             }),
         );
@@ -449,8 +492,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         } catch (err) {
           if (err instanceof WorkflowFailedError) {
             const c = err.cause;
-            const state = c instanceof TerminatedFailure ? 'terminated' : c instanceof CancelledFailure ? 'cancelled' : c instanceof TimeoutFailure ? 'timed-out' : 'failed';
-            outcomes.set(workflowId, { ...base, state, error: innermostMessage(err), durationMs: Date.now() - startedAt });
+            const state =
+              c instanceof TerminatedFailure
+                ? 'terminated'
+                : c instanceof CancelledFailure
+                  ? 'cancelled'
+                  : c instanceof TimeoutFailure
+                    ? 'timed-out'
+                    : 'failed';
+            outcomes.set(workflowId, {
+              ...base,
+              state,
+              error: innermostMessage(err),
+              durationMs: Date.now() - startedAt,
+            });
             return;
           }
           if (abort.signal.aborted) break;
@@ -474,7 +529,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         let waiting: string[] = [];
         try {
           const query = `TaskQueue = '${taskQueue}' AND ReelflowStatus = 'waiting-operator' AND ExecutionStatus = 'Running'`;
-          for await (const wf of client.workflow.list({ query })) if (!deciding.has(wf.workflowId)) waiting.push(wf.workflowId);
+          for await (const wf of client.workflow.list({ query }))
+            if (!deciding.has(wf.workflowId)) waiting.push(wf.workflowId);
         } catch {
           continue; // server restarting
         }
@@ -536,7 +592,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         found: found.length,
       };
       decisions.push(record);
-      log(`chaos: operator resolved ${workflowId} ${w.step}#${w.attempt}: ${exact ? `task ${exact.id}` : 'resubmit (no task found)'}`);
+      log(
+        `chaos: operator resolved ${workflowId} ${w.step}#${w.attempt}: ${exact ? `task ${exact.id}` : 'resubmit (no task found)'}`,
+      );
     };
 
     // ---- request log collector (the emulator keeps only the last 5,000)
@@ -576,13 +634,23 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           victim.proc.kill('SIGKILL');
           await exited;
           const replacement = startWorker();
-          kills.push({ atMs: now, worker: victim.name, pid: victim.proc.pid ?? -1, replacement: replacement.name, inFlight: inFlight() });
-          log(`chaos: t=${(now / 1000).toFixed(1)}s SIGKILL ${victim.name} (pid ${victim.proc.pid}), ${inFlight()} pipelines in flight; started ${replacement.name}`);
+          kills.push({
+            atMs: now,
+            worker: victim.name,
+            pid: victim.proc.pid ?? -1,
+            replacement: replacement.name,
+            inFlight: inFlight(),
+          });
+          log(
+            `chaos: t=${(now / 1000).toFixed(1)}s SIGKILL ${victim.name} (pid ${victim.proc.pid}), ${inFlight()} pipelines in flight; started ${replacement.name}`,
+          );
         }
         if (restartAt !== undefined && now >= restartAt && server) {
           restartAt = undefined;
           const before = inFlight();
-          log(`chaos: t=${(now / 1000).toFixed(1)}s restarting the dev server (same SQLite file), ${before} pipelines in flight`);
+          log(
+            `chaos: t=${(now / 1000).toFixed(1)}s restarting the dev server (same SQLite file), ${before} pipelines in flight`,
+          );
           const s0 = Date.now();
           await server.restart();
           children.extraPids.add(server.pid);
@@ -615,7 +683,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       if (o.state === 'completed') continue;
       try {
         const handle = handles.get(o.workflowId);
-        if (handle) o.status = await retrying(`status of ${o.workflowId}`, () => handle.query(statusQuery), Date.now() + 60_000);
+        if (handle)
+          o.status = await retrying(`status of ${o.workflowId}`, () => handle.query(statusQuery), Date.now() + 60_000);
       } catch (err) {
         log(`chaos: no final status for ${o.workflowId}: ${innermostMessage(err)}`);
       }
@@ -640,8 +709,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const expectedArchive = {
       names: ['generated', 'erased'],
       sha256: {
-        generated: createHash('sha256').update(readFileSync(path.join(mediaDir, 'generated.mp4'))).digest('hex'),
-        erased: createHash('sha256').update(readFileSync(path.join(mediaDir, 'erased.mp4'))).digest('hex'),
+        generated: createHash('sha256')
+          .update(readFileSync(path.join(mediaDir, 'generated.mp4')))
+          .digest('hex'),
+        erased: createHash('sha256')
+          .update(readFileSync(path.join(mediaDir, 'erased.mp4')))
+          .digest('hex'),
       },
     };
     const outcomeList = plan.map((p) => outcomes.get(p.workflowId)!);
@@ -660,8 +733,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const hit = new Set<string>();
     for (const r of requests) {
       if (r.faults.length === 0) continue;
-      const idInPath = /\/(?:task\/get|svc-tasks|api\/task|media\/(?:generated|erased|assets))\/([^/?.]+)/.exec(r.path)?.[1];
-      const tag = tagOfCallbackUrl(r.callbackUrl) ?? tagOfResource.get(r.resourceId ?? '') ?? tagOfResource.get(idInPath ?? '');
+      const idInPath = /\/(?:task\/get|svc-tasks|api\/task|media\/(?:generated|erased|assets))\/([^/?.]+)/.exec(
+        r.path,
+      )?.[1];
+      const tag =
+        tagOfCallbackUrl(r.callbackUrl) ?? tagOfResource.get(r.resourceId ?? '') ?? tagOfResource.get(idInPath ?? '');
       if (tag) hit.add(tag);
     }
     for (const d of snapshot.callbacks) {
@@ -733,7 +809,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     // A shared server keeps what it runs: leave nothing of ours running there.
     if (opts.temporal) {
       for (const o of outcomeList) {
-        if (o.state === 'not-finished') await handles.get(o.workflowId)?.terminate('chaos run ended').catch(() => undefined);
+        if (o.state === 'not-finished')
+          await handles
+            .get(o.workflowId)
+            ?.terminate('chaos run ended')
+            .catch(() => undefined);
       }
     }
     return report;

@@ -66,7 +66,11 @@ async function main(): Promise<number> {
   console.log(renderMarkdown(report));
   console.log(`report: ${files.md}\n        ${files.json}`);
   const broken = report.invariants.filter((i) => !i.pass);
-  console.log(broken.length ? `chaos: FAIL — ${broken.map((i) => `${i.id} (${i.violations})`).join(', ')}` : 'chaos: PASS — every invariant held');
+  console.log(
+    broken.length
+      ? `chaos: FAIL — ${broken.map((i) => `${i.id} (${i.violations})`).join(', ')}`
+      : 'chaos: PASS — every invariant held',
+  );
   return broken.length ? 1 : 0;
 }
 
@@ -80,7 +84,9 @@ main().then(
       console.error(`chaos: ${err.message}\n${USAGE}`);
       process.exit(2);
     }
-    console.error(`chaos: the run could not be carried out: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    console.error(
+      `chaos: the run could not be carried out: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     process.exit(3);
   },
 );

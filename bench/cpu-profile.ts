@@ -49,7 +49,9 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 12): P
     totalMs += ms;
     const pkg = packageOf(url, functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + ms);
-    const where = url ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(dist|src)\//, '$1/')}:${lineNumber + 1}` : '';
+    const where = url
+      ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(dist|src)\//, '$1/')}:${lineNumber + 1}`
+      : '';
     const key = `${functionName}@${where}`;
     const f = functions.get(key) ?? { name: functionName || '(anonymous)', where, ms: 0 };
     f.ms += ms;
@@ -71,9 +73,13 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 12): P
 export function summarizeProfiles(dir: string): ProfileSummary[] {
   let files: string[];
   try {
-    files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.cpuprofile'));
+    files = readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.cpuprofile'));
   } catch {
     return [];
   }
-  return files.sort().map((f) => summarizeProfile(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as CpuProfile, f));
+  return files
+    .sort()
+    .map((f) => summarizeProfile(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as CpuProfile, f));
 }

@@ -2,7 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GETASSET_MAX_PER_SECOND } from '../src/vendor-api/assumed-values';
-import { BENCH_STAGES, DEFAULT_WORKLOAD, workloadProblems, type BenchStage, type StageTimings, type Workload } from './workload';
+import {
+  BENCH_STAGES,
+  DEFAULT_WORKLOAD,
+  workloadProblems,
+  type BenchStage,
+  type StageTimings,
+  type Workload,
+} from './workload';
 
 export const USAGE = `usage: npm run bench -- [options]
   --pipelines N          pipelines started at once (default 200)
@@ -49,11 +56,15 @@ const onOff = (flag: string, v: string): boolean => {
 };
 
 const wholeNumber = (flag: string, v: string, min: number, max: number): number => {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag}: a whole number ${min}..${max}, got "${v}"`);
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new UsageError(`${flag}: a whole number ${min}..${max}, got "${v}"`);
   return Number(v);
 };
 
-export function parseBenchFlags(argv: string[], readFile: (f: string) => string = (f) => readFileSync(f, 'utf8')): BenchFlags {
+export function parseBenchFlags(
+  argv: string[],
+  readFile: (f: string) => string = (f) => readFileSync(f, 'utf8'),
+): BenchFlags {
   let values;
   try {
     ({ values } = parseArgs({
@@ -83,14 +94,22 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
   }
   const pipelines = wholeNumber('--pipelines', values.pipelines, 1, 10_000);
   const modes: BenchFlags['modes'] =
-    values.callbacks === 'both' ? ['off', 'on'] : values.callbacks === 'on' || values.callbacks === 'off' ? [values.callbacks] : [];
+    values.callbacks === 'both'
+      ? ['off', 'on']
+      : values.callbacks === 'on' || values.callbacks === 'off'
+        ? [values.callbacks]
+        : [];
   if (modes.length === 0) throw new UsageError(`--callbacks: on, off or both, got "${values.callbacks}"`);
 
   let stages = DEFAULT_WORKLOAD.stages;
   if (values.stages !== undefined) {
-    const named = values.stages.split(',').map((s) => s.trim()).filter(Boolean);
+    const named = values.stages
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
-    if (unknown.length) throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
+    if (unknown.length)
+      throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
     stages = BENCH_STAGES.filter((s) => named.includes(s)) as BenchStage[];
   }
   let timings: StageTimings = DEFAULT_WORKLOAD.timings;
@@ -101,9 +120,11 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
     } catch (err) {
       throw new UsageError(`--timings ${values.timings}: ${(err as Error).message}`);
     }
-    if (!given || typeof given !== 'object' || Array.isArray(given)) throw new UsageError(`--timings ${values.timings}: a JSON object`);
+    if (!given || typeof given !== 'object' || Array.isArray(given))
+      throw new UsageError(`--timings ${values.timings}: a JSON object`);
     const unknown = Object.keys(given).filter((k) => !(k in timings));
-    if (unknown.length) throw new UsageError(`--timings: unknown ${unknown.join(', ')} (known: ${Object.keys(timings).join(', ')})`);
+    if (unknown.length)
+      throw new UsageError(`--timings: unknown ${unknown.join(', ')} (known: ${Object.keys(timings).join(', ')})`);
     timings = { ...timings, ...(given as Partial<StageTimings>) };
   }
   const workload: Workload = {
@@ -127,12 +148,15 @@ export function parseBenchFlags(argv: string[], readFile: (f: string) => string 
   for (const kv of values['worker-env'] ?? []) {
     const m = /^(REELFLOW_[A-Z0-9_]+)=(.*)$/.exec(kv);
     if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value, got "${kv}"`);
-    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]!)) throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
+    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]!))
+      throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
     workerEnv[m[1]!] = m[2]!;
   }
   const temporalDb = values['temporal-db'];
-  if (temporalDb !== 'file' && temporalDb !== 'memory') throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
-  const timeoutS = values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
+  if (temporalDb !== 'file' && temporalDb !== 'memory')
+    throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
+  const timeoutS =
+    values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
   return {
     pipelines,
     modes,

@@ -117,7 +117,11 @@ export async function startEmulatorProcess(ctx: PhaseContext, name: string): Pro
 
 /** Creates the asset group the pipelines register their assets in (setup, not measured). */
 export async function createBenchGroup(emulatorUrl: string): Promise<string> {
-  const vendor = createVendorClient({ baseUrl: emulatorUrl, identityUrl: emulatorUrl, accessToken: EMULATOR_ACCESS_TOKEN });
+  const vendor = createVendorClient({
+    baseUrl: emulatorUrl,
+    identityUrl: emulatorUrl,
+    accessToken: EMULATOR_ACCESS_TOKEN,
+  });
   try {
     const g = await vendor.assets.createAssetGroup({ Name: 'bench', Description: 'reelflow benchmark' });
     return g.Id;
@@ -129,7 +133,12 @@ export async function createBenchGroup(emulatorUrl: string): Promise<string> {
 export async function definitionsFor(ctx: PhaseContext, emulatorUrl: string): Promise<PipelineDefinitionInput[]> {
   const groupId = ctx.workload.stages.includes('assets') ? await createBenchGroup(emulatorUrl) : undefined;
   return Array.from({ length: ctx.n }, (_, index) =>
-    pipelineDefinition(ctx.workload, { tag: ctx.tag, index, callbacks: ctx.callbacks, ...(groupId ? { groupId } : {}) }),
+    pipelineDefinition(ctx.workload, {
+      tag: ctx.tag,
+      index,
+      callbacks: ctx.callbacks,
+      ...(groupId ? { groupId } : {}),
+    }),
   );
 }
 
@@ -173,14 +182,27 @@ export interface PhaseResult {
   machineLoad?: MachineLoad;
   /** Emulator callback counters. */
   vendorCallbacks: { sent: number; delivered: number; failed: number };
-  perPipeline: { index: number; ok: boolean; pipelineMs: number; vendorMs: number; overheadMs: number; historyEvents?: number }[];
+  perPipeline: {
+    index: number;
+    ok: boolean;
+    pipelineMs: number;
+    vendorMs: number;
+    overheadMs: number;
+    historyEvents?: number;
+  }[];
 }
 
 export interface Measured {
   system: PhaseResult['system'];
   wallMs: number;
   /** By pipeline index. */
-  outcomes: { ok: boolean; error?: string; pipelineMs: number; historyEvents?: number; stageMs?: Partial<Record<StageTiming, number>> }[];
+  outcomes: {
+    ok: boolean;
+    error?: string;
+    pipelineMs: number;
+    historyEvents?: number;
+    stageMs?: Partial<Record<StageTiming, number>>;
+  }[];
   processes: ProcessUse[];
   context: ProcessUse[];
   machineLoad?: MachineLoad;
@@ -221,7 +243,9 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     erase: ctx.workload.stages.includes('erase') ? 1 : 0,
   };
   const extraVendorTasks = work.reduce(
-    (sum, w) => sum + (Object.keys(expectedTasks) as BenchStage[]).reduce((s, k) => s + Math.max(0, w.tasks[k] - expectedTasks[k]), 0),
+    (sum, w) =>
+      sum +
+      (Object.keys(expectedTasks) as BenchStage[]).reduce((s, k) => s + Math.max(0, w.tasks[k] - expectedTasks[k]), 0),
     0,
   );
   const history = m.outcomes.map((o) => o.historyEvents).filter((h): h is number => h !== undefined);

@@ -222,7 +222,9 @@ export function spawnNode(opts: SpawnNodeOptions): NodeProcess {
         const fail = (why: string) => {
           waiters.delete(waiter);
           clearTimeout(timer);
-          reject(new Error(`${opts.name}: ${why} (see ${opts.logFile}); last output:\n${recent.slice(-15).join('\n')}`));
+          reject(
+            new Error(`${opts.name}: ${why} (see ${opts.logFile}); last output:\n${recent.slice(-15).join('\n')}`),
+          );
         };
         const timer = setTimeout(() => fail(`no line matching ${pattern} within ${timeoutMs} ms`), timeoutMs);
         waiters.add(waiter);

@@ -98,7 +98,9 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     sampler.watch('emulator', emulator.proc.pid);
     const before = sampler.sample();
     const window = machineWindow();
-    ctx.log(`reelflow, callbacks ${mode}: starting ${ctx.n} pipelines on ${taskQueue} (${workers.length} worker process${workers.length > 1 ? 'es' : ''})`);
+    ctx.log(
+      `reelflow, callbacks ${mode}: starting ${ctx.n} pipelines on ${taskQueue} (${workers.length} worker process${workers.length > 1 ? 'es' : ''})`,
+    );
 
     const t0 = Date.now();
     const deadline = t0 + ctx.timeoutMs;
@@ -130,7 +132,9 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
       workers.map((w) =>
         w.whenExited().then((code) => {
           if (stopping) return new Promise<never>(() => undefined);
-          throw new Error(`${w.name} exited (${String(code)}) during the run; last output:\n${w.lastLines(20).join('\n')}`);
+          throw new Error(
+            `${w.name} exited (${String(code)}) during the run; last output:\n${w.lastLines(20).join('\n')}`,
+          );
         }),
       ),
     );
@@ -139,7 +143,10 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
       if (!s.handle) return { ok: false, error: s.error, timings: {} };
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`not finished within --timeout`)), Math.max(0, deadline - Date.now()));
+        timer = setTimeout(
+          () => reject(new Error(`not finished within --timeout`)),
+          Math.max(0, deadline - Date.now()),
+        );
       });
       try {
         const result = (await Promise.race([s.handle.result(), timeout])) as PipelineResult;

@@ -2,7 +2,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-export function writeReportFiles(kind: string, startedAt: string, data: unknown, markdown: string, dir: string): { json: string; md: string } {
+export function writeReportFiles(
+  kind: string,
+  startedAt: string,
+  data: unknown,
+  markdown: string,
+  dir: string,
+): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
   const stamp = startedAt.replace(/[:.]/g, '-');
   const json = path.join(dir, `${kind}-${stamp}.json`);

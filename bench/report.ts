@@ -77,7 +77,9 @@ export function thresholdFindings(runs: PhaseResult[], ratios: Ratios[], idealMs
   const findings: string[] = [];
   for (const q of ratios) {
     if (q.wallTime !== null && q.wallTime > 1.2) {
-      findings.push(`callbacks ${q.mode}: reelflow's wall time is ${q.wallTime.toFixed(2)}× the baseline's (threshold 1.2×)`);
+      findings.push(
+        `callbacks ${q.mode}: reelflow's wall time is ${q.wallTime.toFixed(2)}× the baseline's (threshold 1.2×)`,
+      );
     }
   }
   for (const r of runs.filter((x) => x.system === 'reelflow')) {
@@ -95,7 +97,12 @@ export function thresholdFindings(runs: PhaseResult[], ratios: Ratios[], idealMs
 const secs = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s` : 'n/a');
 /** Fixed digits without trailing zeros after the point: 2.50 → 2.5, 100 → 100. */
 export const num = (v: number, digits = 2) =>
-  Number.isFinite(v) ? v.toFixed(digits).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '') : 'n/a';
+  Number.isFinite(v)
+    ? v
+        .toFixed(digits)
+        .replace(/(\.\d*?)0+$/, '$1')
+        .replace(/\.$/, '')
+    : 'n/a';
 const times = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(2)}×`);
 const mb = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : 'n/a');
 const tri = (s: Summary) => `${secs(s.p50)} / ${secs(s.p95)} / ${secs(s.p99)}`;
@@ -107,13 +114,21 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
   const cell = (f: (p: PhaseResult) => string) => cols.map((p) => (p ? f(p) : '—'));
   const idealMs = report.ideal.ms;
   const rows: [string, ...string[]][] = [
-    ['pipelines completed', ...cell((p) => `${p.completed}/${p.pipelines}${p.failed ? ` (${p.failed} failed)` : ''}`), ''],
+    [
+      'pipelines completed',
+      ...cell((p) => `${p.completed}/${p.pipelines}${p.failed ? ` (${p.failed} failed)` : ''}`),
+      '',
+    ],
     ['wall time', ...cell((p) => secs(p.wallMs)), `ideal ${secs(idealMs)}`],
     ['wall time / ideal', ...cell((p) => times(ratio(p.wallMs, idealMs))), '1.00×'],
     ['pipelines completed per second', ...cell((p) => num(p.pipelinesPerSecond)), ''],
     ['pipeline time p50 / p95 / p99', ...cell((p) => tri(p.pipelineMs)), ''],
     ['vendor processing per pipeline p50', ...cell((p) => secs(p.vendorMs.p50)), secs(idealMs)],
-    ['overhead per pipeline p50 / p95 / p99', ...cell((p) => tri(p.overheadMs)), `5% of ideal = ${secs(idealMs * 0.05)}`],
+    [
+      'overhead per pipeline p50 / p95 / p99',
+      ...cell((p) => tri(p.overheadMs)),
+      `5% of ideal = ${secs(idealMs * 0.05)}`,
+    ],
     ['overhead p50 / ideal', ...cell((p) => `${num((p.overheadMs.p50 / idealMs) * 100, 0)}%`), '≤ 5%'],
     ...(['review', 'assets', 'generation', 'erase', 'archive'] as const)
       .filter((st) => cols.some((p) => p?.stageMs[st]))
@@ -122,28 +137,69 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
         ...cell((p) => secs(p.stageMs[st]?.p50 ?? NaN)),
         st === 'archive' ? '' : `vendor ${secs(report.ideal.byStage[st] ?? NaN)}`,
       ]),
-    ['vendor calls per pipeline (all)', ...cell((p) => num(p.callsTotal / p.pipelines)), num(Object.values(report.minimumCalls).reduce((a, c) => a + c, 0))],
+    [
+      'vendor calls per pipeline (all)',
+      ...cell((p) => num(p.callsTotal / p.pipelines)),
+      num(Object.values(report.minimumCalls).reduce((a, c) => a + c, 0)),
+    ],
   ];
-  const endpoints = [...new Set([...Object.keys(report.minimumCalls), ...cols.flatMap((p) => Object.keys(p?.callsPerPipeline ?? {}))])];
+  const endpoints = [
+    ...new Set([...Object.keys(report.minimumCalls), ...cols.flatMap((p) => Object.keys(p?.callsPerPipeline ?? {}))]),
+  ];
   for (const e of endpoints) {
     rows.push([`· ${e}`, ...cell((p) => num(p.callsPerPipeline[e] ?? 0)), String(report.minimumCalls[e] ?? 0)]);
   }
   rows.push(
-    ['429s received', ...cell((p) => `${p.rateLimitedTotal}${p.rateLimitedTotal ? ` (${Object.entries(p.rateLimited).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`), '0'],
+    [
+      '429s received',
+      ...cell(
+        (p) =>
+          `${p.rateLimitedTotal}${
+            p.rateLimitedTotal
+              ? ` (${Object.entries(p.rateLimited)
+                  .map(([k, v]) => `${k} ${v}`)
+                  .join(', ')})`
+              : ''
+          }`,
+      ),
+      '0',
+    ],
     ['extra vendor tasks (duplicates)', ...cell((p) => String(p.extraVendorTasks)), '0'],
-    ['history events per pipeline p50 / max', ...cell((p) => (p.historyEvents ? `${p.historyEvents.p50} / ${p.historyEvents.max}` : '—')), ''],
+    [
+      'history events per pipeline p50 / max',
+      ...cell((p) => (p.historyEvents ? `${p.historyEvents.p50} / ${p.historyEvents.max}` : '—')),
+      '',
+    ],
     ['peak RSS (own processes)', ...cell((p) => p.processes.map((x) => mb(x.peakRssMb)).join(' + ')), ''],
     ['CPU seconds (own processes)', ...cell((p) => p.processes.map((x) => num(x.cpuSeconds, 1)).join(' + ')), ''],
-    ['context: Temporal server CPU s / peak RSS', ...cell((p) => {
-      const t = p.context.find((x) => x.name === 'temporal server');
-      return t ? `${num(t.cpuSeconds, 1)} / ${mb(t.peakRssMb)}` : '—';
-    }), ''],
-    ['context: emulator CPU s', ...cell((p) => num(p.context.find((x) => x.name === 'emulator')?.cpuSeconds ?? NaN, 1)), ''],
-    ['machine CPU during the run: busy / capacity (others)', ...cell((p) => {
-      const l = p.machineLoad;
-      return l ? `${num(l.busySeconds, 0)} / ${num(l.capacitySeconds, 0)} s (${num(l.othersSeconds, 0)} s others)` : '—';
-    }), ''],
-    ['vendor callbacks sent / delivered', ...cell((p) => (p.callbacks ? `${p.vendorCallbacks.sent} / ${p.vendorCallbacks.delivered}` : '—')), ''],
+    [
+      'context: Temporal server CPU s / peak RSS',
+      ...cell((p) => {
+        const t = p.context.find((x) => x.name === 'temporal server');
+        return t ? `${num(t.cpuSeconds, 1)} / ${mb(t.peakRssMb)}` : '—';
+      }),
+      '',
+    ],
+    [
+      'context: emulator CPU s',
+      ...cell((p) => num(p.context.find((x) => x.name === 'emulator')?.cpuSeconds ?? NaN, 1)),
+      '',
+    ],
+    [
+      'machine CPU during the run: busy / capacity (others)',
+      ...cell((p) => {
+        const l = p.machineLoad;
+        return l
+          ? `${num(l.busySeconds, 0)} / ${num(l.capacitySeconds, 0)} s (${num(l.othersSeconds, 0)} s others)`
+          : '—';
+      }),
+      '',
+    ],
+    [
+      'vendor callbacks sent / delivered',
+      ...cell((p) => (p.callbacks ? `${p.vendorCallbacks.sent} / ${p.vendorCallbacks.delivered}` : '—')),
+      '',
+    ],
   );
   const lines = [`## Callbacks ${mode}`, '', '| | reelflow | baseline | ideal / minimum |', '|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
@@ -156,7 +212,9 @@ export function renderMarkdown(report: BenchReport): string {
   const s = report.settings;
   const m = report.machine;
   const w = s.workload;
-  const stages = w.stages.map((st) => (st === 'assets' ? `assets (${w.assetsPerPipeline} per pipeline)` : st)).join(' → ');
+  const stages = w.stages
+    .map((st) => (st === 'assets' ? `assets (${w.assetsPerPipeline} per pipeline)` : st))
+    .join(' → ');
   const lines = [
     `# reelflow benchmark — ${report.startedAt}`,
     '',
@@ -166,10 +224,18 @@ export function renderMarkdown(report: BenchReport): string {
       `${m.temporalCli ? `, ${m.temporalCli}` : ''}; load average ${m.loadAverageAtStart.toFixed(2)} at start (the machine may be shared).`,
     '',
     `Workload: ${s.pipelines} pipelines started at once; ${stages}; archive ${w.archive ? 'on' : 'off'}. ` +
-      `Emulator in its own process with fixed times: ${Object.entries(report.ideal.byStage).map(([k, v]) => `${k} ${secs(v!)}`).join(', ')} ` +
+      `Emulator in its own process with fixed times: ${Object.entries(report.ideal.byStage)
+        .map(([k, v]) => `${k} ${secs(v!)}`)
+        .join(', ')} ` +
       `(tick ${w.timings.tickMs} ms). reelflow: ${s.workers} worker process${s.workers > 1 ? 'es' : ''} (\`node dist/src/workers/main.js\`) ` +
       `on a Temporal dev server (SQLite ${s.temporalDb === 'memory' ? 'in memory' : 'file'})` +
-      `${Object.keys(s.workerEnv).length ? ` with ${Object.entries(s.workerEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}; baseline: one process running a plain async loop per pipeline over the same vendor client.`,
+      `${
+        Object.keys(s.workerEnv).length
+          ? ` with ${Object.entries(s.workerEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      }; baseline: one process running a plain async loop per pipeline over the same vendor client.`,
     '',
     `Ideal: ${secs(report.ideal.ms)} — ${report.ideal.counts}`,
     '',
@@ -179,9 +245,16 @@ export function renderMarkdown(report: BenchReport): string {
   ];
   for (const mode of s.callbacks) lines.push(...modeTable(report, mode), '');
   if (report.ratios.length) {
-    lines.push('## Ratios reelflow / baseline', '', '| callbacks | wall time | vendor calls | peak RSS | CPU seconds |', '|---|---|---|---|---|');
+    lines.push(
+      '## Ratios reelflow / baseline',
+      '',
+      '| callbacks | wall time | vendor calls | peak RSS | CPU seconds |',
+      '|---|---|---|---|---|',
+    );
     for (const q of report.ratios) {
-      lines.push(`| ${q.mode} | ${times(q.wallTime)} | ${times(q.vendorCalls)} | ${times(q.peakRss)} | ${times(q.cpuSeconds)} |`);
+      lines.push(
+        `| ${q.mode} | ${times(q.wallTime)} | ${times(q.vendorCalls)} | ${times(q.peakRss)} | ${times(q.cpuSeconds)} |`,
+      );
     }
     lines.push('');
   }
@@ -190,16 +263,24 @@ export function renderMarkdown(report: BenchReport): string {
   }
   const profiled = (report.cpuProfiles ?? []).filter((p) => p.totalMs >= 500);
   if (profiled.length) {
-    lines.push('## CPU profiles (self time by package; threads with ≥ 0.5 s)', '', '| profile | CPU | top packages |', '|---|---|---|');
+    lines.push(
+      '## CPU profiles (self time by package; threads with ≥ 0.5 s)',
+      '',
+      '| profile | CPU | top packages |',
+      '|---|---|---|',
+    );
     for (const p of profiled) {
-      const tops = p.byPackage.slice(0, 6).map((x) => `${x.name} ${(x.share * 100).toFixed(0)}%`).join(', ');
+      const tops = p.byPackage
+        .slice(0, 6)
+        .map((x) => `${x.name} ${(x.share * 100).toFixed(0)}%`)
+        .join(', ');
       lines.push(`| ${p.file} | ${secs(p.totalMs)} | ${tops} |`);
     }
     lines.push('');
   }
   lines.push(
-    'Definitions: pipeline time = the parent workflow\'s start to close (reelflow, server clock) or the loop\'s start to end (baseline); ' +
-      'vendor processing = created → terminal of the pipeline\'s own tasks along the chain, from the emulator\'s records; ' +
+    "Definitions: pipeline time = the parent workflow's start to close (reelflow, server clock) or the loop's start to end (baseline); " +
+      "vendor processing = created → terminal of the pipeline's own tasks along the chain, from the emulator's records; " +
       'overhead = pipeline time − vendor processing; calls = requests the emulator answered (429s included), ' +
       'minimum = one create and one final query per task plus one download per archived video; ' +
       'history events = historyLength of the parent + every child; CPU seconds = utime + stime during the run; ' +

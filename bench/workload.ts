@@ -114,7 +114,11 @@ export function pipelineDefinition(
     if (has('review')) content.push({ type: 'image_url', image_url: { url: 'ref:review/0' }, role: 'first_frame' });
     if (has('assets')) {
       for (let j = 0; j < w.assetsPerPipeline; j++) {
-        content.push({ type: 'image_url', image_url: { url: `ref:asset/${assetItemName(j)}` }, role: 'reference_image' });
+        content.push({
+          type: 'image_url',
+          image_url: { url: `ref:asset/${assetItemName(j)}` },
+          role: 'reference_image',
+        });
       }
     }
     def.generation = { model: 'video-model-1', content, ratio: '16:9', duration: 5 };
@@ -154,7 +158,8 @@ export function minimumCalls(w: Workload): Record<string, number> {
   const has = (s: BenchStage) => w.stages.includes(s);
   const out: Record<string, number> = {};
   if (has('review')) Object.assign(out, { 'review.async': 1, 'review.get': 1 });
-  if (has('assets')) Object.assign(out, { 'assets.CreateAsset': w.assetsPerPipeline, 'assets.GetAsset': w.assetsPerPipeline });
+  if (has('assets'))
+    Object.assign(out, { 'assets.CreateAsset': w.assetsPerPipeline, 'assets.GetAsset': w.assetsPerPipeline });
   if (has('generation')) Object.assign(out, { 'generation.create': 1, 'generation.get': 1 });
   if (has('erase')) Object.assign(out, { 'erase.create': 1, 'erase.get': 1 });
   const downloads = (w.archive && has('generation') ? 1 : 0) + (w.archive && has('erase') ? 1 : 0);

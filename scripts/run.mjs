@@ -39,10 +39,17 @@ function node(script, scriptArgs) {
 }
 
 const commands = {
-  // Type-check and lint everything, then run the whole suite against a real Temporal dev server.
+  // Type-check, lint and check formatting of everything, then run the whole suite against a real Temporal dev server.
   test: () => {
     build();
     must(process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']);
+    must(process.execPath, [
+      path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
+      '--check',
+      '--log-level',
+      'warn',
+      '.',
+    ]);
     process.exit(run(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), ...args]));
   },
   // Re-record the committed histories the replay tests replay (after a deliberate workflow change).

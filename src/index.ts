@@ -119,7 +119,9 @@ export async function startWorkerProcess(
 }
 
 /** The activities for createReelflowWorkers, from your own dependencies (vendor clients per profile, archive folder). */
-export async function createActivities(deps: ActivitiesModule.ActivityDeps): Promise<ActivitiesModule.ReelflowActivities> {
+export async function createActivities(
+  deps: ActivitiesModule.ActivityDeps,
+): Promise<ActivitiesModule.ReelflowActivities> {
   const { createActivities: create } = await import('./activities');
   return create(deps);
 }

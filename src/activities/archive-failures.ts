@@ -61,7 +61,11 @@ function scrub(message: string, url: string): string {
 }
 
 export function invalidInput(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: ARCHIVE_FAILURES.input, message: `archive: ${message}`, nonRetryable: true });
+  return ApplicationFailure.create({
+    type: ARCHIVE_FAILURES.input,
+    message: `archive: ${message}`,
+    nonRetryable: true,
+  });
 }
 
 export function statusFailure(name: string, url: string, status: number): ApplicationFailure {

@@ -50,7 +50,10 @@ export function safeSegment(raw: string): string {
 
 export class UnsafePathError extends Error {
   override readonly name = 'UnsafePathError';
-  constructor(readonly folder: string, what: string) {
+  constructor(
+    readonly folder: string,
+    what: string,
+  ) {
     super(`${folder} ${what}: the archive never writes through a symlink or outside its root`);
   }
 }

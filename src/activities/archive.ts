@@ -24,15 +24,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { request } from 'undici';
 import type { ArchivedFile } from '../workflows/messages';
-import {
-  invalidInput,
-  onDisk,
-  redactUrl,
-  sizeMismatch,
-  statusFailure,
-  toFailure,
-  tooLarge,
-} from './archive-failures';
+import { invalidInput, onDisk, redactUrl, sizeMismatch, statusFailure, toFailure, tooLarge } from './archive-failures';
 import {
   createExclusive,
   ensureFolder,
@@ -139,7 +131,15 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
     const dir = path.join(root, ...segments);
     const fileName = safeSegment(input.name);
     const final = path.join(dir, fileName);
-    return { segments, dir, fileName, final, part: `${final}.part`, sum: `${final}.sha256`, source: `${final}.source.json` };
+    return {
+      segments,
+      dir,
+      fileName,
+      final,
+      part: `${final}.part`,
+      sum: `${final}.sha256`,
+      source: `${final}.source.json`,
+    };
   }
   type Paths = ReturnType<typeof paths>;
 
@@ -178,7 +178,13 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
 
   async function download(input: ArchiveInput, p: Paths, signal: AbortSignal) {
     const ctx = Context.current();
-    const res = await request(input.url, { method: 'GET', signal, dispatcher: guard.dispatcher(), headersTimeout, bodyTimeout });
+    const res = await request(input.url, {
+      method: 'GET',
+      signal,
+      dispatcher: guard.dispatcher(),
+      headersTimeout,
+      bodyTimeout,
+    });
     if (res.statusCode < 200 || res.statusCode >= 300) {
       await res.body.dump().catch(() => undefined);
       throw statusFailure(input.name, input.url, res.statusCode);
@@ -257,11 +263,11 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
         return resultOf(input, p, hex, bytes);
       } catch (err) {
         if (folderIsSafe) {
-          for (const part of [p.part, `${p.sum}.part`, `${p.source}.part`]) await rm(part, { force: true }).catch(() => undefined);
+          for (const part of [p.part, `${p.sum}.part`, `${p.source}.part`])
+            await rm(part, { force: true }).catch(() => undefined);
         }
         throw toFailure(err, failure);
       }
     },
   };
 }
-

@@ -112,7 +112,10 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
     /** One vendor query of the offered task, then (if the vendor knows it) one visibility list. */
     async inspectOfferedTask(input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> {
       if (!TASK_ID_PATTERN.test(input.taskId)) {
-        throw ApplicationFailure.nonRetryable('taskId: not a vendor task id (letters, digits, . _ : - only)', 'RejectedError');
+        throw ApplicationFailure.nonRetryable(
+          'taskId: not a vendor task id (letters, digits, . _ : - only)',
+          'RejectedError',
+        );
       }
       let answer: Loose;
       try {

@@ -13,7 +13,8 @@ export function createDefinitionActivities() {
       try {
         return parseDefinition(input.definition);
       } catch (err) {
-        if (err instanceof DefinitionError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidDefinition', err.issues);
+        if (err instanceof DefinitionError)
+          throw ApplicationFailure.nonRetryable(err.message, 'InvalidDefinition', err.issues);
         throw err;
       }
     },

@@ -66,7 +66,10 @@ const SECRET_VARIABLES = new Set(['REELFLOW_CALLBACK_SECRET']);
 export function problemsOf(issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
   return issues.map((issue) => {
     const variable = String(issue.path[0] ?? 'REELFLOW_*');
-    const message = SECRET_VARIABLES.has(variable) && issue.code !== 'custom' && issue.code !== 'too_small' ? 'is invalid' : issue.message;
+    const message =
+      SECRET_VARIABLES.has(variable) && issue.code !== 'custom' && issue.code !== 'too_small'
+        ? 'is invalid'
+        : issue.message;
     return { variable, message };
   });
 }
@@ -94,7 +97,10 @@ export function loadReceiverConfig(env: Env = process.env): ReceiverConfig {
   if (e.REELFLOW_CALLBACK_SECRET === undefined) {
     throw new ConfigError([{ variable: 'REELFLOW_CALLBACK_SECRET', message: SECRET_REQUIRED }]);
   }
-  const config = { host: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST, port: e.REELFLOW_CALLBACK_PORT ?? DEFAULT_CALLBACK_PORT };
+  const config = {
+    host: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
+    port: e.REELFLOW_CALLBACK_PORT ?? DEFAULT_CALLBACK_PORT,
+  };
   Object.defineProperty(config, 'secret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
   return config as ReceiverConfig;
 }

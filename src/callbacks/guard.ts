@@ -36,7 +36,8 @@ export interface RelayKey {
   attempt: number;
 }
 
-export type Admission = { ok: true } | { ok: false; reason: 'duplicate' } | { ok: false; reason: 'rate'; retryAfterS: number };
+export type Admission =
+  { ok: true } | { ok: false; reason: 'duplicate' } | { ok: false; reason: 'rate'; retryAfterS: number };
 
 interface Bucket {
   tokens: number;

@@ -45,7 +45,9 @@ export async function startStandaloneReceiver(
   const env = opts.env ?? process.env;
   const log = opts.log ?? ((line: string) => console.log(`reelflow callbacks: ${line}`));
   const config = loadReceiverConfig(env);
-  const overrideEnvVars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const overrideEnvVars = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars });
   const address = connectionOptions.address ?? SDK_DEFAULT_ADDRESS;
   let connection: Connection;

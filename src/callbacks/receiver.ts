@@ -206,7 +206,10 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
   const temporal = opts.temporalAddress ? `Temporal at ${opts.temporalAddress}` : 'Temporal';
 
   /** The stage's verdict; `unknown` (signal anyway) when it cannot say: an older stage, a slow worker. */
-  async function askStage(workflowId: string, signal: VendorCallbackSignal): Promise<CallbackVerdict | 'unknown' | 'gone'> {
+  async function askStage(
+    workflowId: string,
+    signal: VendorCallbackSignal,
+  ): Promise<CallbackVerdict | 'unknown' | 'gone'> {
     try {
       const verdict = await asker.workflow.withDeadline(Date.now() + verdictTimeoutMs, () =>
         asker.workflow.getHandle(workflowId).query(callbackVerdictQuery, signal),
@@ -277,8 +280,13 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       return reply(res, 204);
     }
     if (!admission.ok) {
-      logRefusal(key, `callback refused, over ${limits.burst} at once or one per ${limits.refillMs} ms for this URL (429): ${what}`);
-      return reply(res, 429, 'too many callbacks for this URL', false, { 'retry-after': String(admission.retryAfterS) });
+      logRefusal(
+        key,
+        `callback refused, over ${limits.burst} at once or one per ${limits.refillMs} ms for this URL (429): ${what}`,
+      );
+      return reply(res, 429, 'too many callbacks for this URL', false, {
+        'retry-after': String(admission.retryAfterS),
+      });
     }
 
     const verdict = await askStage(workflowId, signal);

@@ -21,7 +21,11 @@ function contentUrl(item: ContentItemDefinition): string | undefined {
 }
 
 /** The media type each content type takes. */
-const CONTENT_MEDIA: Readonly<Record<string, MediaType>> = { image_url: 'Image', video_url: 'Video', audio_url: 'Audio' };
+const CONTENT_MEDIA: Readonly<Record<string, MediaType>> = {
+  image_url: 'Image',
+  video_url: 'Video',
+  audio_url: 'Audio',
+};
 
 function reviewType(def: Def, index: number): MediaType | undefined {
   const url = def.review?.media[index];
@@ -48,21 +52,31 @@ function assetIssues(def: Def, types: Map<string, MediaType | undefined>): Cross
     if ('fromReview' in item && item.fromReview >= reviewCount) {
       out.push({
         path: ['assets', 'items', i, 'fromReview'],
-        message: def.review ? `review has only ${reviewCount} media (0-based index)` : 'no review stage to take it from',
+        message: def.review
+          ? `review has only ${reviewCount} media (0-based index)`
+          : 'no review stage to take it from',
       });
     }
-    if (!types.has(item.name)) types.set(item.name, 'fromReview' in item ? reviewType(def, item.fromReview) : item.type);
+    if (!types.has(item.name))
+      types.set(item.name, 'fromReview' in item ? reviewType(def, item.fromReview) : item.type);
   });
   return out;
 }
 
 /** What a ref: address stands for, or why it stands for nothing usable. */
-function refTarget(def: Def, url: string, assetTypes: Map<string, MediaType | undefined>): { type?: MediaType; problem?: string } {
+function refTarget(
+  def: Def,
+  url: string,
+  assetTypes: Map<string, MediaType | undefined>,
+): { type?: MediaType; problem?: string } {
   const r = REVIEW_REF.exec(url);
   if (r) {
     const n = Number(r[1]);
     const count = def.review?.media.length ?? 0;
-    if (n >= count) return { problem: def.review ? `review has only ${count} media (0-based index)` : 'no review stage to reference' };
+    if (n >= count)
+      return {
+        problem: def.review ? `review has only ${count} media (0-based index)` : 'no review stage to reference',
+      };
     return { type: reviewType(def, n) };
   }
   const a = ASSET_REF.exec(url);
@@ -110,12 +124,21 @@ function hostIssues(def: Def): CrossFieldIssue[] {
     const invalid = invalidIpReason(parts.host);
     const reason = invalid ?? (def.options.allowPrivateHosts ? undefined : nonPublicHostReason(parts.host));
     if (invalid) out.push({ path, message: invalid });
-    else if (reason) out.push({ path, message: `${reason}: the vendor fetches media from the internet (options.allowPrivateHosts: true for local testing)` });
+    else if (reason)
+      out.push({
+        path,
+        message: `${reason}: the vendor fetches media from the internet (options.allowPrivateHosts: true for local testing)`,
+      });
   }
   return out;
 }
 
 export function crossFieldIssues(def: Def): CrossFieldIssue[] {
   const assetTypes = new Map<string, MediaType | undefined>();
-  return [...stageIssues(def), ...assetIssues(def, assetTypes), ...generationIssues(def, assetTypes), ...hostIssues(def)];
+  return [
+    ...stageIssues(def),
+    ...assetIssues(def, assetTypes),
+    ...generationIssues(def, assetTypes),
+    ...hostIssues(def),
+  ];
 }

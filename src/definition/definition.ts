@@ -10,7 +10,13 @@
 import { z } from 'zod';
 import { inferMediaType, MEDIA_EXTENSIONS, MEDIA_TYPES, type MediaType } from '../vendor-api/batching';
 import { GroupNameSchema } from '../vendor-api/schemas/assets';
-import { checkedString, HttpUrlSchema, mediaRefProblem, NonEmptyString, parseHttpUrl } from '../vendor-api/schemas/common';
+import {
+  checkedString,
+  HttpUrlSchema,
+  mediaRefProblem,
+  NonEmptyString,
+  parseHttpUrl,
+} from '../vendor-api/schemas/common';
 import { generationFields } from '../vendor-api/schemas/generation';
 import { crossFieldIssues } from './cross-checks';
 import { DEADLINE_DEFAULTS, deadlineProblem } from './deadlines';
@@ -40,7 +46,8 @@ const ReviewMediaUrl = checkedString((s) => {
 const DefinitionMediaRef = checkedString((s) => {
   if (REVIEW_REF.test(s) || ASSET_REF.test(s)) return undefined;
   if (/^ref:/i.test(s)) return 'must be ref:review/<n> (0-based review index) or ref:asset/<name>';
-  if (!/^(https?|asset|data):/i.test(s)) return 'must be a public http(s) URL, an Asset:// address, ref:review/<n> or ref:asset/<name>';
+  if (!/^(https?|asset|data):/i.test(s))
+    return 'must be a public http(s) URL, an Asset:// address, ref:review/<n> or ref:asset/<name>';
   return mediaRefProblem(s);
 });
 
@@ -68,7 +75,11 @@ export const ReviewStageSchema = z
     review.media.forEach((url, i) => {
       const t = inferMediaType(url);
       if (t.ok && review.assetType && t.type !== review.assetType) {
-        ctx.addIssue({ code: 'custom', path: ['media', i], message: `is ${t.type} (by its extension), but review.assetType is ${review.assetType}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['media', i],
+          message: `is ${t.type} (by its extension), but review.assetType is ${review.assetType}`,
+        });
       }
       // Results are matched back by URL: a repeated URL would never get its own result.
       const j = first.get(url);
@@ -91,7 +102,8 @@ const AssetItemSchema = z
     const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
     if (item.fromReview !== undefined) {
       if (item.url !== undefined) issue(['url'], 'give url (with type) or fromReview, not both');
-      else if (item.type !== undefined) issue(['type'], "comes from the reviewed media's extension with fromReview: remove it");
+      else if (item.type !== undefined)
+        issue(['type'], "comes from the reviewed media's extension with fromReview: remove it");
     } else if (item.url === undefined) {
       issue([], 'needs url and type (a media to register), or fromReview (a reviewed one)');
     } else if (item.type === undefined) {
@@ -111,8 +123,10 @@ const AssetGroupSchema = z
   .superRefine((g, ctx) => {
     const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
     if (g.id !== undefined && g.name !== undefined) issue(['name'], 'give the group id or its name, not both');
-    else if (g.id === undefined && g.name === undefined) issue([], 'needs id (an existing group) or name (found or created)');
-    else if (g.id !== undefined && g.description !== undefined) issue(['description'], 'applies only to a group given by name');
+    else if (g.id === undefined && g.name === undefined)
+      issue([], 'needs id (an existing group) or name (found or created)');
+    else if (g.id !== undefined && g.description !== undefined)
+      issue(['description'], 'applies only to a group given by name');
   })
   .transform((g) => g as AssetGroupRef);
 
@@ -127,7 +141,9 @@ export type ContentItemDefinition = z.output<typeof GenerationStageSchema>['cont
 
 const CreatePolicy = z.enum(['resubmit', 'ask']);
 const Deadline = z
-  .union([z.number(), z.string()], { error: 'must be a duration such as "30s", "5m", "2h", or a number of milliseconds' })
+  .union([z.number(), z.string()], {
+    error: 'must be a duration such as "30s", "5m", "2h", or a number of milliseconds',
+  })
   .superRefine((v, ctx) => {
     const problem = deadlineProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });

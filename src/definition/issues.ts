@@ -51,10 +51,16 @@ export function shown(value: unknown): string {
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function sizeMessage(iss: { origin: string; inclusive?: boolean }, bound: number | bigint, dir: 'least' | 'most'): string {
+function sizeMessage(
+  iss: { origin: string; inclusive?: boolean },
+  bound: number | bigint,
+  dir: 'least' | 'most',
+): string {
   const n = Number(bound);
-  if (iss.origin === 'string') return dir === 'least' && n === 1 ? 'must not be empty' : `must be at ${dir} ${count(n, 'character')}`;
-  if (iss.origin === 'array') return dir === 'least' && n === 1 ? 'must list at least one item' : `must list at ${dir} ${count(n, 'item')}`;
+  if (iss.origin === 'string')
+    return dir === 'least' && n === 1 ? 'must not be empty' : `must be at ${dir} ${count(n, 'character')}`;
+  if (iss.origin === 'array')
+    return dir === 'least' && n === 1 ? 'must list at least one item' : `must list at ${dir} ${count(n, 'item')}`;
   if (iss.inclusive === false) return `must be ${dir === 'least' ? 'greater' : 'less'} than ${n}`;
   return `must be at ${dir} ${n}`;
 }

@@ -18,7 +18,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, startEmulator, type EmulatorOptions, type RunningEmulator } from '../emulator';
+import {
+  DEFAULT_ACCESS_TOKENS,
+  DEFAULT_API_KEYS,
+  startEmulator,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from '../emulator';
 import { reportError } from '../starters/cli-errors';
 import { exitCodeOf, followWithDisplay } from '../starters/cli-follow';
 import { EXIT } from '../starters/cli-output';
@@ -161,14 +167,20 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
         },
       });
     } catch (e) {
-      throw new Error(`${e instanceof Error ? e.message : String(e)} (see ${rel(serverLog)}; is another demo using ${rel(dbFile)}?)`);
+      throw new Error(
+        `${e instanceof Error ? e.message : String(e)} (see ${rel(serverLog)}; is another demo using ${rel(dbFile)}?)`,
+      );
     }
     stops.push({ name: 'temporal dev server', stop: () => server.stop() });
     say(`  temporal   ${server.address}${server.uiUrl ? ` · Web UI ${server.uiUrl}` : ''} · ${rel(dbFile)}`);
     if (aborted()) return { code: EXIT.interrupted };
 
     // 2. Vendor emulator.
-    const emulator: RunningEmulator = await startEmulator({ host: '127.0.0.1', port: ports.emulator ?? 0, ...opts.emulator });
+    const emulator: RunningEmulator = await startEmulator({
+      host: '127.0.0.1',
+      port: ports.emulator ?? 0,
+      ...opts.emulator,
+    });
     stops.push({ name: 'emulator', stop: () => emulator.close() });
     say(`  emulator   ${emulator.url} (vendor API: generation, erase, assets, review)`);
     if (aborted()) return { code: EXIT.interrupted };
@@ -176,7 +188,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
     // 3. Worker process: workers, activities and the callback receiver.
     const callbackPort = ports.callback ?? (await freePort('127.0.0.1'));
     const temporalConfig = path.join(logDir, 'temporal.toml');
-    writeFileSync(temporalConfig, `# written by the reelflow demo\n[profile.default]\naddress = "${server.address}"\nnamespace = "${server.namespace}"\n`);
+    writeFileSync(
+      temporalConfig,
+      `# written by the reelflow demo\n[profile.default]\naddress = "${server.address}"\nnamespace = "${server.namespace}"\n`,
+    );
     const env = workerEnv(process.env, {
       TEMPORAL_CONFIG_FILE: temporalConfig,
       TEMPORAL_ADDRESS: server.address,
@@ -199,7 +214,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
       log: (line) => log(`[worker] ${line}`),
       ...(opts.workflowsPath ? { workflowsPath: opts.workflowsPath } : {}),
     });
-    const workerDone = worker.done.catch((e: unknown) => log(`[worker] stopped with ${e instanceof Error ? e.message : String(e)}`));
+    const workerDone = worker.done.catch((e: unknown) =>
+      log(`[worker] stopped with ${e instanceof Error ? e.message : String(e)}`),
+    );
     stops.push({
       name: 'worker',
       stop: async () => {
@@ -207,7 +224,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
         await workerDone;
       },
     });
-    say(`  worker     task queues ${worker.taskQueues.join(', ')}${worker.receiverUrl ? ` · callbacks ${worker.receiverUrl}` : ''}`);
+    say(
+      `  worker     task queues ${worker.taskQueues.join(', ')}${worker.receiverUrl ? ` · callbacks ${worker.receiverUrl}` : ''}`,
+    );
     say(`  logs       ${rel(logDir)}/`);
     if (aborted()) return { code: EXIT.interrupted };
 
@@ -226,20 +245,27 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
     say();
     let outcome: PipelineOutcome;
     try {
-      outcome = await followWithDisplay(client, handle.workflowId, { stdout: out }, {
-        json: false,
-        taskQueue: DEMO_TASK_QUEUE,
-        intervalMs: opts.intervalMs ?? 500,
-        ...(signal ? { signal } : {}),
-      });
+      outcome = await followWithDisplay(
+        client,
+        handle.workflowId,
+        { stdout: out },
+        {
+          json: false,
+          taskQueue: DEMO_TASK_QUEUE,
+          intervalMs: opts.intervalMs ?? 500,
+          ...(signal ? { signal } : {}),
+        },
+      );
     } catch (e) {
       if (aborted()) {
         // Its vendor (this emulator) goes away with the demo: cancel it while the worker is up.
         say(`\ninterrupted: cancelling ${handle.workflowId} (Ctrl-C again to quit at once)`);
-        await client.withDeadline(Date.now() + 20_000, async () => {
-          await handle.cancel();
-          await handle.result();
-        }).catch(() => undefined);
+        await client
+          .withDeadline(Date.now() + 20_000, async () => {
+            await handle.cancel();
+            await handle.result();
+          })
+          .catch(() => undefined);
         return { ...report, code: EXIT.interrupted };
       }
       throw e;
@@ -259,9 +285,13 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
     if (opts.keep && !aborted()) {
       say();
       say('The stack stays up; Ctrl-C stops it. From another shell:');
-      say(`  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}${server.uiUrl ? ` TEMPORAL_UI_URL=${server.uiUrl}` : ''}`);
+      say(
+        `  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}${server.uiUrl ? ` TEMPORAL_UI_URL=${server.uiUrl}` : ''}`,
+      );
       say(`  export VENDOR_BASE_URL=${emulator.url} VENDOR_IDENTITY_URL=${emulator.url}`);
-      say(`  export REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${DEFAULT_ACCESS_TOKENS[0]}   # the emulator's built-in test token`);
+      say(
+        `  export REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${DEFAULT_ACCESS_TOKENS[0]}   # the emulator's built-in test token`,
+      );
       say(`  npx reelflow list · npx reelflow run examples/generation-only.json · npx reelflow groups list`);
       await waitForAbort(signal);
     }

@@ -83,7 +83,18 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const log = opts.log ?? (() => undefined);
   if (opts.dbFile) mkdirSync(path.dirname(opts.dbFile), { recursive: true });
 
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+  ];
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   if (uiPort) args.push('--ui-port', String(uiPort), '--ui-ip', ip);
   else args.push('--headless');

@@ -24,7 +24,9 @@ async function startWithSdkDownload(opts: LocalTemporalOptions, log: (line: stri
   try {
     testing = require('@temporalio/testing');
   } catch {
-    throw new Error('no Temporal CLI, no Go toolchain, and @temporalio/testing is not installed: set TEMPORAL_CLI or install Go');
+    throw new Error(
+      'no Temporal CLI, no Go toolchain, and @temporalio/testing is not installed: set TEMPORAL_CLI or install Go',
+    );
   }
   const namespace = opts.namespace ?? 'default';
   const env = await testing.TestWorkflowEnvironment.createLocal({
@@ -35,7 +37,10 @@ async function startWithSdkDownload(opts: LocalTemporalOptions, log: (line: stri
       ...(opts.dbFile ? { dbFilename: opts.dbFile } : {}),
       ui: !opts.headless,
       ...(opts.uiPort ? { uiPort: opts.uiPort } : {}),
-      extraArgs: Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+      extraArgs: Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([k, v]) => [
+        '--dynamic-config-value',
+        `${k}=${JSON.stringify(v)}`,
+      ]),
     },
   });
   await registerSearchAttributes(env.connection as Connection, namespace);
@@ -44,7 +49,8 @@ async function startWithSdkDownload(opts: LocalTemporalOptions, log: (line: stri
     address,
     namespace,
     pid: -1,
-    restart: () => Promise.reject(new Error('restart needs the Temporal CLI (the SDK-downloaded server cannot be restarted)')),
+    restart: () =>
+      Promise.reject(new Error('restart needs the Temporal CLI (the SDK-downloaded server cannot be restarted)')),
     stop: () => env.teardown(),
   };
 }

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   });
   const port = (name: string, v: string | undefined) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number 0..65535, got ${v}`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535)
+      throw new Error(`--${name} must be a port number 0..65535, got ${v}`);
     return n;
   };
   const dataDir = path.join(repoRoot(), '.data');
@@ -33,11 +34,15 @@ async function main(): Promise<void> {
     log,
   });
   console.log(`temporal  ${server.address}   Web UI ${server.uiUrl ?? '(off)'}   data .data/temporal.db`);
-  const emulator = values['no-emulator'] ? undefined : await startEmulator({ port: port('emulator-port', values['emulator-port']) });
+  const emulator = values['no-emulator']
+    ? undefined
+    : await startEmulator({ port: port('emulator-port', values['emulator-port']) });
   if (emulator) {
     console.log(`emulator  ${emulator.url}   API key emu-key, access tokens emu-user-1, emu-user-2`);
     console.log('\nworker environment:');
-    console.log(`  TEMPORAL_ADDRESS=${server.address} VENDOR_BASE_URL=${emulator.url} VENDOR_IDENTITY_URL=${emulator.url} \\`);
+    console.log(
+      `  TEMPORAL_ADDRESS=${server.address} VENDOR_BASE_URL=${emulator.url} VENDOR_IDENTITY_URL=${emulator.url} \\`,
+    );
     console.log('  REELFLOW_PROFILE_DEFAULT_API_KEY=emu-key REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=emu-user-1 \\');
     console.log('  REELFLOW_ARCHIVE_ALLOW_PRIVATE=1 npm run worker   # archive from the local emulator');
   }

@@ -75,7 +75,9 @@ export function findTemporalCli(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (build.status !== 0 || !existsSync(cached)) {
-    throw new Error(`temporal: 'go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}' failed (exit ${build.status})`);
+    throw new Error(
+      `temporal: 'go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}' failed (exit ${build.status})`,
+    );
   }
   log(`temporal: built ${cached}`);
   return { path: cached, source: 'built' };

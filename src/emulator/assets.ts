@@ -5,7 +5,12 @@
  * dialect answers Volcengine OpenAPI style: `Processing`, lists as Items + TotalCount,
  * ResponseMetadata on every answer, null for what is absent (errors: dialect.ts).
  */
-import { DEFAULT_PAGE_SIZE, GROUP_NAME_CHARS, GROUP_NAME_MAX, SIGNED_ASSET_URL_VALIDITY_MS } from '../vendor-api/assumed-values';
+import {
+  DEFAULT_PAGE_SIZE,
+  GROUP_NAME_CHARS,
+  GROUP_NAME_MAX,
+  SIGNED_ASSET_URL_VALIDITY_MS,
+} from '../vendor-api/assumed-values';
 import { iso } from './clock';
 import type { EmulatorContext } from './context';
 import { noneAs, responseMetadata, withNulls, type Dialect } from './dialect';
@@ -63,7 +68,8 @@ export function handleAssetManagement(ctx: EmulatorContext, req: EmuRequest): Re
   const parsed = parseJson(req.body);
   if (!parsed.ok) return assetError(400, 'MissingField', 'request body is not valid JSON', trackId, withUser);
   // ListAssetGroups takes an omitted body, an empty string or {} alike (spec 4.4).
-  const value = parsed.empty || parsed.value === null || (action === 'ListAssetGroups' && parsed.value === '') ? {} : parsed.value;
+  const value =
+    parsed.empty || parsed.value === null || (action === 'ListAssetGroups' && parsed.value === '') ? {} : parsed.value;
   if (!isRecord(value)) return assetError(400, 'MissingField', 'request body must be a JSON object', trackId, withUser);
 
   try {
@@ -88,7 +94,11 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const description = optionalString(body, 'Description') ?? '';
     const owned = [...ctx.store.groups.values()].filter((g) => g.owner === user).length;
     if (owned >= ctx.limits.groupQuota) {
-      throw new AssetApiError(400, 'QuotaExceeded', `at most ${ctx.limits.groupQuota} asset groups per user, including default groups`);
+      throw new AssetApiError(
+        400,
+        'QuotaExceeded',
+        `at most ${ctx.limits.groupQuota} asset groups per user, including default groups`,
+      );
     }
     const group = addGroup(ctx, { owner: user, Name: name, Description: description, GroupType: 'AIGC', trackId });
     return { result: { Id: group.Id, Name: group.Name, Description: group.Description }, id: group.Id };
@@ -103,13 +113,28 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const groups = [...ctx.store.groups.values()]
       .filter((g) => g.owner === user && (type === undefined || g.GroupType === type))
       .sort(byCreation);
-    return { result: listResult(ctx.dialect, 'AssetGroups', groups.map((g) => groupView(ctx.dialect, g)), groups.length) };
+    return {
+      result: listResult(
+        ctx.dialect,
+        'AssetGroups',
+        groups.map((g) => groupView(ctx.dialect, g)),
+        groups.length,
+      ),
+    };
   },
 
   GetAssetGroup(ctx, user, body) {
     const g = ownedGroup(ctx, user, requiredString(body, 'Id'));
-    const result = { Id: g.Id, Name: g.Name, Description: g.Description, CreateTime: iso(g.createdAtMs), UpdateTime: iso(g.updatedAtMs) };
-    return { result: withNulls(ctx.dialect, { ...result, Description: noneAs(ctx.dialect, g.Description) }, ['GroupType']) };
+    const result = {
+      Id: g.Id,
+      Name: g.Name,
+      Description: g.Description,
+      CreateTime: iso(g.createdAtMs),
+      UpdateTime: iso(g.updatedAtMs),
+    };
+    return {
+      result: withNulls(ctx.dialect, { ...result, Description: noneAs(ctx.dialect, g.Description) }, ['GroupType']),
+    };
   },
 
   UpdateAssetGroup(ctx, user, body) {
@@ -117,7 +142,8 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const name = optionalString(body, 'Name');
     const description = optionalString(body, 'Description');
     if (name !== undefined && name !== g.Name) {
-      if (g.system === 'default') throw new AssetApiError(400, 'DefaultGroupImmutable', 'the default group cannot be renamed');
+      if (g.system === 'default')
+        throw new AssetApiError(400, 'DefaultGroupImmutable', 'the default group cannot be renamed');
       if (g.system === 'real_person') {
         throw new AssetApiError(400, 'RealPersonGroupImmutable', 'the real-person group cannot be renamed');
       }
@@ -131,7 +157,8 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
 
   DeleteAssetGroup(ctx, user, body) {
     const g = ownedGroup(ctx, user, requiredString(body, 'Id'));
-    if (g.system === 'default') throw new AssetApiError(400, 'DefaultGroupImmutable', 'the default group cannot be deleted');
+    if (g.system === 'default')
+      throw new AssetApiError(400, 'DefaultGroupImmutable', 'the default group cannot be deleted');
     if (g.system === 'real_person') {
       throw new AssetApiError(400, 'RealPersonGroupImmutable', 'the real-person group cannot be deleted');
     }
@@ -145,7 +172,8 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const groupId = requiredString(body, 'GroupId');
     const url = requiredString(body, 'URL');
     const group = ownedGroup(ctx, user, groupId);
-    if (!isPublicHttpUrl(url, ctx.selfHosts)) throw invalid('URL must be a public http(s) URL reachable by the upstream');
+    if (!isPublicHttpUrl(url, ctx.selfHosts))
+      throw invalid('URL must be a public http(s) URL reachable by the upstream');
     const typeText = optionalString(body, 'AssetType');
     const assetType = typeText === undefined ? (mediaTypeOf(url) ?? 'Image') : normalizeMediaType(typeText);
     if (!assetType) throw invalid('AssetType must be Image, Video or Audio');
@@ -154,7 +182,9 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const id = newId.asset();
     const fails = url.toLowerCase().includes(FAIL_ASSET_MARKER);
     const rec: AssetRecord = {
-      ...staged<AssetStatus>('Pending', now, [[fails ? 'Failed' : 'Active', durationFor(ctx.timings.assetProcessingMs, id)]]),
+      ...staged<AssetStatus>('Pending', now, [
+        [fails ? 'Failed' : 'Active', durationFor(ctx.timings.assetProcessingMs, id)],
+      ]),
       Id: id,
       Name: name,
       AssetType: assetType,
@@ -224,7 +254,13 @@ export function advanceAssets(ctx: EmulatorContext, nowMs: number): void {
 /** Gives every configured user the two system groups (at start and after reset). */
 export function seedSystemGroups(ctx: EmulatorContext): void {
   for (const owner of ctx.principals.users()) {
-    addGroup(ctx, { owner, Name: 'default', Description: 'system default group', GroupType: 'AIGC', system: 'default' });
+    addGroup(ctx, {
+      owner,
+      Name: 'default',
+      Description: 'system default group',
+      GroupType: 'AIGC',
+      system: 'default',
+    });
     addGroup(ctx, {
       owner,
       Name: 'real_person',
@@ -241,7 +277,11 @@ export function findOwnedGroup(ctx: EmulatorContext, user: string, id: string): 
   return g && g.owner === user ? g : undefined;
 }
 
-export function systemGroup(ctx: EmulatorContext, user: string, kind: 'default' | 'real_person'): GroupRecord | undefined {
+export function systemGroup(
+  ctx: EmulatorContext,
+  user: string,
+  kind: 'default' | 'real_person',
+): GroupRecord | undefined {
   return [...ctx.store.groups.values()].find((g) => g.owner === user && g.system === kind);
 }
 
@@ -304,11 +344,13 @@ function checkGetAssetRate(ctx: EmulatorContext, user: string): void {
 
 function ownedGroup(ctx: EmulatorContext, user: string, id: string): GroupRecord {
   const g = findOwnedGroup(ctx, user, id);
-  if (!g) throw new AssetApiError(403, 'GroupNotOwned', `asset group ${id} does not exist or is not owned by this user`);
+  if (!g)
+    throw new AssetApiError(403, 'GroupNotOwned', `asset group ${id} does not exist or is not owned by this user`);
   return g;
 }
 
-const notOwned = (id: string) => new AssetApiError(403, 'AssetNotOwned', `asset ${id} does not exist or is not owned by this user`);
+const notOwned = (id: string) =>
+  new AssetApiError(403, 'AssetNotOwned', `asset ${id} does not exist or is not owned by this user`);
 
 function ownedAsset(ctx: EmulatorContext, user: string, id: string): AssetRecord {
   const a = ctx.store.assets.get(id);
@@ -317,7 +359,8 @@ function ownedAsset(ctx: EmulatorContext, user: string, id: string): AssetRecord
 }
 
 function checkGroupName(name: string): void {
-  if ([...name].length > GROUP_NAME_MAX) throw new AssetApiError(400, 'InvalidGroupName', `Name is longer than ${GROUP_NAME_MAX} characters`);
+  if ([...name].length > GROUP_NAME_MAX)
+    throw new AssetApiError(400, 'InvalidGroupName', `Name is longer than ${GROUP_NAME_MAX} characters`);
   if (!GROUP_NAME_CHARS.test(name)) {
     throw new AssetApiError(400, 'InvalidGroupName', 'Name may hold only Chinese characters, letters, digits, - and _');
   }

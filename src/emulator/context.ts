@@ -24,7 +24,11 @@ export interface Limits {
   requestLogSize: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { groupQuota: GROUP_QUOTA, getAssetPerSecond: GETASSET_MAX_PER_SECOND, requestLogSize: 5_000 };
+export const DEFAULT_LIMITS: Limits = {
+  groupQuota: GROUP_QUOTA,
+  getAssetPerSecond: GETASSET_MAX_PER_SECOND,
+  requestLogSize: 5_000,
+};
 
 export interface EmulatorContext {
   /** The shapes answers take: reelflow's assumptions ('seed') or the upstream's. */

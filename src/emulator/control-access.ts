@@ -14,7 +14,9 @@ const MIN_TOKEN_LENGTH = 16;
 /** Validates a configured token; the error names the option, never the value. */
 export function checkControlToken(token: string): string {
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new Error(`controlToken (env ${CONTROL_TOKEN_ENV}) must be at least ${MIN_TOKEN_LENGTH} characters, without whitespace`);
+    throw new Error(
+      `controlToken (env ${CONTROL_TOKEN_ENV}) must be at least ${MIN_TOKEN_LENGTH} characters, without whitespace`,
+    );
   }
   return token;
 }
@@ -22,7 +24,10 @@ export function checkControlToken(token: string): string {
 /** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost. */
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
-  const a = address.toLowerCase().replace(/^\[|\]$/g, '').replace(/^::ffff:/, '');
+  const a = address
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/^::ffff:/, '');
   return a === 'localhost' || a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }
 
@@ -39,7 +44,11 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 /** undefined when the call may proceed; else the refusal to answer. */
-export function checkControlAccess(access: ControlAccess, req: EmuRequest, remoteAddress: string | undefined): Reply | undefined {
+export function checkControlAccess(
+  access: ControlAccess,
+  req: EmuRequest,
+  remoteAddress: string | undefined,
+): Reply | undefined {
   if (req.method === 'GET' && req.path === '/__emulator/health') return undefined;
   if (access.token !== undefined) {
     const given = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '')?.[1];

@@ -26,7 +26,12 @@ export function serveDownload(ctx: EmulatorContext, req: EmuRequest): Reply {
 
   if (frame) {
     if (ctx.store.generation.get(frame[1]!)?.status !== 'succeeded') return simpleError(404, 'frame is not available');
-    return { status: 200, headers: { 'content-type': 'image/png' }, body: LAST_FRAME_PNG, meta: { resourceId: frame[1]! } };
+    return {
+      status: 200,
+      headers: { 'content-type': 'image/png' },
+      body: LAST_FRAME_PNG,
+      meta: { resourceId: frame[1]! },
+    };
   }
   if (asset) {
     const rec = ctx.store.assets.get(asset[1]!);

@@ -56,7 +56,9 @@ export class Emulator implements Controls {
     this.log = new RequestLog(opts.limits.requestLogSize);
     seedSystemGroups(this.ctx);
     const access = { host: opts.host, ...(opts.controlToken !== undefined ? { token: opts.controlToken } : {}) };
-    this.server = createServer(createRequestListener({ ctx: this.ctx, log: this.log, controls: this, tick: () => this.tick(), access }));
+    this.server = createServer(
+      createRequestListener({ ctx: this.ctx, log: this.log, controls: this, tick: () => this.tick(), access }),
+    );
   }
 
   async listen(): Promise<{ url: string; port: number }> {

@@ -48,14 +48,19 @@ export function createErase(ctx: EmulatorContext, req: EmuRequest): Reply {
   if ('problem' in source) return simpleError(400, source.problem, meta);
 
   // The body's callback_url wins over the X-Callback-URL header (spec 4.2).
-  const bodyCallback = typeof body.callback_url === 'string' && body.callback_url !== '' ? body.callback_url : undefined;
+  const bodyCallback =
+    typeof body.callback_url === 'string' && body.callback_url !== '' ? body.callback_url : undefined;
   if (body.callback_url !== undefined && body.callback_url !== '' && !bodyCallback) {
     return simpleError(400, 'callback_url must be an absolute http(s) URL', meta);
   }
   const headerCallback = header(req, 'x-callback-url');
   const callbackUrl = bodyCallback ?? headerCallback;
   if (callbackUrl && !isHttpUrl(callbackUrl)) {
-    return simpleError(400, `${bodyCallback ? 'callback_url' : 'X-Callback-URL'} must be an absolute http(s) URL`, meta);
+    return simpleError(
+      400,
+      `${bodyCallback ? 'callback_url' : 'X-Callback-URL'} must be an absolute http(s) URL`,
+      meta,
+    );
   }
 
   const now = ctx.clock.now();
@@ -76,7 +81,9 @@ export function createErase(ctx: EmulatorContext, req: EmuRequest): Reply {
     callbackUrl,
     callbackSource: callbackUrl ? (bodyCallback ? 'body' : 'header') : undefined,
     createdAtMs: now,
-    failReason: fails ? `no subtitle region could be processed (emulator rule: prompt contains "${FAIL_ERASE_MARKER}")` : undefined,
+    failReason: fails
+      ? `no subtitle region could be processed (emulator rule: prompt contains "${FAIL_ERASE_MARKER}")`
+      : undefined,
   };
   ctx.store.erase.set(taskId, rec);
   return json(200, { task_id: taskId, request_id: rec.requestId }, { ...meta, resourceId: taskId, callbackUrl });
@@ -103,7 +110,11 @@ function erasePlan(timings: Timings, taskId: string, now: number, fails: boolean
   ];
   if (!upstream) return staged<EraseState>('SUBMITTED', now, [['QUEUED', submittedMs], ...rest]);
   const notStartMs = Math.floor(submittedMs / 2);
-  return staged<EraseState>('NOT_START', now, [['SUBMITTED', notStartMs], ['QUEUED', submittedMs - notStartMs], ...rest]);
+  return staged<EraseState>('NOT_START', now, [
+    ['SUBMITTED', notStartMs],
+    ['QUEUED', submittedMs - notStartMs],
+    ...rest,
+  ]);
 }
 
 /** The state a query reports: a task fault's, the upstream's one-off UNKNOWN, else the real one. */
@@ -128,7 +139,11 @@ export function advanceErases(ctx: EmulatorContext, nowMs: number): void {
 }
 
 /** Query response, and callback body: the same object (spec 6), for the state reported. */
-export function eraseView(ctx: EmulatorContext, rec: EraseRecord, status: string = rec.status): Record<string, unknown> {
+export function eraseView(
+  ctx: EmulatorContext,
+  rec: EraseRecord,
+  status: string = rec.status,
+): Record<string, unknown> {
   const view: Record<string, unknown> = { task_id: rec.taskId, request_id: rec.requestId, status };
   if (status === 'SUCCESS') view.video_url = erasedVideoUrl(ctx, rec);
   if (status === 'FAILURE') view.fail_reason = rec.failReason ?? 'video processing failed';

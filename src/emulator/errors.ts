@@ -7,7 +7,12 @@ import { json, type Reply, type ReplyMeta } from './http';
 
 export type Interface = 'generation' | 'erase' | 'assets' | 'review' | 'media' | 'emulator';
 
-export function simpleError(status: number, message: string, meta?: ReplyMeta, headers?: Record<string, string>): Reply {
+export function simpleError(
+  status: number,
+  message: string,
+  meta?: ReplyMeta,
+  headers?: Record<string, string>,
+): Reply {
   return json(status, { code: status, message }, meta, headers);
 }
 
@@ -19,10 +24,15 @@ export function assetError(
   meta?: ReplyMeta,
   headers?: Record<string, string>,
 ): Reply {
-  return json(status, { Code: code, Message: message, TrackId: trackId }, { ...meta, trackId }, {
-    'x-track-id': trackId,
-    ...headers,
-  });
+  return json(
+    status,
+    { Code: code, Message: message, TrackId: trackId },
+    { ...meta, trackId },
+    {
+      'x-track-id': trackId,
+      ...headers,
+    },
+  );
 }
 
 /** The bodies injected faults answer with, in each interface's own error format. */
@@ -35,7 +45,8 @@ export function faultReply(
 ): Reply {
   const retry = { 'retry-after': String(retryAfterSeconds) };
   if (iface === 'assets') {
-    if (kind === 'rateLimit429') return assetError(429, 'RateLimitExceeded', 'too many requests, retry later', trackId, {}, retry);
+    if (kind === 'rateLimit429')
+      return assetError(429, 'RateLimitExceeded', 'too many requests, retry later', trackId, {}, retry);
     if (kind === 'upstream502') return assetError(502, callFailedCode, 'upstream call failed, retry later', trackId);
     return assetError(500, 'InternalError', 'internal error', trackId);
   }

@@ -54,7 +54,13 @@ export const REQUEST_ENDPOINT_KEYS = [
   'media.get',
 ] as const;
 /** Creates whose tasks task faults apply to (expire: generation only). */
-export const CREATE_KEYS = ['generation.create', 'erase.create', 'review.async', 'review.sync', 'assets.CreateAsset'] as const;
+export const CREATE_KEYS = [
+  'generation.create',
+  'erase.create',
+  'review.async',
+  'review.sync',
+  'assets.CreateAsset',
+] as const;
 export type CreateKey = (typeof CREATE_KEYS)[number];
 
 /** Keys of outgoing callbacks, one per interface that sends them. */
@@ -133,7 +139,8 @@ export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefin
 function taskKindProblem(key: string, kind: string): string | undefined {
   if (key === '*' || !(TASK_FAULT_KINDS as readonly string[]).includes(kind)) return undefined;
   if (kind === 'expire' && key !== 'generation.create') return 'expire belongs under generation.create';
-  if (!(CREATE_KEYS as readonly string[]).includes(key)) return `${kind} belongs under a create key (${CREATE_KEYS.join(', ')})`;
+  if (!(CREATE_KEYS as readonly string[]).includes(key))
+    return `${kind} belongs under a create key (${CREATE_KEYS.join(', ')})`;
   return undefined;
 }
 

@@ -4,7 +4,11 @@
  * states are the project's assumptions (src/vendor-api/assumptions.ts) in the seed dialect,
  * the Ark content-generation shape in the upstream dialect (dialect.ts).
  */
-import { GENERATION_TERMINAL_STATES, ORIGINAL_URL_VALIDITY_MS, type GenerationState } from '../vendor-api/assumed-values';
+import {
+  GENERATION_TERMINAL_STATES,
+  ORIGINAL_URL_VALIDITY_MS,
+  type GenerationState,
+} from '../vendor-api/assumed-values';
 import { requireApiKey } from './auth';
 import { unixSeconds } from './clock';
 import type { EmulatorContext } from './context';
@@ -100,18 +104,27 @@ export function cancelGeneration(ctx: EmulatorContext, id: string): Reply {
  * The query response and callback body in the emulator's dialect, for the state
  * reported (a task fault may report another than the real one).
  */
-export function generationView(ctx: EmulatorContext, rec: GenerationRecord, status: string = rec.status): Record<string, unknown> {
+export function generationView(
+  ctx: EmulatorContext,
+  rec: GenerationRecord,
+  status: string = rec.status,
+): Record<string, unknown> {
   const video = status === 'succeeded' ? generatedVideoUrl(ctx, rec) : undefined;
   const times = { created_at: unixSeconds(rec.createdAtMs), updated_at: unixSeconds(rec.updatedAtMs) };
   if (ctx.dialect === 'upstream') {
     // Ark: the result under `content`, a failure as `error`, no finished_at.
     const lastFrame = video && rec.request.return_last_frame === true ? { last_frame_url: lastFrameUrl(ctx, rec) } : {};
     const content = video ? { video_url: video, ...lastFrame } : undefined;
-    const error = status === 'failed' ? { code: 'OutputVideoSensitiveContentDetected', message: rec.failReason } : undefined;
-    return withNulls(ctx.dialect, { id: rec.id, model: rec.model, status, content, error, ...times }, ['content', 'error']);
+    const error =
+      status === 'failed' ? { code: 'OutputVideoSensitiveContentDetected', message: rec.failReason } : undefined;
+    return withNulls(ctx.dialect, { id: rec.id, model: rec.model, status, content, error, ...times }, [
+      'content',
+      'error',
+    ]);
   }
   const view: Record<string, unknown> = { id: rec.id, model: rec.model, status, ...times };
-  if ((GENERATION_TERMINAL_STATES as readonly string[]).includes(status)) view.finished_at = unixSeconds(rec.updatedAtMs);
+  if ((GENERATION_TERMINAL_STATES as readonly string[]).includes(status))
+    view.finished_at = unixSeconds(rec.updatedAtMs);
   if (video) view.video_url = video;
   if (status === 'failed') view.fail_reason = rec.failReason;
   if (status === 'expired') view.fail_reason = EXPIRED_REASON;
@@ -134,7 +147,8 @@ export function generatedVideoUrl(ctx: EmulatorContext, rec: GenerationRecord): 
 }
 
 function notify(ctx: EmulatorContext, rec: GenerationRecord, t: Transition<GenerationState>): void {
-  if (rec.callbackUrl) ctx.callbacks.send('generation.callback', rec.id, t.status, rec.callbackUrl, generationView(ctx, rec));
+  if (rec.callbackUrl)
+    ctx.callbacks.send('generation.callback', rec.id, t.status, rec.callbackUrl, generationView(ctx, rec));
 }
 
 interface ValidCreate {
@@ -144,8 +158,10 @@ interface ValidCreate {
 }
 
 function validate(ctx: EmulatorContext, body: Record<string, unknown>): Checked<ValidCreate> {
-  if (typeof body.model !== 'string' || body.model.trim() === '') return bad('model is required and must be a non-empty string');
-  if (!Array.isArray(body.content) || body.content.length === 0) return bad('content is required and must be a non-empty array');
+  if (typeof body.model !== 'string' || body.model.trim() === '')
+    return bad('model is required and must be a non-empty string');
+  if (!Array.isArray(body.content) || body.content.length === 0)
+    return bad('content is required and must be a non-empty array');
   const prompts: string[] = [];
   const roleCounts = new Map<string, number>();
   for (const [i, item] of body.content.entries()) {
@@ -180,11 +196,13 @@ function validateItem(ctx: EmulatorContext, item: unknown, at: string): Checked<
     // The spec names roles by example ("e.g."), so others pass; a named one must sit on its type.
     if (typeof item.role !== 'string' || item.role.trim() === '') return bad(`${at}.role must be a non-empty string`);
     const expected = ROLE_TYPES[item.role];
-    if (expected !== undefined && expected !== type) return bad(`${at}.role ${item.role} is not allowed on a ${type} item`);
+    if (expected !== undefined && expected !== type)
+      return bad(`${at}.role ${item.role} is not allowed on a ${type} item`);
     role = item.role;
   }
   if (type === 'text') {
-    if (typeof item.text !== 'string' || item.text.trim() === '') return bad(`${at}.text is required when type is text`);
+    if (typeof item.text !== 'string' || item.text.trim() === '')
+      return bad(`${at}.text is required when type is text`);
     return { ok: true, value: { text: item.text, role } };
   }
   const media = item[type];
@@ -196,7 +214,8 @@ function validateItem(ctx: EmulatorContext, item: unknown, at: string): Checked<
 
 /** Why a media reference is refused, or undefined when it is fine. */
 function mediaUrlProblem(ctx: EmulatorContext, url: string, expected: MediaType): string | undefined {
-  if (/^data:/i.test(url)) return 'is a base64 data: URL; base64 media is not supported, use a public URL or an Asset:// address';
+  if (/^data:/i.test(url))
+    return 'is a base64 data: URL; base64 media is not supported, use a public URL or an Asset:// address';
   const asset = /^asset:\/\/(.+)$/i.exec(url); // Asset:// and asset:// alike
   if (asset) {
     // Generation authenticates by API key, not by user: any asset this emulator issued will do.
@@ -216,7 +235,11 @@ function validateOptional(body: Record<string, unknown>): Checked<true> {
     ['watermark', (v) => typeof v === 'boolean', 'a boolean'],
     // Types, not guessed enumerations: the upstream also takes `adaptive`, `4k` and duration -1 (automatic).
     ['ratio', (v) => typeof v === 'string' && v.trim() !== '', 'a non-empty string, e.g. 16:9'],
-    ['duration', (v) => typeof v === 'number' && Number.isFinite(v) && (v > 0 || v === -1), 'a positive number of seconds, or -1 (automatic)'],
+    [
+      'duration',
+      (v) => typeof v === 'number' && Number.isFinite(v) && (v > 0 || v === -1),
+      'a positive number of seconds, or -1 (automatic)',
+    ],
     ['resolution', (v) => typeof v === 'string' && v.trim() !== '', 'a non-empty string, e.g. 720p'],
     ['seed', (v) => Number.isInteger(v), 'an integer'],
   ];

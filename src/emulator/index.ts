@@ -10,8 +10,24 @@ import { resolveOptions, type EmulatorOptions } from './options';
 
 export type { EmulatorOptions } from './options';
 export type { Timings, Profile, Duration } from './timings';
-export type { FaultConfig, EndpointFaults, FaultRule, FaultKind, EndpointKey, CallbackKey, CreateKey, TaskFaultKind } from './faults';
-export { FaultConfigSchema, parseFaultConfig, REQUEST_ENDPOINT_KEYS, CALLBACK_KEYS, CREATE_KEYS, TASK_FAULT_KINDS } from './faults';
+export type {
+  FaultConfig,
+  EndpointFaults,
+  FaultRule,
+  FaultKind,
+  EndpointKey,
+  CallbackKey,
+  CreateKey,
+  TaskFaultKind,
+} from './faults';
+export {
+  FaultConfigSchema,
+  parseFaultConfig,
+  REQUEST_ENDPOINT_KEYS,
+  CALLBACK_KEYS,
+  CREATE_KEYS,
+  TASK_FAULT_KINDS,
+} from './faults';
 export { DIALECTS, type Dialect } from './dialect';
 export { CONTROL_TOKEN_ENV } from './control-access';
 export type { InspectionSnapshot } from './inspection';

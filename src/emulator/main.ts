@@ -23,12 +23,17 @@ env: EMULATOR_API_KEYS, EMULATOR_ACCESS_TOKENS (comma-separated);
 /** Reads a --timings file: known Timings fields only, each ms ≥ 0 or a [min, max] range. */
 function readTimings(file: string): Partial<Timings> {
   const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`--timings ${file}: must be a JSON object`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error(`--timings ${file}: must be a JSON object`);
   const known = Object.keys(PROFILES.fast);
   const ms = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
   for (const [key, value] of Object.entries(raw)) {
     if (!known.includes(key)) throw new Error(`--timings ${file}: unknown field "${key}" (known: ${known.join(', ')})`);
-    const range = Array.isArray(value) && value.length === 2 && value.every(ms) && (value as number[])[0]! <= (value as number[])[1]!;
+    const range =
+      Array.isArray(value) &&
+      value.length === 2 &&
+      value.every(ms) &&
+      (value as number[])[0]! <= (value as number[])[1]!;
     if (!ms(value) && !range) throw new Error(`--timings ${file}: ${key} must be ms ≥ 0 or [min, max]`);
   }
   return raw as Partial<Timings>;
@@ -63,8 +68,10 @@ async function main(): Promise<void> {
     return;
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${values.port}`);
-  if (values.profile !== 'fast' && values.profile !== 'realistic') throw new Error('--profile must be fast or realistic');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be 0..65535, got ${values.port}`);
+  if (values.profile !== 'fast' && values.profile !== 'realistic')
+    throw new Error('--profile must be fast or realistic');
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (seed !== undefined && !Number.isInteger(seed)) throw new Error('--seed must be an integer');
   const timings = values.timings ? readTimings(values.timings) : undefined;
@@ -77,7 +84,8 @@ async function main(): Promise<void> {
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+\/?$/.test(publicUrl)) {
     throw new Error(`--public-url must be http(s)://host[:port], got ${publicUrl}`);
   }
-  if (!(DIALECTS as readonly string[]).includes(values.dialect)) throw new Error(`--dialect must be ${DIALECTS.join(' or ')}`);
+  if (!(DIALECTS as readonly string[]).includes(values.dialect))
+    throw new Error(`--dialect must be ${DIALECTS.join(' or ')}`);
   const dialect = values.dialect as Dialect;
   const pathWord = values['path-word'];
   const controlToken = process.env[CONTROL_TOKEN_ENV] || undefined;
@@ -96,8 +104,12 @@ async function main(): Promise<void> {
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`vendor emulator listening on ${emu.url}  (base_url = identity_url = ${emu.url})`);
-  out(`  profile ${values.profile}${timings ? ` with timings from ${values.timings}` : ''}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`);
-  out(apiKeys.length ? `  API keys: ${apiKeys.length} configured` : `  API key: ${DEFAULT_API_KEYS.join(', ')} (default)`);
+  out(
+    `  profile ${values.profile}${timings ? ` with timings from ${values.timings}` : ''}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`,
+  );
+  out(
+    apiKeys.length ? `  API keys: ${apiKeys.length} configured` : `  API key: ${DEFAULT_API_KEYS.join(', ')} (default)`,
+  );
   out(
     accessTokens.length
       ? `  access tokens: ${new Set(accessTokens).size} configured (one user each)`

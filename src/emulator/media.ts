@@ -44,7 +44,11 @@ export class MediaLibrary {
     if (rangeHeader) {
       const range = parseRange(rangeHeader, file.length);
       if (!range) {
-        return { status: 416, headers: { ...headers, 'content-range': `bytes */${file.length}` }, body: Buffer.alloc(0) };
+        return {
+          status: 416,
+          headers: { ...headers, 'content-range': `bytes */${file.length}` },
+          body: Buffer.alloc(0),
+        };
       }
       status = 206;
       body = file.subarray(range.start, range.end + 1);

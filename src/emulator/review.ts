@@ -10,7 +10,16 @@ import { addReviewedAsset, findOwnedGroup, signedAssetUrl, systemGroup } from '.
 import type { EmulatorContext } from './context';
 import { withNulls } from './dialect';
 import { simpleError } from './errors';
-import { header, isRecord, json, parseJson, wrongContentType, type EmuRequest, type Reply, type ReplyMeta } from './http';
+import {
+  header,
+  isRecord,
+  json,
+  parseJson,
+  wrongContentType,
+  type EmuRequest,
+  type Reply,
+  type ReplyMeta,
+} from './http';
 import { newId } from './ids';
 import { advanceDue, forceTo, staged } from './stages';
 import type { ReviewRecord } from './store';
@@ -35,7 +44,11 @@ function authenticate(ctx: EmulatorContext, req: EmuRequest): Principal | { repl
     return { reply: simpleError(401, message, meta) };
   }
   if (!trackId) {
-    return { reply: simpleError(400, 'X-Track-Id header is required together with X-Access-Token', { principal: auth.principal }) };
+    return {
+      reply: simpleError(400, 'X-Track-Id header is required together with X-Access-Token', {
+        principal: auth.principal,
+      }),
+    };
   }
   return { principal: auth.principal, trackId };
 }
@@ -79,14 +92,18 @@ export async function submitReview(ctx: EmulatorContext, req: EmuRequest, mode: 
   const created = { ...meta, resourceId: taskId, callbackUrl: rec.callbackUrl };
 
   if (mode === 'async') {
-    return json(202, {
-      code: 202,
-      task_id: taskId,
-      track_id: rec.responseTrackId,
-      status: 'pending',
-      message: `accepted for review; query GET /api/task/${taskId} for the result`,
-      callback_url: rec.callbackUrl ?? (ctx.dialect === 'upstream' ? null : ''),
-    }, created);
+    return json(
+      202,
+      {
+        code: 202,
+        task_id: taskId,
+        track_id: rec.responseTrackId,
+        status: 'pending',
+        message: `accepted for review; query GET /api/task/${taskId} for the result`,
+        callback_url: rec.callbackUrl ?? (ctx.dialect === 'upstream' ? null : ''),
+      },
+      created,
+    );
   }
   // Sync: hold the answer for the review's duration (real time), then finish it.
   await ctx.timers.sleep(pendingMs + processingMs);
@@ -113,7 +130,9 @@ export function getReview(ctx: EmulatorContext, req: EmuRequest, taskId: string)
   const minMs = ctx.timings.reviewMinQueryIntervalMs;
   if (last !== undefined && now - last < minMs) {
     const retryAfter = Math.max(1, Math.ceil((last + minMs - now) / 1000));
-    return simpleError(429, `query this task at most once per ${minMs} ms`, meta, { 'retry-after': String(retryAfter) });
+    return simpleError(429, `query this task at most once per ${minMs} ms`, meta, {
+      'retry-after': String(retryAfter),
+    });
   }
   ctx.store.reviewLastQuery.set(taskId, now);
   return json(200, reviewView(ctx, rec, reportedState(rec)), meta);
@@ -136,16 +155,33 @@ export function cancelReview(ctx: EmulatorContext, taskId: string): Reply {
 }
 
 /** The query response (spec 2.6), also the sync response and callback body, for the state reported. */
-export function reviewView(ctx: EmulatorContext, rec: ReviewRecord, status: string = rec.status): Record<string, unknown> {
+export function reviewView(
+  ctx: EmulatorContext,
+  rec: ReviewRecord,
+  status: string = rec.status,
+): Record<string, unknown> {
   const total = rec.urls.length;
-  const view: Record<string, unknown> = { code: 200, task_id: rec.taskId, status, total_count: total, done_count: doneCount(ctx, rec) };
+  const view: Record<string, unknown> = {
+    code: 200,
+    task_id: rec.taskId,
+    status,
+    total_count: total,
+    done_count: doneCount(ctx, rec),
+  };
   if (rec.items && status === rec.status) {
     view.result = { review_batch_id: rec.batchId, items: rec.items.map((i) => itemView(ctx, i)) };
   }
   return withNulls(ctx.dialect, view, ['result']);
 }
 
-const ITEM_OPTIONAL = ['asset_id', 'asset_url', 'downstream_asset_id', 'downstream_final_url', 'error_code', 'error_message'];
+const ITEM_OPTIONAL = [
+  'asset_id',
+  'asset_url',
+  'downstream_asset_id',
+  'downstream_final_url',
+  'error_code',
+  'error_message',
+];
 
 /** One result item; the upstream writes `asset://` in lower case, and null for what is absent. */
 function itemView(ctx: EmulatorContext, item: ReviewItem): Record<string, unknown> {
@@ -214,16 +250,22 @@ interface ValidSubmit {
   groupSource?: string;
 }
 
-function validateSubmit(ctx: EmulatorContext, user: string, body: Record<string, unknown>): ValidSubmit | { error: Reply } {
+function validateSubmit(
+  ctx: EmulatorContext,
+  user: string,
+  body: Record<string, unknown>,
+): ValidSubmit | { error: Reply } {
   const fail = (message: string, status = 400) => ({ error: simpleError(status, message) });
   // asset_url_list wins when both are sent (spec 4.5).
   const field = body.asset_url_list !== undefined && body.asset_url_list !== null ? 'asset_url_list' : 'images';
   const list = body[field];
   if (list === undefined || list === null) return fail('images (or asset_url_list) is required');
-  if (!Array.isArray(list) || list.some((u) => typeof u !== 'string')) return fail(`${field} must be an array of URL strings`);
+  if (!Array.isArray(list) || list.some((u) => typeof u !== 'string'))
+    return fail(`${field} must be an array of URL strings`);
   const urls = list as string[];
   if (urls.length === 0) return fail(`${field} must hold at least one URL`);
-  if (urls.length > MAX_REVIEW_BATCH) return fail(`${field} holds ${urls.length} URLs; at most ${MAX_REVIEW_BATCH} per submission`);
+  if (urls.length > MAX_REVIEW_BATCH)
+    return fail(`${field} holds ${urls.length} URLs; at most ${MAX_REVIEW_BATCH} per submission`);
 
   let declared: MediaType = 'Image';
   if (body.asset_type !== undefined && body.asset_type !== null && body.asset_type !== '') {
@@ -235,7 +277,10 @@ function validateSubmit(ctx: EmulatorContext, user: string, body: Record<string,
   for (const [i, url] of urls.entries()) {
     if (!isPublicHttpUrl(url, ctx.selfHosts)) return fail(`${field}[${i}] must be a public http(s) URL`);
     const t = mediaTypeOf(url);
-    if (!t) return fail(`${field}[${i}] has an unsupported extension (Image: .jpeg .jpg .png .webp .bmp .tiff .tif .gif .heic .heif; Video: .mp4 .mov; Audio: .wav .mp3)`);
+    if (!t)
+      return fail(
+        `${field}[${i}] has an unsupported extension (Image: .jpeg .jpg .png .webp .bmp .tiff .tif .gif .heic .heif; Video: .mp4 .mov; Audio: .wav .mp3)`,
+      );
     types.add(t);
   }
   if (types.size > 1) return fail(`all URLs of one submission must be one type; got ${[...types].join(' and ')}`);
@@ -244,16 +289,20 @@ function validateSubmit(ctx: EmulatorContext, user: string, body: Record<string,
 
   let callbackUrl: string | undefined;
   if (body.callback_url !== undefined && body.callback_url !== null && body.callback_url !== '') {
-    if (typeof body.callback_url !== 'string' || !isHttpUrl(body.callback_url)) return fail('callback_url must be an absolute http(s) URL');
+    if (typeof body.callback_url !== 'string' || !isHttpUrl(body.callback_url))
+      return fail('callback_url must be an absolute http(s) URL');
     callbackUrl = body.callback_url;
   }
   const groupId = typeof body.group_id === 'string' && body.group_id !== '' ? body.group_id : undefined;
-  if (body.group_id !== undefined && body.group_id !== null && body.group_id !== '' && !groupId) return fail('group_id must be a string');
+  if (body.group_id !== undefined && body.group_id !== null && body.group_id !== '' && !groupId)
+    return fail('group_id must be a string');
   const groupSource = typeof body.group_source === 'string' ? body.group_source : undefined;
-  if (body.group_source !== undefined && body.group_source !== null && groupSource === undefined) return fail('group_source must be a string');
+  if (body.group_source !== undefined && body.group_source !== null && groupSource === undefined)
+    return fail('group_source must be a string');
   if (groupSource === 'real_person' && !groupId) return fail('group_id is required when group_source is real_person');
   if (groupId) {
-    if (groupSource && groupSource !== 'real_person') return fail('group_source may only be empty or real_person when group_id is given');
+    if (groupSource && groupSource !== 'real_person')
+      return fail('group_source may only be empty or real_person when group_id is given');
     const group = findOwnedGroup(ctx, user, groupId);
     if (!group) return fail(`group_id ${groupId} does not exist or is not owned by this user`, 403);
     if (groupSource === 'real_person' && group.GroupType !== 'LivenessFace') {

@@ -66,7 +66,8 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
     return allow(['POST'], { key: 'generation.create', iface: 'generation', run: () => createGeneration(ctx, req) });
   }
   let id = one(/^\/v1\/task\/get\/([^/]+)$/);
-  if (id) return allow(['GET'], { key: 'generation.get', iface: 'generation', run: () => getGeneration(ctx, req, id!) });
+  if (id)
+    return allow(['GET'], { key: 'generation.get', iface: 'generation', run: () => getGeneration(ctx, req, id!) });
   const word = ctx.pathWord; // the vendor word the spec writes as `svc`
   if (path === `/api/v1/${word}-tools/${word}-erase-video-subtitle-pro`) {
     return allow(['POST'], { key: 'erase.create', iface: 'erase', run: () => createErase(ctx, req) });
@@ -108,7 +109,9 @@ export function createRequestListener(deps: ServerDeps): (req: IncomingMessage, 
     handle(deps, nodeReq, res).catch((err: unknown) => {
       if (nodeReq.destroyed || res.destroyed) return; // the client went away mid-request
       // An emulator bug: answer 500 rather than hang the client. Messages carry no secrets.
-      process.stderr.write(`emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${(err as Error)?.stack ?? err}\n`);
+      process.stderr.write(
+        `emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${(err as Error)?.stack ?? err}\n`,
+      );
       send(res, simpleError(500, 'emulator internal error'));
     });
   };
@@ -170,13 +173,15 @@ async function handle(deps: ServerDeps, nodeReq: IncomingMessage, res: ServerRes
   let reply: Reply;
   const limited = roll('rateLimit429');
   if (limited) reply = faultReply(r.iface, 'rateLimit429', trackId, limited.retryAfterSeconds ?? 1);
-  else if (roll('upstream502')) reply = faultReply(r.iface, 'upstream502', trackId, 1, callFailedCode(ctx.dialect, ctx.pathWord));
+  else if (roll('upstream502'))
+    reply = faultReply(r.iface, 'upstream502', trackId, 1, callFailedCode(ctx.dialect, ctx.pathWord));
   else reply = await r.run();
 
   if (reply.status >= 200 && reply.status < 300) {
     if (r.key) applyTaskFaults(ctx, r.key, reply.meta?.resourceId, roll);
     if (roll('resetAfterCreate')) return reset(reply);
-    if (roll('error500AfterCreate')) reply = { ...faultReply(r.iface, 'error500AfterCreate', trackId), meta: reply.meta };
+    if (roll('error500AfterCreate'))
+      reply = { ...faultReply(r.iface, 'error500AfterCreate', trackId), meta: reply.meta };
     const hold = roll('delayAfterCreate');
     if (hold) await ctx.timers.sleep(hold.ms ?? DEFAULT_HOLD_MS);
   }

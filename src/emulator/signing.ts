@@ -5,9 +5,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type SignatureCheck =
-  | { ok: true; expiresAtMs: number }
-  | { ok: false; reason: 'unsigned' | 'bad-signature' };
+export type SignatureCheck = { ok: true; expiresAtMs: number } | { ok: false; reason: 'unsigned' | 'bad-signature' };
 
 export class UrlSigner {
   private readonly key = randomBytes(32);

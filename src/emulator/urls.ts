@@ -23,15 +23,27 @@ export function parseUrl(text: string): URL | undefined {
 function isPrivateIPv4(host: string): boolean {
   const [a, b] = host.split('.').map(Number) as [number, number];
   return (
-    a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    a >= 224
   );
 }
 
 function isPrivateIPv6(host: string): boolean {
   const h = host.toLowerCase();
-  return h === '::' || h === '::1' || h.startsWith('fc') || h.startsWith('fd') || h.startsWith('fe80') ||
-    h.startsWith('::ffff:');
+  return (
+    h === '::' ||
+    h === '::1' ||
+    h.startsWith('fc') ||
+    h.startsWith('fd') ||
+    h.startsWith('fe80') ||
+    h.startsWith('::ffff:')
+  );
 }
 
 /**
@@ -50,7 +62,12 @@ export function isPublicHttpUrl(text: string, selfHosts: ReadonlySet<string> = n
   if (ipVersion === 4) return !isPrivateIPv4(host);
   if (ipVersion === 6) return !isPrivateIPv6(host);
   const lower = host.toLowerCase();
-  if (lower === 'localhost' || lower.endsWith('.localhost') || lower.endsWith('.local') || lower.endsWith('.internal')) {
+  if (
+    lower === 'localhost' ||
+    lower.endsWith('.localhost') ||
+    lower.endsWith('.local') ||
+    lower.endsWith('.internal')
+  ) {
     return false;
   }
   return lower.includes('.');

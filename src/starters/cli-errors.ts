@@ -81,11 +81,21 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
   }
   if (err instanceof WorkflowNotFoundError) {
     const message = `no pipeline with workflow id "${err.workflowId}" in this namespace`;
-    return { code: EXIT.failed, kind: 'not-found', lines: [`reelflow: ${message}`], doc: { kind: 'not-found', message, workflowId: err.workflowId } };
+    return {
+      code: EXIT.failed,
+      kind: 'not-found',
+      lines: [`reelflow: ${message}`],
+      doc: { kind: 'not-found', message, workflowId: err.workflowId },
+    };
   }
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     const message = `workflow id "${err.workflowId}" is already in use by a running workflow; choose another --workflow-id`;
-    return { code: EXIT.failed, kind: 'already-started', lines: [`reelflow: ${message}`], doc: { kind: 'already-started', message, workflowId: err.workflowId } };
+    return {
+      code: EXIT.failed,
+      kind: 'already-started',
+      lines: [`reelflow: ${message}`],
+      doc: { kind: 'already-started', message, workflowId: err.workflowId },
+    };
   }
   const chain = failureChain(err);
   const label = err instanceof WorkflowUpdateFailedError ? 'rejected' : 'error';

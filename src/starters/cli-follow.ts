@@ -18,8 +18,13 @@ export function exitCodeOf(outcome: PipelineOutcome): number {
 
 /** JSON form of an outcome (what `run --json` and `result --json` print). */
 export function outcomeDocument(outcome: PipelineOutcome): Record<string, unknown> {
-  if (outcome.status === 'completed') return { workflowId: outcome.workflowId, status: 'completed', result: outcome.result };
-  return { workflowId: outcome.workflowId, status: outcome.status, error: { message: outcome.messages[0], chain: outcome.messages } };
+  if (outcome.status === 'completed')
+    return { workflowId: outcome.workflowId, status: 'completed', result: outcome.result };
+  return {
+    workflowId: outcome.workflowId,
+    status: outcome.status,
+    error: { message: outcome.messages[0], chain: outcome.messages },
+  };
 }
 
 export function printOutcome(ctx: CommandContext, outcome: PipelineOutcome): number {
@@ -73,7 +78,9 @@ export async function followWithDisplay(
 
 /** Ctrl-C while following: the pipeline keeps running; say how to pick it up again. */
 export function interrupted(ctx: CommandContext, workflowId: string): number {
-  ctx.io.stderr.write(`\nstopped following; pipeline ${workflowId} keeps running (reelflow status ${workflowId} --follow)\n`);
+  ctx.io.stderr.write(
+    `\nstopped following; pipeline ${workflowId} keeps running (reelflow status ${workflowId} --follow)\n`,
+  );
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ workflowId, status: 'running', detached: true }, null, 2)}\n`);
   return EXIT.interrupted;
 }

@@ -51,8 +51,16 @@ const COMMON: Record<string, OptionSpec> = {
 };
 
 const TEMPORAL: Record<string, OptionSpec> = {
-  address: { type: 'string', value: '<host:port>', help: 'Temporal frontend (default: $TEMPORAL_ADDRESS or the config profile)' },
-  namespace: { type: 'string', value: '<name>', help: 'Temporal namespace (default: $TEMPORAL_NAMESPACE or the config profile)' },
+  address: {
+    type: 'string',
+    value: '<host:port>',
+    help: 'Temporal frontend (default: $TEMPORAL_ADDRESS or the config profile)',
+  },
+  namespace: {
+    type: 'string',
+    value: '<name>',
+    help: 'Temporal namespace (default: $TEMPORAL_NAMESPACE or the config profile)',
+  },
   'temporal-profile': {
     type: 'string',
     value: '<name>',
@@ -81,7 +89,11 @@ const START: Record<string, OptionSpec> = {
   ...SIZE,
   'task-queue': { type: 'string', value: '<queue>', help: 'task queue of the reelflow worker (default "reelflow")' },
   'workflow-id': { type: 'string', value: '<id>', help: 'workflow id (default reelflow-<name>-<random>)' },
-  'id-prefix': { type: 'string', value: '<prefix>', help: 'first part of the generated workflow id (default "reelflow")' },
+  'id-prefix': {
+    type: 'string',
+    value: '<prefix>',
+    help: 'first part of the generated workflow id (default "reelflow")',
+  },
 };
 
 const ASSET_TYPES = ['Image', 'Video', 'Audio'] as const;
@@ -108,48 +120,112 @@ function cmd(
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
-  cmd('run', '<file>', 'start a pipeline and follow it live until it ends', 'temporal', [1, 1], {
-    ...START,
-    interval: { type: 'string', value: '<ms>', integer: true, help: 'between status queries (default 1000)' },
-  }, {
-    description:
-      'Exit code: 0 completed, 1 failed or timed out, 3 cancelled or terminated. Ctrl-C stops following; the pipeline keeps running.',
-    examples: ['reelflow run examples/pipeline.json', 'cat def.json | reelflow run - --json'],
-  }),
+  cmd(
+    'run',
+    '<file>',
+    'start a pipeline and follow it live until it ends',
+    'temporal',
+    [1, 1],
+    {
+      ...START,
+      interval: { type: 'string', value: '<ms>', integer: true, help: 'between status queries (default 1000)' },
+    },
+    {
+      description:
+        'Exit code: 0 completed, 1 failed or timed out, 3 cancelled or terminated. Ctrl-C stops following; the pipeline keeps running.',
+      examples: ['reelflow run examples/pipeline.json', 'cat def.json | reelflow run - --json'],
+    },
+  ),
   cmd('start', '<file>', 'start a pipeline and print its workflow id', 'temporal', [1, 1], START, {
     examples: ['id=$(reelflow start examples/pipeline.json)'],
   }),
-  cmd('status', '<workflow-id>', 'show the live status of a pipeline (stages, progress, vendor task ids)', 'temporal', [1, 1], {
-    follow: { type: 'boolean', short: 'f', help: 'keep following until the pipeline ends (like run)' },
-  }),
-  cmd('result', '<workflow-id>', 'wait for a pipeline to end and print its result', 'temporal', [1, 1], {}, {
-    description: 'Exit code: 0 completed, 1 failed or timed out, 3 cancelled or terminated.',
-  }),
-  cmd('cancel', '<workflow-id>', 'cancel a pipeline (vendor tasks already created keep running at the vendor)', 'temporal', [1, 1], {
-    wait: { type: 'boolean', help: 'wait until the pipeline has ended' },
-  }),
-  cmd('resolve', '<workflow-id>', 'answer a pipeline waiting for an operator after an ambiguous create', 'temporal', [1, 1], {
-    'task-id': { type: 'string', value: '<id>', help: 'the vendor task id you found (vendor console, callback logs)' },
-    resubmit: { type: 'boolean', help: 'nothing was created: create again' },
-    abandon: { type: 'boolean', help: 'give up this step (the stage fails)' },
-    step: { type: 'string', value: '<step>', help: 'the waiting step (default: the one that waits)' },
-  }, {
-    description: 'Give exactly one of --task-id, --resubmit, --abandon.',
-    examples: ['reelflow resolve reelflow-demo-k3j9x2ab --task-id cgt-2025-abc', 'reelflow resolve reelflow-demo-k3j9x2ab --resubmit'],
-  }),
+  cmd(
+    'status',
+    '<workflow-id>',
+    'show the live status of a pipeline (stages, progress, vendor task ids)',
+    'temporal',
+    [1, 1],
+    {
+      follow: { type: 'boolean', short: 'f', help: 'keep following until the pipeline ends (like run)' },
+    },
+  ),
+  cmd(
+    'result',
+    '<workflow-id>',
+    'wait for a pipeline to end and print its result',
+    'temporal',
+    [1, 1],
+    {},
+    {
+      description: 'Exit code: 0 completed, 1 failed or timed out, 3 cancelled or terminated.',
+    },
+  ),
+  cmd(
+    'cancel',
+    '<workflow-id>',
+    'cancel a pipeline (vendor tasks already created keep running at the vendor)',
+    'temporal',
+    [1, 1],
+    {
+      wait: { type: 'boolean', help: 'wait until the pipeline has ended' },
+    },
+  ),
+  cmd(
+    'resolve',
+    '<workflow-id>',
+    'answer a pipeline waiting for an operator after an ambiguous create',
+    'temporal',
+    [1, 1],
+    {
+      'task-id': {
+        type: 'string',
+        value: '<id>',
+        help: 'the vendor task id you found (vendor console, callback logs)',
+      },
+      resubmit: { type: 'boolean', help: 'nothing was created: create again' },
+      abandon: { type: 'boolean', help: 'give up this step (the stage fails)' },
+      step: { type: 'string', value: '<step>', help: 'the waiting step (default: the one that waits)' },
+    },
+    {
+      description: 'Give exactly one of --task-id, --resubmit, --abandon.',
+      examples: [
+        'reelflow resolve reelflow-demo-k3j9x2ab --task-id cgt-2025-abc',
+        'reelflow resolve reelflow-demo-k3j9x2ab --resubmit',
+      ],
+    },
+  ),
   cmd('list', '', 'list pipelines (Temporal visibility, newest first)', 'temporal', [0, 0], {
-    status: { type: 'string', value: '<status>', choices: [...LIST_STATUSES, 'canceled'], help: `one of ${LIST_STATUSES.join(', ')}` },
+    status: {
+      type: 'string',
+      value: '<status>',
+      choices: [...LIST_STATUSES, 'canceled'],
+      help: `one of ${LIST_STATUSES.join(', ')}`,
+    },
     stage: { type: 'string', value: '<stage>', choices: LIST_STAGES, help: `current stage: ${LIST_STAGES.join(', ')}` },
     'vendor-task': { type: 'string', value: '<id>', help: 'pipelines that recorded this vendor task id' },
     limit: { type: 'string', value: '<n>', integer: true, help: 'at most n pipelines (default 50)' },
     query: { type: 'string', value: '<query>', help: 'extra visibility query, ANDed' },
   }),
-  cmd('setup', '', "register reelflow's search attributes on the namespace (idempotent)", 'temporal', [0, 0], {
-    wait: { type: 'string', value: '<seconds>', integer: true, help: 'keep retrying while the server is not up yet (default: no retry)' },
-  }, {
-    description: 'Needed once per namespace on a cluster of your own; the dev stack does it by itself. On Temporal Cloud use its console or API.',
-    examples: ['reelflow setup', 'reelflow setup --namespace prod --wait 120'],
-  }),
+  cmd(
+    'setup',
+    '',
+    "register reelflow's search attributes on the namespace (idempotent)",
+    'temporal',
+    [0, 0],
+    {
+      wait: {
+        type: 'string',
+        value: '<seconds>',
+        integer: true,
+        help: 'keep retrying while the server is not up yet (default: no retry)',
+      },
+    },
+    {
+      description:
+        'Needed once per namespace on a cluster of your own; the dev stack does it by itself. On Temporal Cloud use its console or API.',
+      examples: ['reelflow setup', 'reelflow setup --namespace prod --wait 120'],
+    },
+  ),
   cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], SIZE, {
     examples: ['reelflow validate examples/pipeline.json'],
   }),
@@ -175,7 +251,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('assets create', '', 'register an asset from a public URL (processed asynchronously)', 'vendor', [0, 0], {
     group: { type: 'string', value: '<group-id>', help: 'owning group (required)' },
     url: { type: 'string', value: '<url>', help: 'public http(s) URL (required)' },
-    type: { type: 'string', value: '<type>', choices: [...ASSET_TYPES, 'image', 'video', 'audio'], help: 'Image, Video or Audio' },
+    type: {
+      type: 'string',
+      value: '<type>',
+      choices: [...ASSET_TYPES, 'image', 'video', 'audio'],
+      help: 'Image, Video or Audio',
+    },
     name: { type: 'string', value: '<name>', help: 'asset name' },
   }),
   cmd('assets update', '<asset-id>', 'rename an asset', 'vendor', [1, 1], {
@@ -184,7 +265,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('assets delete', '<asset-id>', 'delete an asset', 'vendor', [1, 1]),
   cmd('review submit', '<url…>', 'submit media URLs for review (sync by default)', 'vendor', [1, MAX_REVIEW_BATCH], {
     async: { type: 'boolean', help: 'return the task id at once (then: reelflow review get <taskId>)' },
-    type: { type: 'string', value: '<type>', choices: ASSET_TYPES, help: 'media type (default: from the URL extensions)' },
+    type: {
+      type: 'string',
+      value: '<type>',
+      choices: ASSET_TYPES,
+      help: 'media type (default: from the URL extensions)',
+    },
     group: { type: 'string', value: '<group-id>', help: 'asset group id' },
     'callback-url': { type: 'string', value: '<url>', help: 'public URL that receives the review result' },
   }),
@@ -273,7 +359,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     const sub = rest[0];
     const subs = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(' ')[1]);
     if (sub === undefined || sub === '--help' || sub === '-h') return { kind: 'help', group: first };
-    if (sub.startsWith('-')) throw new UsageError(`"${first}" needs a subcommand: ${subs.join(', ')}`, undefined, first);
+    if (sub.startsWith('-'))
+      throw new UsageError(`"${first}" needs a subcommand: ${subs.join(', ')}`, undefined, first);
     if (!subs.includes(sub)) {
       throw new UsageError(`unknown subcommand "${first} ${sub}"${suggest(sub, subs)}; one of ${subs.join(', ')}`);
     }
@@ -314,7 +401,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         throw new UsageError(`option ${label} needs a value`, `--${key}`, command.name);
       }
       if (spec.choices && !spec.choices.includes(one)) {
-        throw new UsageError(`option --${key}: "${one}" is not one of ${spec.choices.join(', ')}`, `--${key}`, command.name);
+        throw new UsageError(
+          `option --${key}: "${one}" is not one of ${spec.choices.join(', ')}`,
+          `--${key}`,
+          command.name,
+        );
       }
       if (spec.integer && !/^[1-9]\d*$/.test(one)) {
         throw new UsageError(`option --${key}: "${one}" is not a positive integer`, `--${key}`, command.name);
@@ -347,7 +438,10 @@ export function commandHelp(c: CommandSpec): string {
   if (c.description) lines.push('', c.description);
   lines.push('', 'options:', ...opts);
   if (c.needs === 'temporal') {
-    lines.push('', 'Temporal connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / temporal.toml.');
+    lines.push(
+      '',
+      'Temporal connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / temporal.toml.',
+    );
   }
   if (c.needs === 'vendor') {
     lines.push('', 'Vendor: VENDOR_BASE_URL, VENDOR_IDENTITY_URL and REELFLOW_PROFILE_<NAME>_ACCESS_TOKEN / _API_KEY.');

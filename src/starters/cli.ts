@@ -26,7 +26,17 @@ export type { CliIo } from './cli-output';
 
 const VERSION = '0.1.0';
 
-const PIPELINE_COMMANDS: Record<string, CommandFn> = { validate, start, run, status, result, cancel, resolve, setup, list };
+const PIPELINE_COMMANDS: Record<string, CommandFn> = {
+  validate,
+  start,
+  run,
+  status,
+  result,
+  cancel,
+  resolve,
+  setup,
+  list,
+};
 
 /** The whole CLI. Resolves with the exit code; never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

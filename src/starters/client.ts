@@ -49,7 +49,9 @@ export function resolveClientSettings(settings: ClientSettings = {}): ResolvedCl
       overrideEnvVars: env,
     });
   } catch (err) {
-    throw new Error(`Temporal client configuration: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`Temporal client configuration: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
   const { connectionOptions } = config;
   const options: ConnectionOptions = {

@@ -131,7 +131,11 @@ export function parseJsonText(text: string, file: string): unknown {
 /** The definition with options.allowPrivateHosts defaulted (a malformed options is left for validation to name). */
 function withDefaultPrivateHosts(value: object, allow: boolean | undefined): object {
   const options: unknown = (value as { options?: unknown }).options;
-  if (allow === undefined || (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))) return value;
+  if (
+    allow === undefined ||
+    (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))
+  )
+    return value;
   return { ...value, options: { allowPrivateHosts: allow, ...(options as object | undefined) } };
 }
 
@@ -139,19 +143,34 @@ function withDefaultPrivateHosts(value: object, allow: boolean | undefined): obj
  * Validates parsed JSON, and its size as workflow input; a DefinitionError becomes a
  * DefinitionFileError naming the source.
  */
-export function validateDefinitionValue(value: unknown, source = 'definition', opts: ValidateOptions = {}): LoadedDefinition {
+export function validateDefinitionValue(
+  value: unknown,
+  source = 'definition',
+  opts: ValidateOptions = {},
+): LoadedDefinition {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-    throw new DefinitionFileError('definition', source, `${source}: a pipeline definition is a JSON object, got ${got}`, {
-      issues: [{ path: '', message: `a pipeline definition is a JSON object, got ${got}` }],
-    });
+    throw new DefinitionFileError(
+      'definition',
+      source,
+      `${source}: a pipeline definition is a JSON object, got ${got}`,
+      {
+        issues: [{ path: '', message: `a pipeline definition is a JSON object, got ${got}` }],
+      },
+    );
   }
   try {
-    const input = definitionOnTheWire(withDefaultPrivateHosts(value, opts.allowPrivateHosts), resolveMaxPayloadBytes(opts.maxPayloadBytes, opts.env));
+    const input = definitionOnTheWire(
+      withDefaultPrivateHosts(value, opts.allowPrivateHosts),
+      resolveMaxPayloadBytes(opts.maxPayloadBytes, opts.env),
+    );
     return { source, input, definition: parseDefinition(input) };
   } catch (err) {
     if (err instanceof DefinitionError) {
-      throw new DefinitionFileError('definition', source, `${source}: ${err.message}`, { issues: err.issues, cause: err });
+      throw new DefinitionFileError('definition', source, `${source}: ${err.message}`, {
+        issues: err.issues,
+        cause: err,
+      });
     }
     throw err;
   }
@@ -173,12 +192,18 @@ export async function loadDefinitionFile(file: string, opts: LoadOptions = {}): 
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {
-        throw new DefinitionFileError('not-found', source, `${source}: no such file (looked at ${full})`, { cause: err });
+        throw new DefinitionFileError('not-found', source, `${source}: no such file (looked at ${full})`, {
+          cause: err,
+        });
       }
       if (code === 'EISDIR') {
-        throw new DefinitionFileError('unreadable', source, `${source}: is a directory, not a definition file`, { cause: err });
+        throw new DefinitionFileError('unreadable', source, `${source}: is a directory, not a definition file`, {
+          cause: err,
+        });
       }
-      throw new DefinitionFileError('unreadable', source, `${source}: cannot read: ${code ?? String(err)}`, { cause: err });
+      throw new DefinitionFileError('unreadable', source, `${source}: cannot read: ${code ?? String(err)}`, {
+        cause: err,
+      });
     }
   }
   return validateDefinitionValue(parseJsonText(text, source), source, opts);

@@ -15,13 +15,16 @@ export const MAX_PAYLOAD_ENV = 'REELFLOW_MAX_PAYLOAD_BYTES';
 /** The limit: an explicit value, else $REELFLOW_MAX_PAYLOAD_BYTES, else the server default. */
 export function resolveMaxPayloadBytes(explicit?: number, env: NodeJS.ProcessEnv = process.env): number {
   if (explicit !== undefined) {
-    if (!Number.isSafeInteger(explicit) || explicit < 1) throw new RangeError(`maxPayloadBytes: a positive whole number of bytes (got ${explicit})`);
+    if (!Number.isSafeInteger(explicit) || explicit < 1)
+      throw new RangeError(`maxPayloadBytes: a positive whole number of bytes (got ${explicit})`);
     return explicit;
   }
   const raw = env[MAX_PAYLOAD_ENV]?.trim();
   if (!raw) return DEFAULT_MAX_PAYLOAD_BYTES;
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) {
-    throw new RangeError(`${MAX_PAYLOAD_ENV}: a positive whole number of bytes (got ${JSON.stringify(raw.slice(0, 40))})`);
+    throw new RangeError(
+      `${MAX_PAYLOAD_ENV}: a positive whole number of bytes (got ${JSON.stringify(raw.slice(0, 40))})`,
+    );
   }
   return Number(raw);
 }
@@ -49,7 +52,8 @@ export function definitionOnTheWire(definition: unknown, maxPayloadBytes: number
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new DefinitionError([{ path: '', message: `is not JSON (${reason})` }]);
   }
-  if (text === undefined) throw new DefinitionError([{ path: '', message: 'is not JSON: a pipeline definition is a JSON object' }]);
+  if (text === undefined)
+    throw new DefinitionError([{ path: '', message: 'is not JSON: a pipeline definition is a JSON object' }]);
   const wire = JSON.parse(text) as PipelineDefinitionInput;
   const size = workflowInputBytes(wire);
   if (size > maxPayloadBytes) {

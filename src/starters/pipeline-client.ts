@@ -88,7 +88,9 @@ function describeStage(def: PipelineDefinition, stage: StageName): string {
   switch (stage) {
     case 'review': {
       const r = def.review!;
-      return r.assetType ? `review ${plural(r.media.length, r.assetType.toLowerCase())}` : `review ${r.media.length} media`;
+      return r.assetType
+        ? `review ${plural(r.media.length, r.assetType.toLowerCase())}`
+        : `review ${r.media.length} media`;
     }
     case 'assets': {
       const a = def.assets!;
@@ -116,19 +118,27 @@ export function pipelineDetails(def: PipelineDefinition): string {
   const rows: string[] = [];
   if (def.review) {
     const r = def.review;
-    rows.push(`| review | ${plural(r.media.length, 'URL')}${r.assetType ? ` (${r.assetType})` : ''}; all must pass: ${r.requireAllPassed} |`);
+    rows.push(
+      `| review | ${plural(r.media.length, 'URL')}${r.assetType ? ` (${r.assetType})` : ''}; all must pass: ${r.requireAllPassed} |`,
+    );
   }
   if (def.assets) {
     const a = def.assets;
     const group = 'id' in a.group ? `group id \`${a.group.id}\`` : `group \`${a.group.name}\` (created if missing)`;
-    const items = a.items.map((i) => ('fromReview' in i ? `${i.name} (review #${i.fromReview})` : `${i.name} (${i.type} URL)`));
+    const items = a.items.map((i) =>
+      'fromReview' in i ? `${i.name} (review #${i.fromReview})` : `${i.name} (${i.type} URL)`,
+    );
     rows.push(`| assets | ${group}: ${items.join(', ')} |`);
   }
   if (def.generation) {
     const g = def.generation;
-    const parts = g.content.map((c) => (c.role ? `${c.type.replace('_url', '')} as ${c.role}` : c.type.replace('_url', '')));
+    const parts = g.content.map((c) =>
+      c.role ? `${c.type.replace('_url', '')} as ${c.role}` : c.type.replace('_url', ''),
+    );
     const extra = [g.ratio, g.duration !== undefined ? `${g.duration} s` : undefined, g.resolution].filter(Boolean);
-    rows.push(`| generation | model \`${g.model}\`: ${parts.join(' + ')}${extra.length ? `; ${extra.join(', ')}` : ''} |`);
+    rows.push(
+      `| generation | model \`${g.model}\`: ${parts.join(' + ')}${extra.length ? `; ${extra.join(', ')}` : ''} |`,
+    );
   }
   if (def.erase) rows.push('| erase | subtitles of the generated video |');
   const o = def.options;
@@ -189,7 +199,8 @@ function describeFailure(err: unknown): string {
   if (err instanceof ChildWorkflowFailure) {
     return `child workflow ${err.execution.workflowId ?? '?'} (${err.workflowType}) failed`;
   }
-  if (err instanceof ActivityFailure) return `activity ${err.activityType} failed${err.activityId ? ` (id ${err.activityId})` : ''}`;
+  if (err instanceof ActivityFailure)
+    return `activity ${err.activityType} failed${err.activityId ? ` (id ${err.activityId})` : ''}`;
   if (err instanceof ApplicationFailure) return `${err.type ?? 'ApplicationFailure'}: ${err.message}`;
   if (err instanceof TimeoutFailure) return `timed out (${String(err.timeoutType ?? 'timeout')}): ${err.message}`;
   if (err instanceof CancelledFailure) return `cancelled${err.message ? `: ${err.message}` : ''}`;
@@ -250,7 +261,11 @@ function abortError(signal: AbortSignal): Error {
  * Resolves with the outcome (completed, failed, cancelled, terminated, timed-out); rejects
  * only when the workflow does not exist, the connection fails, or `signal` aborts.
  */
-export async function followPipeline(client: Client, workflowId: string, opts: FollowOptions = {}): Promise<PipelineOutcome> {
+export async function followPipeline(
+  client: Client,
+  workflowId: string,
+  opts: FollowOptions = {},
+): Promise<PipelineOutcome> {
   const { signal } = opts;
   if (signal?.aborted) throw abortError(signal);
   const handle = client.workflow.getHandle<VideoPipelineWorkflow>(workflowId);
@@ -326,7 +341,11 @@ export async function runPipeline(
 }
 
 /** The pipeline's live status (the workflow's `status` query; needs a running worker). */
-export async function pipelineStatus(client: Client, workflowId: string, opts: { timeoutMs?: number } = {}): Promise<PipelineStatus> {
+export async function pipelineStatus(
+  client: Client,
+  workflowId: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<PipelineStatus> {
   const handle = client.workflow.getHandle<VideoPipelineWorkflow>(workflowId);
   return opts.timeoutMs
     ? client.withDeadline(Date.now() + opts.timeoutMs, () => handle.query(statusQuery))
@@ -424,7 +443,8 @@ export function buildListQuery(opts: ListPipelinesOptions = {}): string {
     }
     parts.push(`${STAGE.name} = '${opts.stage}'`);
   }
-  if (opts.vendorTaskId !== undefined) parts.push(`${VENDOR_TASK_IDS.name} = ${literal('vendorTaskId', opts.vendorTaskId)}`);
+  if (opts.vendorTaskId !== undefined)
+    parts.push(`${VENDOR_TASK_IDS.name} = ${literal('vendorTaskId', opts.vendorTaskId)}`);
   if (opts.query?.trim()) parts.push(`(${opts.query.trim()})`);
   return parts.join(' AND ');
 }

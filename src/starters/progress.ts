@@ -52,7 +52,10 @@ export function resolveHint(pipelineId: string, waiting: PendingDecision): strin
 function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): string {
   const tasks = stageTasks(status, stage);
   const notes = [tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '', s.detail ?? ''].filter(Boolean);
-  return `  ${stage.padEnd(STAGE_WIDTH)}  ${s.state.padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(/\s+$/, '');
+  return `  ${stage.padEnd(STAGE_WIDTH)}  ${s.state.padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
+    /\s+$/,
+    '',
+  );
 }
 
 /** The whole display: a header, one line per stage, the waiting hint and the error. */
@@ -65,7 +68,8 @@ export function renderStatus(status: PipelineStatus): string[] {
     lines.push(stageLine(status, stage, s));
   }
   if (status.waiting) lines.push(`  ${resolveHint(id, status.waiting)}`);
-  if (status.state === 'stuck') lines.push('  stuck: the vendor has not finished in the expected time; contact vendor support if it persists');
+  if (status.state === 'stuck')
+    lines.push('  stuck: the vendor has not finished in the expected time; contact vendor support if it persists');
   if (status.error) lines.push(`  error: ${status.error}`);
   return lines;
 }
@@ -169,13 +173,17 @@ export function renderResult(result: PipelineResult): string[] {
     const passed = result.review.items.filter((i) => i.passed).length;
     lines.push(`  review${took('review')}: ${passed}/${result.review.items.length} passed`);
     for (const item of result.review.items) {
-      const why = item.passed ? item.assetUrl ?? '' : `not passed${item.errorCode ? ` ${item.errorCode}` : ''}${item.errorMessage ? `: ${item.errorMessage}` : ''}`;
+      const why = item.passed
+        ? (item.assetUrl ?? '')
+        : `not passed${item.errorCode ? ` ${item.errorCode}` : ''}${item.errorMessage ? `: ${item.errorMessage}` : ''}`;
       lines.push(`    #${item.index} ${item.sourceUrl} → ${why}`);
     }
   }
   if (result.assets) {
     const a = result.assets;
-    lines.push(`  assets${took('assets')}: group ${a.groupId}${a.groupName ? ` "${a.groupName}"` : ''}${a.groupCreated ? ' (created)' : ''}`);
+    lines.push(
+      `  assets${took('assets')}: group ${a.groupId}${a.groupName ? ` "${a.groupName}"` : ''}${a.groupCreated ? ' (created)' : ''}`,
+    );
     for (const item of a.items) lines.push(`    ${item.name} → ${item.assetUrl} (${item.status})`);
   }
   if (result.generation) {
@@ -192,11 +200,17 @@ export function renderResult(result: PipelineResult): string[] {
     for (const f of result.archived) lines.push(`    ${f.path} (${f.bytes} bytes, sha256 ${f.sha256.slice(0, 16)}…)`);
   }
   const erase = result.cost?.erase;
-  if (erase) lines.push(`  cost: erase ${erase.calls} × ${erase.unitPrice} ${erase.currency} = ${erase.total} ${erase.currency}`);
+  if (erase)
+    lines.push(
+      `  cost: erase ${erase.calls} × ${erase.unitPrice} ${erase.currency} = ${erase.total} ${erase.currency}`,
+    );
   const calls = Object.entries(result.calls ?? {});
   if (calls.length) lines.push(`  vendor calls: ${calls.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const orphans = (result.vendorTasks ?? []).filter((v) => v.orphan);
-  if (orphans.length) lines.push(`  orphaned vendor tasks (may still run and cost): ${orphans.map((o) => `${o.kind} ${o.id}`).join(', ')}`);
+  if (orphans.length)
+    lines.push(
+      `  orphaned vendor tasks (may still run and cost): ${orphans.map((o) => `${o.kind} ${o.id}`).join(', ')}`,
+    );
   return lines;
 }
 

@@ -93,7 +93,11 @@ export function createAssetsApi(ctx: VendorContext): AssetsApi {
     );
   }
 
-  async function call<A extends AssetActionName>(action: A, req: unknown, opts: CallOptions = {}): Promise<AssetResult<A>> {
+  async function call<A extends AssetActionName>(
+    action: A,
+    req: unknown,
+    opts: CallOptions = {},
+  ): Promise<AssetResult<A>> {
     const envelope = (await send(action, req, opts, action)) as { Result: AssetResult<A> };
     return envelope.Result;
   }

@@ -32,7 +32,10 @@ export interface GenerationTask {
 }
 
 /** The upstream's (Ark content generation) result object. */
-const UpstreamContentSchema = z.looseObject({ video_url: z.string().optional(), last_frame_url: z.string().optional() });
+const UpstreamContentSchema = z.looseObject({
+  video_url: z.string().optional(),
+  last_frame_url: z.string().optional(),
+});
 /** The upstream's failure: `{code, message}` (a bare string is read as the message). */
 const UpstreamErrorSchema = z.union([
   z.string(),
@@ -147,9 +150,7 @@ export const VendorErrorBodySchema = nullIsAbsent(
     ),
     code: lenient(CodeSchema),
     message: lenient(z.string()),
-    error: lenient(
-      z.union([z.string(), z.looseObject({ code: lenient(CodeSchema), message: lenient(z.string()) })]),
-    ),
+    error: lenient(z.union([z.string(), z.looseObject({ code: lenient(CodeSchema), message: lenient(z.string()) })])),
     field: lenient(z.string()),
   }),
 );

@@ -61,7 +61,11 @@ export function createEraseApi(ctx: VendorContext): EraseApi {
     async get(taskId, opts) {
       const endpoint = 'erase.get';
       const url = joinUrl(ctx.baseUrl, `/api/v1/${ctx.pathWord}-tasks/${pathParam(endpoint, 'task_id', taskId)}`);
-      return exchange(ctx, { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: EraseTaskSchema }, opts);
+      return exchange(
+        ctx,
+        { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: EraseTaskSchema },
+        opts,
+      );
     },
   };
 }

@@ -160,18 +160,19 @@ export async function httpRequest(call: HttpCall): Promise<HttpResponse> {
 
 /** Wraps the dispatcher so `state.sent` turns true when undici writes to a socket. */
 function markSent(dispatcher: Dispatcher, state: { sent: boolean }): Dispatcher {
-  return dispatcher.compose((dispatch) => (opts, handler) =>
-    dispatch(opts, {
-      onRequestStart(controller, context) {
-        state.sent = true;
-        handler.onRequestStart?.(controller, context);
-      },
-      onRequestUpgrade: (c, s, h, socket) => handler.onRequestUpgrade?.(c, s, h, socket),
-      onResponseStart: (c, s, h, m) => handler.onResponseStart?.(c, s, h, m),
-      onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
-      onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
-      onResponseError: (c, e) => handler.onResponseError?.(c, e),
-    }),
+  return dispatcher.compose(
+    (dispatch) => (opts, handler) =>
+      dispatch(opts, {
+        onRequestStart(controller, context) {
+          state.sent = true;
+          handler.onRequestStart?.(controller, context);
+        },
+        onRequestUpgrade: (c, s, h, socket) => handler.onRequestUpgrade?.(c, s, h, socket),
+        onResponseStart: (c, s, h, m) => handler.onResponseStart?.(c, s, h, m),
+        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+        onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
+        onResponseError: (c, e) => handler.onResponseError?.(c, e),
+      }),
   );
 }
 
@@ -204,10 +205,11 @@ function transportError(call: HttpCall, base: VendorErrorOptions, sent: boolean,
   if (!sent) {
     return new NotSentError(`${call.endpoint}: request not sent (${what})`, { ...base, cause: err });
   }
-  return new AmbiguousError(
-    `${call.endpoint}: ${what} after the request was sent; the vendor may have received it`,
-    { ...base, cause: err, retryable: call.idempotent },
-  );
+  return new AmbiguousError(`${call.endpoint}: ${what} after the request was sent; the vendor may have received it`, {
+    ...base,
+    cause: err,
+    retryable: call.idempotent,
+  });
 }
 
 function describeTransport(code: string): string {
@@ -249,7 +251,11 @@ function readErrorBody(json: unknown, secrets: readonly string[]): VendorErrorTe
   const meta = b.ResponseMetadata;
   const code = b.Code ?? meta?.Error?.Code ?? b.code ?? errObj?.code;
   const message =
-    b.Message ?? meta?.Error?.Message ?? b.message ?? errObj?.message ?? (typeof b.error === 'string' ? b.error : undefined);
+    b.Message ??
+    meta?.Error?.Message ??
+    b.message ??
+    errObj?.message ??
+    (typeof b.error === 'string' ? b.error : undefined);
   const trackId = b.TrackId ?? meta?.RequestId;
   const out: VendorErrorText = {};
   if (code !== undefined) out.code = scrub(String(code), secrets);
@@ -328,10 +334,11 @@ function errorForStatus(
     });
   }
   if (status === 502 && ep === 'erase.create') {
-    return new UpstreamFailedError(
-      `${ep}: video processing failed; resubmit only with another video_url${detail}`,
-      { ...opts, field: 'video_url', retryable: false },
-    );
+    return new UpstreamFailedError(`${ep}: video processing failed; resubmit only with another video_url${detail}`, {
+      ...opts,
+      field: 'video_url',
+      retryable: false,
+    });
   }
   if (status >= 400 && status < 500) {
     const field = v.field ?? fieldFromVendorText(v.message, call.knownFields);

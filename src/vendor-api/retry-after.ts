@@ -13,10 +13,7 @@ const ASCTIME = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$/;
  * Milliseconds to wait, or undefined when the header is absent or unparseable.
  * A date in the past gives 0. `nowMs` is injectable for tests.
  */
-export function parseRetryAfter(
-  value: string | string[] | undefined,
-  nowMs: number = Date.now(),
-): number | undefined {
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number = Date.now()): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const v = raw.trim();

@@ -43,7 +43,12 @@ function submitBody(endpoint: string, req: ReviewSubmitRequest) {
 }
 
 export function createReviewApi(ctx: VendorContext): ReviewApi {
-  async function submit<S extends z.ZodType>(kind: 'sync' | 'async', response: S, req: ReviewSubmitRequest, opts?: CallOptions) {
+  async function submit<S extends z.ZodType>(
+    kind: 'sync' | 'async',
+    response: S,
+    req: ReviewSubmitRequest,
+    opts?: CallOptions,
+  ) {
     const endpoint = kind === 'sync' ? 'review.submitSync' : 'review.submitAsync';
     return exchange(
       ctx,

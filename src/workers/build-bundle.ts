@@ -19,7 +19,9 @@ async function main(args: string[]): Promise<void> {
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`reelflow: building the workflow bundle failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.stderr.write(
+      `reelflow: building the workflow bundle failed: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
     process.exit(1);
   });
 }

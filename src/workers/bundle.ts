@@ -104,7 +104,9 @@ export function isBundleFresh(paths: BundlePaths = {}): boolean {
   const p = resolvePaths(paths);
   if (!existsSync(p.outFile)) return false;
   const m = readManifest(p.outFile);
-  return !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p.workflowsPath, p.sourceRoot);
+  return (
+    !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p.workflowsPath, p.sourceRoot)
+  );
 }
 
 /** Bundles the workflows and writes the bundle (atomically) and its fingerprint. */
@@ -129,7 +131,9 @@ export async function buildWorkflowBundle(opts: BundleBuildOptions = {}): Promis
 }
 
 /** The prebuilt bundle, (re)built first when missing or stale. */
-export async function ensureWorkflowBundle(opts: BundleBuildOptions = {}): Promise<{ codePath: string; built: boolean }> {
+export async function ensureWorkflowBundle(
+  opts: BundleBuildOptions = {},
+): Promise<{ codePath: string; built: boolean }> {
   const p = resolvePaths(opts);
   if (isBundleFresh(p)) return { codePath: p.outFile, built: false };
   opts.log?.(existsSync(p.outFile) ? 'workflow bundle is stale: rebuilding' : 'no prebuilt workflow bundle: building');

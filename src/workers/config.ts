@@ -82,11 +82,20 @@ const TASK_QUEUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 function schemaFor(cores: number) {
   return z
     .object({
-      REELFLOW_TASK_QUEUE: optional(z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)')),
+      REELFLOW_TASK_QUEUE: optional(
+        z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)'),
+      ),
       REELFLOW_PROFILES: optional(
         z
           .string()
-          .transform((s) => [...new Set(s.split(',').map((p) => p.trim()).filter(Boolean))])
+          .transform((s) => [
+            ...new Set(
+              s
+                .split(',')
+                .map((p) => p.trim())
+                .filter(Boolean),
+            ),
+          ])
           .pipe(
             z
               .array(z.string().regex(PROFILE_NAME, 'names must be letters, digits, "-" and "_"'))
@@ -107,7 +116,10 @@ function schemaFor(cores: number) {
         z
           .string()
           .trim()
-          .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i, 'must be an http(s) URL without query, fragment or credentials')
+          .regex(
+            /^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i,
+            'must be an http(s) URL without query, fragment or credentials',
+          )
           .transform((s) => s.replace(/\/+$/, '')),
       ),
       ...CALLBACK_VARIABLES,
@@ -121,12 +133,20 @@ function schemaFor(cores: number) {
             z
               .number()
               .positive('must be above 0')
-              .max(GETASSET_MAX_PER_SECOND, `must be at most ${GETASSET_MAX_PER_SECOND} (the vendor's limit per token)`),
+              .max(
+                GETASSET_MAX_PER_SECOND,
+                `must be at most ${GETASSET_MAX_PER_SECOND} (the vendor's limit per token)`,
+              ),
           ),
       ),
       REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),
       REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
-      REELFLOW_METRICS_BIND: optional(z.string().trim().regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port')),
+      REELFLOW_METRICS_BIND: optional(
+        z
+          .string()
+          .trim()
+          .regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port'),
+      ),
     })
     .superRefine((e, ctx) => {
       const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;

@@ -125,7 +125,9 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
         maxTaskQueueActivitiesPerSecond: config.getAssetRatePerSecond,
       }),
     });
-    log(`task queue ${taskQueue}: getAsset for profile ${profile}, at most ${config.getAssetRatePerSecond}/s (server-enforced)`);
+    log(
+      `task queue ${taskQueue}: getAsset for profile ${profile}, at most ${config.getAssetRatePerSecond}/s (server-enforced)`,
+    );
   }
 
   let stopRequested = false;

@@ -30,7 +30,14 @@ import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   const pipelineId = workflowInfo().workflowId;
-  const result: PipelineResult = input.resume?.result ?? { pipelineId, vendorTasks: [], archived: [], timings: {}, calls: {}, cost: {} };
+  const result: PipelineResult = input.resume?.result ?? {
+    pipelineId,
+    vendorTasks: [],
+    archived: [],
+    timings: {},
+    calls: {},
+    cost: {},
+  };
   // Handlers first: the status query answers while the definition is being validated.
   const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
     continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
@@ -73,29 +80,46 @@ async function runStages(rt: PipelineRuntime, def: PipelineDefinition, result: P
   const policy = def.options.ambiguousCreate;
   if (def.review && !result.review) {
     const review = def.review;
-    result.review = await stage(rt, result, 'review', () => reviewStage(rt, { ...common, ...review, policy: policy.review }));
+    result.review = await stage(rt, result, 'review', () =>
+      reviewStage(rt, { ...common, ...review, policy: policy.review }),
+    );
   }
   if (def.assets && !result.assets) {
     const { group, items } = def.assets;
     const deadlines = def.options.deadlines;
-    const input = { ...common, group, items: assetSources(def.assets, result), pendingDeadlineMs: durationMs(deadlines.assetPending), stuckAfterMs: durationMs(deadlines.assetStuck) };
+    const input = {
+      ...common,
+      group,
+      items: assetSources(def.assets, result),
+      pendingDeadlineMs: durationMs(deadlines.assetPending),
+      stuckAfterMs: durationMs(deadlines.assetStuck),
+    };
     result.assets = await stage(rt, result, 'assets', () => assetsStage(rt, input));
   }
   if (def.generation && !result.generation) {
     const request = generationRequest(def.generation, result);
-    result.generation = await stage(rt, result, 'generation', () => generationStage(rt, { ...common, request, policy: policy.generation }));
+    result.generation = await stage(rt, result, 'generation', () =>
+      generationStage(rt, { ...common, request, policy: policy.generation }),
+    );
   }
   // Archive before anything else: the original URL expires 24 h after generation.
   if (def.options.archive && result.generation) await archiveOutput(rt, result, 'generated', result.generation);
   if (def.erase && result.generation && !result.erase) {
     const { videoUrl, videoUrlExpiresAt } = result.generation;
-    result.erase = await stage(rt, result, 'erase', () => eraseStage(rt, { ...common, videoUrl, videoUrlExpiresAt, policy: policy.erase }));
+    result.erase = await stage(rt, result, 'erase', () =>
+      eraseStage(rt, { ...common, videoUrl, videoUrlExpiresAt, policy: policy.erase }),
+    );
   }
   if (def.options.archive && result.erase) await archiveOutput(rt, result, 'erased', result.erase);
 }
 
 /** Runs one stage: shown as running, timed, then done, failed or cancelled. */
-async function stage<T>(rt: PipelineRuntime, result: PipelineResult, name: StageName, run: () => Promise<T>): Promise<T> {
+async function stage<T>(
+  rt: PipelineRuntime,
+  result: PipelineResult,
+  name: StageName,
+  run: () => Promise<T>,
+): Promise<T> {
   const st = rt.status.stages[name];
   rt.status.stage = name;
   st.state = 'running';
@@ -113,7 +137,12 @@ async function stage<T>(rt: PipelineRuntime, result: PipelineResult, name: Stage
   return out;
 }
 
-function close(rt: PipelineRuntime, result: PipelineResult, name: StageName, state: 'done' | 'failed' | 'cancelled'): void {
+function close(
+  rt: PipelineRuntime,
+  result: PipelineResult,
+  name: StageName,
+  state: 'done' | 'failed' | 'cancelled',
+): void {
   const st = rt.status.stages[name];
   st.state = state;
   st.endedAt = new Date().toISOString();
@@ -170,6 +199,16 @@ function ended(rt: PipelineRuntime, err: unknown): void {
 function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {
   const { vendorTasks, calls } = rt.status;
   const eraseTasks = vendorTasks.filter((t) => t.kind === 'erase').length;
-  const cost: PipelineResult['cost'] = eraseTasks === 0 ? {} : { erase: { calls: eraseTasks, unitPrice: ERASE_UNIT_PRICE, currency: ERASE_CURRENCY, total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9) } };
+  const cost: PipelineResult['cost'] =
+    eraseTasks === 0
+      ? {}
+      : {
+          erase: {
+            calls: eraseTasks,
+            unitPrice: ERASE_UNIT_PRICE,
+            currency: ERASE_CURRENCY,
+            total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9),
+          },
+        };
   return { ...result, vendorTasks, calls, cost };
 }

@@ -4,7 +4,17 @@
  * loopback is refused (no connection reaches the server) when the opt-in is off.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
@@ -111,10 +121,16 @@ function setup(opts: Partial<ArchiveActivitiesOptions> = {}, info: Partial<Info>
   const env = new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') });
   const beats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => beats.push(d));
-  const { archiveOutput } = createArchiveActivities({ archiveRoot, heartbeatIntervalMs: 0, allowPrivate: true, ...opts });
+  const { archiveOutput } = createArchiveActivities({
+    archiveRoot,
+    heartbeatIntervalMs: 0,
+    allowPrivate: true,
+    ...opts,
+  });
   const run = (input: ArchiveInput): Promise<ArchivedFile> => env.run(archiveOutput, input);
   /** The folder of a pipeline's vendor task. */
-  const folder = (pipelineId: string, taskId: string) => path.join(archiveRoot, safeSegment(pipelineId), safeSegment(taskId));
+  const folder = (pipelineId: string, taskId: string) =>
+    path.join(archiveRoot, safeSegment(pipelineId), safeSegment(taskId));
   return { archiveRoot, env, beats, run, folder };
 }
 
@@ -132,7 +148,13 @@ const contents = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 test('downloads with a correct sha256, writes a sha256sum file and its source, leaves no .part', async () => {
   const { archiveRoot, beats, run } = setup();
   const url = `${base}/video.mp4?${SIG}`;
-  const out = await run({ pipelineId: 'pipe-1', taskId: 'task-1', name: 'generation.mp4', url, expectedBytes: payload.length });
+  const out = await run({
+    pipelineId: 'pipe-1',
+    taskId: 'task-1',
+    name: 'generation.mp4',
+    url,
+    expectedBytes: payload.length,
+  });
   expect(out).toEqual({
     name: 'generation.mp4',
     path: path.join(archiveRoot, 'pipe-1', 'task-1', 'generation.mp4'),
@@ -149,7 +171,11 @@ test('downloads with a correct sha256, writes a sha256sum file and its source, l
     sha256: payloadSha,
     bytes: payload.length,
   });
-  expect(readdirSync(path.dirname(out.path)).sort()).toEqual(['generation.mp4', 'generation.mp4.sha256', 'generation.mp4.source.json']);
+  expect(readdirSync(path.dirname(out.path)).sort()).toEqual([
+    'generation.mp4',
+    'generation.mp4.sha256',
+    'generation.mp4.source.json',
+  ]);
   expect(beats.length).toBeGreaterThan(0);
   expect(beats).toContainEqual(expect.objectContaining({ phase: 'download', total: payload.length }));
 });
@@ -197,7 +223,10 @@ describe('keyed by the vendor task, verified by its recorded source', () => {
     expect(moved.path).toBe(first.path);
 
     // Recorded for another task: not this one's file.
-    writeFileSync(`${first.path}.source.json`, JSON.stringify({ taskId: 'someone-else', url: `${base}/other.mp4`, sha256: otherSha, bytes: other.length }));
+    writeFileSync(
+      `${first.path}.source.json`,
+      JSON.stringify({ taskId: 'someone-else', url: `${base}/other.mp4`, sha256: otherSha, bytes: other.length }),
+    );
     let before = hits.length;
     await run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/other.mp4` });
     expect(hits.length).toBe(before + 1);
@@ -224,7 +253,12 @@ describe('keyed by the vendor task, verified by its recorded source', () => {
     const { run } = setup();
     const mainEncoding = `x_y-${sha('x/y').slice(0, 8)}`;
     const a = await run({ pipelineId: 'x/y', taskId: 't/1', name: 'v.mp4', url: `${base}/video.mp4` });
-    const b = await run({ pipelineId: mainEncoding, taskId: `t_1-${sha('t/1').slice(0, 8)}`, name: 'v.mp4', url: `${base}/other.mp4` });
+    const b = await run({
+      pipelineId: mainEncoding,
+      taskId: `t_1-${sha('t/1').slice(0, 8)}`,
+      name: 'v.mp4',
+      url: `${base}/other.mp4`,
+    });
     expect(path.dirname(b.path)).not.toBe(path.dirname(a.path));
     expect(sha(readFileSync(a.path))).toBe(payloadSha);
     expect(sha(readFileSync(b.path))).toBe(otherSha);
@@ -249,8 +283,29 @@ test('the segment encoding is injective: plain ids stay, others round-trip, long
   expect(safeSegment('generation.mp4')).toBe('generation.mp4');
   expect(safeSegment('cgt-20250101-abc_1')).toBe('cgt-20250101-abc_1');
   expect(safeSegment(safeSegment('x/y'))).not.toBe(safeSegment('x/y'));
-  const ids = ['x/y', 'x_y', `x_y-${sha('x/y').slice(0, 8)}`, '~x~2Fy', 'x~y', 'a/b', 'a\\b', 'a_b', '..', '.', '', '.hidden',
-    '/abs', 'ü.mp4', 'a..b', '-lead', 'x'.repeat(120), 'x'.repeat(121), 'x'.repeat(500), `${'x'.repeat(500)}y`, '日本語/タスク'];
+  const ids = [
+    'x/y',
+    'x_y',
+    `x_y-${sha('x/y').slice(0, 8)}`,
+    '~x~2Fy',
+    'x~y',
+    'a/b',
+    'a\\b',
+    'a_b',
+    '..',
+    '.',
+    '',
+    '.hidden',
+    '/abs',
+    'ü.mp4',
+    'a..b',
+    '-lead',
+    'x'.repeat(120),
+    'x'.repeat(121),
+    'x'.repeat(500),
+    `${'x'.repeat(500)}y`,
+    '日本語/タスク',
+  ];
   for (let i = 0; i < 300; i++) ids.push(randomBytes(1 + (i % 40)).toString('latin1'));
   const segs = new Map<string, string>();
   for (const id of ids) {
@@ -268,7 +323,9 @@ test('the segment encoding is injective: plain ids stay, others round-trip, long
 
 test('404 is non-retryable "URL expired or gone", names the file and status, never the query', async () => {
   const { run, folder } = setup();
-  const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'generation.mp4', url: `${base}/gone.mp4?${SIG}` }));
+  const f = await failureOf(
+    run({ pipelineId: 'p', taskId: 't', name: 'generation.mp4', url: `${base}/gone.mp4?${SIG}` }),
+  );
   expect(f.type).toBe('ArchiveUrlGone');
   expect(f.nonRetryable).toBe(true);
   expect(f.message).toContain('generation.mp4');
@@ -299,7 +356,9 @@ test('a connection reset mid-body fails retryably and leaves neither a final fil
 
 test('a size other than expectedBytes is refused and not kept', async () => {
   const { run, folder } = setup();
-  const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4`, expectedBytes: 10 }));
+  const f = await failureOf(
+    run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4`, expectedBytes: 10 }),
+  );
   expect(f.type).toBe('ArchiveSizeMismatch');
   expect(contents(folder('p', 't'))).toEqual([]);
 });
@@ -330,7 +389,9 @@ describe('size limit', () => {
   test('an expectedBytes over the limit is refused without a request', async () => {
     const { run } = setup({ maxBytes });
     const before = hits.length;
-    const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'big.mp4', url: `${base}/video.mp4`, expectedBytes: maxBytes + 1 }));
+    const f = await failureOf(
+      run({ pipelineId: 'p', taskId: 't', name: 'big.mp4', url: `${base}/video.mp4`, expectedBytes: maxBytes + 1 }),
+    );
     expect(f.type).toBe('ArchiveTooLarge');
     expect(hits.length).toBe(before);
   });
@@ -350,7 +411,12 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
   }
 
   test('a literal loopback address is refused before connecting', async () => {
-    const { f, before } = await refused({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4?${SIG}` });
+    const { f, before } = await refused({
+      pipelineId: 'p',
+      taskId: 't',
+      name: 'v.mp4',
+      url: `${base}/video.mp4?${SIG}`,
+    });
     expect(f.message).toMatch(/127\.0\.0\.1.*loopback/);
     expect(connections).toBe(before.connections);
   });
@@ -358,31 +424,48 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
   test('localhost and IPv4-mapped loopback are refused before connecting', async () => {
     const port = new URL(base).port;
     for (const host of ['localhost', '[::ffff:127.0.0.1]']) {
-      const { before } = await refused({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `http://${host}:${port}/video.mp4` });
+      const { before } = await refused({
+        pipelineId: 'p',
+        taskId: 't',
+        name: 'v.mp4',
+        url: `http://${host}:${port}/video.mp4`,
+      });
       expect(connections).toBe(before.connections);
     }
   });
 
   test('a name that resolves to loopback is refused at connect time (DNS rebinding)', async () => {
     const lookup: LookupFunction = (hostname, options, callback) => {
-      if (hostname !== 'media.example.test') return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+      if (hostname !== 'media.example.test')
+        return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      if (options.all)
+        return (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+          { address: '127.0.0.1', family: 4 },
+        ]);
       callback(null, '127.0.0.1', 4);
     };
     const port = new URL(base).port;
-    const { f, before } = await refused({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `http://media.example.test:${port}/video.mp4` }, { lookup });
+    const { f, before } = await refused(
+      { pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `http://media.example.test:${port}/video.mp4` },
+      { lookup },
+    );
     expect(f.message).toContain('media.example.test (resolves to 127.0.0.1)');
     expect(connections).toBe(before.connections);
   });
 
   test('redirects to a non-public address are refused, also when the first hop is allowed', async () => {
     const allowPrivate = ['127.0.0.1/32'];
-    const { f } = await refused({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/to-127.0.0.2.mp4` }, { allowPrivate });
+    const { f } = await refused(
+      { pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/to-127.0.0.2.mp4` },
+      { allowPrivate },
+    );
     expect(f.message).toContain('127.0.0.2');
     await refused({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/to-localhost.mp4` }, { allowPrivate });
     // The list itself works: the allowed address is reached.
     const { run } = setup({ allowPrivate });
-    expect((await run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4` })).sha256).toBe(payloadSha);
+    expect((await run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4` })).sha256).toBe(
+      payloadSha,
+    );
   });
 });
 
@@ -393,8 +476,13 @@ describe('never writes through a symlink out of the archive root', () => {
     symlinkSync(outside, path.join(archiveRoot, 'p-link'));
     mkdirSync(path.join(archiveRoot, 'p'));
     symlinkSync(outside, path.join(archiveRoot, 'p', 't-link'));
-    for (const [pipelineId, taskId] of [['p-link', 't'], ['p', 't-link']]) {
-      const f = await failureOf(run({ pipelineId: pipelineId!, taskId: taskId!, name: 'v.mp4', url: `${base}/video.mp4` }));
+    for (const [pipelineId, taskId] of [
+      ['p-link', 't'],
+      ['p', 't-link'],
+    ]) {
+      const f = await failureOf(
+        run({ pipelineId: pipelineId!, taskId: taskId!, name: 'v.mp4', url: `${base}/video.mp4` }),
+      );
       expect(f.type).toBe('ArchiveUnsafePath');
       expect(f.nonRetryable).toBe(true);
       expect(f.message).toMatch(/symlink/);
@@ -423,7 +511,10 @@ describe('never writes through a symlink out of the archive root', () => {
     rmSync(out.path);
     symlinkSync(victim, out.path);
     writeFileSync(`${out.path}.sha256`, `${sha('do not touch')}  v.mp4\n`);
-    writeFileSync(`${out.path}.source.json`, JSON.stringify({ taskId: 't', url: `${base}/video.mp4`, sha256: sha('do not touch'), bytes: 12 }));
+    writeFileSync(
+      `${out.path}.source.json`,
+      JSON.stringify({ taskId: 't', url: `${base}/video.mp4`, sha256: sha('do not touch'), bytes: 12 }),
+    );
     const before = hits.length;
     const again = await run(input);
     expect(hits.length).toBe(before + 1);
@@ -434,7 +525,12 @@ describe('never writes through a symlink out of the archive root', () => {
 });
 
 describe('a full disk is reported as a full disk', () => {
-  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  const enospc = () =>
+    Object.assign(new Error('ENOSPC: no space left on device, write'), {
+      code: 'ENOSPC',
+      errno: -28,
+      syscall: 'write',
+    });
   /** As the kernel answers a write on a full disk (a FileHandle's error carries no path). */
   const fullDisk: ArchiveActivitiesOptions['openFile'] = async (file, flags, mode) => {
     const fh = await open(file, flags, mode);

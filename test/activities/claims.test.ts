@@ -6,7 +6,12 @@
 import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createClaimActivities, readFacts, type InspectOfferedTaskInput, type OfferedTaskFacts } from '../../src/activities/claims';
+import {
+  createClaimActivities,
+  readFacts,
+  type InspectOfferedTaskInput,
+  type OfferedTaskFacts,
+} from '../../src/activities/claims';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { VENDOR_TASK_IDS } from '../../src/workflows/search-attributes';
@@ -21,7 +26,12 @@ const taskQueue = `claims-${process.pid}-${Date.now()}`; // no worker polls it: 
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0 });
-  vendor = createVendorClient({ baseUrl: emulator.url, identityUrl: emulator.url, apiKey: 'emu-key', accessToken: 'emu-user-1' });
+  vendor = createVendorClient({
+    baseUrl: emulator.url,
+    identityUrl: emulator.url,
+    apiKey: 'emu-key',
+    accessToken: 'emu-user-1',
+  });
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   env = new MockActivityEnvironment(undefined, { client, logger: new DefaultLogger('ERROR') });
@@ -46,7 +56,10 @@ async function claim(workflowId: string, taskId: string): Promise<void> {
 
 test("the vendor's answer and the other pipelines that claim the task; the asking pipeline is excluded", async () => {
   const before = Date.now();
-  const { id } = await vendor.generation.create({ model: 'video-model-7', content: [{ type: 'text', text: 'claims test' }] });
+  const { id } = await vendor.generation.create({
+    model: 'video-model-7',
+    content: [{ type: 'text', text: 'claims test' }],
+  });
   const mine = `${taskQueue}.mine`;
   const other = `${taskQueue}.other`;
   await claim(mine, id);
@@ -74,20 +87,37 @@ test('an id the vendor does not know: not found, with its words', async () => {
 
 test('an id that could leave the query literal is refused before any call', async () => {
   const requests = emulator.inspect().requests.length;
-  await expect(inspect({ profile: 'default', kind: 'generation', taskId: "x' OR WorkflowId != '", exclude: [] })).rejects.toThrow(/taskId: not a vendor task id/);
+  await expect(
+    inspect({ profile: 'default', kind: 'generation', taskId: "x' OR WorkflowId != '", exclude: [] }),
+  ).rejects.toThrow(/taskId: not a vendor task id/);
   expect(emulator.inspect().requests.length).toBe(requests);
 });
 
 test('readFacts takes each field only when its type is right, in our shape or the upstream one', () => {
-  expect(readFacts('generation', { id: 'g', status: 'succeeded', model: 'm', created_at: 1_700_000_000, content: { video_url: 'u' } })).toEqual({
+  expect(
+    readFacts('generation', {
+      id: 'g',
+      status: 'succeeded',
+      model: 'm',
+      created_at: 1_700_000_000,
+      content: { video_url: 'u' },
+    }),
+  ).toEqual({
     id: 'g',
     model: 'm',
     createdAtSec: 1_700_000_000,
   });
   expect(readFacts('generation', { id: 7, model: null, created_at: '1700000000' })).toEqual({});
-  expect(readFacts('generation', { id: 'g', created_at: 1_700_000_000_123 })).toEqual({ id: 'g', createdAtSec: 1_700_000_000 });
+  expect(readFacts('generation', { id: 'g', created_at: 1_700_000_000_123 })).toEqual({
+    id: 'g',
+    createdAtSec: 1_700_000_000,
+  });
   expect(readFacts('erase', { task_id: 'e', request_id: 'r', status: 'SUCCESS' })).toEqual({ id: 'e' });
   expect(
-    readFacts('review', { task_id: 'r', total_count: 2, result: { items: [{ source_url: 'a' }, { source_url: 3 }, null] } }),
+    readFacts('review', {
+      task_id: 'r',
+      total_count: 2,
+      result: { items: [{ source_url: 'a' }, { source_url: 3 }, null] },
+    }),
   ).toEqual({ id: 'r', itemCount: 2, sourceUrls: ['a'] });
 });

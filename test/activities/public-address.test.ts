@@ -46,15 +46,35 @@ test.each([
   expect(nonPublicReason(host)).toBe(reason);
 });
 
-test.each(['8.8.8.8', '172.32.0.1', '172.15.255.255', '192.169.0.1', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', 'cdn.example.com', 'localhost.example.com'])(
-  '%s is public (or a name only DNS can judge)',
-  (host) => {
-    expect(nonPublicReason(host)).toBeUndefined();
-  },
-);
+test.each([
+  '8.8.8.8',
+  '172.32.0.1',
+  '172.15.255.255',
+  '192.169.0.1',
+  '100.128.0.1',
+  '2001:4860:4860::8888',
+  '::ffff:8.8.8.8',
+  'cdn.example.com',
+  'localhost.example.com',
+])('%s is public (or a name only DNS can judge)', (host) => {
+  expect(nonPublicReason(host)).toBeUndefined();
+});
 
 /** Literal addresses, both written as an archive peer and as a URL host. */
-const LITERALS = ['127.0.0.1', '::1', '::7f00:1', '100.64.0.1', '224.0.0.1', 'ff02::1', 'fec0::1', '64:ff9b::a00:1', '2002:7f00:1::1', '192.0.2.1', '8.8.8.8', '2001:4860:4860::8888'];
+const LITERALS = [
+  '127.0.0.1',
+  '::1',
+  '::7f00:1',
+  '100.64.0.1',
+  '224.0.0.1',
+  'ff02::1',
+  'fec0::1',
+  '64:ff9b::a00:1',
+  '2002:7f00:1::1',
+  '192.0.2.1',
+  '8.8.8.8',
+  '2001:4860:4860::8888',
+];
 
 test.each(LITERALS)('the archive and the definition validator judge %s alike', (ip) => {
   const urlHost = ip.includes(':') ? `[${ip}]` : ip;
@@ -63,7 +83,9 @@ test.each(LITERALS)('the archive and the definition validator judge %s alike', (
 });
 
 test('the opt-in: true allows any address, a list only its own, names like localhost only with true', () => {
-  expect(createAddressGuard({}).refusalOf('10.0.0.1')?.message).toBe('refused to connect to 10.0.0.1: a private address, not public');
+  expect(createAddressGuard({}).refusalOf('10.0.0.1')?.message).toBe(
+    'refused to connect to 10.0.0.1: a private address, not public',
+  );
   expect(createAddressGuard({ allowPrivate: true }).refusalOf('10.0.0.1')).toBeUndefined();
   const listed = createAddressGuard({ allowPrivate: ['127.0.0.1', '10.1.0.0/16'] });
   expect(listed.refusalOf('127.0.0.1')).toBeUndefined();
@@ -72,5 +94,7 @@ test('the opt-in: true allows any address, a list only its own, names like local
   expect(listed.refusalOf('127.0.0.2')).toBeDefined();
   expect(listed.refusalOf('localhost')).toBeDefined();
   expect(createAddressGuard({ allowPrivate: false }).refusalOf('8.8.8.8')).toBeUndefined();
-  expect(createAddressGuard({}).refusalOf('0.0.0.0')?.message).toBe('refused to connect to 0.0.0.0: an unspecified address, not public');
+  expect(createAddressGuard({}).refusalOf('0.0.0.0')?.message).toBe(
+    'refused to connect to 0.0.0.0: an unspecified address, not public',
+  );
 });

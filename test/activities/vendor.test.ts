@@ -19,7 +19,13 @@ const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.ru
 
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, dialect: 'upstream', pathWord: 'acme', clock: () => T0 });
-  vendor = createVendorClient({ baseUrl: emu.url, identityUrl: emu.url, apiKey: 'emu-key', accessToken: 'emu-user-1', pathWord: 'acme' });
+  vendor = createVendorClient({
+    baseUrl: emu.url,
+    identityUrl: emu.url,
+    apiKey: 'emu-key',
+    accessToken: 'emu-user-1',
+    pathWord: 'acme',
+  });
   activities = createVendorActivities({ vendorFor: () => vendor, archiveRoot: '/nonexistent' });
 });
 afterAll(async () => {
@@ -53,11 +59,24 @@ it('eraseGet, reviewGetTask and getAsset return the vendor state as is', async (
   expect((await run(activities.eraseGet, { profile, taskId: erase.taskId })).status).toBe('NOT_START');
 
   const groups = await run(activities.listAssetGroups, { profile });
-  const asset = await run(activities.createAsset, { profile, groupId: groups[0]!.id, url: 'https://cdn.example.com/a.png', assetType: 'Image', name: 'a' });
-  expect(await run(activities.getAsset, { profile, id: asset.id })).toMatchObject({ status: 'Processing', url: undefined });
+  const asset = await run(activities.createAsset, {
+    profile,
+    groupId: groups[0]!.id,
+    url: 'https://cdn.example.com/a.png',
+    assetType: 'Image',
+    name: 'a',
+  });
+  expect(await run(activities.getAsset, { profile, id: asset.id })).toMatchObject({
+    status: 'Processing',
+    url: undefined,
+  });
 
   emu.setFaults({ 'review.async': { unknownState: { next: 1, state: 'queueing', queries: 1 } } });
-  const review = await run(activities.reviewSubmit, { profile, urls: ['https://cdn.example.com/b.png'], assetType: 'Image' });
+  const review = await run(activities.reviewSubmit, {
+    profile,
+    urls: ['https://cdn.example.com/b.png'],
+    assetType: 'Image',
+  });
   expect((await run(activities.reviewGetTask, { profile, taskId: review.taskId })).status).toBe('queueing');
 });
 
@@ -71,6 +90,8 @@ it('a 429 becomes a failure whose details carry retryAfterAt; a 404 a non-retrya
   expect(info.retryAfterAt).toBeGreaterThanOrEqual(before + 4_000);
   expect(info.retryAfterAt).toBeLessThanOrEqual(Date.now() + 4_000);
 
-  const missing = (await run(activities.eraseGet, { profile, taskId: 'nope' }).catch((e: unknown) => e)) as ApplicationFailure;
+  const missing = (await run(activities.eraseGet, { profile, taskId: 'nope' }).catch(
+    (e: unknown) => e,
+  )) as ApplicationFailure;
   expect(missing).toMatchObject({ type: 'NotFoundError', nonRetryable: true });
 });

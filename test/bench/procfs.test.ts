@@ -27,10 +27,18 @@ describe('CPU profile summary', () => {
   });
 
   test('self time per function and package; idle left out', () => {
-    const frame = (id: number, functionName: string, url = '') => ({ id, callFrame: { functionName, url, lineNumber: 0 } });
+    const frame = (id: number, functionName: string, url = '') => ({
+      id,
+      callFrame: { functionName, url, lineNumber: 0 },
+    });
     const summary = summarizeProfile(
       {
-        nodes: [frame(1, '(root)'), frame(2, '(idle)'), frame(3, 'parse', 'file:///w/node_modules/zod/x.js'), frame(4, 'run', 'file:///w/dist/src/a.js')],
+        nodes: [
+          frame(1, '(root)'),
+          frame(2, '(idle)'),
+          frame(3, 'parse', 'file:///w/node_modules/zod/x.js'),
+          frame(4, 'run', 'file:///w/dist/src/a.js'),
+        ],
         samples: [2, 3, 3, 4],
         timeDeltas: [5_000, 2_000, 2_000, 1_000], // µs
       },

@@ -44,13 +44,22 @@ describe('minimum calls', () => {
 
   test('no archive: no downloads; no erase: one download', () => {
     expect(minimumCalls(workload({ archive: false }))['media.get']).toBeUndefined();
-    expect(minimumCalls(workload({ stages: ['generation'] }))).toEqual({ 'generation.create': 1, 'generation.get': 1, 'media.get': 1 });
+    expect(minimumCalls(workload({ stages: ['generation'] }))).toEqual({
+      'generation.create': 1,
+      'generation.get': 1,
+      'media.get': 1,
+    });
   });
 });
 
 describe('pipeline definitions', () => {
   test('valid for reelflow, with the index in every URL and in the prompt', () => {
-    const def = pipelineDefinition(workload({ assetsPerPipeline: 2 }), { tag: 't1', index: 17, callbacks: true, groupId: 'g-1' });
+    const def = pipelineDefinition(workload({ assetsPerPipeline: 2 }), {
+      tag: 't1',
+      index: 17,
+      callbacks: true,
+      groupId: 'g-1',
+    });
     const parsed = parseDefinition(def);
     expect(parsed.options.callbacks).toBe(true);
     expect(parsed.erase).toBe(true);
@@ -59,11 +68,22 @@ describe('pipeline definitions', () => {
     const text = parsed.generation!.content.find((c) => c.type === 'text') as { text: string };
     expect(PROMPT_INDEX.exec(text.text)?.[1]).toBe('17');
     // the first frame comes from the review, each asset is a reference image
-    expect(parsed.generation!.content.map((c) => c.role)).toEqual([undefined, 'first_frame', 'reference_image', 'reference_image']);
+    expect(parsed.generation!.content.map((c) => c.role)).toEqual([
+      undefined,
+      'first_frame',
+      'reference_image',
+      'reference_image',
+    ]);
   });
 
   test('only the chosen stages; the assets stage needs a group', () => {
-    const def = parseDefinition(pipelineDefinition(workload({ stages: ['generation'], archive: false }), { tag: 't', index: 0, callbacks: false }));
+    const def = parseDefinition(
+      pipelineDefinition(workload({ stages: ['generation'], archive: false }), {
+        tag: 't',
+        index: 0,
+        callbacks: false,
+      }),
+    );
     expect(def.review).toBeUndefined();
     expect(def.assets).toBeUndefined();
     expect(def.erase).toBe(false);

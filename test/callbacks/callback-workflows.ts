@@ -38,7 +38,9 @@ export async function verdictCallbacksWorkflow(): Promise<never> {
     received.push(s);
   });
   setHandler(receivedCountQuery, () => received.length);
-  setHandler(callbackVerdictQuery, (s): CallbackVerdict => (s.status === 'dup' ? 'duplicate' : s.status === 'full' ? 'limit' : 'new'));
+  setHandler(callbackVerdictQuery, (s): CallbackVerdict =>
+    s.status === 'dup' ? 'duplicate' : s.status === 'full' ? 'limit' : 'new',
+  );
   await condition(() => false);
   throw new Error('unreachable');
 }

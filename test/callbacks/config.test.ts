@@ -26,13 +26,19 @@ test('defaults: port 8089 on 0.0.0.0; the secret never shows', () => {
 });
 
 test('reads host and port', () => {
-  expect(loadReceiverConfig({ REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: '0', REELFLOW_CALLBACK_HOST: '127.0.0.1' })).toEqual({
+  expect(
+    loadReceiverConfig({
+      REELFLOW_CALLBACK_SECRET: SECRET,
+      REELFLOW_CALLBACK_PORT: '0',
+      REELFLOW_CALLBACK_HOST: '127.0.0.1',
+    }),
+  ).toEqual({
     host: '127.0.0.1',
     port: 0,
   });
 });
 
-test('the worker-only variables are not the receiver\'s business, even when malformed', () => {
+test("the worker-only variables are not the receiver's business, even when malformed", () => {
   const env = {
     REELFLOW_CALLBACK_SECRET: SECRET,
     REELFLOW_GETASSET_RATE: 'fast',
@@ -44,10 +50,26 @@ test('the worker-only variables are not the receiver\'s business, even when malf
 });
 
 test.each<[string, Record<string, string>, string]>([
-  ['no secret', {}, 'worker config: REELFLOW_CALLBACK_SECRET is required when REELFLOW_CALLBACK_BASE_URL or REELFLOW_CALLBACK_PORT is set'],
-  ['a short secret', { REELFLOW_CALLBACK_SECRET: 'tooShort-9chars' }, 'worker config: REELFLOW_CALLBACK_SECRET must be at least 16 characters'],
-  ['a port that is not a number', { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: 'http' }, 'worker config: REELFLOW_CALLBACK_PORT must be a whole number'],
-  ['a port too big', { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: '70000' }, 'worker config: REELFLOW_CALLBACK_PORT must be at most 65535'],
+  [
+    'no secret',
+    {},
+    'worker config: REELFLOW_CALLBACK_SECRET is required when REELFLOW_CALLBACK_BASE_URL or REELFLOW_CALLBACK_PORT is set',
+  ],
+  [
+    'a short secret',
+    { REELFLOW_CALLBACK_SECRET: 'tooShort-9chars' },
+    'worker config: REELFLOW_CALLBACK_SECRET must be at least 16 characters',
+  ],
+  [
+    'a port that is not a number',
+    { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: 'http' },
+    'worker config: REELFLOW_CALLBACK_PORT must be a whole number',
+  ],
+  [
+    'a port too big',
+    { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: '70000' },
+    'worker config: REELFLOW_CALLBACK_PORT must be at most 65535',
+  ],
 ])('%s: the same message as the worker config gives', (_, env, message) => {
   const err = errorOf(env);
   expect(err.message).toBe(message);

@@ -9,7 +9,13 @@ function guard(limits = DEFAULT_GUARD_LIMITS) {
 }
 
 test('the documented defaults: a burst of 10 per URL, then one every 5 s; replays remembered 15 min', () => {
-  expect(DEFAULT_GUARD_LIMITS).toMatchObject({ burst: 10, refillMs: 5_000, memoryTtlMs: 15 * 60_000, memory: 10_000, buckets: 10_000 });
+  expect(DEFAULT_GUARD_LIMITS).toMatchObject({
+    burst: 10,
+    refillMs: 5_000,
+    memoryTtlMs: 15 * 60_000,
+    memory: 10_000,
+    buckets: 10_000,
+  });
 });
 
 test('an exact replay is a duplicate until it is forgotten or its memory expires', () => {

@@ -25,7 +25,10 @@ async function closedPort(): Promise<number> {
 
 function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -45,7 +48,9 @@ test('Temporal down: the process names the address it tried and exits 1, no gRPC
   expect(code).toBe(1);
   const lines = stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`^reelflow callbacks: cannot reach Temporal at ${address} \\(.+\\); start it, or set TEMPORAL_ADDRESS`));
+  expect(lines[0]).toMatch(
+    new RegExp(`^reelflow callbacks: cannot reach Temporal at ${address} \\(.+\\); start it, or set TEMPORAL_ADDRESS`),
+  );
   expect(stderr + stdout).not.toMatch(/^\s+at /m);
   expect(stderr + stdout).not.toContain(SECRET);
 });
@@ -77,12 +82,18 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
   try {
     const client = new Client({ connection, namespace });
     const workflowId = `${taskQueue}.wf`;
-    const handle = await client.workflow.start('awaitCallbackWorkflow', { taskQueue, workflowId, workflowExecutionTimeout: '2m' });
+    const handle = await client.workflow.start('awaitCallbackWorkflow', {
+      taskQueue,
+      workflowId,
+      workflowExecutionTimeout: '2m',
+    });
     const url = buildCallbackUrl(standalone.receiver.url, SECRET, workflowId, 'generation', 1);
     const res = await fetch(url, { method: 'POST', body: JSON.stringify({ id: 'g-1', status: 'running' }) });
     expect(res.status).toBe(204);
     expect(await handle.result()).toEqual({ step: 'generation', attempt: 1, taskId: 'g-1', status: 'running' });
-    expect(logs[0]).toMatch(new RegExp(`^listening on 127\\.0\\.0\\.1:\\d+; signalling workflows in namespace ${namespace} at ${address}$`));
+    expect(logs[0]).toMatch(
+      new RegExp(`^listening on 127\\.0\\.0\\.1:\\d+; signalling workflows in namespace ${namespace} at ${address}$`),
+    );
   } finally {
     await standalone.close();
     worker.shutdown();
@@ -95,7 +106,12 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
 test('in-process start with Temporal down rejects with TemporalUnreachableError naming the address', async () => {
   const address = `127.0.0.1:${await closedPort()}`;
   const err = await startStandaloneReceiver({
-    env: { TEMPORAL_ADDRESS: address, REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_HOST: '127.0.0.1', REELFLOW_CALLBACK_PORT: '0' },
+    env: {
+      TEMPORAL_ADDRESS: address,
+      REELFLOW_CALLBACK_SECRET: SECRET,
+      REELFLOW_CALLBACK_HOST: '127.0.0.1',
+      REELFLOW_CALLBACK_PORT: '0',
+    },
     log: () => undefined,
   }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(TemporalUnreachableError);

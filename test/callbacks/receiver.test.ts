@@ -77,8 +77,18 @@ test('a good generation callback signals the workflow, which completes with what
 });
 
 test.each([
-  ['review-b1', 1, { code: 200, task_id: 'rev-9', status: 'completed', result: { items: [] } }, { taskId: 'rev-9', status: 'completed' }],
-  ['erase', 3, { task_id: 'er-1', request_id: 'rq', status: 'FAILURE', fail_reason: 'x' }, { taskId: 'er-1', status: 'FAILURE' }],
+  [
+    'review-b1',
+    1,
+    { code: 200, task_id: 'rev-9', status: 'completed', result: { items: [] } },
+    { taskId: 'rev-9', status: 'completed' },
+  ],
+  [
+    'erase',
+    3,
+    { task_id: 'er-1', request_id: 'rq', status: 'FAILURE', fail_reason: 'x' },
+    { taskId: 'er-1', status: 'FAILURE' },
+  ],
   // Shapes outside the schemas: read loosely by field name, or nothing (still a hint).
   ['generation', 1, { id: 'g-2', status: 'some-new-state' }, { taskId: 'g-2', status: 'some-new-state' }],
   ['generation', 1, ['not', 'an', 'object'], {}],
@@ -119,7 +129,10 @@ test('a bad token gets 401 and the workflow receives nothing', async () => {
 
 test('an unknown or closed workflow gets 410', async () => {
   const unknown = `${taskQueue}.never-started`;
-  const res = await post(buildCallbackUrl(receiver.url, secret, unknown, 'erase', 1), { task_id: 't', status: 'SUCCESS' });
+  const res = await post(buildCallbackUrl(receiver.url, secret, unknown, 'erase', 1), {
+    task_id: 't',
+    status: 'SUCCESS',
+  });
   expect(res.status).toBe(410);
   expect(logs.some((l) => l.includes(unknown) && l.includes('410'))).toBe(true);
 
@@ -221,7 +234,10 @@ test('each callback URL gets a burst, then 429 with Retry-After; other URLs are 
     for (let i = 0; i < 8; i++) answers.push(await post(url, { id: 'g-1', status: `state-${i}` }));
     expect(answers.map((a) => a.status)).toEqual([204, 204, 204, 429, 429, 429, 429, 429]);
     expect(Number(answers[3].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect((await post(buildCallbackUrl(r.url, secret, workflowId, 'generation', 2), { id: 'g-2', status: 'queued' })).status).toBe(204);
+    expect(
+      (await post(buildCallbackUrl(r.url, secret, workflowId, 'generation', 2), { id: 'g-2', status: 'queued' }))
+        .status,
+    ).toBe(204);
   } finally {
     await r.close();
   }

@@ -85,7 +85,7 @@ describe('buildCallbackUrl / checkCallbackPath', () => {
     expect(checkCallbackPath('another-secret-xxxxxxxx', pathname)).toEqual({ ok: false, reason: 'bad-token' });
   });
 
-  test("a token is valid only for its own workflow, step and attempt", () => {
+  test('a token is valid only for its own workflow, step and attempt', () => {
     const token = callbackToken(secret, 'wf', 'review-b0', 1);
     expect(parseCallbackPath(secret, `/callbacks/wf/review-b0/1/${token}`)).not.toBeNull();
     expect(parseCallbackPath(secret, `/callbacks/wf2/review-b0/1/${token}`)).toBeNull();

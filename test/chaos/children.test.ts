@@ -44,7 +44,9 @@ test('a child that exits before it is ready is reported, with its exit code', as
   const children = new Children(dir);
   try {
     const child = children.node('fail', script, [], { PATH: process.env.PATH });
-    await expect(children.waitForLine(child, /^READY$/, 10_000, 'fail')).rejects.toThrow('fail exited (code 4) before it was ready');
+    await expect(children.waitForLine(child, /^READY$/, 10_000, 'fail')).rejects.toThrow(
+      'fail exited (code 4) before it was ready',
+    );
   } finally {
     children.dispose();
   }

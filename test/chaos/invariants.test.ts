@@ -15,7 +15,15 @@ import {
   type ArchivedFileOnDisk,
   type PipelineOutcome,
 } from '../../bench/chaos-invariants';
-import { burstsOf, chaosFaults, planPipelines, planSchedule, profileCount, seededRandom, tagIn } from '../../bench/chaos-plan';
+import {
+  burstsOf,
+  chaosFaults,
+  planPipelines,
+  planSchedule,
+  profileCount,
+  seededRandom,
+  tagIn,
+} from '../../bench/chaos-plan';
 import { parseFaultConfig } from '../../src/emulator/faults';
 import { parseDefinition } from '../../src/definition/definition';
 import type { PipelineResult, VendorTaskRecord } from '../../src/workflows/messages';
@@ -55,12 +63,25 @@ function snapshot() {
   } as unknown as Parameters<typeof checkNoDuplicates>[0];
 }
 
-const task = (kind: VendorTaskRecord['kind'], id: string): VendorTaskRecord => ({ kind, id, step: kind, attempt: 1, via: 'create' });
+const task = (kind: VendorTaskRecord['kind'], id: string): VendorTaskRecord => ({
+  kind,
+  id,
+  step: kind,
+  attempt: 1,
+  via: 'create',
+});
 
 function outcomes(): PipelineOutcome[] {
   const result = {
     pipelineId: 'run-p000',
-    vendorTasks: [task('review', 'r0'), task('assetGroup', 'g0'), task('asset', 'a0h'), task('asset', 'a0b'), task('generation', 'G0'), task('erase', 'E0')],
+    vendorTasks: [
+      task('review', 'r0'),
+      task('assetGroup', 'g0'),
+      task('asset', 'a0h'),
+      task('asset', 'a0b'),
+      task('generation', 'G0'),
+      task('erase', 'E0'),
+    ],
     archived: [
       { name: 'generated.mp4', path: '/arch/p000/generated.mp4', sha256: SHA_GEN, bytes: 1, sourceUrl: 'x' },
       { name: 'erased.mp4', path: '/arch/p000/erased.mp4', sha256: SHA_ERA, bytes: 1, sourceUrl: 'x' },
@@ -78,7 +99,13 @@ function outcomes(): PipelineOutcome[] {
       error: 'pipeline run-p001 failed in stage generation: generation task G1 ended failed: fail-generation',
       status: {
         stages: { generation: { state: 'failed' } },
-        vendorTasks: [task('review', 'r1'), task('assetGroup', 'g1'), task('asset', 'a1h'), task('asset', 'a1b'), task('generation', 'G1')],
+        vendorTasks: [
+          task('review', 'r1'),
+          task('assetGroup', 'g1'),
+          task('asset', 'a1h'),
+          task('asset', 'a1b'),
+          task('generation', 'G1'),
+        ],
       } as never,
     },
   ];
@@ -113,7 +140,19 @@ describe('chaos invariants', () => {
   test('attribution: review by URL tag, group by name, asset by group, generation by prompt, erase by its generation; review by-products left out', () => {
     const recs = attributeRecords(snapshot());
     expect(recs.map((r) => `${r.kind}:${r.id}:${r.tag}`).sort()).toEqual(
-      ['review:r0:p000', 'review:r1:p001', 'assetGroup:g0:p000', 'assetGroup:g1:p001', 'asset:a0h:p000', 'asset:a0b:p000', 'asset:a1h:p001', 'asset:a1b:p001', 'generation:G0:p000', 'generation:G1:p001', 'erase:E0:p000'].sort(),
+      [
+        'review:r0:p000',
+        'review:r1:p001',
+        'assetGroup:g0:p000',
+        'assetGroup:g1:p001',
+        'asset:a0h:p000',
+        'asset:a0b:p000',
+        'asset:a1h:p001',
+        'asset:a1b:p001',
+        'generation:G0:p000',
+        'generation:G1:p001',
+        'erase:E0:p000',
+      ].sort(),
     );
   });
 
@@ -147,7 +186,7 @@ describe('chaos invariants', () => {
     expect(checkNoDuplicates(ok).breakdown).toMatchObject({ asset: 0, assetGroup: 0 });
   });
 
-  test('reported ids: unknown at the vendor, or another pipeline\'s', () => {
+  test("reported ids: unknown at the vendor, or another pipeline's", () => {
     const o = outcomes();
     o[0]!.result!.vendorTasks.push(task('generation', 'nope'), task('review', 'r1'));
     const r = checkReportedIdsExist(o, snapshot());
@@ -167,12 +206,16 @@ describe('chaos invariants', () => {
 
   test('GetAsset 429s: injected ones are faults, any other is a violation', () => {
     const s = snapshot();
-    expect(checkGetAsset429(s)).toMatchObject({ pass: true, violations: 0, breakdown: { total429: 3, injected429: 3, natural429: 0 } });
+    expect(checkGetAsset429(s)).toMatchObject({
+      pass: true,
+      violations: 0,
+      breakdown: { total429: 3, injected429: 3, natural429: 0 },
+    });
     s.counters.rateLimited429['assets.GetAsset'] = 5;
     expect(checkGetAsset429(s)).toMatchObject({ pass: false, violations: 2, breakdown: { natural429: 2 } });
   });
 
-  test('result lost: missing from the result, missing on disk, checksum or sidecar mismatch, not the vendor\'s video', () => {
+  test("result lost: missing from the result, missing on disk, checksum or sidecar mismatch, not the vendor's video", () => {
     const o = outcomes();
     const check = (f: Map<string, ArchivedFileOnDisk>, out = o) => checkNoResultLost(out, f, expectedArchive).examples;
     const missing = files();
@@ -187,9 +230,10 @@ describe('chaos invariants', () => {
     const notListed = outcomes();
     notListed[0]!.result!.archived.pop();
     expect(check(files(), notListed)).toEqual(['run-p000: no archived "erased" in the result']);
-    expect(checkNoResultLost(o, files(), { ...expectedArchive, sha256: { generated: 'd'.repeat(64), erased: SHA_ERA } }).examples[0]).toMatch(
-      /generated sha256 a+ ≠ the vendor's video d+/,
-    );
+    expect(
+      checkNoResultLost(o, files(), { ...expectedArchive, sha256: { generated: 'd'.repeat(64), erased: SHA_ERA } })
+        .examples[0],
+    ).toMatch(/generated sha256 a+ ≠ the vendor's video d+/);
   });
 });
 
@@ -204,7 +248,9 @@ describe('chaos plan', () => {
       expect(tagIn((def.generation!.content[0] as { text: string }).text)).toBe(p.tag);
       expect(def.options.callbacks).toBe(true);
     }
-    expect(planned.filter((p) => p.expect.state === 'failed').map((p) => p.index)).toEqual([19, 39, 59, 79, 99, 119, 139, 159, 179, 199]);
+    expect(planned.filter((p) => p.expect.state === 'failed').map((p) => p.index)).toEqual([
+      19, 39, 59, 79, 99, 119, 139, 159, 179, 199,
+    ]);
     // ≤ 98 groups per access token (100 minus the two system groups).
     expect(profileCount(200)).toBe(3);
     expect(new Set(planned.map((p) => p.profile))).toEqual(new Set(['c0', 'c1', 'c2']));
@@ -232,6 +278,11 @@ describe('chaos plan', () => {
     expect(a.restartAtMs).toBeGreaterThan(0);
     expect(planSchedule({ seed: 7, pipelines: 20, kills: 1, restartServer: false }).restartAtMs).toBeUndefined();
     const r = seededRandom(1);
-    expect([r(), r()]).toEqual((() => { const q = seededRandom(1); return [q(), q()]; })());
+    expect([r(), r()]).toEqual(
+      (() => {
+        const q = seededRandom(1);
+        return [q(), q()];
+      })(),
+    );
   });
 });

@@ -23,13 +23,20 @@ test('quick chaos: 20 pipelines under faults, a worker SIGKILLed; every invarian
     temporal: { address: process.env.TEMPORAL_ADDRESS!, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' },
     timeoutMs: 200_000,
     // Logs, archive and the like go with the rest of this test run's files.
-    ...(process.env.REELFLOW_TEST_DIR ? { workDir: mkdtempSync(path.join(process.env.REELFLOW_TEST_DIR, 'chaos-quick-')) } : {}),
+    ...(process.env.REELFLOW_TEST_DIR
+      ? { workDir: mkdtempSync(path.join(process.env.REELFLOW_TEST_DIR, 'chaos-quick-')) }
+      : {}),
     log: (line) => lines.push(line),
   });
   const summary = `${renderMarkdown(report)}\n--- run log ---\n${lines.join('\n')}`;
   // One assertion per invariant, with its first violations in the message.
   for (const inv of report.invariants) {
-    expect({ invariant: inv.id, violations: inv.violations, examples: inv.examples, report: inv.pass ? '' : summary }).toEqual({
+    expect({
+      invariant: inv.id,
+      violations: inv.violations,
+      examples: inv.examples,
+      report: inv.pass ? '' : summary,
+    }).toEqual({
       invariant: inv.id,
       violations: 0,
       examples: [],

@@ -70,7 +70,9 @@ describe('7.3 error rows', () => {
       expect(await failure(newGroup(Name))).toMatchObject({ name: 'RejectedError', field: 'Name', status: undefined });
     }
     const g = await newGroup('ok');
-    expect(await unchecked('UpdateAssetGroup', { Id: g.Id, Name: 'bad name' })).toMatchObject({ vendorCode: 'InvalidGroupName' });
+    expect(await unchecked('UpdateAssetGroup', { Id: g.Id, Name: 'bad name' })).toMatchObject({
+      vendorCode: 'InvalidGroupName',
+    });
   });
 
   it('name rules: Chinese characters, letters, digits, - and _, up to 50 characters', async () => {
@@ -134,7 +136,11 @@ describe('7.3 error rows', () => {
       expect(err).toBeInstanceOf(ForbiddenError);
       expect(err).toMatchObject({ status: 403, vendorCode: 'GroupNotOwned', retryable: false });
     }
-    for (const p of [other.getAsset({ Id: a.Id }), other.updateAsset({ Id: a.Id, Name: 'x' }), other.deleteAsset({ Id: a.Id })]) {
+    for (const p of [
+      other.getAsset({ Id: a.Id }),
+      other.updateAsset({ Id: a.Id, Name: 'x' }),
+      other.deleteAsset({ Id: a.Id }),
+    ]) {
       const err = await failure(p);
       expect(err).toBeInstanceOf(ForbiddenError);
       expect(err).toMatchObject({ status: 403, vendorCode: 'AssetNotOwned' });
@@ -189,7 +195,12 @@ describe('7.3 error rows', () => {
     const err = await failure(h.make({ accessToken: undefined }).assets.listAssetGroups());
     expect(err).toMatchObject({ name: 'MissingCredentialError', field: 'accessToken' });
     const raw = await failure(
-      rawCall(h, { endpoint: 'assets.ListAssetGroups', method: 'POST', path: '/api/asset-management?Action=ListAssetGroups', body: {} }),
+      rawCall(h, {
+        endpoint: 'assets.ListAssetGroups',
+        method: 'POST',
+        path: '/api/asset-management?Action=ListAssetGroups',
+        body: {},
+      }),
     );
     expect(raw).toBeInstanceOf(UnauthorizedError);
   });
@@ -205,7 +216,12 @@ describe('7.3 error rows', () => {
 describe('4.4 rules', () => {
   it('ListAssetGroups: body omitted, empty string or {} all list everything; Filter.GroupType filters', async () => {
     await newGroup();
-    const forms: [unknown, boolean][] = [[undefined, true], ['', false], ['""', false], [{}, true]];
+    const forms: [unknown, boolean][] = [
+      [undefined, true],
+      ['', false],
+      ['""', false],
+      [{}, true],
+    ];
     for (const [body, validate] of forms) {
       const env = (await h.client.assets.invoke('ListAssetGroups', body, { validate })) as {
         Result: { AssetGroups: unknown[]; Total: number };
@@ -221,7 +237,9 @@ describe('4.4 rules', () => {
 
   it('success envelopes: ResponseMetadata on every Action but ListAssetGroups', async () => {
     const g = await newGroup();
-    const env = (await h.client.assets.invoke('GetAssetGroup', { Id: g.Id })) as { ResponseMetadata: Record<string, string> };
+    const env = (await h.client.assets.invoke('GetAssetGroup', { Id: g.Id })) as {
+      ResponseMetadata: Record<string, string>;
+    };
     expect(Object.keys(env.ResponseMetadata).sort()).toEqual(['Action', 'Region', 'RequestId', 'Service', 'Version']);
     expect(env.ResponseMetadata.Action).toBe('GetAssetGroup');
   });
@@ -234,7 +252,12 @@ describe('4.4 rules', () => {
     await h.client.assets.updateAssetGroup({ Id: g.Id, Name: 'crud-2' });
     expect((await h.client.assets.findGroupByName('crud-2'))?.Id).toBe(g.Id);
 
-    const a = await h.client.assets.createAsset({ GroupId: g.Id, URL: media('clip.mp4'), AssetType: 'video', Name: 'clip' });
+    const a = await h.client.assets.createAsset({
+      GroupId: g.Id,
+      URL: media('clip.mp4'),
+      AssetType: 'video',
+      Name: 'clip',
+    });
     const pending = await h.client.assets.getAsset({ Id: a.Id });
     expect(pending).toMatchObject({ Id: a.Id, AssetType: 'Video', Status: 'Pending', GroupId: g.Id, Name: 'clip' });
     h.emu.advanceClock(1_000);
@@ -257,7 +280,8 @@ describe('4.4 rules', () => {
   it('ListAssets paging: defaults PageNumber 1, PageSize 20; Total counts all; listAllAssets walks pages', async () => {
     const { def } = await systemGroups();
     const g = await newGroup();
-    for (let i = 0; i < 25; i++) await h.client.assets.createAsset({ GroupId: g.Id, URL: media(`p${i}.png`), Name: `p${i}` });
+    for (let i = 0; i < 25; i++)
+      await h.client.assets.createAsset({ GroupId: g.Id, URL: media(`p${i}.png`), Name: `p${i}` });
     await h.client.assets.createAsset({ GroupId: def.Id, URL: media('other.png'), Name: 'other' });
 
     const first = await h.client.assets.listAssets();
@@ -273,12 +297,17 @@ describe('4.4 rules', () => {
   });
 
   it('reconcile helpers find what a lost create made', async () => {
-    h.emu.setFaults({ 'assets.CreateAssetGroup': { resetAfterCreate: { next: 1 } }, 'assets.CreateAsset': { error500AfterCreate: { next: 1 } } });
+    h.emu.setFaults({
+      'assets.CreateAssetGroup': { resetAfterCreate: { next: 1 } },
+      'assets.CreateAsset': { error500AfterCreate: { next: 1 } },
+    });
     const lostGroup = await failure(newGroup('idem-key-123'));
     expect(lostGroup.name).toBe('AmbiguousError');
     const g = await h.client.assets.findGroupByName('idem-key-123');
     expect(g).toBeDefined();
-    const lostAsset = await failure(h.client.assets.createAsset({ GroupId: g!.Id, URL: media('x.png'), Name: 'asset-idem-9' }));
+    const lostAsset = await failure(
+      h.client.assets.createAsset({ GroupId: g!.Id, URL: media('x.png'), Name: 'asset-idem-9' }),
+    );
     expect(lostAsset).toMatchObject({ name: 'AmbiguousError', status: 500, retryable: false });
     expect((await h.client.assets.findAssetByName(g!.Id, 'asset-idem-9'))?.GroupId).toBe(g!.Id);
   });

@@ -37,7 +37,10 @@ const upstream = useEmulator({ dialect: 'upstream', pathWord: WORD, clock: () =>
 
 /** Runs `check` against both emulators; a failure names the dialect. */
 async function forBoth(check: (h: Harness, dialect: Dialect) => Promise<void>): Promise<void> {
-  for (const [dialect, h] of [['seed', seed], ['upstream', upstream]] as const) {
+  for (const [dialect, h] of [
+    ['seed', seed],
+    ['upstream', upstream],
+  ] as const) {
     try {
       await check(h, dialect);
     } catch (err) {
@@ -48,7 +51,11 @@ async function forBoth(check: (h: Harness, dialect: Dialect) => Promise<void>): 
 }
 
 /** The wire body of a GET or POST, as the vendor sent it. */
-async function wire(h: Harness, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+async function wire(
+  h: Harness,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+) {
   const res = await fetch(`${h.emu.url}${path}`, {
     method: init.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...init.headers },
@@ -119,7 +126,11 @@ describe('generation query and callback', () => {
   it('callbacks (nulls included) parse into the same shape as the query', async () => {
     await forBoth(async (h, dialect) => {
       receiver.requests.length = 0;
-      const { id } = await h.client.generation.create({ model: 'm1', content: [text('x')], callback_url: `${receiver.url}/cb` });
+      const { id } = await h.client.generation.create({
+        model: 'm1',
+        content: [text('x')],
+        callback_url: `${receiver.url}/cb`,
+      });
       h.emu.advanceClock(1_000);
       const done = await h.client.generation.get(id);
       await waitFor(() => receiver.requests.length >= 3);
@@ -151,7 +162,9 @@ describe('unknown states are not parse errors', () => {
       const { task: video } = await generation(h);
       const { task_id } = await h.client.erase.create({ video_url: video.video_url! });
       const seen = [(await h.client.erase.get(task_id)).status];
-      const inProgress = await wire(h, `/api/v1/${dialect === 'upstream' ? WORD : 'svc'}-tasks/${task_id}`, { headers: bearer });
+      const inProgress = await wire(h, `/api/v1/${dialect === 'upstream' ? WORD : 'svc'}-tasks/${task_id}`, {
+        headers: bearer,
+      });
       for (const step of [30, 30, 50, 100]) {
         h.emu.advanceClock(step);
         seen.push((await h.client.erase.get(task_id)).status);
@@ -204,7 +217,9 @@ describe('review: null is absent, asset:// in any case', () => {
   it('pending result and passed items with null members parse; lowercase asset:// works in generation', async () => {
     await forBoth(async (h, dialect) => {
       const { task_id } = await h.client.review.submitAsync({ images: [media('a.png'), media('reject-b.png')] });
-      const pending = await wire(h, `/api/task/${task_id}`, { headers: { 'x-access-token': USER_1, 'x-track-id': 'a'.repeat(32) } });
+      const pending = await wire(h, `/api/task/${task_id}`, {
+        headers: { 'x-access-token': USER_1, 'x-track-id': 'a'.repeat(32) },
+      });
       if (dialect === 'upstream') expect(pending.body.result).toBeNull();
       h.emu.advanceClock(1_500);
       const task = await h.client.review.getTask(task_id);
@@ -229,7 +244,11 @@ describe('asset management, Volcengine OpenAPI style', () => {
     await forBoth(async (h, dialect) => {
       const notOwned = await failure(h.client.assets.getAsset({ Id: 'asset-nope' }));
       expect(notOwned).toBeInstanceOf(ForbiddenError);
-      expect(notOwned).toMatchObject({ status: 403, vendorCode: 'AssetNotOwned', traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(notOwned).toMatchObject({
+        status: 403,
+        vendorCode: 'AssetNotOwned',
+        traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      });
       expect(notOwned.message).toContain('not owned by this user');
       const missing = await failure(h.client.assets.invoke('CreateAssetGroup', {}, { validate: false }));
       expect(missing).toMatchObject({ name: 'RejectedError', vendorCode: 'MissingField', field: 'Name' });
@@ -248,7 +267,8 @@ describe('asset management, Volcengine OpenAPI style', () => {
     await forBoth(async (h, dialect) => {
       const group = await h.client.assets.createAssetGroup({ Name: 'g1' });
       const ids = [];
-      for (const n of ['a', 'b', 'c']) ids.push((await h.client.assets.createAsset({ GroupId: group.Id, URL: media(`${n}.png`) })).Id);
+      for (const n of ['a', 'b', 'c'])
+        ids.push((await h.client.assets.createAsset({ GroupId: group.Id, URL: media(`${n}.png`) })).Id);
       const pending = await h.client.assets.getAsset({ Id: ids[0]! });
       expect(pending.Status).toBe(dialect === 'upstream' ? 'Processing' : 'Pending');
       expect(ASSET_PENDING_STATES).toContain(pending.Status);
@@ -256,7 +276,9 @@ describe('asset management, Volcengine OpenAPI style', () => {
 
       const page = await h.client.assets.listAssets({ Filter: { GroupIds: [group.Id] }, PageSize: 2 });
       expect(page).toMatchObject({ Total: 3, Assets: [{ Id: ids[0] }, { Id: ids[1] }] });
-      expect((await h.client.assets.listAllAssets({ GroupIds: [group.Id], PageSize: 1 })).map((a) => a.Id)).toEqual(ids);
+      expect((await h.client.assets.listAllAssets({ GroupIds: [group.Id], PageSize: 1 })).map((a) => a.Id)).toEqual(
+        ids,
+      );
       const groups = await h.client.assets.listAssetGroups();
       expect(groups.Total).toBe(3);
       expect(await h.client.assets.findGroupByName('g1')).toMatchObject({ Id: group.Id });
@@ -280,7 +302,10 @@ describe('asset management, Volcengine OpenAPI style', () => {
       h.emu.setFaults({ 'assets.ListAssets': { upstream502: { next: 1 } } });
       const err = await failure(h.client.assets.listAssets());
       expect(err).toBeInstanceOf(UpstreamFailedError);
-      expect(err).toMatchObject({ retryable: true, vendorCode: dialect === 'upstream' ? 'AcmeCallFailed' : 'UpstreamCallFailed' });
+      expect(err).toMatchObject({
+        retryable: true,
+        vendorCode: dialect === 'upstream' ? 'AcmeCallFailed' : 'UpstreamCallFailed',
+      });
     });
   });
 });
@@ -295,7 +320,9 @@ describe('the svc path word', () => {
       expect(await failure(mismatched.erase.create({ video_url: video.video_url! }))).toBeInstanceOf(NotFoundError);
       expect(await failure(mismatched.erase.get(task_id))).toMatchObject({ name: 'NotFoundError', status: 404 });
       const log = h.emu.inspect().requests.map((r) => r.path);
-      expect(log).toContain(`/api/v1/${dialect === 'upstream' ? WORD : 'svc'}-tools/${dialect === 'upstream' ? WORD : 'svc'}-erase-video-subtitle-pro`);
+      expect(log).toContain(
+        `/api/v1/${dialect === 'upstream' ? WORD : 'svc'}-tools/${dialect === 'upstream' ? WORD : 'svc'}-erase-video-subtitle-pro`,
+      );
     });
   });
 });
@@ -307,14 +334,25 @@ describe('errors', () => {
       for (const p of notFound) {
         const err = await failure(p);
         expect(err).toBeInstanceOf(NotFoundError);
-        expect(err).toMatchObject({ status: 404, retryable: false, vendorCode: dialect === 'upstream' ? 'ResourceNotFound' : '404' });
+        expect(err).toMatchObject({
+          status: 404,
+          retryable: false,
+          vendorCode: dialect === 'upstream' ? 'ResourceNotFound' : '404',
+        });
       }
-      const bad = await failure(h.client.generation.create({ model: 'm', content: [{ type: 'image_url', image_url: { url: 'Asset://none' } }] }));
+      const bad = await failure(
+        h.client.generation.create({
+          model: 'm',
+          content: [{ type: 'image_url', image_url: { url: 'Asset://none' } }],
+        }),
+      );
       expect(bad).toBeInstanceOf(RejectedError);
       expect(bad).toMatchObject({ status: 400, field: 'content[0].image_url.url' });
       if (dialect === 'upstream') {
         const { body } = await wire(h, '/v1/task/get/nope', { headers: bearer });
-        expect(body).toEqual({ error: { code: 'ResourceNotFound', message: expect.any(String), param: null, type: null } });
+        expect(body).toEqual({
+          error: { code: 'ResourceNotFound', message: expect.any(String), param: null, type: null },
+        });
       }
     });
   });
@@ -347,7 +385,11 @@ describe('errors', () => {
       const err = await failure(client.generation.get('any'));
       expect(err).toBeInstanceOf(RateLimitedError);
       expect(err).toMatchObject({ retryAfterMs: 7_000, retryAfterAt: now + 7_000 });
-      expect(toFailureInfo(err)).toMatchObject({ type: 'RateLimitedError', retryAfterMs: 7_000, retryAfterAt: now + 7_000 });
+      expect(toFailureInfo(err)).toMatchObject({
+        type: 'RateLimitedError',
+        retryAfterMs: 7_000,
+        retryAfterAt: now + 7_000,
+      });
     });
   });
 

@@ -18,16 +18,39 @@ const h = useEmulator();
 
 /** One create per interface, with the emulator's fault key and a count of what it made. */
 const creates: [string, string, (c: VendorClient) => Promise<unknown>, () => number][] = [
-  ['generation.create', 'generation.create', (c) => c.generation.create({ model: 'm', content: [{ type: 'text', text: 'x' }] }), () => h.emu.inspect().generationTasks.length],
-  ['review.submitAsync', 'review.async', (c) => c.review.submitAsync({ images: [media('a.png')] }), () => h.emu.inspect().reviewTasks.length],
-  ['assets.CreateAssetGroup', 'assets.CreateAssetGroup', (c) => c.assets.createAssetGroup({ Name: 'g' }), () => h.emu.inspect().groups.length - 4],
-  ['assets.CreateAsset', 'assets.CreateAsset', async (c) => {
-    const { AssetGroups } = await c.assets.listAssetGroups();
-    return c.assets.createAsset({ GroupId: AssetGroups[0]!.Id, URL: media('a.png') });
-  }, () => h.emu.inspect().assets.length],
+  [
+    'generation.create',
+    'generation.create',
+    (c) => c.generation.create({ model: 'm', content: [{ type: 'text', text: 'x' }] }),
+    () => h.emu.inspect().generationTasks.length,
+  ],
+  [
+    'review.submitAsync',
+    'review.async',
+    (c) => c.review.submitAsync({ images: [media('a.png')] }),
+    () => h.emu.inspect().reviewTasks.length,
+  ],
+  [
+    'assets.CreateAssetGroup',
+    'assets.CreateAssetGroup',
+    (c) => c.assets.createAssetGroup({ Name: 'g' }),
+    () => h.emu.inspect().groups.length - 4,
+  ],
+  [
+    'assets.CreateAsset',
+    'assets.CreateAsset',
+    async (c) => {
+      const { AssetGroups } = await c.assets.listAssetGroups();
+      return c.assets.createAsset({ GroupId: AssetGroups[0]!.Id, URL: media('a.png') });
+    },
+    () => h.emu.inspect().assets.length,
+  ],
 ];
 
-async function expectClass(p: Promise<unknown>, cls: abstract new (...a: never[]) => VendorError): Promise<VendorError> {
+async function expectClass(
+  p: Promise<unknown>,
+  cls: abstract new (...a: never[]) => VendorError,
+): Promise<VendorError> {
   const err = await failure(p);
   expect(err).toBeInstanceOf(cls);
   return err;
@@ -85,8 +108,14 @@ describe('upstream502', () => {
   });
 
   it('generation and review (502 undocumented there) → AmbiguousError', async () => {
-    h.emu.setFaults({ 'generation.create': { upstream502: { next: 1 } }, 'review.async': { upstream502: { next: 1 } } });
-    await expectClass(h.client.generation.create({ model: 'm', content: [{ type: 'text', text: 'x' }] }), AmbiguousError);
+    h.emu.setFaults({
+      'generation.create': { upstream502: { next: 1 } },
+      'review.async': { upstream502: { next: 1 } },
+    });
+    await expectClass(
+      h.client.generation.create({ model: 'm', content: [{ type: 'text', text: 'x' }] }),
+      AmbiguousError,
+    );
     await expectClass(h.client.review.submitAsync({ images: [media('a.png')] }), AmbiguousError);
   });
 });

@@ -39,7 +39,10 @@ async function waitFor<T>(fn: () => T | undefined, ms = 3_000): Promise<T> {
 
 describe('7.1 generation create errors', () => {
   it.each([
-    [[text('x'), { type: 'image_url', image_url: { url: 'http://127.0.0.1/private.png' } }], 'content[1].image_url.url'],
+    [
+      [text('x'), { type: 'image_url', image_url: { url: 'http://127.0.0.1/private.png' } }],
+      'content[1].image_url.url',
+    ],
     [[{ type: 'image_url', image_url: { url: 'Asset://no-such-asset' } }], 'content[0].image_url.url'],
     [[{ type: 'video_url', video_url: { url: media('v.mp4') }, role: 'first_frame' }], 'content[0].role'],
   ])('400 malformed content → RejectedError naming the field (%#)', async (content, field) => {
@@ -51,7 +54,10 @@ describe('7.1 generation create errors', () => {
 
   it('400 malformed model / base64 media: the client refuses before sending', async () => {
     const err = await failure(
-      h.client.generation.create({ model: 'm1', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }),
+      h.client.generation.create({
+        model: 'm1',
+        content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }],
+      }),
     );
     expect(err).toMatchObject({ name: 'RejectedError', field: 'content[0].image_url.url' });
     expect(err.status).toBeUndefined();
@@ -59,7 +65,9 @@ describe('7.1 generation create errors', () => {
   });
 
   it('401 bad Bearer token', async () => {
-    const err = await failure(h.make({ apiKey: 'not-the-key' }).generation.create({ model: 'm1', content: [text('x')] }));
+    const err = await failure(
+      h.make({ apiKey: 'not-the-key' }).generation.create({ model: 'm1', content: [text('x')] }),
+    );
     expect(err).toBeInstanceOf(UnauthorizedError);
     expect(err).toMatchObject({ status: 401, retryable: false });
     expect(err.message).not.toContain('not-the-key');
@@ -184,7 +192,10 @@ describe('erase rules', () => {
   it('only the original URL of our own generation: re-hosted and processed copies are refused', async () => {
     const video = await generatedVideo();
     const rehosted = video.video_url!.replace(/^http:\/\/[^/]+/, 'https://mirror.example.com');
-    expect(await failure(h.client.erase.create({ video_url: rehosted }))).toMatchObject({ status: 400, field: 'video_url' });
+    expect(await failure(h.client.erase.create({ video_url: rehosted }))).toMatchObject({
+      status: 400,
+      field: 'video_url',
+    });
     const { task_id } = await h.client.erase.create({ video_url: video.video_url! });
     h.emu.advanceClock(1_000);
     const erased = await h.client.erase.get(task_id);
@@ -198,7 +209,9 @@ describe('erase rules', () => {
   it('the original URL is valid 24 hours from generation', async () => {
     const video = await generatedVideo();
     h.emu.advanceClock(23 * 3600_000);
-    await expect(h.client.erase.create({ video_url: video.video_url! })).resolves.toMatchObject({ task_id: expect.any(String) });
+    await expect(h.client.erase.create({ video_url: video.video_url! })).resolves.toMatchObject({
+      task_id: expect.any(String),
+    });
     h.emu.advanceClock(3600_000);
     const err = await failure(h.client.erase.create({ video_url: video.video_url! }));
     expect(err).toMatchObject({ name: 'RejectedError', status: 400, field: 'video_url' });
@@ -208,7 +221,10 @@ describe('erase rules', () => {
   it('SUBMITTED → QUEUED → IN_PROGRESS → SUCCESS; X-Trace-ID is fresh per request and logged', async () => {
     const video = await generatedVideo();
     const traces: string[] = [];
-    const created = await h.client.erase.create({ video_url: video.video_url! }, { onResponse: (m) => traces.push(m.traceId!) });
+    const created = await h.client.erase.create(
+      { video_url: video.video_url! },
+      { onResponse: (m) => traces.push(m.traceId!) },
+    );
     expect(created).toEqual({ task_id: expect.any(String), request_id: expect.any(String) });
     expect(traces[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(h.emu.inspect().eraseTasks[0]?.traceId).toBe(traces[0]);
@@ -242,9 +258,15 @@ describe('erase rules', () => {
       { video_url: video.video_url!, callback_url: `${receiver.url}/cb/body` },
       { callbackUrlHeader: `${receiver.url}/cb/header` },
     );
-    const headerOnly = await h.client.erase.create({ video_url: video.video_url! }, { callbackUrlHeader: `${receiver.url}/cb/h2` });
+    const headerOnly = await h.client.erase.create(
+      { video_url: video.video_url! },
+      { callbackUrlHeader: `${receiver.url}/cb/h2` },
+    );
     const tasks = h.emu.inspect().eraseTasks;
-    expect(tasks.find((t) => t.taskId === both.task_id)).toMatchObject({ callbackSource: 'body', callbackUrl: `${receiver.url}/cb/body` });
+    expect(tasks.find((t) => t.taskId === both.task_id)).toMatchObject({
+      callbackSource: 'body',
+      callbackUrl: `${receiver.url}/cb/body`,
+    });
     expect(tasks.find((t) => t.taskId === headerOnly.task_id)).toMatchObject({ callbackSource: 'header' });
     h.emu.advanceClock(1_000);
     await waitFor(() => (receiver.requests.length >= 2 ? true : undefined));

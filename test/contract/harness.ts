@@ -107,7 +107,14 @@ export const media = (name: string): string => `https://cdn.example.com/media/${
  */
 export async function rawCall(
   h: Harness,
-  call: { endpoint: string; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: unknown; knownFields?: string[] },
+  call: {
+    endpoint: string;
+    method: 'GET' | 'POST';
+    path: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    knownFields?: string[];
+  },
 ): Promise<unknown> {
   const dispatcher = new Agent();
   try {

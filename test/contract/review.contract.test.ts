@@ -15,8 +15,20 @@ afterAll(() => receiver.close());
 const SUBMIT_FIELDS = ['images', 'asset_url_list', 'asset_type', 'callback_url', 'group_id', 'group_source'];
 
 /** Submit as the vendor sees it, bypassing the client's own checks. */
-const rawSubmit = (body: unknown, headers: Record<string, string> = { 'X-Access-Token': USER_1, 'X-Track-Id': 'a'.repeat(32) }) =>
-  failure(rawCall(h, { endpoint: 'review.submitAsync', method: 'POST', path: '/api/asset/upload/async', headers, body, knownFields: SUBMIT_FIELDS }));
+const rawSubmit = (
+  body: unknown,
+  headers: Record<string, string> = { 'X-Access-Token': USER_1, 'X-Track-Id': 'a'.repeat(32) },
+) =>
+  failure(
+    rawCall(h, {
+      endpoint: 'review.submitAsync',
+      method: 'POST',
+      path: '/api/asset/upload/async',
+      headers,
+      body,
+      knownFields: SUBMIT_FIELDS,
+    }),
+  );
 
 /** Moves a review task to its end (emulator time) without tripping the query interval. */
 async function finished(taskId: string) {
@@ -32,28 +44,49 @@ describe('async submit and task query', () => {
       { images: urls, callback_url: `${receiver.url}/cb/review` },
       { onResponse: (m) => traces.push(m.traceId!) },
     );
-    expect(accepted).toMatchObject({ code: 202, status: 'pending', track_id: traces[0], callback_url: `${receiver.url}/cb/review` });
+    expect(accepted).toMatchObject({
+      code: 202,
+      status: 'pending',
+      track_id: traces[0],
+      callback_url: `${receiver.url}/cb/review`,
+    });
     expect(accepted.track_id).toMatch(/^[0-9a-f]{32}$/);
 
     const task = await finished(accepted.task_id);
-    expect(task).toMatchObject({ code: 200, task_id: accepted.task_id, status: 'completed', total_count: 3, done_count: 3 });
+    expect(task).toMatchObject({
+      code: 200,
+      task_id: accepted.task_id,
+      status: 'completed',
+      total_count: 3,
+      done_count: 3,
+    });
     const items = task.result?.items ?? [];
     expect(items.map((i) => i.source_url)).toEqual(urls);
     const [ok, , rejected] = items;
     expect(ok).toMatchObject({ submit_review_status: 1, asset_url: expect.stringMatching(/^Asset:\/\//) });
     // 7.4: failures are reported per item.
-    expect(rejected).toMatchObject({ submit_review_status: 0, error_code: expect.anything(), error_message: expect.any(String) });
+    expect(rejected).toMatchObject({
+      submit_review_status: 0,
+      error_code: expect.anything(),
+      error_message: expect.any(String),
+    });
     expect(rejected?.asset_url).toBeUndefined();
 
     // The reviewed address works in generation.
     const gen = await h.client.generation.create({
       model: 'm1',
-      content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: ok!.asset_url! }, role: 'first_frame' }],
+      content: [
+        { type: 'text', text: 'x' },
+        { type: 'image_url', image_url: { url: ok!.asset_url! }, role: 'first_frame' },
+      ],
     });
     expect(gen.id).toEqual(expect.any(String));
 
     const callback = await waitForRequest();
-    expect(ReviewCallbackSchema.parse(JSON.parse(callback.body))).toMatchObject({ task_id: accepted.task_id, status: 'completed' });
+    expect(ReviewCallbackSchema.parse(JSON.parse(callback.body))).toMatchObject({
+      task_id: accepted.task_id,
+      status: 'completed',
+    });
   });
 
   it('processing reports progress through done_count', async () => {
@@ -73,7 +106,10 @@ describe('async submit and task query', () => {
 
   it('asset_url_list wins over images when both are sent', async () => {
     await h.client.review.submitAsync({ images: [media('a.png')], asset_url_list: [media('x.wav'), media('y.mp3')] });
-    expect(h.emu.inspect().reviewTasks[0]).toMatchObject({ urls: [media('x.wav'), media('y.mp3')], assetType: 'Audio' });
+    expect(h.emu.inspect().reviewTasks[0]).toMatchObject({
+      urls: [media('x.wav'), media('y.mp3')],
+      assetType: 'Audio',
+    });
   });
 
   it('minimum query interval: a quick second query is 429 with Retry-After', async () => {
@@ -100,7 +136,11 @@ describe('async submit and task query', () => {
     expect(err).toBeInstanceOf(ForbiddenError);
     const mine = await h.client.assets.listAssetGroups({ Filter: { GroupType: 'LivenessFace' } });
     const real = mine.AssetGroups[0]!;
-    const ok = await h.client.review.submitAsync({ images: [media('face.png')], group_id: real.Id, group_source: 'real_person' });
+    const ok = await h.client.review.submitAsync({
+      images: [media('face.png')],
+      group_id: real.Id,
+      group_source: 'real_person',
+    });
     const done = await finished(ok.task_id);
     const assetId = done.result!.items[0]!.asset_id!;
     expect((await h.client.assets.getAsset({ Id: assetId })).GroupId).toBe(real.Id);
@@ -111,7 +151,10 @@ describe('sync submit (assumed response: the finished task)', () => {
   it('returns the completed task with its items', async () => {
     const task = await h.client.review.submitSync({ images: [media('s.webp')] });
     expect(task).toMatchObject({ status: 'completed', total_count: 1 });
-    expect(task.result?.items[0]).toMatchObject({ submit_review_status: 1, asset_url: expect.stringMatching(/^Asset:\/\//) });
+    expect(task.result?.items[0]).toMatchObject({
+      submit_review_status: 1,
+      asset_url: expect.stringMatching(/^Asset:\/\//),
+    });
   });
 });
 
@@ -122,7 +165,11 @@ describe('submission rules: the client refuses, and the vendor agrees', () => {
     ['unsupported extension', { images: [media('a.pdf')] }, 'images[0]'],
     ['non-public / non-http URL', { images: ['ftp://cdn.example.com/a.png'] }, 'images[0]'],
     ['asset_type disagreeing with the URLs', { images: [media('a.mp4')], asset_type: 'Image' }, 'asset_type'],
-    ['group_source other than empty or real_person', { images: [media('a.png')], group_id: 'g', group_source: 'x' }, 'group_source'],
+    [
+      'group_source other than empty or real_person',
+      { images: [media('a.png')], group_id: 'g', group_source: 'x' },
+      'group_source',
+    ],
     ['no URLs', { images: [] }, 'images'],
   ];
 

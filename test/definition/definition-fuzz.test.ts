@@ -53,7 +53,15 @@ const RICH = {
     profile: 'team-a',
     callbacks: true,
     ambiguousCreate: { review: 'ask', generation: 'resubmit', erase: 'ask' },
-    deadlines: { pipeline: '6h', assetStuck: 90_000, assetPending: '15m', vendorTask: '2h', callbackGrace: '1s', createAttempt: '90s', notFoundGrace: '2m' },
+    deadlines: {
+      pipeline: '6h',
+      assetStuck: 90_000,
+      assetPending: '15m',
+      vendorTask: '2h',
+      callbackGrace: '1s',
+      createAttempt: '90s',
+      notFoundGrace: '2m',
+    },
     archive: false,
     historyEventsBeforeContinueAsNew: 50,
   },
@@ -61,7 +69,10 @@ const RICH = {
 
 const LOCAL = {
   review: { media: ['http://127.0.0.1:4010/media/a.png'], assetType: 'Image' },
-  assets: { group: { name: '素材-组_1', description: 'local' }, items: [{ name: 'a', url: 'http://localhost:4010/b.mov', type: 'video' }] },
+  assets: {
+    group: { name: '素材-组_1', description: 'local' },
+    items: [{ name: 'a', url: 'http://localhost:4010/b.mov', type: 'video' }],
+  },
   generation: { model: 'm', content: [{ type: 'video_url', video_url: { url: 'ref:asset/a' } }] },
   options: { allowPrivateHosts: true },
 };
@@ -69,24 +80,132 @@ const LOCAL = {
 const BASES = [example('pipeline.json'), example('generation-only.json'), example('review-only.json'), RICH, LOCAL];
 
 const STRINGS = [
-  '', ' ', 'x', 'Photo', 'image', 'VIDEO', 'audio', '0s', '-1s', '5ms', '1s', '999ms', '90s', '2h', '8761h', 'soon',
-  'adaptive', 'keep_ratio', '4k', '720p', '16:9', 'first_frame', 'real_person', 'resubmit', 'ask', 'default', 'a b', 'a\nb', '素材',
-  'x'.repeat(61), 'http://', 'https://', 'Asset://', 'asset://a-1', 'ASSET://b', 'https://u:p@media.example.com/a.png',
-  'https://media.example.com/a b.png', 'https://media.example.com/a', 'https://media.example.com/a.txt', 'https://media.example.com/a.png',
-  'https://media.example.com/v.mp4', 'https://media.example.com/s.mp3', 'http://127.0.0.1:9/a.png', 'http://localhost/a.png',
-  'http://[::1]/v.mp4', 'http://10.0.0.1/a.png', 'http://169.254.169.254/a.png', 'http://[::ffff:127.0.0.1]/a.png',
-  'http://999.1.1.1/a.png', 'http://intranet/a.png', 'data:image/png;base64,AAAA', 'ref:review/0', 'ref:review/2', 'ref:review/9',
-  'ref:asset/hero', 'ref:asset/bgm', 'ref:asset/nope', 'ref:review/x', 'ftp://media.example.com/a.png', 'https://media.example.com\\a.png',
-  'https://média.example.com/a.png', 'https://media.example.com:0/a.png', 'https://media.example.com:8443/a.jpg?sig=1',
+  '',
+  ' ',
+  'x',
+  'Photo',
+  'image',
+  'VIDEO',
+  'audio',
+  '0s',
+  '-1s',
+  '5ms',
+  '1s',
+  '999ms',
+  '90s',
+  '2h',
+  '8761h',
+  'soon',
+  'adaptive',
+  'keep_ratio',
+  '4k',
+  '720p',
+  '16:9',
+  'first_frame',
+  'real_person',
+  'resubmit',
+  'ask',
+  'default',
+  'a b',
+  'a\nb',
+  '素材',
+  'x'.repeat(61),
+  'http://',
+  'https://',
+  'Asset://',
+  'asset://a-1',
+  'ASSET://b',
+  'https://u:p@media.example.com/a.png',
+  'https://media.example.com/a b.png',
+  'https://media.example.com/a',
+  'https://media.example.com/a.txt',
+  'https://media.example.com/a.png',
+  'https://media.example.com/v.mp4',
+  'https://media.example.com/s.mp3',
+  'http://127.0.0.1:9/a.png',
+  'http://localhost/a.png',
+  'http://[::1]/v.mp4',
+  'http://10.0.0.1/a.png',
+  'http://169.254.169.254/a.png',
+  'http://[::ffff:127.0.0.1]/a.png',
+  'http://999.1.1.1/a.png',
+  'http://intranet/a.png',
+  'data:image/png;base64,AAAA',
+  'ref:review/0',
+  'ref:review/2',
+  'ref:review/9',
+  'ref:asset/hero',
+  'ref:asset/bgm',
+  'ref:asset/nope',
+  'ref:review/x',
+  'ftp://media.example.com/a.png',
+  'https://media.example.com\\a.png',
+  'https://média.example.com/a.png',
+  'https://media.example.com:0/a.png',
+  'https://media.example.com:8443/a.jpg?sig=1',
 ];
 const NUMBERS = [0, -0, 1, -1, -2, 0.5, 1.5, 5, 49, 50, 999, 1000, 40_000, 40_001, 1e21, -1e21, 2 ** 53 + 2];
-const OTHERS: unknown[] = [true, false, null, [], {}, [1], { x: 1 }, { url: 'https://media.example.com/a.png' }, ['https://media.example.com/a.png']];
+const OTHERS: unknown[] = [
+  true,
+  false,
+  null,
+  [],
+  {},
+  [1],
+  { x: 1 },
+  { url: 'https://media.example.com/a.png' },
+  ['https://media.example.com/a.png'],
+];
 const KEYS = [
-  'name', 'review', 'media', 'assetType', 'groupId', 'groupSource', 'requireAllPassed', 'assets', 'group', 'id', 'description', 'items',
-  'fromReview', 'url', 'type', 'generation', 'model', 'content', 'text', 'image_url', 'video_url', 'audio_url', 'role', 'generate_audio',
-  'ratio', 'duration', 'watermark', 'resolution', 'seed', 'callback_url', 'erase', 'options', 'profile', 'callbacks', 'ambiguousCreate',
-  'deadlines', 'pipeline', 'assetStuck', 'assetPending', 'vendorTask', 'callbackGrace', 'createAttempt', 'notFoundGrace', 'archive',
-  'historyEventsBeforeContinueAsNew', 'allowPrivateHosts', 'bogus', 'URL', 'Name',
+  'name',
+  'review',
+  'media',
+  'assetType',
+  'groupId',
+  'groupSource',
+  'requireAllPassed',
+  'assets',
+  'group',
+  'id',
+  'description',
+  'items',
+  'fromReview',
+  'url',
+  'type',
+  'generation',
+  'model',
+  'content',
+  'text',
+  'image_url',
+  'video_url',
+  'audio_url',
+  'role',
+  'generate_audio',
+  'ratio',
+  'duration',
+  'watermark',
+  'resolution',
+  'seed',
+  'callback_url',
+  'erase',
+  'options',
+  'profile',
+  'callbacks',
+  'ambiguousCreate',
+  'deadlines',
+  'pipeline',
+  'assetStuck',
+  'assetPending',
+  'vendorTask',
+  'callbackGrace',
+  'createAttempt',
+  'notFoundGrace',
+  'archive',
+  'historyEventsBeforeContinueAsNew',
+  'allowPrivateHosts',
+  'bogus',
+  'URL',
+  'Name',
 ];
 
 type Json = unknown;
@@ -118,7 +237,16 @@ class Mutator {
 
   tweak(v: Json): Json {
     if (typeof v === 'string') {
-      return this.pick([v.toUpperCase(), v.toLowerCase(), `${v} `, v.slice(0, -1), `${v}.png`, `ref:${v}`, v.replace(/^https?/, 'http'), ''])
+      return this.pick([
+        v.toUpperCase(),
+        v.toLowerCase(),
+        `${v} `,
+        v.slice(0, -1),
+        `${v}.png`,
+        `ref:${v}`,
+        v.replace(/^https?/, 'http'),
+        '',
+      ]);
     }
     if (typeof v === 'number') return this.pick([-v, 0, v + 0.5, v * 1000, -1]);
     if (typeof v === 'boolean') return !v;
@@ -139,7 +267,8 @@ class Mutator {
       else delete parent[key];
     } else if (op < 0.45) parent[key] = this.value();
     else if (op < 0.7) parent[key] = this.tweak(node);
-    else if (op < 0.85 && node && typeof node === 'object' && !Array.isArray(node)) (node as Record<string, Json>)[this.pick(KEYS)] = this.value();
+    else if (op < 0.85 && node && typeof node === 'object' && !Array.isArray(node))
+      (node as Record<string, Json>)[this.pick(KEYS)] = this.value();
     else if (op < 0.95 && Array.isArray(node) && node.length > 0) node.push(structuredClone(this.pick(node)));
     else {
       const o = (root as { options?: Record<string, Json> }).options;
@@ -151,7 +280,8 @@ class Mutator {
 }
 
 /** zod's own wording, which says neither what was expected nor what was found. */
-const GENERIC = /^(Invalid input|Invalid string|Invalid option|Invalid discriminator|Invalid|Too small|Too big|Unrecognized key|Required|Expected|matches none)/;
+const GENERIC =
+  /^(Invalid input|Invalid string|Invalid option|Invalid discriminator|Invalid|Too small|Too big|Unrecognized key|Required|Expected|matches none)/;
 const ROOT_MESSAGES = /^(must be an object|at least one of review, assets, generation)/;
 
 function checkRefusal(err: unknown, def: Json): void {
@@ -183,13 +313,16 @@ test(`${RUNS} mutated definitions: refused clearly, or accepted and startable`, 
     } catch (err) {
       checkRefusal(err, def);
       outcome.refused++;
-      for (const i of (err as DefinitionError).issues) outcome.messages.add(i.message.replace(/\d+|"[^"]*"|host \S+/g, '…'));
+      for (const i of (err as DefinitionError).issues)
+        outcome.messages.add(i.message.replace(/\d+|"[^"]*"|host \S+/g, '…'));
       continue;
     }
     try {
       startChecks(def, parsed);
     } catch (err) {
-      throw new Error(`seed ${SEED}, run ${run}: accepted at the door, but at start: ${(err as Error).message}\n${JSON.stringify(def)}`);
+      throw new Error(
+        `seed ${SEED}, run ${run}: accepted at the door, but at start: ${(err as Error).message}\n${JSON.stringify(def)}`,
+      );
     }
     outcome.accepted++;
   }

@@ -5,8 +5,16 @@
 import { DefinitionError, parseDefinition, type PipelineDefinitionInput } from '../../src/definition/definition';
 
 const TEXT = { type: 'text', text: 'a product turning on a table' } as const;
-const generation = (extra: Record<string, unknown> = {}, content: unknown[] = [TEXT]) => ({ model: 'm', content, ...extra });
-const image = (url: string, role?: string) => ({ type: 'image_url', image_url: { url }, ...(role !== undefined ? { role } : {}) });
+const generation = (extra: Record<string, unknown> = {}, content: unknown[] = [TEXT]) => ({
+  model: 'm',
+  content,
+  ...extra,
+});
+const image = (url: string, role?: string) => ({
+  type: 'image_url',
+  image_url: { url },
+  ...(role !== undefined ? { role } : {}),
+});
 
 /** The issues of a refused definition (fails the test when it is accepted). */
 function issuesOf(def: unknown): { path: string; message: string }[] {
@@ -50,13 +58,23 @@ describe('deadlines that can never be met are refused', () => {
 
   it('notFoundGrace defaults to 60s and takes any positive duration', () => {
     expect(parseDefinition({ generation: generation() }).options.deadlines.notFoundGrace).toBe('60s');
-    expect(parseDefinition({ generation: generation(), options: { deadlines: { notFoundGrace: '2m' } } }).options.deadlines.notFoundGrace).toBe('2m');
+    expect(
+      parseDefinition({ generation: generation(), options: { deadlines: { notFoundGrace: '2m' } } }).options.deadlines
+        .notFoundGrace,
+    ).toBe('2m');
   });
 });
 
 describe('generation fields: types, not guessed enumerations', () => {
   it('accepts ratio adaptive / keep_ratio, resolution 4k and duration -1 (automatic)', () => {
-    for (const extra of [{ ratio: 'adaptive' }, { ratio: 'keep_ratio' }, { resolution: '4k' }, { resolution: '1080P' }, { duration: -1 }, { duration: 2.5 }]) {
+    for (const extra of [
+      { ratio: 'adaptive' },
+      { ratio: 'keep_ratio' },
+      { resolution: '4k' },
+      { resolution: '1080P' },
+      { duration: -1 },
+      { duration: 2.5 },
+    ]) {
       expect(parseDefinition({ generation: generation(extra) }).generation).toMatchObject(extra);
     }
   });
@@ -67,7 +85,11 @@ describe('generation fields: types, not guessed enumerations', () => {
     [{ ratio: '' }, 'generation.ratio', /must not be empty/],
     [{ resolution: '' }, 'generation.resolution', /must not be empty/],
     [{ seed: 1.5 }, 'generation.seed', /must be an integer, got 1.5/],
-    [{ callback_url: 'https://example.com/cb' }, 'generation.callback_url', /set by reelflow itself: use options.callbacks/],
+    [
+      { callback_url: 'https://example.com/cb' },
+      'generation.callback_url',
+      /set by reelflow itself: use options.callbacks/,
+    ],
   ])('refuses %j', (extra, path, why) => {
     const issue = issueOf({ generation: generation(extra) });
     expect(issue.path).toBe(path);
@@ -84,7 +106,10 @@ describe('generation fields: types, not guessed enumerations', () => {
   it('names a missing or unknown content type', () => {
     for (const item of [{ text: 'x' }, { type: 'gif', text: 'x' }]) {
       const issue = issueOf({ generation: generation({}, [item]) });
-      expect(issue).toEqual({ path: 'generation.content[0].type', message: 'must be one of text, image_url, video_url, audio_url' });
+      expect(issue).toEqual({
+        path: 'generation.content[0].type',
+        message: 'must be one of text, image_url, video_url, audio_url',
+      });
     }
   });
 });
@@ -118,7 +143,10 @@ describe('media addresses', () => {
 
   it('a URL with credentials is refused everywhere, without echoing them', () => {
     const url = 'https://user:secret@media.example.com/a.png';
-    const issues = issuesOf({ review: { media: [url] }, assets: { group: { name: 'g' }, items: [{ name: 'a', url, type: 'Image' }] } });
+    const issues = issuesOf({
+      review: { media: [url] },
+      assets: { group: { name: 'g' }, items: [{ name: 'a', url, type: 'Image' }] },
+    });
     expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['review.media[0]', 'assets.items[0].url']));
     expect(JSON.stringify(issues)).not.toContain('secret');
   });
@@ -138,23 +166,35 @@ describe('review media (spec 4.5 table)', () => {
   });
 
   it('a media whose type does not match assetType is refused; every documented extension is accepted', () => {
-    expect(issueOf({ review: { media: ['https://media.example.com/a.png', 'https://media.example.com/b.mp4'], assetType: 'image' } })).toEqual({
+    expect(
+      issueOf({
+        review: { media: ['https://media.example.com/a.png', 'https://media.example.com/b.mp4'], assetType: 'image' },
+      }),
+    ).toEqual({
       path: 'review.media[1]',
       message: 'is Video (by its extension), but review.assetType is Image',
     });
-    const images = ['jpeg', 'JPG', 'png', 'webp', 'bmp', 'tiff', 'tif', 'gif', 'heic', 'heif'].map((e) => `https://media.example.com/a.${e}?v=1`);
+    const images = ['jpeg', 'JPG', 'png', 'webp', 'bmp', 'tiff', 'tif', 'gif', 'heic', 'heif'].map(
+      (e) => `https://media.example.com/a.${e}?v=1`,
+    );
     expect(parseDefinition({ review: { media: images, assetType: 'Image' } }).review!.media).toHaveLength(10);
-    const others = ['https://m.example.com/a.mp4', 'https://m.example.com/b.MOV', 'https://m.example.com/c.wav', 'https://m.example.com/d.mp3'];
+    const others = [
+      'https://m.example.com/a.mp4',
+      'https://m.example.com/b.MOV',
+      'https://m.example.com/c.wav',
+      'https://m.example.com/d.mp3',
+    ];
     expect(parseDefinition({ review: { media: others } }).review!.media).toHaveLength(4);
   });
 
   it('a repeated URL is refused (results are matched back by URL)', () => {
-    expect(issueOf({ review: { media: ['https://media.example.com/a.png', 'https://media.example.com/a.png'] } })).toEqual({
+    expect(
+      issueOf({ review: { media: ['https://media.example.com/a.png', 'https://media.example.com/a.png'] } }),
+    ).toEqual({
       path: 'review.media[1]',
       message: 'repeats review.media[0]',
     });
   });
-
 });
 
 describe('asset items and groups: the field and what is wrong', () => {
@@ -162,11 +202,31 @@ describe('asset items and groups: the field and what is wrong', () => {
 
   it.each([
     [{ name: 'a' }, 'assets.items[0]', 'needs url and type (a media to register), or fromReview (a reviewed one)'],
-    [{ name: 'a', url: 'https://media.example.com/a.png' }, 'assets.items[0].type', 'is required with url: one of Image, Video, Audio'],
-    [{ name: 'a', url: 'https://media.example.com/a.png', type: 'Photo' }, 'assets.items[0].type', 'must be one of "Image", "Video", "Audio", got "Photo"'],
-    [{ name: 'a', url: 'https://media.example.com/a.png', type: 'Image', fromReview: 0 }, 'assets.items[0].url', 'give url (with type) or fromReview, not both'],
-    [{ name: 'a', fromReview: 0, type: 'Image' }, 'assets.items[0].type', "comes from the reviewed media's extension with fromReview: remove it"],
-    [{ name: 'a b', url: 'https://media.example.com/a.png', type: 'Image' }, 'assets.items[0].name', 'may hold only letters, digits, - and _'],
+    [
+      { name: 'a', url: 'https://media.example.com/a.png' },
+      'assets.items[0].type',
+      'is required with url: one of Image, Video, Audio',
+    ],
+    [
+      { name: 'a', url: 'https://media.example.com/a.png', type: 'Photo' },
+      'assets.items[0].type',
+      'must be one of "Image", "Video", "Audio", got "Photo"',
+    ],
+    [
+      { name: 'a', url: 'https://media.example.com/a.png', type: 'Image', fromReview: 0 },
+      'assets.items[0].url',
+      'give url (with type) or fromReview, not both',
+    ],
+    [
+      { name: 'a', fromReview: 0, type: 'Image' },
+      'assets.items[0].type',
+      "comes from the reviewed media's extension with fromReview: remove it",
+    ],
+    [
+      { name: 'a b', url: 'https://media.example.com/a.png', type: 'Image' },
+      'assets.items[0].name',
+      'may hold only letters, digits, - and _',
+    ],
     [{ url: 'https://media.example.com/a.png', type: 'Image' }, 'assets.items[0].name', 'is required (a string)'],
   ])('%j', (item, path, message) => {
     const withReview = { review: { media: ['https://media.example.com/r.png'] }, ...assets([item]) };
@@ -180,28 +240,48 @@ describe('asset items and groups: the field and what is wrong', () => {
     [{ name: 'bad name!' }, 'assets.group.name', 'may hold only Chinese characters, letters, digits, - and _'],
     [{ id: '' }, 'assets.group.id', 'must not be empty'],
   ])('group %j', (group, path, message) => {
-    expect(issueOf(assets([{ name: 'a', url: 'https://media.example.com/a.png', type: 'Image' }], group))).toEqual({ path, message });
+    expect(issueOf(assets([{ name: 'a', url: 'https://media.example.com/a.png', type: 'Image' }], group))).toEqual({
+      path,
+      message,
+    });
   });
 
   it('a group name of 51 characters is refused; 50 CJK characters are accepted (the client counts characters)', () => {
     const item = { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' };
-    expect(issueOf(assets([item], { name: 'x'.repeat(51) }))).toEqual({ path: 'assets.group.name', message: 'must be at most 50 characters' });
-    expect(parseDefinition(assets([item], { name: '素材'.repeat(25) })).assets!.group).toEqual({ name: '素材'.repeat(25) });
+    expect(issueOf(assets([item], { name: 'x'.repeat(51) }))).toEqual({
+      path: 'assets.group.name',
+      message: 'must be at most 50 characters',
+    });
+    expect(parseDefinition(assets([item], { name: '素材'.repeat(25) })).assets!.group).toEqual({
+      name: '素材'.repeat(25),
+    });
   });
 });
 
 describe('references carry a media type', () => {
   it('ref:review/N of an audio file cannot be an image_url', () => {
-    const issue = issueOf({ review: { media: ['https://media.example.com/theme.mp3'] }, generation: generation({}, [image('ref:review/0')]) });
-    expect(issue).toEqual({ path: 'generation.content[0].image_url.url', message: 'ref:review/0 is Audio media; image_url takes Image' });
+    const issue = issueOf({
+      review: { media: ['https://media.example.com/theme.mp3'] },
+      generation: generation({}, [image('ref:review/0')]),
+    });
+    expect(issue).toEqual({
+      path: 'generation.content[0].image_url.url',
+      message: 'ref:review/0 is Audio media; image_url takes Image',
+    });
   });
 
   it('ref:asset/NAME of a Video asset cannot be an audio_url; of an Audio one it can', () => {
     const def: PipelineDefinitionInput = {
-      assets: { group: { name: 'g' }, items: [{ name: 'clip', url: 'https://media.example.com/c.mp4', type: 'Video' }] },
+      assets: {
+        group: { name: 'g' },
+        items: [{ name: 'clip', url: 'https://media.example.com/c.mp4', type: 'Video' }],
+      },
       generation: { model: 'm', content: [{ type: 'audio_url', audio_url: { url: 'ref:asset/clip' } }] },
     };
-    expect(issueOf(def)).toEqual({ path: 'generation.content[0].audio_url.url', message: 'ref:asset/clip is Video media; audio_url takes Audio' });
+    expect(issueOf(def)).toEqual({
+      path: 'generation.content[0].audio_url.url',
+      message: 'ref:asset/clip is Video media; audio_url takes Audio',
+    });
     def.assets!.items[0] = { name: 'clip', url: 'https://media.example.com/c.mp3', type: 'Audio' };
     expect(parseDefinition(def).generation!.content[0]).toMatchObject({ audio_url: { url: 'ref:asset/clip' } });
   });
@@ -243,7 +323,14 @@ describe('hosts that are not public', () => {
     'intranet',
     '999.1.1.1',
   ];
-  const PUBLIC = ['media.example.com', '8.8.8.8', '172.32.0.1', '[2001:4860:4860::8888]', 'xn--mdia-bpa.example.com', 'cdn.example.com.'];
+  const PUBLIC = [
+    'media.example.com',
+    '8.8.8.8',
+    '172.32.0.1',
+    '[2001:4860:4860::8888]',
+    'xn--mdia-bpa.example.com',
+    'cdn.example.com.',
+  ];
 
   it.each(NOT_PUBLIC)('%s is refused in every media field by default', (host) => {
     const url = (file: string) => `https://${host}/${file}`;
@@ -252,12 +339,20 @@ describe('hosts that are not public', () => {
       assets: { group: { name: 'g' }, items: [{ name: 'a', url: url('a.mp3'), type: 'Audio' }] },
       generation: generation({}, [TEXT, { type: 'video_url', video_url: { url: url('v.mp4') } }]),
     });
-    expect(issues.map((i) => i.path)).toEqual(['review.media[0]', 'assets.items[0].url', 'generation.content[1].video_url.url']);
-    for (const i of issues) expect(i.message).toMatch(/^host .* is .*not a (public one: .*options\.allowPrivateHosts|valid IP address$)/);
+    expect(issues.map((i) => i.path)).toEqual([
+      'review.media[0]',
+      'assets.items[0].url',
+      'generation.content[1].video_url.url',
+    ]);
+    for (const i of issues)
+      expect(i.message).toMatch(/^host .* is .*not a (public one: .*options\.allowPrivateHosts|valid IP address$)/);
   });
 
   it.each(NOT_PUBLIC.filter((h) => h !== '999.1.1.1'))('%s is accepted with options.allowPrivateHosts', (host) => {
-    const def = parseDefinition({ review: { media: [`http://${host}:8080/r.png`] }, options: { allowPrivateHosts: true } });
+    const def = parseDefinition({
+      review: { media: [`http://${host}:8080/r.png`] },
+      options: { allowPrivateHosts: true },
+    });
     expect(def.options.allowPrivateHosts).toBe(true);
   });
 
@@ -275,17 +370,41 @@ describe('hosts that are not public', () => {
 
 describe('messages name the field and what is wrong', () => {
   it.each([
-    [{ generation: generation(), bogus: 1 }, { path: 'bogus', message: 'is not a known field' }],
-    [{ generation: generation(), options: { 'a\nb': 1 } }, { path: 'options["a\\nb"]', message: 'is not a known field' }],
-    [{ generation: generation(), erase: 'yes' }, { path: 'erase', message: 'must be true or false, got "yes"' }],
+    [
+      { generation: generation(), bogus: 1 },
+      { path: 'bogus', message: 'is not a known field' },
+    ],
+    [
+      { generation: generation(), options: { 'a\nb': 1 } },
+      { path: 'options["a\\nb"]', message: 'is not a known field' },
+    ],
+    [
+      { generation: generation(), erase: 'yes' },
+      { path: 'erase', message: 'must be true or false, got "yes"' },
+    ],
     [{ generation: { content: [TEXT] } }, { path: 'generation.model', message: 'is required (a string)' }],
     [{ generation: generation({}, []) }, { path: 'generation.content', message: 'must hold at least one item' }],
-    [{ generation: generation(), options: { ambiguousCreate: { generation: 'retry' } } }, { path: 'options.ambiguousCreate.generation', message: 'must be one of "resubmit", "ask", got "retry"' }],
-    [{ generation: generation(), options: { historyEventsBeforeContinueAsNew: 10 } }, { path: 'options.historyEventsBeforeContinueAsNew', message: 'must be at least 50' }],
-    [{ generation: generation(), options: { allowPrivateHosts: 'yes' } }, { path: 'options.allowPrivateHosts', message: 'must be true or false, got "yes"' }],
-    [{ generation: generation(), options: { callbacks: 'sk-live-0123456789abcdef' } }, { path: 'options.callbacks', message: 'must be true or false, got a string' }],
+    [
+      { generation: generation(), options: { ambiguousCreate: { generation: 'retry' } } },
+      { path: 'options.ambiguousCreate.generation', message: 'must be one of "resubmit", "ask", got "retry"' },
+    ],
+    [
+      { generation: generation(), options: { historyEventsBeforeContinueAsNew: 10 } },
+      { path: 'options.historyEventsBeforeContinueAsNew', message: 'must be at least 50' },
+    ],
+    [
+      { generation: generation(), options: { allowPrivateHosts: 'yes' } },
+      { path: 'options.allowPrivateHosts', message: 'must be true or false, got "yes"' },
+    ],
+    [
+      { generation: generation(), options: { callbacks: 'sk-live-0123456789abcdef' } },
+      { path: 'options.callbacks', message: 'must be true or false, got a string' },
+    ],
     [{ review: { media: [] } }, { path: 'review.media', message: 'must list at least one URL' }],
-    [{ name: '', generation: generation() }, { path: 'name', message: 'must not be empty' }],
+    [
+      { name: '', generation: generation() },
+      { path: 'name', message: 'must not be empty' },
+    ],
     [[], { path: '', message: 'must be an object, got an array' }],
   ])('%j', (def, issue) => {
     expect(issueOf(def)).toEqual(issue);

@@ -48,7 +48,10 @@ function assets(def: PipelineDefinition): void {
   if ('id' in a.group) validateRequest('assets.GetAssetGroup', ASSET_ACTIONS.GetAssetGroup.request, { Id: a.group.id });
   else {
     const { name, description } = a.group;
-    validateRequest('assets.CreateAssetGroup', ASSET_ACTIONS.CreateAssetGroup.request, { Name: name, ...(description ? { Description: description } : {}) });
+    validateRequest('assets.CreateAssetGroup', ASSET_ACTIONS.CreateAssetGroup.request, {
+      Name: name,
+      ...(description ? { Description: description } : {}),
+    });
   }
   for (const item of a.items) {
     let url: string;

@@ -12,9 +12,18 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 test.each([
-  [{ review: { media: ['http://127.0.0.1/a.png'] }, options: { allowPrivateHosts: false } }, 'review.media[0]: host 127.0.0.1 is a loopback address'],
+  [
+    { review: { media: ['http://127.0.0.1/a.png'] }, options: { allowPrivateHosts: false } },
+    'review.media[0]: host 127.0.0.1 is a loopback address',
+  ],
   [{ review: { media: ['https://media.example.com/a'] } }, 'review.media[0]: has no file extension'],
-  [{ generation: { model: 'm', content: [{ type: 'text', text: 'x' }] }, options: { deadlines: { createAttempt: '0s' } } }, 'options.deadlines.createAttempt: must be positive'],
+  [
+    {
+      generation: { model: 'm', content: [{ type: 'text', text: 'x' }] },
+      options: { deadlines: { createAttempt: '0s' } },
+    },
+    'options.deadlines.createAttempt: must be positive',
+  ],
 ])('%j fails as InvalidDefinition: %s', async (definition, message) => {
   const handle = await h.start(definition as never);
   const err = await handle.result().catch((e) => e);

@@ -26,9 +26,12 @@ test('the demo runs examples/pipeline.json on the whole local stack and stops it
 
   expect(out).toMatch(/ {2}temporal {3}127\.0\.0\.1:\d+ · Web UI http:\/\/127\.0\.0\.1:\d+ · /);
   expect(out).toMatch(/ {2}emulator {3}http:\/\/127\.0\.0\.1:\d+/);
-  expect(out).toMatch(/ {2}worker {5}task queues reelflow, reelflow\.getasset\.default · callbacks http:\/\/127\.0\.0\.1:\d+/);
+  expect(out).toMatch(
+    / {2}worker {5}task queues reelflow, reelflow\.getasset\.default · callbacks http:\/\/127\.0\.0\.1:\d+/,
+  );
   // Which intermediate states a poll catches depends on timing; every stage shows up, and ends done.
-  for (const stage of ['review', 'assets', 'generation', 'erase']) expect(out).toMatch(new RegExp(`^${stage}: done`, 'm'));
+  for (const stage of ['review', 'assets', 'generation', 'erase'])
+    expect(out).toMatch(new RegExp(`^${stage}: done`, 'm'));
   expect(out).toContain(`pipeline ${id} completed`);
   expect(out).toMatch(/erase \([\d.]+ s\): task \S+/);
   expect(report.webUiUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/namespaces/default/workflows/${id}$`));
@@ -38,13 +41,20 @@ test('the demo runs examples/pipeline.json on the whole local stack and stops it
   // Its files stay under the data dir: SQLite, logs, archived videos.
   expect(readdirSync(dataDir).sort()).toEqual(expect.arrayContaining(['archive', 'demo', 'temporal.db']));
   // One folder per vendor task under the pipeline's folder.
-  const archived = readdirSync(path.join(dataDir, 'archive', id), { recursive: true }).map((f) => path.basename(String(f)));
+  const archived = readdirSync(path.join(dataDir, 'archive', id), { recursive: true }).map((f) =>
+    path.basename(String(f)),
+  );
   expect(archived).toEqual(expect.arrayContaining(['erased.mp4', 'generated.mp4']));
   // Secrets of the stack never reach the output (the callback secret is random per run).
   expect(out + err).not.toMatch(/REELFLOW_CALLBACK_SECRET/);
 }, 240_000);
 
 test('demo ports from the environment; a bad one names its variable', () => {
-  expect(portsFromEnv({ REELFLOW_DEMO_TEMPORAL_PORT: '7233', REELFLOW_DEMO_UI_PORT: '8233' })).toEqual({ temporal: 7233, ui: 8233 });
-  expect(() => portsFromEnv({ REELFLOW_DEMO_EMULATOR_PORT: 'abc' })).toThrow('REELFLOW_DEMO_EMULATOR_PORT must be a port number 1-65535');
+  expect(portsFromEnv({ REELFLOW_DEMO_TEMPORAL_PORT: '7233', REELFLOW_DEMO_UI_PORT: '8233' })).toEqual({
+    temporal: 7233,
+    ui: 8233,
+  });
+  expect(() => portsFromEnv({ REELFLOW_DEMO_EMULATOR_PORT: 'abc' })).toThrow(
+    'REELFLOW_DEMO_EMULATOR_PORT must be a port number 1-65535',
+  );
 });

@@ -62,7 +62,14 @@ describe('envelope and authentication', () => {
     expectError(await a()('CreateAssetGroup', '{oops'), 400, 'MissingField');
     expectError(await a()('CreateAssetGroup', '[1,2]'), 400, 'MissingField');
     expectError(await a()('CreateAssetGroup', {}), 400, 'MissingField');
-    for (const action of ['GetAssetGroup', 'UpdateAssetGroup', 'DeleteAssetGroup', 'GetAsset', 'UpdateAsset', 'DeleteAsset']) {
+    for (const action of [
+      'GetAssetGroup',
+      'UpdateAssetGroup',
+      'DeleteAssetGroup',
+      'GetAsset',
+      'UpdateAsset',
+      'DeleteAsset',
+    ]) {
       expectError(await a()(action, {}), 400, 'MissingField');
     }
     const g = await systemGroupId(emu, 'AIGC');
@@ -158,13 +165,29 @@ describe('assets', () => {
     const g = await systemGroupId(emu, 'AIGC');
     const id = await newAsset(g, 'https://example.com/pics/cat.png', { AssetType: 'image' });
     const pending = await a()('GetAsset', { Id: id });
-    expect(pending.body.Result).toMatchObject({ Id: id, Status: 'Pending', URL: '', AssetType: 'Image', GroupId: g, Name: 'cat' });
+    expect(pending.body.Result).toMatchObject({
+      Id: id,
+      Status: 'Pending',
+      URL: '',
+      AssetType: 'Image',
+      GroupId: g,
+      Name: 'cat',
+    });
     emu.advanceClock(1_000);
     const active = (await a()('GetAsset', { Id: id })).body.Result;
     expect(active.Status).toBe('Active');
-    expect(Object.keys(active).sort()).toEqual(['AssetType', 'CreateTime', 'GroupId', 'Id', 'Name', 'Status', 'URL', 'UpdateTime']);
+    expect(Object.keys(active).sort()).toEqual([
+      'AssetType',
+      'CreateTime',
+      'GroupId',
+      'Id',
+      'Name',
+      'Status',
+      'URL',
+      'UpdateTime',
+    ]);
     const signed = new URL(active.URL);
-    expect(Number(signed.searchParams.get('expires')) * 1000 - (emu.inspect().nowMs)).toBe(12 * 3600 * 1000);
+    expect(Number(signed.searchParams.get('expires')) * 1000 - emu.inspect().nowMs).toBe(12 * 3600 * 1000);
     const follow = await fetch(signed, { redirect: 'manual' });
     expect(follow.status).toBe(302);
     expect(follow.headers.get('location')).toBe('https://example.com/pics/cat.png');
@@ -183,7 +206,11 @@ describe('assets', () => {
     const res = await a()('CreateAsset', { GroupId: g, URL: 'https://example.com/clip.MP4' });
     const got = (await a()('GetAsset', { Id: res.body.Result.Id })).body.Result;
     expect(got).toMatchObject({ AssetType: 'Video', Name: 'clip.MP4' });
-    expectError(await a()('CreateAsset', { GroupId: g, URL: 'https://e.com/a.png', AssetType: 'Picture' }), 400, 'InvalidParameter');
+    expectError(
+      await a()('CreateAsset', { GroupId: g, URL: 'https://e.com/a.png', AssetType: 'Picture' }),
+      400,
+      'InvalidParameter',
+    );
     expectError(await a()('CreateAsset', { GroupId: g, URL: 'http://127.0.0.1/a.png' }), 400, 'InvalidParameter');
     expectError(await a()('CreateAsset', { GroupId: g, URL: 'file:///etc/passwd' }), 400, 'InvalidParameter');
   });
@@ -260,7 +287,9 @@ describe('faults', () => {
   it('answers 502 UpstreamCallFailed under the upstream502 fault, creating nothing', async () => {
     emu.setFaults({ 'assets.CreateAsset': { upstream502: { next: 1 } } });
     const g = await systemGroupId(emu, 'AIGC');
-    const res = await a()('CreateAsset', { GroupId: g, URL: 'https://example.com/a.png' }, USER1, { 'x-track-id': 'trk' });
+    const res = await a()('CreateAsset', { GroupId: g, URL: 'https://example.com/a.png' }, USER1, {
+      'x-track-id': 'trk',
+    });
     expectError(res, 502, 'UpstreamCallFailed');
     expect(res.body.TrackId).toBe('trk');
     expect(emu.inspect().assets).toHaveLength(0);

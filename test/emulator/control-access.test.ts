@@ -13,7 +13,13 @@ const TOKEN = 'ctl-token-0123456789abcdef';
 const REMOTE = '192.0.2.1';
 
 function request(path: string, authorization?: string, method = 'GET'): EmuRequest {
-  return { method, path, query: new URLSearchParams(), headers: authorization ? { authorization } : {}, body: Buffer.alloc(0) };
+  return {
+    method,
+    path,
+    query: new URLSearchParams(),
+    headers: authorization ? { authorization } : {},
+    body: Buffer.alloc(0),
+  };
 }
 
 describe('checkControlAccess', () => {
@@ -27,7 +33,9 @@ describe('checkControlAccess', () => {
 
   it('a loopback bind answers loopback callers only', () => {
     expect(checkControlAccess({ host: '127.0.0.1' }, request('/__emulator/state'), '127.0.0.1')).toBeUndefined();
-    expect(checkControlAccess({ host: 'localhost' }, request('/__emulator/reset', undefined, 'POST'), '::1')).toBeUndefined();
+    expect(
+      checkControlAccess({ host: 'localhost' }, request('/__emulator/reset', undefined, 'POST'), '::1'),
+    ).toBeUndefined();
     expect(checkControlAccess({ host: '127.0.0.1' }, request('/__emulator/state'), REMOTE)?.status).toBe(403);
   });
 
@@ -35,7 +43,9 @@ describe('checkControlAccess', () => {
     for (const host of ['127.0.0.1', '0.0.0.0']) {
       const access = { host, token: TOKEN };
       expect(checkControlAccess(access, request('/__emulator/state'), '127.0.0.1')?.status).toBe(401);
-      expect(checkControlAccess(access, request('/__emulator/state', `Bearer ${TOKEN}x`), '127.0.0.1')?.status).toBe(401);
+      expect(checkControlAccess(access, request('/__emulator/state', `Bearer ${TOKEN}x`), '127.0.0.1')?.status).toBe(
+        401,
+      );
       expect(checkControlAccess(access, request('/__emulator/state', `Bearer ${TOKEN}`), '127.0.0.1')).toBeUndefined();
       expect(checkControlAccess(access, request('/__emulator/state', `bearer ${TOKEN}`), REMOTE)).toBeUndefined();
     }
@@ -46,7 +56,8 @@ describe('checkControlAccess', () => {
   });
 
   it('knows loopback addresses', () => {
-    for (const a of ['127.0.0.1', '127.9.8.7', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost']) expect(isLoopbackAddress(a)).toBe(true);
+    for (const a of ['127.0.0.1', '127.9.8.7', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost'])
+      expect(isLoopbackAddress(a)).toBe(true);
     for (const a of ['0.0.0.0', '::', '128.0.0.1', '1270.0.0.1', undefined]) expect(isLoopbackAddress(a)).toBe(false);
   });
 
@@ -70,7 +81,13 @@ describe('over HTTP, with a token', () => {
 
   it('refuses state, requests, faults, clock and reset without it; answers with it', async () => {
     await api(emu).createGeneration(prompt('x'));
-    for (const [path, method] of [['state', 'GET'], ['requests', 'GET'], ['faults', 'POST'], ['clock', 'POST'], ['reset', 'POST']]) {
+    for (const [path, method] of [
+      ['state', 'GET'],
+      ['requests', 'GET'],
+      ['faults', 'POST'],
+      ['clock', 'POST'],
+      ['reset', 'POST'],
+    ]) {
       const res = await control(path!, { method, body: method === 'POST' ? '{}' : undefined });
       expect(res.status).toBe(401);
       expect(await res.text()).not.toContain(TOKEN);

@@ -76,7 +76,10 @@ describe('erase callbacks', () => {
       await api(emu).createErase({ video_url: videoUrl }, { 'x-callback-url': `${rx.url}/hdr` });
       emu.advanceClock(2_000);
       await waitFor(() => rx.received.length >= 1);
-      expect(rx.received[0]).toMatchObject({ path: '/hdr', body: { status: 'FAILURE', fail_reason: expect.any(String) } });
+      expect(rx.received[0]).toMatchObject({
+        path: '/hdr',
+        body: { status: 'FAILURE', fail_reason: expect.any(String) },
+      });
     } finally {
       await rx.close();
     }

@@ -40,12 +40,21 @@ describe('FaultInjector (unit)', () => {
     expect(fired).toEqual([false, false, true, true, true, false, false, false]);
     expect(counters.faultsInjected).toEqual({ error500AfterCreate: 3 });
     expect(counters.faultsByEndpoint).toEqual({ 'generation.create': { error500AfterCreate: 3 } });
-    expect(run(1, { 'generation.create': { error500AfterCreate: { next: 1, probability: 1 } } }, 4).fired).toEqual([true, true, true, true]);
+    expect(run(1, { 'generation.create': { error500AfterCreate: { next: 1, probability: 1 } } }, 4).fired).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('lets a specific key override the "*" rule', () => {
     const counters = newCounters();
-    const injector = new FaultInjector(1, { '*': { upstream502: { probability: 1 } }, 'erase.get': { upstream502: { probability: 0 } } }, () => counters);
+    const injector = new FaultInjector(
+      1,
+      { '*': { upstream502: { probability: 1 } }, 'erase.get': { upstream502: { probability: 0 } } },
+      () => counters,
+    );
     expect(injector.roll('generation.get', 'upstream502')).toBeTruthy();
     expect(injector.roll('erase.get', 'upstream502')).toBeUndefined();
   });
@@ -55,7 +64,9 @@ describe('FaultInjector (unit)', () => {
     expect(() => parseFaultConfig({ 'generation.create': { explode: {} } })).toThrow(/invalid fault config/);
     expect(() => parseFaultConfig({ 'generation.create': { upstream502: { probability: 2 } } })).toThrow();
     expect(() => parseFaultConfig({ 'generation.create': { callbackDrop: { next: 1 } } })).toThrow(/callback key/);
-    expect(() => parseFaultConfig({ 'generation.callback': { upstream502: { next: 1 } } })).toThrow(/request endpoint key/);
+    expect(() => parseFaultConfig({ 'generation.callback': { upstream502: { next: 1 } } })).toThrow(
+      /request endpoint key/,
+    );
     expect(parseFaultConfig({ '*': { callbackDrop: { probability: 0.1 }, upstream502: { next: 1 } } })).toBeTruthy();
   });
 
@@ -84,10 +95,16 @@ describe('fault injection over HTTP', () => {
 
   it('resetAfterCreate: the connection drops but the task exists — the ambiguous case', async () => {
     emu.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
-    await expect(api(emu).createGeneration(prompt('x', { callback_url: 'https://hooks.example.com/a' }))).rejects.toThrow();
+    await expect(
+      api(emu).createGeneration(prompt('x', { callback_url: 'https://hooks.example.com/a' })),
+    ).rejects.toThrow();
     expect(tasks()).toBe(1);
     const [req] = emu.inspect().requests;
-    expect(req).toMatchObject({ status: 'reset', resourceId: emu.inspect().generationTasks[0]!.id, callbackUrl: 'https://hooks.example.com/a' });
+    expect(req).toMatchObject({
+      status: 'reset',
+      resourceId: emu.inspect().generationTasks[0]!.id,
+      callbackUrl: 'https://hooks.example.com/a',
+    });
   });
 
   it('error500AfterCreate: 500, yet the task exists', async () => {
@@ -163,7 +180,9 @@ describe('fault injection over HTTP', () => {
   });
 
   it('gives the same sequence of answers for the same seed, on two emulators', async () => {
-    const faults: FaultConfig = { 'generation.create': { error500AfterCreate: { probability: 0.3 }, rateLimit429: { probability: 0.2 } } };
+    const faults: FaultConfig = {
+      'generation.create': { error500AfterCreate: { probability: 0.3 }, rateLimit429: { probability: 0.2 } },
+    };
     const statuses = async (seed: number) => {
       const e = await start({ seed, faults });
       try {
@@ -209,7 +228,9 @@ describe('callback faults', () => {
     expect(rx.received.map((r) => r.body.status)).toEqual(['running', 'running', 'succeeded']);
     expect(rx.received[0]!.headers['x-emulator-callback-id']).toBe(rx.received[1]!.headers['x-emulator-callback-id']);
     const { callbacks, counters } = emu.inspect();
-    expect(callbacks.filter((c) => c.outcome === 'dropped')).toEqual([expect.objectContaining({ resourceId: body.id, state: 'queued' })]);
+    expect(callbacks.filter((c) => c.outcome === 'dropped')).toEqual([
+      expect.objectContaining({ resourceId: body.id, state: 'queued' }),
+    ]);
     expect(counters.callbacks).toMatchObject({ sent: 3, delivered: 3, dropped: 1, duplicated: 1 });
 
     emu.reset();

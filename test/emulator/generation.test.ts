@@ -65,7 +65,12 @@ describe('generation create and query', () => {
     const { body } = await api(emu).createGeneration(prompt('x', { callback_url: 'http://127.0.0.1:9/nowhere' }));
     await waitFor(() => emu.inspect().counters.callbacks.failed >= 1);
     const [delivery] = emu.inspect().callbacks;
-    expect(delivery).toMatchObject({ resourceId: body.id, state: 'queued', outcome: 'failed', error: expect.any(String) });
+    expect(delivery).toMatchObject({
+      resourceId: body.id,
+      state: 'queued',
+      outcome: 'failed',
+      error: expect.any(String),
+    });
   });
 
   it.each([
@@ -96,16 +101,36 @@ describe('generation validation (400)', () => {
     ['empty content', { model: 'm', content: [] }, /content/],
     ['an unknown item type', { model: 'm', content: [{ type: 'pdf_url' }] }, /content\[0\]\.type/],
     ['a text item without text', { model: 'm', content: [{ type: 'text' }] }, /content\[0\]\.text/],
-    ['a media item without url', { model: 'm', content: [{ type: 'image_url', image_url: {} }] }, /image_url\.url is required/],
+    [
+      'a media item without url',
+      { model: 'm', content: [{ type: 'image_url', image_url: {} }] },
+      /image_url\.url is required/,
+    ],
     ['a base64 data: image', { model: 'm', content: [img('data:image/png;base64,iVBORw0KGgo=')] }, /base64/],
-    ['raw base64 instead of a URL', { model: 'm', content: [img('iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB')] }, /public http\(s\) URL/],
+    [
+      'raw base64 instead of a URL',
+      { model: 'm', content: [img('iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB')] },
+      /public http\(s\) URL/,
+    ],
     ['a loopback URL', { model: 'm', content: [img('http://localhost/cat.png')] }, /public/],
     ['a private-network URL', { model: 'm', content: [img('http://192.168.1.5/cat.png')] }, /public/],
     ['an ftp URL', { model: 'm', content: [img('ftp://example.com/cat.png')] }, /public/],
     ['an unknown Asset:// id', { model: 'm', content: [img('Asset://asset-missing')] }, /unknown asset/],
-    ['a role of another type', { model: 'm', content: [img('https://example.com/a.png', 'reference_video')] }, /not allowed/],
-    ['an empty role', { model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' }, role: '' }] }, /role must be a non-empty string/],
-    ['two first frames', { model: 'm', content: [img('https://e.com/a.png', 'first_frame'), img('https://e.com/b.png', 'first_frame')] }, /at most one/],
+    [
+      'a role of another type',
+      { model: 'm', content: [img('https://example.com/a.png', 'reference_video')] },
+      /not allowed/,
+    ],
+    [
+      'an empty role',
+      { model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' }, role: '' }] },
+      /role must be a non-empty string/,
+    ],
+    [
+      'two first frames',
+      { model: 'm', content: [img('https://e.com/a.png', 'first_frame'), img('https://e.com/b.png', 'first_frame')] },
+      /at most one/,
+    ],
     ['an empty ratio', prompt('x', { ratio: '' }), /ratio/],
     ['a non-integer seed', prompt('x', { seed: 1.5 }), /seed/],
     ['a string duration', prompt('x', { duration: '5' }), /duration/],
@@ -156,7 +181,11 @@ describe('generation validation (400)', () => {
   it('accepts an Asset:// address only once the asset is Active and of the item type', async () => {
     const groups = await api(emu).asset('ListAssetGroups', {}, USER1);
     const GroupId = groups.body.Result.AssetGroups[0].Id;
-    const asset = await api(emu).asset('CreateAsset', { GroupId, URL: 'https://example.com/face.png', AssetType: 'Image' });
+    const asset = await api(emu).asset('CreateAsset', {
+      GroupId,
+      URL: 'https://example.com/face.png',
+      AssetType: 'Image',
+    });
     const ref = `Asset://${asset.body.Result.Id}`;
     const pending = await api(emu).createGeneration({ model: 'm', content: [img(ref, 'first_frame')] });
     expect(pending.status).toBe(400);
@@ -164,7 +193,10 @@ describe('generation validation (400)', () => {
 
     emu.advanceClock(1_000);
     expect((await api(emu).createGeneration({ model: 'm', content: [img(ref, 'first_frame')] })).status).toBe(200);
-    const wrongType = await api(emu).createGeneration({ model: 'm', content: [{ type: 'video_url', video_url: { url: ref } }] });
+    const wrongType = await api(emu).createGeneration({
+      model: 'm',
+      content: [{ type: 'video_url', video_url: { url: ref } }],
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.message).toMatch(/type Image, expected Video/);
   });

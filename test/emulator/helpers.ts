@@ -73,7 +73,12 @@ export function api(emu: RunningEmulator) {
       }),
     getErase: (id: string, key: string | null = KEY) =>
       call(`${u}/api/v1/svc-tasks/${id}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }),
-    asset: (action: string | null, body?: unknown, token: string | null = USER1, headers: Record<string, string> = {}) =>
+    asset: (
+      action: string | null,
+      body?: unknown,
+      token: string | null = USER1,
+      headers: Record<string, string> = {},
+    ) =>
       call(`${u}/api/asset-management${action === null ? '' : `?Action=${action}`}`, {
         method: 'POST',
         headers: { ...jsonHeaders, ...(token ? { 'x-access-token': token } : {}), ...headers },
@@ -82,7 +87,11 @@ export function api(emu: RunningEmulator) {
     review: (mode: 'sync' | 'async', body: unknown, token: string | null = USER1, track: string | null = TRACK) =>
       call(`${u}/api/asset/upload/${mode}`, {
         method: 'POST',
-        headers: { ...jsonHeaders, ...(token ? { 'x-access-token': token } : {}), ...(track ? { 'x-track-id': track } : {}) },
+        headers: {
+          ...jsonHeaders,
+          ...(token ? { 'x-access-token': token } : {}),
+          ...(track ? { 'x-track-id': track } : {}),
+        },
         body: bodyOf(body),
       }),
     getReview: (id: string, token: string | null = USER1, track: string | null = TRACK) =>
@@ -112,7 +121,11 @@ export async function generatedVideo(emu: RunningEmulator, text = 'a cat on a sk
 }
 
 /** The user's system group of a kind. */
-export async function systemGroupId(emu: RunningEmulator, type: 'AIGC' | 'LivenessFace', token = USER1): Promise<string> {
+export async function systemGroupId(
+  emu: RunningEmulator,
+  type: 'AIGC' | 'LivenessFace',
+  token = USER1,
+): Promise<string> {
   const res = await api(emu).asset('ListAssetGroups', { Filter: { GroupType: type } }, token);
   return (res.body.Result.AssetGroups ?? res.body.Result.Items)[0].Id; // Items: upstream dialect
 }
@@ -130,7 +143,11 @@ export async function callbackReceiver(status = 200) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString() || 'null'), headers: req.headers });
+      received.push({
+        path: req.url ?? '',
+        body: JSON.parse(Buffer.concat(chunks).toString() || 'null'),
+        headers: req.headers,
+      });
       res.writeHead(status).end();
     });
   });

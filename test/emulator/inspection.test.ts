@@ -62,7 +62,10 @@ describe('inspection API', () => {
       'real_person',
       'named-by-client',
     ]);
-    expect(state.groups.find((g: any) => g.Name === 'named-by-client')).toMatchObject({ trackId: 'trk-1', GroupType: 'AIGC' });
+    expect(state.groups.find((g: any) => g.Name === 'named-by-client')).toMatchObject({
+      trackId: 'trk-1',
+      GroupType: 'AIGC',
+    });
   });
 
   it('logs each request with endpoint, action, status, ids and faults', async () => {
@@ -82,7 +85,13 @@ describe('inspection API', () => {
         trackId: 't-9',
         faults: ['upstream502'],
       }),
-      expect.objectContaining({ seq: 2, endpoint: 'generation.create', status: 200, principal: 'key#1', callbackUrl: 'https://h.example.com/1' }),
+      expect.objectContaining({
+        seq: 2,
+        endpoint: 'generation.create',
+        status: 200,
+        principal: 'key#1',
+        callbackUrl: 'https://h.example.com/1',
+      }),
     ]);
     expect((await c.admin('GET', 'requests?since=1')).body.requests.map((r: any) => r.seq)).toEqual([2]);
   });
@@ -108,13 +117,20 @@ describe('inspection API', () => {
 
 describe('other paths', () => {
   it('answers 501 for entry points the spec names only by path, 404 for unknown, 405 for a wrong method', async () => {
-    for (const path of ['/v1/chat/completions', '/kling/v1/videos/text2video/abc', '/v1/videos/v1', '/v1beta/models/m:generateContent']) {
+    for (const path of [
+      '/v1/chat/completions',
+      '/kling/v1/videos/text2video/abc',
+      '/v1/videos/v1',
+      '/v1beta/models/m:generateContent',
+    ]) {
       const res = await fetch(`${emu.url}${path}`, { method: 'POST' });
       expect(res.status).toBe(501);
     }
     expect((await fetch(`${emu.url}/nope`)).status).toBe(404);
     expect((await fetch(`${emu.url}/v1/task/create`)).status).toBe(405);
-    const assetGet = await fetch(`${emu.url}/api/asset-management?Action=ListAssetGroups`, { headers: { 'x-access-token': SECRET_TOKEN_A } });
+    const assetGet = await fetch(`${emu.url}/api/asset-management?Action=ListAssetGroups`, {
+      headers: { 'x-access-token': SECRET_TOKEN_A },
+    });
     expect(assetGet.status).toBe(405);
   });
 });

@@ -19,7 +19,10 @@ describe('sample media', () => {
   it('serves byte ranges, suffix ranges and refuses unsatisfiable ones', () => {
     const lib = new MediaLibrary();
     const size = lib.serve('generated', 'GET', undefined).body as Buffer;
-    expect(lib.serve('generated', 'GET', 'bytes=-10')).toMatchObject({ status: 206, headers: { 'content-length': '10' } });
+    expect(lib.serve('generated', 'GET', 'bytes=-10')).toMatchObject({
+      status: 206,
+      headers: { 'content-length': '10' },
+    });
     expect(lib.serve('generated', 'GET', `bytes=${size.length}-`).status).toBe(416);
     expect(lib.serve('generated', 'GET', 'bytes=5-2').status).toBe(416);
     expect(lib.serve('erased', 'HEAD', undefined)).toMatchObject({ status: 200, body: Buffer.alloc(0) });
@@ -37,9 +40,21 @@ describe('helpers', () => {
   });
 
   it('tells public URLs from private ones', () => {
-    for (const ok of ['https://example.com/a.png', 'http://8.8.8.8/a', 'https://[2001:db8::1]/a']) expect(isPublicHttpUrl(ok)).toBe(true);
-    for (const bad of ['http://localhost/a', 'http://127.0.0.1/a', 'http://10.1.2.3/a', 'http://172.20.0.1/a', 'http://192.168.0.1/a',
-      'http://169.254.1.1/a', 'http://[::1]/a', 'http://intranet/a', 'http://printer.local/a', 'mailto:x@y.z', 'not a url']) {
+    for (const ok of ['https://example.com/a.png', 'http://8.8.8.8/a', 'https://[2001:db8::1]/a'])
+      expect(isPublicHttpUrl(ok)).toBe(true);
+    for (const bad of [
+      'http://localhost/a',
+      'http://127.0.0.1/a',
+      'http://10.1.2.3/a',
+      'http://172.20.0.1/a',
+      'http://192.168.0.1/a',
+      'http://169.254.1.1/a',
+      'http://[::1]/a',
+      'http://intranet/a',
+      'http://printer.local/a',
+      'mailto:x@y.z',
+      'not a url',
+    ]) {
       expect(isPublicHttpUrl(bad)).toBe(false);
     }
     expect(isPublicHttpUrl('http://127.0.0.1:4000/media/x.mp4', new Set(['127.0.0.1:4000']))).toBe(true);
@@ -65,7 +80,11 @@ describe('helpers', () => {
 
 describe('publicUrl', () => {
   test('issued video URLs use the public base URL clients reach the emulator by', async () => {
-    const emu = await startEmulator({ port: 0, publicUrl: 'http://emulator.example:8080/', profile: { generationQueuedMs: 0, generationRunningMs: 0 } });
+    const emu = await startEmulator({
+      port: 0,
+      publicUrl: 'http://emulator.example:8080/',
+      profile: { generationQueuedMs: 0, generationRunningMs: 0 },
+    });
     try {
       const local = `http://127.0.0.1:${emu.port}`;
       const created = await fetch(`${local}/v1/task/create`, {
@@ -75,9 +94,9 @@ describe('publicUrl', () => {
       }).then((r) => r.json() as Promise<{ id: string }>);
       expect(emu.url).toBe('http://emulator.example:8080');
       emu.advanceClock(10);
-      const task = await fetch(`${local}/v1/task/get/${created.id}`, { headers: { authorization: 'Bearer emu-key' } }).then(
-        (r) => r.json() as Promise<{ status: string; video_url?: string }>,
-      );
+      const task = await fetch(`${local}/v1/task/get/${created.id}`, {
+        headers: { authorization: 'Bearer emu-key' },
+      }).then((r) => r.json() as Promise<{ status: string; video_url?: string }>);
       expect(task.status).toBe('succeeded');
       expect(task.video_url).toMatch(/^http:\/\/emulator\.example:8080\/media\/generated\//);
     } finally {

@@ -58,7 +58,11 @@ describe('async review', () => {
     });
     expect(gen.status).toBe(200);
     const asset = await api(emu).asset('GetAsset', { Id: item.asset_id });
-    expect(asset.body.Result).toMatchObject({ Status: 'Active', AssetType: 'Video', GroupId: await systemGroupId(emu, 'AIGC') });
+    expect(asset.body.Result).toMatchObject({
+      Status: 'Active',
+      AssetType: 'Video',
+      GroupId: await systemGroupId(emu, 'AIGC'),
+    });
   });
 
   it('fails single items whose URL contains "reject", and the whole task for "fail-review"', async () => {
@@ -164,7 +168,10 @@ describe('cancel (admin) and query interval', () => {
 
 describe('review refusals', () => {
   it('needs X-Access-Token (401) and X-Track-Id (400), on submit and query', async () => {
-    expect(await api(emu).review('async', { images: urls(1) }, null)).toMatchObject({ status: 401, body: { code: 401 } });
+    expect(await api(emu).review('async', { images: urls(1) }, null)).toMatchObject({
+      status: 401,
+      body: { code: 401 },
+    });
     expect((await api(emu).review('async', { images: urls(1) }, 'bogus')).status).toBe(401);
     const noTrack = await api(emu).review('async', { images: urls(1) }, USER1, null);
     expect(noTrack).toMatchObject({ status: 400, body: { code: 400, message: expect.stringMatching(/X-Track-Id/) } });
@@ -185,7 +192,11 @@ describe('review refusals', () => {
     ['an unsupported extension', { images: ['https://e.com/a.svg'] }, /unsupported extension/],
     ['no extension', { images: ['https://e.com/a'] }, /unsupported extension/],
     ['mixed types', { images: ['https://e.com/a.png', 'https://e.com/b.mp4'] }, /one type/],
-    ['asset_type not matching the URLs', { asset_type: 'Audio', images: ['https://e.com/a.png'] }, /asset_type is Audio/],
+    [
+      'asset_type not matching the URLs',
+      { asset_type: 'Audio', images: ['https://e.com/a.png'] },
+      /asset_type is Audio/,
+    ],
     ['videos under the default asset_type Image', { images: ['https://e.com/a.mov'] }, /asset_type is Image/],
     ['an unknown asset_type', { asset_type: 'Text', images: urls(1) }, /asset_type must be/],
     ['a malformed callback_url', { images: urls(1), callback_url: 'x' }, /callback_url/],
@@ -200,10 +211,22 @@ describe('review refusals', () => {
   });
 
   it('accepts all documented extensions per type, and 50 URLs', async () => {
-    const image = ['jpeg', 'jpg', 'png', 'webp', 'bmp', 'tiff', 'tif', 'gif', 'heic', 'HEIF'].map((e) => `https://e.com/x.${e}`);
+    const image = ['jpeg', 'jpg', 'png', 'webp', 'bmp', 'tiff', 'tif', 'gif', 'heic', 'HEIF'].map(
+      (e) => `https://e.com/x.${e}`,
+    );
     expect((await api(emu).review('async', { images: image })).status).toBe(202);
-    expect((await api(emu).review('async', { asset_type: 'Video', images: ['https://e.com/a.mp4', 'https://e.com/b.mov?x=1'] })).status).toBe(202);
-    expect((await api(emu).review('async', { asset_type: 'audio', images: ['https://e.com/a.wav', 'https://e.com/b.mp3'] })).status).toBe(202);
+    expect(
+      (
+        await api(emu).review('async', {
+          asset_type: 'Video',
+          images: ['https://e.com/a.mp4', 'https://e.com/b.mov?x=1'],
+        })
+      ).status,
+    ).toBe(202);
+    expect(
+      (await api(emu).review('async', { asset_type: 'audio', images: ['https://e.com/a.wav', 'https://e.com/b.mp3'] }))
+        .status,
+    ).toBe(202);
     expect((await api(emu).review('async', { images: urls(50) })).status).toBe(202);
   });
 

@@ -34,11 +34,12 @@ describe('readLag: a new task is "not found" for ms after its create answered', 
     // Only the first create of each key was hit (next: 1), and the log says which.
     const second = await api(emu).createGeneration(prompt('y'));
     expect((await api(emu).getGeneration(second.body.id)).status).toBe(200);
-    expect(emu.inspect().requests.filter((r) => r.faults.includes('readLag')).map((r) => r.endpoint)).toEqual([
-      'generation.create',
-      'review.async',
-      'erase.create',
-    ]);
+    expect(
+      emu
+        .inspect()
+        .requests.filter((r) => r.faults.includes('readLag'))
+        .map((r) => r.endpoint),
+    ).toEqual(['generation.create', 'review.async', 'erase.create']);
   });
 
   it('GetAsset of a new asset answers AssetNotOwned (403), then the asset', async () => {
@@ -48,7 +49,10 @@ describe('readLag: a new task is "not found" for ms after its create answered', 
     const hidden = await api(emu).asset('GetAsset', { Id: body.Result.Id });
     expect(hidden).toMatchObject({ status: 403, body: { Code: 'AssetNotOwned' } });
     emu.advanceClock(2_000);
-    expect((await api(emu).asset('GetAsset', { Id: body.Result.Id })).body.Result).toMatchObject({ Id: body.Result.Id, Status: 'Active' });
+    expect((await api(emu).asset('GetAsset', { Id: body.Result.Id })).body.Result).toMatchObject({
+      Id: body.Result.Id,
+      Status: 'Active',
+    });
   });
 });
 
@@ -84,9 +88,16 @@ describe('unknownState: a state reelflow does not know', () => {
     const asset = await api(emu).asset('CreateAsset', { GroupId: group, URL: 'https://cdn.example.com/b.png' });
     emu.advanceClock(60_000);
     for (let i = 0; i < 3; i++) {
-      expect((await api(emu).getErase(erase.body.task_id)).body).toEqual({ task_id: erase.body.task_id, request_id: expect.any(String), status: 'NOT_START' });
+      expect((await api(emu).getErase(erase.body.task_id)).body).toEqual({
+        task_id: erase.body.task_id,
+        request_id: expect.any(String),
+        status: 'NOT_START',
+      });
       expect((await api(emu).getReview(review.body.task_id)).body).not.toHaveProperty('result');
-      expect((await api(emu).asset('GetAsset', { Id: asset.body.Result.Id })).body.Result).toMatchObject({ Status: 'Uploading', URL: '' });
+      expect((await api(emu).asset('GetAsset', { Id: asset.body.Result.Id })).body.Result).toMatchObject({
+        Status: 'Uploading',
+        URL: '',
+      });
     }
     expect(emu.inspect().eraseTasks[0]!.status).toBe('SUCCESS');
   });
@@ -100,7 +111,11 @@ describe('expire: a generation task ends expired', () => {
       const { body } = await api(emu).createGeneration(prompt('x', { callback_url: `${rx.url}/cb` }));
       emu.advanceClock(3_000);
       const task = (await api(emu).getGeneration(body.id)).body;
-      expect(task).toMatchObject({ status: 'expired', fail_reason: expect.stringContaining('expired'), finished_at: expect.any(Number) });
+      expect(task).toMatchObject({
+        status: 'expired',
+        fail_reason: expect.stringContaining('expired'),
+        finished_at: expect.any(Number),
+      });
       expect(task).not.toHaveProperty('video_url');
       await waitFor(() => rx.received.length >= 3);
       expect(rx.received[2]!.body.status).toBe('expired');

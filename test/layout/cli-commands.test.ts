@@ -13,7 +13,9 @@ it.each(pipelineCommands)('%s is a module of its own', async (name) => {
 });
 
 test('the vendor commands share one module', async () => {
-  expect(COMMANDS.filter((c) => c.needs === 'vendor').map((c) => c.name.split(' ')[0])).toEqual(expect.arrayContaining(['groups', 'assets', 'review']));
+  expect(COMMANDS.filter((c) => c.needs === 'vendor').map((c) => c.name.split(' ')[0])).toEqual(
+    expect.arrayContaining(['groups', 'assets', 'review']),
+  );
   const mod = await import('../../src/starters/commands/vendor');
   expect(typeof mod.runVendorCommand).toBe('function');
 });

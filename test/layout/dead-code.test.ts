@@ -10,10 +10,16 @@ import { tsFiles } from './import-graph';
 const ROOT = path.resolve(__dirname, '../..');
 
 const withoutComments = (src: string) => src.replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
-const code = new Map(['src', 'test', 'bench'].flatMap((dir) => tsFiles(ROOT, dir)).map((f) => [f, withoutComments(readFileSync(path.join(ROOT, f), 'utf8'))]));
+const code = new Map(
+  ['src', 'test', 'bench']
+    .flatMap((dir) => tsFiles(ROOT, dir))
+    .map((f) => [f, withoutComments(readFileSync(path.join(ROOT, f), 'utf8'))]),
+);
 const DECLARATION = /^export (?:async )?(?:const|function|class|type|interface|enum|let) ([A-Za-z_$][\w$]*)/gm;
 
-const exported = [...code].filter(([f]) => f.startsWith(`src${path.sep}`)).flatMap(([file, src]) => [...src.matchAll(DECLARATION)].map((m) => ({ file, name: m[1]! })));
+const exported = [...code]
+  .filter(([f]) => f.startsWith(`src${path.sep}`))
+  .flatMap(([file, src]) => [...src.matchAll(DECLARATION)].map((m) => ({ file, name: m[1]! })));
 
 test('every export of src/ has a use', () => {
   expect(exported.length).toBeGreaterThan(100);

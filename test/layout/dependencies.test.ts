@@ -14,16 +14,23 @@ function folderOf(file: string): string {
 }
 
 function reached(entry: string): string[] {
-  return [...reachableFrom(path.join(SRC, entry))].filter((f) => !f.startsWith('pkg:')).map((f) => path.relative(SRC, f));
+  return [...reachableFrom(path.join(SRC, entry))]
+    .filter((f) => !f.startsWith('pkg:'))
+    .map((f) => path.relative(SRC, f));
 }
 
-it.each(['starters/cli.ts', 'index.ts', 'workers/main.ts', 'callbacks/main.ts'])('%s loads neither the dev stack nor the emulator', (entry) => {
-  const offending = reached(entry).filter((f) => ['devstack', 'emulator'].includes(folderOf(path.join(SRC, f))));
-  expect(offending).toEqual([]);
-});
+it.each(['starters/cli.ts', 'index.ts', 'workers/main.ts', 'callbacks/main.ts'])(
+  '%s loads neither the dev stack nor the emulator',
+  (entry) => {
+    const offending = reached(entry).filter((f) => ['devstack', 'emulator'].includes(folderOf(path.join(SRC, f))));
+    expect(offending).toEqual([]);
+  },
+);
 
 test('the standalone callback receiver reads its own config and loads no worker or CLI module', () => {
-  const offending = reached('callbacks/main.ts').filter((f) => ['workers', 'starters'].includes(folderOf(path.join(SRC, f))));
+  const offending = reached('callbacks/main.ts').filter((f) =>
+    ['workers', 'starters'].includes(folderOf(path.join(SRC, f))),
+  );
   expect(offending).toEqual([]);
 });
 

@@ -15,7 +15,9 @@ import { fullDefinition, startHarness, type Harness } from '../workflows/harness
 const OUT = path.join(__dirname, 'histories');
 const IDS = path.join(OUT, 'workflow-ids.json');
 /** file → the workflow id it ran under (replay needs it). */
-const ids: Record<string, string> = existsSync(IDS) ? (JSON.parse(readFileSync(IDS, 'utf8')) as Record<string, string>) : {};
+const ids: Record<string, string> = existsSync(IDS)
+  ? (JSON.parse(readFileSync(IDS, 'utf8')) as Record<string, string>)
+  : {};
 const day = new Date().toISOString().slice(0, 10);
 
 /** The Temporal CLI writes the canonical proto3 JSON that historyFromJSON reads. */
@@ -26,12 +28,26 @@ function save(name: string, workflowId: string, runId?: string): void {
     return;
   }
   const cli = findTemporalCli(() => undefined)!.path;
-  const args = ['workflow', 'show', '--address', process.env.TEMPORAL_ADDRESS!, '-w', workflowId, ...(runId ? ['-r', runId] : []), '-o', 'json'];
+  const args = [
+    'workflow',
+    'show',
+    '--address',
+    process.env.TEMPORAL_ADDRESS!,
+    '-w',
+    workflowId,
+    ...(runId ? ['-r', runId] : []),
+    '-o',
+    'json',
+  ];
   writeFileSync(path.join(OUT, file), execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
   ids[file] = workflowId;
 }
 
-async function until(h: Harness, handle: { query: (q: typeof statusQuery) => Promise<PipelineStatus> }, pred: (s: PipelineStatus) => boolean) {
+async function until(
+  h: Harness,
+  handle: { query: (q: typeof statusQuery) => Promise<PipelineStatus> },
+  pred: (s: PipelineStatus) => boolean,
+) {
   while (!pred(await handle.query(statusQuery))) await new Promise((r) => setTimeout(r, 200));
   void h;
 }
@@ -46,7 +62,10 @@ test('record replay histories', async () => {
 
     // 2. An ambiguous paid create resolved by the operator Update.
     h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
-    const ask = await h.start({ generation: { model: 'video-model-1', content: [{ type: 'text', text: 'ask' }] }, options: { archive: false } });
+    const ask = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'ask' }] },
+      options: { archive: false },
+    });
     await until(h, ask, (s) => s.state === 'waiting-operator');
     const [task] = h.emulator.inspect().generationTasks.slice(-1);
     await ask.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
@@ -55,7 +74,10 @@ test('record replay histories', async () => {
 
     // 3. A cancelled pipeline.
     h.emulator.setFaults({});
-    const cancelled = await h.start({ generation: { model: 'video-model-1', content: [{ type: 'text', text: 'cancel' }] }, erase: true });
+    const cancelled = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'cancel' }] },
+      erase: true,
+    });
     await until(h, cancelled, (s) => s.vendorTasks.length > 0);
     await cancelled.cancel();
     await cancelled.result().catch(() => undefined);

@@ -19,11 +19,19 @@ test('histories cover every case the pipeline records', () => {
 });
 
 test.each(files)('%s replays on the current workflow code', async (file) => {
-  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } }, load(file), ids[file]);
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } },
+    load(file),
+    ids[file],
+  );
 });
 
 test('an incompatible change to videoPipeline is caught as a determinism violation', async () => {
   const full = files.find((f) => f.split('.')[1] === 'full')!;
-  const err = await Worker.runReplayHistory({ workflowsPath: require.resolve('./changed-workflows') }, load(full), ids[full]).catch((e) => e);
+  const err = await Worker.runReplayHistory(
+    { workflowsPath: require.resolve('./changed-workflows') },
+    load(full),
+    ids[full],
+  ).catch((e) => e);
   expect(err).toBeInstanceOf(DeterminismViolationError);
 });

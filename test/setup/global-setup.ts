@@ -15,7 +15,14 @@ export default async function globalSetup(): Promise<void> {
   // Bundle the workflows once for every test file (bundling is the slow part of Worker.create).
   const bundling = bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
-    logger: { info: () => undefined, warn: () => undefined, error: console.error, debug: () => undefined, trace: () => undefined, log: () => undefined },
+    logger: {
+      info: () => undefined,
+      warn: () => undefined,
+      error: console.error,
+      debug: () => undefined,
+      trace: () => undefined,
+      log: () => undefined,
+    },
   }).then((bundle) => {
     const codePath = path.join(dir, 'workflow-bundle.js');
     writeFileSync(codePath, bundle.code);

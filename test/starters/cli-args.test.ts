@@ -32,20 +32,27 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine([])).toEqual({ kind: 'help' });
     expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' });
     expect(parseCommandLine(['run', '--help'])).toMatchObject({ kind: 'help', command: { name: 'run' } });
-    expect(parseCommandLine(['help', 'groups', 'create'])).toMatchObject({ kind: 'help', command: { name: 'groups create' } });
+    expect(parseCommandLine(['help', 'groups', 'create'])).toMatchObject({
+      kind: 'help',
+      command: { name: 'groups create' },
+    });
     expect(parseCommandLine(['assets'])).toEqual({ kind: 'help', group: 'assets' });
     expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });
   });
 
   test('usage errors name the option or argument', () => {
-    expect(usage(['statsu', 'x']).message).toBe('unknown command "statsu" (did you mean "status"?); see reelflow --help');
+    expect(usage(['statsu', 'x']).message).toBe(
+      'unknown command "statsu" (did you mean "status"?); see reelflow --help',
+    );
     expect(usage(['run']).message).toBe('"run" needs <file>');
     expect(usage(['run', 'a.json', 'b.json']).message).toBe('"run" takes <file>; unexpected "b.json"');
     expect(usage(['list', 'extra']).message).toBe('"list" takes no arguments; unexpected "extra"');
     const unknown = usage(['list', '--stauts', 'running']);
     expect(unknown.message).toBe('unknown option --stauts for "list" (did you mean "--status"?)');
     expect(unknown.option).toBe('--stauts');
-    expect(usage(['list', '--status', 'sleeping']).message).toMatch(/^option --status: "sleeping" is not one of running, waiting-operator, stuck, completed/);
+    expect(usage(['list', '--status', 'sleeping']).message).toMatch(
+      /^option --status: "sleeping" is not one of running, waiting-operator, stuck, completed/,
+    );
     expect(usage(['list', '--status']).message).toBe('option --status needs a value <status>');
     expect(usage(['list', '--limit', '0']).message).toBe('option --limit: "0" is not a positive integer');
     expect(usage(['list', '--json=yes']).message).toBe('option --json takes no value');

@@ -50,12 +50,19 @@ describe('pipelines through the CLI', () => {
 
     const running = await cli(['status', id, '--json']);
     expect(running.code).toBe(0);
-    expect(running.json()).toMatchObject({ pipelineId: id, stages: { generation: expect.any(Object), review: { state: 'skipped' } } });
+    expect(running.json()).toMatchObject({
+      pipelineId: id,
+      stages: { generation: expect.any(Object), review: { state: 'skipped' } },
+    });
 
     const result = await cli(['result', id, '--json']);
     expect(result.code).toBe(0);
     const doc = result.json();
-    expect(doc).toMatchObject({ workflowId: id, status: 'completed', result: { pipelineId: id, generation: { taskId: expect.any(String) } } });
+    expect(doc).toMatchObject({
+      workflowId: id,
+      status: 'completed',
+      result: { pipelineId: id, generation: { taskId: expect.any(String) } },
+    });
     const taskId = doc.result.generation.taskId as string;
 
     const human = await cli(['status', id]);
@@ -65,7 +72,13 @@ describe('pipelines through the CLI', () => {
     // Search attributes: by vendor task id, by status, by stage.
     const byTask = await eventually(['list', '--vendor-task', taskId, '--json'], (r) => r.json().pipelines.length > 0);
     expect(byTask.json().pipelines).toEqual([
-      expect.objectContaining({ workflowId: id, executionStatus: 'completed', stage: 'done', status: 'completed', vendorTaskIds: [taskId] }),
+      expect.objectContaining({
+        workflowId: id,
+        executionStatus: 'completed',
+        stage: 'done',
+        status: 'completed',
+        vendorTaskIds: [taskId],
+      }),
     ]);
     const completed = await eventually(['list', '--status', 'completed', '--json'], (r) =>
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
@@ -80,12 +93,22 @@ describe('pipelines through the CLI', () => {
   });
 
   test('run examples/pipeline.json: live display line by line, result, exit 0', async () => {
-    const r = await cli(['run', 'examples/pipeline.json', '--task-queue', h.taskQueue, '--workflow-id', `cli-run-${Date.now()}`, '--interval', '300']);
+    const r = await cli([
+      'run',
+      'examples/pipeline.json',
+      '--task-queue',
+      h.taskQueue,
+      '--workflow-id',
+      `cli-run-${Date.now()}`,
+      '--interval',
+      '300',
+    ]);
     expect(r.stderr).toContain('started cli-run-');
     expect(r.code).toBe(0);
     const out = r.stdout;
     // Which intermediate states a poll catches depends on timing; every stage ends done.
-    for (const stage of ['review', 'assets', 'generation', 'erase']) expect(out).toMatch(new RegExp(`^${stage}: done`, 'm'));
+    for (const stage of ['review', 'assets', 'generation', 'erase'])
+      expect(out).toMatch(new RegExp(`^${stage}: done`, 'm'));
     expect(out).toContain('pipeline completed');
     expect(out).toMatch(/vendor review \S+/);
     expect(out).toMatch(/vendor generation \S+/);
@@ -94,7 +117,9 @@ describe('pipelines through the CLI', () => {
   });
 
   test('run on a TTY redraws the block in place', async () => {
-    const r = await cli(['run', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--interval', '200'], { tty: true });
+    const r = await cli(['run', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--interval', '200'], {
+      tty: true,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\x1b\[\d+A\r\x1b\[0J/);
     expect(r.stdout).toMatch(/ {2}generation\s+done/);
@@ -107,15 +132,34 @@ describe('pipelines through the CLI', () => {
   });
 
   test('an invalid definition starts nothing (exit 2), an unknown id is a clear error (exit 1)', async () => {
-    const bad = await cli(['start', defFile({ generation: { model: 'm', content: [] } } as PipelineDefinitionInput), '--task-queue', h.taskQueue]);
+    const bad = await cli([
+      'start',
+      defFile({ generation: { model: 'm', content: [] } } as PipelineDefinitionInput),
+      '--task-queue',
+      h.taskQueue,
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/def-\d+\.json: generation\.content: /);
     const missing = await cli(['status', 'reelflow-no-such-pipeline']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no pipeline with workflow id "reelflow-no-such-pipeline"');
-    const dup = await cli(['start', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--workflow-id', 'cli-dup-1']);
+    const dup = await cli([
+      'start',
+      defFile(GENERATION_ONLY),
+      '--task-queue',
+      h.taskQueue,
+      '--workflow-id',
+      'cli-dup-1',
+    ]);
     expect(dup.code).toBe(0);
-    const again = await cli(['start', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--workflow-id', 'cli-dup-1']);
+    const again = await cli([
+      'start',
+      defFile(GENERATION_ONLY),
+      '--task-queue',
+      h.taskQueue,
+      '--workflow-id',
+      'cli-dup-1',
+    ]);
     if (again.code !== 0) expect(again.stderr).toContain('"cli-dup-1" is already in use');
     await cli(['result', 'cli-dup-1']);
   });
@@ -132,7 +176,9 @@ describe('cancel through the CLI', () => {
     const abort = new AbortController();
     const id = `cli-detach-${Date.now()}`;
     setTimeout(() => abort.abort(new Error('interrupted')), 2_000);
-    const r = await cli(['run', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--workflow-id', id], { signal: abort.signal });
+    const r = await cli(['run', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue, '--workflow-id', id], {
+      signal: abort.signal,
+    });
     expect(r.code).toBe(130);
     expect(r.stderr).toContain(`stopped following; pipeline ${id} keeps running (reelflow status ${id} --follow)`);
     expect((await h.client.workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
@@ -143,7 +189,8 @@ describe('cancel through the CLI', () => {
     const id = (await cli(['start', defFile(GENERATION_ONLY), '--task-queue', h.taskQueue])).stdout.trim();
     // Wait until the vendor task exists, so the cancellation hits a running stage.
     const deadline = Date.now() + 30_000;
-    while (h.emulator.inspect().generationTasks.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (h.emulator.inspect().generationTasks.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     const running = await eventually(['list', '--status', 'running', '--json'], (r) =>
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
     );
@@ -184,7 +231,9 @@ describe('resolve through the CLI', () => {
     expect(status!.json()).toMatchObject({ state: 'waiting-operator', waiting: { stage: 'generation' } });
     const human = await cli(['status', id]);
     expect(human.stdout).toContain(`waiting for operator (generation, step `);
-    expect(human.stdout).toContain(`run \`reelflow resolve ${id} --task-id <vendor task id> | --resubmit | --abandon\``);
+    expect(human.stdout).toContain(
+      `run \`reelflow resolve ${id} --task-id <vendor task id> | --resubmit | --abandon\``,
+    );
 
     const waiting = await eventually(['list', '--status', 'waiting-operator', '--json'], (r) =>
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),

@@ -7,11 +7,21 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-client-'));
 const toml = path.join(dir, 'temporal.toml');
 writeFileSync(
   toml,
-  ['[profile.default]', 'address = "default.example:7233"', '', '[profile.staging]', 'address = "staging.example:7233"', 'namespace = "staging"', 'api_key = "k"'].join('\n'),
+  [
+    '[profile.default]',
+    'address = "default.example:7233"',
+    '',
+    '[profile.staging]',
+    'address = "staging.example:7233"',
+    'namespace = "staging"',
+    'api_key = "k"',
+  ].join('\n'),
 );
 
 test('environment variables override the config profile', () => {
-  const s = resolveClientSettings({ env: { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_ADDRESS: 'env.example:7233', TEMPORAL_NAMESPACE: 'ns1' } });
+  const s = resolveClientSettings({
+    env: { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_ADDRESS: 'env.example:7233', TEMPORAL_NAMESPACE: 'ns1' },
+  });
   expect(s.address).toBe('env.example:7233');
   expect(s.namespace).toBe('ns1');
   expect(s.connectionOptions.address).toBe('env.example:7233');
@@ -27,7 +37,11 @@ test('a named profile: address, namespace, API key (→ TLS)', () => {
 });
 
 test('explicit options beat both; an unknown profile is a clear error', () => {
-  const s = resolveClientSettings({ env: { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_ADDRESS: 'env.example:1' }, address: 'opt.example:2', namespace: 'n' });
+  const s = resolveClientSettings({
+    env: { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_ADDRESS: 'env.example:1' },
+    address: 'opt.example:2',
+    namespace: 'n',
+  });
   expect(s).toMatchObject({ address: 'opt.example:2', namespace: 'n' });
   expect(() => resolveClientSettings({ env: { TEMPORAL_CONFIG_FILE: toml }, profile: 'nope' })).toThrow(
     "Temporal client configuration: Profile 'nope' not found in config data",
@@ -35,7 +49,9 @@ test('explicit options beat both; an unknown profile is a clear error', () => {
 });
 
 test('connects to the dev server from TEMPORAL_ADDRESS; an unreachable one names the address', async () => {
-  const c = await connectClient({ env: { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_CONFIG_FILE: path.join(dir, 'none.toml') } });
+  const c = await connectClient({
+    env: { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_CONFIG_FILE: path.join(dir, 'none.toml') },
+  });
   try {
     expect(c.namespace).toBe('default');
     await c.client.workflowService.getSystemInfo({});
@@ -43,6 +59,9 @@ test('connects to the dev server from TEMPORAL_ADDRESS; an unreachable one names
     await c.close();
   }
   await expect(
-    connectClient({ env: { TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_CONFIG_FILE: path.join(dir, 'none.toml') }, connectTimeoutMs: 1_000 }),
+    connectClient({
+      env: { TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_CONFIG_FILE: path.join(dir, 'none.toml') },
+      connectTimeoutMs: 1_000,
+    }),
   ).rejects.toThrow(/^cannot connect to Temporal at 127\.0\.0\.1:1 \(namespace default\): .*Set TEMPORAL_ADDRESS/);
 });

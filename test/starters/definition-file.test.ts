@@ -2,12 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import {
-  DefinitionFileError,
-  lineColumn,
-  loadDefinitionFile,
-  parseJsonText,
-} from '../../src/starters/definition-file';
+import { DefinitionFileError, lineColumn, loadDefinitionFile, parseJsonText } from '../../src/starters/definition-file';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-def-'));
 function file(name: string, text: string): string {
@@ -85,8 +80,16 @@ test('definition errors name every field path', async () => {
   const err = await failure(p);
   expect(err.kind).toBe('definition');
   const paths = err.issues.map((i) => i.path);
-  expect(paths).toEqual(expect.arrayContaining(['name', 'generation.model', 'generation.content[0].image_url.url', 'erase']));
-  expect(err.lines()).toContainEqual(expect.stringMatching(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: generation\\.content\\[0\\]\\.image_url\\.url: .*base64`)));
+  expect(paths).toEqual(
+    expect.arrayContaining(['name', 'generation.model', 'generation.content[0].image_url.url', 'erase']),
+  );
+  expect(err.lines()).toContainEqual(
+    expect.stringMatching(
+      new RegExp(
+        `^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: generation\\.content\\[0\\]\\.image_url\\.url: .*base64`,
+      ),
+    ),
+  );
 });
 
 test('cross-field rules name the referring field', async () => {
@@ -98,7 +101,9 @@ test('cross-field rules name the referring field', async () => {
       }),
     ),
   );
-  expect(err.issues).toEqual([{ path: 'generation.content[0].image_url.url', message: 'no asset named "nope" in assets.items' }]);
+  expect(err.issues).toEqual([
+    { path: 'generation.content[0].image_url.url', message: 'no asset named "nope" in assets.items' },
+  ]);
 });
 
 test('a JSON array or string is not a definition', async () => {

@@ -30,7 +30,8 @@ function longestPromptWithin(limit: number): number {
   return lo;
 }
 
-const SIZE_MESSAGE = /^is [\d,]+ bytes \([\d.]+ MiB\) as the workflow's input, over Temporal's payload limit of 2,097,152 bytes \(2\.00 MiB\)/;
+const SIZE_MESSAGE =
+  /^is [\d,]+ bytes \([\d.]+ MiB\) as the workflow's input, over Temporal's payload limit of 2,097,152 bytes \(2\.00 MiB\)/;
 
 describe('CLI', () => {
   const big = JSON.stringify(withPrompt(DEFAULT_MAX_PAYLOAD_BYTES));
@@ -39,20 +40,33 @@ describe('CLI', () => {
     const r = await cli(['validate', '-'], { stdin: big });
     expect(r.code).toBe(2);
     const size = workflowInputBytes(JSON.parse(big)).toLocaleString('en-US');
-    expect(r.stderr).toMatch(new RegExp(`^<stdin>: \\(root\\): is ${size} bytes \\(2\\.00 MiB\\) as the workflow's input, over Temporal's payload limit of 2,097,152 bytes`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^<stdin>: \\(root\\): is ${size} bytes \\(2\\.00 MiB\\) as the workflow's input, over Temporal's payload limit of 2,097,152 bytes`,
+      ),
+    );
     expect(r.stderr).toContain('REELFLOW_MAX_PAYLOAD_BYTES');
   });
 
   test('--max-payload-bytes and REELFLOW_MAX_PAYLOAD_BYTES set the limit', async () => {
     expect((await cli(['validate', '-', '--max-payload-bytes', '3000000'], { stdin: big })).code).toBe(0);
-    expect((await cli(['validate', '-'], { stdin: big, env: { ...process.env, REELFLOW_MAX_PAYLOAD_BYTES: '3000000' } })).code).toBe(0);
-    const small = await cli(['validate', '-', '--json'], { stdin: JSON.stringify(withPrompt(500)), env: { ...process.env, REELFLOW_MAX_PAYLOAD_BYTES: '300' } });
+    expect(
+      (await cli(['validate', '-'], { stdin: big, env: { ...process.env, REELFLOW_MAX_PAYLOAD_BYTES: '3000000' } }))
+        .code,
+    ).toBe(0);
+    const small = await cli(['validate', '-', '--json'], {
+      stdin: JSON.stringify(withPrompt(500)),
+      env: { ...process.env, REELFLOW_MAX_PAYLOAD_BYTES: '300' },
+    });
     expect(small.code).toBe(2);
     expect(small.json().error.issues[0].message).toMatch(/over Temporal's payload limit of 300 bytes/);
   });
 
   test('a malformed REELFLOW_MAX_PAYLOAD_BYTES is a usage error naming it', async () => {
-    const r = await cli(['validate', '-'], { stdin: JSON.stringify(withPrompt(5)), env: { ...process.env, REELFLOW_MAX_PAYLOAD_BYTES: '2MB' } });
+    const r = await cli(['validate', '-'], {
+      stdin: JSON.stringify(withPrompt(5)),
+      env: { ...process.env, REELFLOW_MAX_PAYLOAD_BYTES: '2MB' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('REELFLOW_MAX_PAYLOAD_BYTES: a positive whole number of bytes (got "2MB")');
   });
@@ -79,7 +93,10 @@ describe('library startPipeline against the dev server', () => {
   test('at the byte: the largest definition within 2 MiB starts; one byte more is refused by reelflow, and by the server when reelflow lets it through', async () => {
     const fits = longestPromptWithin(DEFAULT_MAX_PAYLOAD_BYTES);
     expect(workflowInputBytes(withPrompt(fits + 1))).toBeGreaterThan(DEFAULT_MAX_PAYLOAD_BYTES);
-    const handle = await startPipeline(client, withPrompt(fits), { taskQueue, workflowId: `size-fits-${randomUUID()}` });
+    const handle = await startPipeline(client, withPrompt(fits), {
+      taskQueue,
+      workflowId: `size-fits-${randomUUID()}`,
+    });
     await handle.terminate('test: nothing to run');
 
     const workflowId = `size-over-${randomUUID()}`;
@@ -89,7 +106,9 @@ describe('library startPipeline against the dev server', () => {
     await expect(client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
     // The default is the server's own limit: raised past it, the server refuses.
-    const server = await startPipeline(client, withPrompt(fits + 1), { taskQueue, maxPayloadBytes: 3_000_000 }).catch((e: unknown) => e);
+    const server = await startPipeline(client, withPrompt(fits + 1), { taskQueue, maxPayloadBytes: 3_000_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(String((server as Error).cause ?? server)).toMatch(/Blob data size exceeds limit/);
   });
 });

@@ -13,7 +13,10 @@ export interface CliRun {
   json<T = Record<string, any>>(): T;
 }
 
-export async function cli(argv: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; signal?: AbortSignal } = {}): Promise<CliRun> {
+export async function cli(
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; signal?: AbortSignal } = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {

@@ -24,7 +24,14 @@ function status(over: Partial<PipelineStatus> = {}): PipelineStatus {
   };
 }
 
-const waiting = { workflowId: 'reelflow-demo-abc.generation', stage: 'generation' as const, step: 'generation', attempt: 2, reason: 'outcome unknown', since: '2025-01-01T00:00:00Z' };
+const waiting = {
+  workflowId: 'reelflow-demo-abc.generation',
+  stage: 'generation' as const,
+  step: 'generation',
+  attempt: 2,
+  reason: 'outcome unknown',
+  since: '2025-01-01T00:00:00Z',
+};
 
 test('renderStatus: a line per stage with progress, vendor task ids and details', () => {
   expect(renderStatus(status())).toEqual([
@@ -87,11 +94,20 @@ test('ProgressDisplay: line mode prints changes; TTY mode redraws the block in p
 });
 
 test('failure chains: outermost first, with failure types', () => {
-  const vendor = ApplicationFailure.create({ type: 'RejectedError', message: 'generation.create: invalid field content[1].image_url.url', nonRetryable: true });
+  const vendor = ApplicationFailure.create({
+    type: 'RejectedError',
+    message: 'generation.create: invalid field content[1].image_url.url',
+    nonRetryable: true,
+  });
   const err = new WorkflowFailedError('Workflow execution failed', vendor, 0 as never);
-  expect(failureChain(err)).toEqual(['Workflow execution failed', 'RejectedError: generation.create: invalid field content[1].image_url.url']);
+  expect(failureChain(err)).toEqual([
+    'Workflow execution failed',
+    'RejectedError: generation.create: invalid field content[1].image_url.url',
+  ]);
   expect(outcomeOf('p', err)).toMatchObject({ status: 'failed', workflowId: 'p' });
-  expect(outcomeOf('p', new WorkflowFailedError('x', new CancelledFailure('Workflow cancelled'), 0 as never)).status).toBe('cancelled');
+  expect(
+    outcomeOf('p', new WorkflowFailedError('x', new CancelledFailure('Workflow cancelled'), 0 as never)).status,
+  ).toBe('cancelled');
   expect(() => outcomeOf('p', new Error('connection lost'))).toThrow('connection lost');
   expect(renderFailure('pipeline p failed', ['a', 'b'])).toEqual(['pipeline p failed: a', '  caused by: b']);
 });

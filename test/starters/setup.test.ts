@@ -20,12 +20,17 @@ test('setup registers the search attributes on a fresh namespace, then finds the
   const namespace = `setup-${randomUUID().slice(0, 8)}`;
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   try {
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 as never } });
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: { seconds: 86_400 as never },
+    });
     const first = await cli(['setup', '--namespace', namespace, '--wait', '30', '--json']);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.out).added.sort()).toEqual(Object.keys(REELFLOW_SEARCH_ATTRIBUTES).sort());
     const listed = await connection.operatorService.listSearchAttributes({ namespace });
-    expect(Object.keys(listed.customAttributes ?? {})).toEqual(expect.arrayContaining(Object.keys(REELFLOW_SEARCH_ATTRIBUTES)));
+    expect(Object.keys(listed.customAttributes ?? {})).toEqual(
+      expect.arrayContaining(Object.keys(REELFLOW_SEARCH_ATTRIBUTES)),
+    );
 
     const again = await cli(['setup', '--namespace', namespace]);
     expect(again.code).toBe(0);

@@ -1,7 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDefinition } from '../../src/definition/definition';
-import { definedStages, pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipeline-client';
+import {
+  definedStages,
+  pipelineDetails,
+  pipelineSummary,
+  pipelineWorkflowId,
+} from '../../src/starters/pipeline-client';
 import { ROOT, cli } from './helpers';
 
 const EXAMPLES = readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));
@@ -24,7 +29,12 @@ test('examples/pipeline.json runs all four stages with callbacks, refs and a gro
   const def = doc.definition;
   expect(def.options.callbacks).toBe(true);
   expect(def.assets.group).toHaveProperty('name');
-  expect(def.assets.items).toEqual(expect.arrayContaining([expect.objectContaining({ fromReview: 0 }), expect.objectContaining({ url: expect.any(String) })]));
+  expect(def.assets.items).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ fromReview: 0 }),
+      expect.objectContaining({ url: expect.any(String) }),
+    ]),
+  );
   const urls = def.generation.content.filter((c: any) => c.type === 'image_url').map((c: any) => c.image_url.url);
   expect(urls).toEqual(expect.arrayContaining(['ref:review/0', expect.stringMatching(/^ref:asset\//)]));
   expect(def.generation.content.find((c: any) => c.image_url?.url === 'ref:review/0').role).toBe('first_frame');
@@ -36,9 +46,18 @@ test('an invalid definition: exit 2, one line per field, file named', async () =
   expect(r.code).toBe(2);
   expect(r.stdout).toBe('');
   const lines = r.stderr.trim().split('\n');
-  expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^<stdin>: generation\.content: /), '<stdin>: bogus: is not a known field']));
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^<stdin>: generation\.content: /),
+      '<stdin>: bogus: is not a known field',
+    ]),
+  );
   const j = await cli(['validate', '-', '--json'], { stdin: bad });
-  expect(j.json().error).toMatchObject({ kind: 'definition', file: '<stdin>', issues: expect.arrayContaining([expect.objectContaining({ path: 'generation.content' })]) });
+  expect(j.json().error).toMatchObject({
+    kind: 'definition',
+    file: '<stdin>',
+    issues: expect.arrayContaining([expect.objectContaining({ path: 'generation.content' })]),
+  });
 });
 
 test('a missing file: exit 2 naming it', async () => {
@@ -50,7 +69,9 @@ test('a missing file: exit 2 naming it', async () => {
 test('summary, details and ids describe the stages without URLs', () => {
   const def = parseDefinition(JSON.parse(readFileSync(path.join(ROOT, 'examples/pipeline.json'), 'utf8')));
   expect(definedStages(def)).toEqual(['review', 'assets', 'generation', 'erase']);
-  expect(pipelineSummary(def)).toBe('demo: review 2 media → 2 assets into group "reelflow-demo" → generate with video-gen-pro (2 media inputs) → erase subtitles');
+  expect(pipelineSummary(def)).toBe(
+    'demo: review 2 media → 2 assets into group "reelflow-demo" → generate with video-gen-pro (2 media inputs) → erase subtitles',
+  );
   const details = pipelineDetails(def);
   expect(details).toContain('| erase |');
   expect(details).not.toContain('https://');

@@ -38,7 +38,19 @@ test('groups: create, list, get, update, delete', async () => {
 test('assets: create into a group, list it, get it', async () => {
   const group = (await cli(['groups', 'create', 'cli-assets', '--json'], { env })).json().Id as string;
   const created = await cli(
-    ['assets', 'create', '--group', group, '--url', 'https://media.example.com/a/cat.png', '--type', 'image', '--name', 'cat', '--json'],
+    [
+      'assets',
+      'create',
+      '--group',
+      group,
+      '--url',
+      'https://media.example.com/a/cat.png',
+      '--type',
+      'image',
+      '--name',
+      'cat',
+      '--json',
+    ],
     { env },
   );
   expect(created.code).toBe(0);
@@ -58,7 +70,10 @@ test('assets create without --url is a usage error naming it', async () => {
 });
 
 test('review: async submit then get; sync submit', async () => {
-  const sub = await cli(['review', 'submit', 'https://media.example.com/r/a.jpg', 'https://media.example.com/r/b.jpg', '--async', '--json'], { env });
+  const sub = await cli(
+    ['review', 'submit', 'https://media.example.com/r/a.jpg', 'https://media.example.com/r/b.jpg', '--async', '--json'],
+    { env },
+  );
   expect(sub.code).toBe(0);
   const taskId = sub.json().task_id as string;
   expect(sub.json().status).toBe('pending');
@@ -68,13 +83,23 @@ test('review: async submit then get; sync submit', async () => {
 
   const sync = await cli(['review', 'submit', 'https://media.example.com/r/c.png', '--json'], { env });
   expect(sync.code).toBe(0);
-  expect(sync.json()).toMatchObject({ status: 'completed', result: { items: [expect.objectContaining({ source_url: 'https://media.example.com/r/c.png' })] } });
+  expect(sync.json()).toMatchObject({
+    status: 'completed',
+    result: { items: [expect.objectContaining({ source_url: 'https://media.example.com/r/c.png' })] },
+  });
 });
 
 test('a vendor rejection exits 1 with the field; a bad URL is refused before sending', async () => {
-  const mixed = await cli(['review', 'submit', 'https://media.example.com/r/a.jpg', 'https://media.example.com/r/b.mp4', '--json'], { env });
+  const mixed = await cli(
+    ['review', 'submit', 'https://media.example.com/r/a.jpg', 'https://media.example.com/r/b.mp4', '--json'],
+    { env },
+  );
   expect(mixed.code).toBe(1);
-  expect(mixed.json().error).toMatchObject({ kind: 'vendor', type: 'RejectedError', field: expect.stringContaining('images') });
+  expect(mixed.json().error).toMatchObject({
+    kind: 'vendor',
+    type: 'RejectedError',
+    field: expect.stringContaining('images'),
+  });
 
   const notOwned = await cli(['groups', 'get', 'no-such-group'], { env });
   expect(notOwned.code).toBe(1);
@@ -83,7 +108,9 @@ test('a vendor rejection exits 1 with the field; a bad URL is refused before sen
 });
 
 test('a wrong token is a clear 401 and is never echoed', async () => {
-  const r = await cli(['groups', 'list'], { env: { ...env, REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'wrong-token-123' } });
+  const r = await cli(['groups', 'list'], {
+    env: { ...env, REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'wrong-token-123' },
+  });
   expect(r.code).toBe(1);
   expect(r.stderr).not.toContain('wrong-token-123');
 });

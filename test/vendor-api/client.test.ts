@@ -35,23 +35,44 @@ function fakeVendor(req: Recorded, res: ServerResponse) {
   const body = req.body ? JSON.parse(req.body) : undefined;
   const action = url.searchParams.get('Action');
   if (url.pathname === '/v1/task/create') return send(res, 200, { id: 'gen-1', extra: true });
-  if (url.pathname.startsWith('/v1/task/get/')) return send(res, 200, { id: decodeURIComponent(url.pathname.slice(13)), status: 'running' });
+  if (url.pathname.startsWith('/v1/task/get/'))
+    return send(res, 200, { id: decodeURIComponent(url.pathname.slice(13)), status: 'running' });
   if (url.pathname.includes('erase-video-subtitle')) return send(res, 200, { task_id: 'e1', request_id: 'r1' });
-  if (url.pathname === '/api/v1/svc-tasks/e1') return send(res, 200, { task_id: 'e1', request_id: 'r1', status: 'SUCCESS' });
+  if (url.pathname === '/api/v1/svc-tasks/e1')
+    return send(res, 200, { task_id: 'e1', request_id: 'r1', status: 'SUCCESS' });
   if (url.pathname === '/api/asset/upload/async') {
-    return send(res, 202, { code: 202, task_id: 'rv1', track_id: req.headers['x-track-id'], status: 'pending', message: 'accepted' });
+    return send(res, 202, {
+      code: 202,
+      task_id: 'rv1',
+      track_id: req.headers['x-track-id'],
+      status: 'pending',
+      message: 'accepted',
+    });
   }
   if (url.pathname === '/api/task/rv1') return send(res, 200, { code: 200, task_id: 'rv1', status: 'processing' });
   if (url.pathname === '/kling/v1/videos/text2video/k1') return send(res, 200, { anything: [1, 2] });
   if (action === 'ListAssets') {
-    const all = Array.from({ length: 45 }, (_, i) => asset(i, i === 7 ? { Name: 'dup', CreateTime: '2026-01-02T00:00:00Z' } : i === 30 ? { Name: 'dup' } : {}));
+    const all = Array.from({ length: 45 }, (_, i) =>
+      asset(i, i === 7 ? { Name: 'dup', CreateTime: '2026-01-02T00:00:00Z' } : i === 30 ? { Name: 'dup' } : {}),
+    );
     const n = body?.PageNumber ?? 1;
     const size = body?.PageSize ?? 20;
-    return send(res, 200, { ResponseMetadata: META, Result: { Assets: all.slice((n - 1) * size, n * size), Total: all.length } });
+    return send(res, 200, {
+      ResponseMetadata: META,
+      Result: { Assets: all.slice((n - 1) * size, n * size), Total: all.length },
+    });
   }
   if (action === 'ListAssetGroups') {
-    const g = (id: string, Name: string, CreateTime: string) => ({ Id: id, Name, GroupType: 'AIGC', CreateTime, UpdateTime: T });
-    return send(res, 200, { Result: { AssetGroups: [g('g2', 'dup', '2026-02-01T00:00:00Z'), g('g1', 'dup', T), g('g3', 'x', T)], Total: 3 } });
+    const g = (id: string, Name: string, CreateTime: string) => ({
+      Id: id,
+      Name,
+      GroupType: 'AIGC',
+      CreateTime,
+      UpdateTime: T,
+    });
+    return send(res, 200, {
+      Result: { AssetGroups: [g('g2', 'dup', '2026-02-01T00:00:00Z'), g('g1', 'dup', T), g('g3', 'x', T)], Total: 3 },
+    });
   }
   if (action === 'GetAsset') return send(res, 200, { ResponseMetadata: META, Result: { Id: 'a1' } });
   if (action === 'UpdateAsset') return send(res, 200, { ResponseMetadata: META, Result: {} });
@@ -63,7 +84,12 @@ let server: LocalServer;
 let client: VendorClient;
 beforeAll(async () => {
   server = await startServer(fakeVendor);
-  client = createVendorClient({ baseUrl: `${server.url}/`, identityUrl: server.url, apiKey: 'key-abcdef', accessToken: 'tok-abcdef' });
+  client = createVendorClient({
+    baseUrl: `${server.url}/`,
+    identityUrl: server.url,
+    apiKey: 'key-abcdef',
+    accessToken: 'tok-abcdef',
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -76,7 +102,10 @@ const last = () => server.requests[server.requests.length - 1] as Recorded;
 
 describe('base_url interfaces use the Bearer API key', () => {
   it('generation.create / get', async () => {
-    expect(await client.generation.create({ model: 'm', content: [{ type: 'text', text: 'hi' }] })).toEqual({ id: 'gen-1', extra: true });
+    expect(await client.generation.create({ model: 'm', content: [{ type: 'text', text: 'hi' }] })).toEqual({
+      id: 'gen-1',
+      extra: true,
+    });
     expect(last()).toMatchObject({ method: 'POST', url: '/v1/task/create' });
     expect(last().headers.authorization).toBe('Bearer key-abcdef');
     expect(last().headers['x-access-token']).toBeUndefined();
@@ -190,14 +219,19 @@ describe('configuration errors', () => {
   it('bad addresses and timeouts are VendorConfigErrors naming the option', () => {
     expect(() => createVendorClient({ baseUrl: 'ftp://x', identityUrl: server.url })).toThrow(VendorConfigError);
     expect(() => createVendorClient({ baseUrl: server.url, identityUrl: 'http://u:p@x' })).toThrow(/identityUrl/);
-    expect(() => createVendorClient({ baseUrl: server.url, identityUrl: server.url, timeouts: { headersMs: 0 } })).toThrow(
-      /timeouts\.headersMs/,
-    );
+    expect(() =>
+      createVendorClient({ baseUrl: server.url, identityUrl: server.url, timeouts: { headersMs: 0 } }),
+    ).toThrow(/timeouts\.headersMs/);
   });
 
   it('per-call timeouts override the client default', async () => {
     const slow = await startServer(() => undefined);
-    const c = createVendorClient({ baseUrl: slow.url, identityUrl: slow.url, apiKey: 'k', timeouts: { headersMs: 60_000 } });
+    const c = createVendorClient({
+      baseUrl: slow.url,
+      identityUrl: slow.url,
+      apiKey: 'k',
+      timeouts: { headersMs: 60_000 },
+    });
     const started = Date.now();
     const err = await c.generation.get('x', { timeouts: { headersMs: 200 } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AmbiguousError);

@@ -25,7 +25,12 @@ describe('loadVendorConfig', () => {
   });
 
   it('VENDOR_TIMEOUT_MS sets headers and body; specific variables win', () => {
-    const c = loadVendorConfig({ ...BASE, VENDOR_TIMEOUT_MS: '5000', VENDOR_BODY_TIMEOUT_MS: '7000', VENDOR_CONNECT_TIMEOUT_MS: '900' });
+    const c = loadVendorConfig({
+      ...BASE,
+      VENDOR_TIMEOUT_MS: '5000',
+      VENDOR_BODY_TIMEOUT_MS: '7000',
+      VENDOR_CONNECT_TIMEOUT_MS: '900',
+    });
     expect(c.timeouts).toEqual({ connectMs: 900, headersMs: 5000, bodyMs: 7000 });
   });
 
@@ -45,7 +50,7 @@ describe('loadVendorConfig', () => {
     expect(err.message).toMatch(why);
   });
 
-  it('VENDOR_PATH_WORD replaces the spec\'s `svc` path word', () => {
+  it("VENDOR_PATH_WORD replaces the spec's `svc` path word", () => {
     expect(loadVendorConfig({ ...BASE, VENDOR_PATH_WORD: 'acme_v-2' }).pathWord).toBe('acme_v-2');
     expect(loadVendorConfig({ ...BASE, VENDOR_PATH_WORD: '' }).pathWord).toBe('svc');
   });
@@ -76,7 +81,11 @@ describe('credential profiles', () => {
     const shown = JSON.stringify(c) + inspect(c) + String(c);
     expect(shown).not.toContain('sk-default');
     expect(shown).not.toContain('tok-default');
-    expect(JSON.parse(JSON.stringify(c))).toEqual({ profile: 'default', apiKey: '[redacted]', accessToken: '[redacted]' });
+    expect(JSON.parse(JSON.stringify(c))).toEqual({
+      profile: 'default',
+      apiKey: '[redacted]',
+      accessToken: '[redacted]',
+    });
   });
 
   it('names the missing variable, never a value', () => {
@@ -90,6 +99,8 @@ describe('credential profiles', () => {
     const c = resolveProfile('team-b', env, ['apiKey']);
     expect(c.apiKey).toBe('sk-team-b-0001');
     expect(c.accessToken).toBeUndefined();
-    expect(configError(() => resolveProfile('nobody', env, ['apiKey'])).variable).toBe('REELFLOW_PROFILE_NOBODY_API_KEY');
+    expect(configError(() => resolveProfile('nobody', env, ['apiKey'])).variable).toBe(
+      'REELFLOW_PROFILE_NOBODY_API_KEY',
+    );
   });
 });

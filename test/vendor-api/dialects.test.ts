@@ -53,7 +53,9 @@ describe('generation task: one shape from either dialect', () => {
   });
 
   it('takes a failure from `error` {code, message} or a bare error string', () => {
-    expect(GenerationTaskSchema.parse({ ...ark, status: 'failed', content: null, error: { code: 1301, message: 'nope' } })).toMatchObject({
+    expect(
+      GenerationTaskSchema.parse({ ...ark, status: 'failed', content: null, error: { code: 1301, message: 'nope' } }),
+    ).toMatchObject({
       status: 'failed',
       fail_reason: 'nope',
       error_code: '1301',
@@ -69,7 +71,13 @@ describe('generation task: one shape from either dialect', () => {
   });
 
   it('null is absent; any non-empty status parses; expired is terminal', () => {
-    const t = GenerationTaskSchema.parse({ id: 'x', status: 'expired', video_url: null, fail_reason: null, finished_at: null });
+    const t = GenerationTaskSchema.parse({
+      id: 'x',
+      status: 'expired',
+      video_url: null,
+      fail_reason: null,
+      finished_at: null,
+    });
     expect(t).toEqual({ id: 'x', status: 'expired' });
     expect(GENERATION_TERMINAL_STATES).toContain('expired');
     expect(GenerationTaskSchema.parse({ id: 'x', status: 'NOT_START' }).status).toBe('NOT_START');
@@ -82,7 +90,9 @@ describe('generation task: one shape from either dialect', () => {
 
 describe('other tasks: null is absent, unknown states parse', () => {
   it('erase: NOT_START with nulls; a SUCCESS still needs its video', () => {
-    expect(EraseTaskSchema.parse({ task_id: 't', request_id: 'r', status: 'NOT_START', video_url: null, fail_reason: null })).toEqual({
+    expect(
+      EraseTaskSchema.parse({ task_id: 't', request_id: 'r', status: 'NOT_START', video_url: null, fail_reason: null }),
+    ).toEqual({
       task_id: 't',
       request_id: 'r',
       status: 'NOT_START',
@@ -94,7 +104,9 @@ describe('other tasks: null is absent, unknown states parse', () => {
   });
 
   it('review: a null result and null item members; the 202 with an unknown status', () => {
-    expect(ReviewTaskSchema.parse({ code: 200, task_id: 't', status: 'queueing', result: null, total_count: null })).toEqual({
+    expect(
+      ReviewTaskSchema.parse({ code: 200, task_id: 't', status: 'queueing', result: null, total_count: null }),
+    ).toEqual({
       code: 200,
       task_id: 't',
       status: 'queueing',
@@ -103,15 +115,31 @@ describe('other tasks: null is absent, unknown states parse', () => {
       code: 200,
       task_id: 't',
       status: 'completed',
-      result: { review_batch_id: null, items: [{ source_url: 'u', submit_review_status: 1, asset_url: 'asset://a', error_code: null, error_message: null }] },
+      result: {
+        review_batch_id: null,
+        items: [
+          { source_url: 'u', submit_review_status: 1, asset_url: 'asset://a', error_code: null, error_message: null },
+        ],
+      },
     });
     expect(done.result?.items[0]).toEqual({ source_url: 'u', submit_review_status: 1, asset_url: 'asset://a' });
-    expect(ReviewAcceptedSchema.parse({ code: 202, task_id: 't', track_id: 'x', status: 'SUBMITTED', message: null }).status).toBe('SUBMITTED');
+    expect(
+      ReviewAcceptedSchema.parse({ code: 202, task_id: 't', track_id: 'x', status: 'SUBMITTED', message: null }).status,
+    ).toBe('SUBMITTED');
   });
 });
 
 describe('asset management results', () => {
-  const asset = { Id: 'a1', Name: null, AssetType: 'Image', GroupId: 'g', Status: 'Processing', URL: null, CreateTime: 't', UpdateTime: 't' };
+  const asset = {
+    Id: 'a1',
+    Name: null,
+    AssetType: 'Image',
+    GroupId: 'g',
+    Status: 'Processing',
+    URL: null,
+    CreateTime: 't',
+    UpdateTime: 't',
+  };
   const meta = { Action: 'ListAssets', Region: 'r', RequestId: 'q', Service: 's', Version: 'v', Error: null };
 
   it.each([
@@ -121,7 +149,9 @@ describe('asset management results', () => {
   ])('a list as %s reads as {Assets, Total}', (_label, Result) => {
     const out = assetEnvelopeSchema('ListAssets').parse({ ResponseMetadata: meta, Result });
     expect(out.Result.Total).toBe(7);
-    expect(out.Result.Assets).toEqual([{ Id: 'a1', AssetType: 'Image', GroupId: 'g', Status: 'Processing', CreateTime: 't', UpdateTime: 't' }]);
+    expect(out.Result.Assets).toEqual([
+      { Id: 'a1', AssetType: 'Image', GroupId: 'g', Status: 'Processing', CreateTime: 't', UpdateTime: 't' },
+    ]);
     expect(out.Result).not.toHaveProperty('Items');
   });
 
@@ -140,7 +170,12 @@ describe('asset management results', () => {
 
 describe('error bodies', () => {
   it('a member of an unexpected type is ignored, not fatal', () => {
-    const b = VendorErrorBodySchema.parse({ Code: { nested: true }, ResponseMetadata: 'text', message: 'still read', field: null });
+    const b = VendorErrorBodySchema.parse({
+      Code: { nested: true },
+      ResponseMetadata: 'text',
+      message: 'still read',
+      field: null,
+    });
     expect(b).toMatchObject({ message: 'still read' });
     expect(b.Code).toBeUndefined();
   });
@@ -154,7 +189,14 @@ describe('HTTP classification', () => {
 
   async function fail(handler: Parameters<typeof startServer>[0], over: Partial<HttpCall> = {}) {
     server = await startServer(handler);
-    const call: HttpCall = { endpoint: 'assets.GetAsset', method: 'POST', url: server.url, idempotent: true, dispatcher: agent, ...over };
+    const call: HttpCall = {
+      endpoint: 'assets.GetAsset',
+      method: 'POST',
+      url: server.url,
+      idempotent: true,
+      dispatcher: agent,
+      ...over,
+    };
     return httpRequest(call).then(
       () => {
         throw new Error('expected a rejection');
@@ -164,7 +206,13 @@ describe('HTTP classification', () => {
   }
 
   it('reads Code and Message from ResponseMetadata.Error, and RequestId as the trace id', async () => {
-    const body = { ResponseMetadata: { RequestId: 'req-1', Action: 'GetAsset', Error: { Code: 'AssetNotOwned', Message: 'not yours' } } };
+    const body = {
+      ResponseMetadata: {
+        RequestId: 'req-1',
+        Action: 'GetAsset',
+        Error: { Code: 'AssetNotOwned', Message: 'not yours' },
+      },
+    };
     const err = await fail(json(403, body));
     expect(err).toMatchObject({ name: 'ForbiddenError', vendorCode: 'AssetNotOwned', traceId: 'req-1' });
     expect(err.message).toContain('AssetNotOwned: not yours');
@@ -180,10 +228,18 @@ describe('HTTP classification', () => {
   });
 
   it('404 is NotFoundError, a RejectedError that keeps the vendor message', async () => {
-    const err = await fail(json(404, { error: { code: 'ResourceNotFound', message: 'no task t1', param: null } }), { endpoint: 'generation.get' });
+    const err = await fail(json(404, { error: { code: 'ResourceNotFound', message: 'no task t1', param: null } }), {
+      endpoint: 'generation.get',
+    });
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toBeInstanceOf(RejectedError);
-    expect(err).toMatchObject({ name: 'NotFoundError', status: 404, retryable: false, vendorCode: 'ResourceNotFound', vendorMessage: 'no task t1' });
+    expect(err).toMatchObject({
+      name: 'NotFoundError',
+      status: 404,
+      retryable: false,
+      vendorCode: 'ResourceNotFound',
+      vendorMessage: 'no task t1',
+    });
     expect(toFailureInfo(err).type).toBe('NotFoundError');
   });
 
@@ -195,17 +251,26 @@ describe('HTTP classification', () => {
   it('scrubs a credential in any letter case from message, code, field and TrackId', async () => {
     const secret = 'sk-Live-AbCd1234';
     const echo = secret.toUpperCase();
-    const err = await fail(json(400, { Code: `C-${echo}`, Message: `bad ${secret.toLowerCase()}`, field: echo, TrackId: `t-${echo}` }), {
-      secrets: [secret],
-    });
-    const shown = JSON.stringify({ ...toFailureInfo(err), vendorMessage: err.vendorMessage, message: err.message }).toLowerCase();
+    const err = await fail(
+      json(400, { Code: `C-${echo}`, Message: `bad ${secret.toLowerCase()}`, field: echo, TrackId: `t-${echo}` }),
+      {
+        secrets: [secret],
+      },
+    );
+    const shown = JSON.stringify({
+      ...toFailureInfo(err),
+      vendorMessage: err.vendorMessage,
+      message: err.message,
+    }).toLowerCase();
     expect(shown).not.toContain(secret.toLowerCase());
     expect(err).toMatchObject({ traceId: 't-[redacted]', vendorCode: 'C-[redacted]', field: '[redacted]' });
   });
 
   it('the client refuses a path word that is not one path-safe token, naming the option', () => {
     const opts = { baseUrl: 'http://127.0.0.1:9', identityUrl: 'http://127.0.0.1:9' };
-    expect(() => createVendorClient({ ...opts, pathWord: 'a/b' })).toThrow(/pathWord must be letters, digits, - and _ only/);
+    expect(() => createVendorClient({ ...opts, pathWord: 'a/b' })).toThrow(
+      /pathWord must be letters, digits, - and _ only/,
+    );
     expect(() => createVendorClient({ ...opts, pathWord: '' })).toThrow(/pathWord/);
   });
 

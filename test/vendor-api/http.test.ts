@@ -178,14 +178,18 @@ describe('may have reached the server → AmbiguousError', () => {
 
   it('retryable hint is true for idempotent reads', async () => {
     const s = await serve(json(500, {}));
-    const err = (await failure(httpRequest(call(s.url, { method: 'GET', body: undefined, idempotent: true })))) as AmbiguousError;
+    const err = (await failure(
+      httpRequest(call(s.url, { method: 'GET', body: undefined, idempotent: true })),
+    )) as AmbiguousError;
     expect(err.retryable).toBe(true);
   });
 });
 
 describe('status mapping', () => {
   it('429 with delta-seconds Retry-After', async () => {
-    const s = await serve(json(429, { Code: 'RateLimitExceeded', Message: 'slow down', TrackId: 't' }, { 'retry-after': '3' }));
+    const s = await serve(
+      json(429, { Code: 'RateLimitExceeded', Message: 'slow down', TrackId: 't' }, { 'retry-after': '3' }),
+    );
     const err = (await failure(httpRequest(call(s.url, { endpoint: 'assets.GetAsset' })))) as RateLimitedError;
     expect(err).toBeInstanceOf(RateLimitedError);
     expect(err.retryAfterMs).toBe(3000);
@@ -196,7 +200,8 @@ describe('status mapping', () => {
   it('429 with HTTP-date Retry-After, and without one', async () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     const s = await serve((req, res) => {
-      const headers: Record<string, string> = req.url === '/date' ? { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } : {};
+      const headers: Record<string, string> =
+        req.url === '/date' ? { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } : {};
       res.writeHead(429, headers).end();
     });
     const dated = (await failure(httpRequest(call(`${s.url}/date`, { now: () => now })))) as RateLimitedError;
@@ -209,10 +214,15 @@ describe('status mapping', () => {
   it('401 → UnauthorizedError, 403 → ForbiddenError with the vendor code', async () => {
     const s = await serve((req, res) => {
       if (req.url === '/401') res.writeHead(401).end();
-      else res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ Code: 'GroupNotOwned', Message: 'no', TrackId: 'x' }));
+      else
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ Code: 'GroupNotOwned', Message: 'no', TrackId: 'x' }));
     });
     expect(await failure(httpRequest(call(`${s.url}/401`)))).toBeInstanceOf(UnauthorizedError);
-    const f = (await failure(httpRequest(call(`${s.url}/403`, { endpoint: 'assets.GetAssetGroup' })))) as ForbiddenError;
+    const f = (await failure(
+      httpRequest(call(`${s.url}/403`, { endpoint: 'assets.GetAssetGroup' })),
+    )) as ForbiddenError;
     expect(f).toBeInstanceOf(ForbiddenError);
     expect(f.vendorCode).toBe('GroupNotOwned');
     expect(f.status).toBe(403);
@@ -221,14 +231,18 @@ describe('status mapping', () => {
   it('400 → RejectedError naming the field from the vendor message', async () => {
     const s = await serve(json(400, { Code: 'MissingField', Message: 'GroupId is required', TrackId: 'vendor-track' }));
     const err = (await failure(
-      httpRequest(call(s.url, { endpoint: 'assets.CreateAsset', knownFields: ['GroupId', 'URL', 'AssetType', 'Name'] })),
+      httpRequest(
+        call(s.url, { endpoint: 'assets.CreateAsset', knownFields: ['GroupId', 'URL', 'AssetType', 'Name'] }),
+      ),
     )) as RejectedError;
     expect(err).toBeInstanceOf(RejectedError);
     expect(err.field).toBe('GroupId');
     expect(err.vendorCode).toBe('MissingField');
     expect(err.vendorMessage).toBe('GroupId is required');
     expect(err.traceId).toBe('vendor-track');
-    expect(err.message).toMatch(/assets\.CreateAsset: rejected \(400\) field GroupId \(MissingField: GroupId is required\)/);
+    expect(err.message).toMatch(
+      /assets\.CreateAsset: rejected \(400\) field GroupId \(MissingField: GroupId is required\)/,
+    );
     expect(err.retryable).toBe(false);
   });
 
@@ -261,8 +275,12 @@ describe('non-2xx with an unreadable body', () => {
 
 describe('fieldFromVendorText', () => {
   it('prefers a path, then the longest known word', () => {
-    expect(fieldFromVendorText('content[1].image_url.url is malformed', ['model', 'content'])).toBe('content[1].image_url.url');
-    expect(fieldFromVendorText('Filter.GroupIds must be an array', ['Filter.GroupIds', 'Filter'])).toBe('Filter.GroupIds');
+    expect(fieldFromVendorText('content[1].image_url.url is malformed', ['model', 'content'])).toBe(
+      'content[1].image_url.url',
+    );
+    expect(fieldFromVendorText('Filter.GroupIds must be an array', ['Filter.GroupIds', 'Filter'])).toBe(
+      'Filter.GroupIds',
+    );
     expect(fieldFromVendorText('bad Name: too long', ['Name', 'Description'])).toBe('Name');
     expect(fieldFromVendorText('something else', ['Name'])).toBeUndefined();
     expect(fieldFromVendorText(undefined, ['Name'])).toBeUndefined();

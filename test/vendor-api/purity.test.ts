@@ -6,7 +6,14 @@ import path from 'node:path';
 import { reachableFrom } from '../layout/import-graph';
 
 const ROOT = path.resolve(__dirname, '../../src/vendor-api');
-const PURE_ENTRIES = ['errors.ts', 'batching.ts', 'retry-after.ts', 'validate.ts', 'assumptions.ts', 'schemas/index.ts'];
+const PURE_ENTRIES = [
+  'errors.ts',
+  'batching.ts',
+  'retry-after.ts',
+  'validate.ts',
+  'assumptions.ts',
+  'schemas/index.ts',
+];
 
 it.each(PURE_ENTRIES)('%s reaches only zod and pure vendor modules', (entry) => {
   const reached = [...reachableFrom(path.join(ROOT, entry))];

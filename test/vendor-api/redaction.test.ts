@@ -65,32 +65,65 @@ function assertClean(err: unknown) {
   for (const view of views) for (const s of SECRETS) expect(view).not.toContain(s);
 }
 
-const catching = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const catching = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 const rawGet = (status: number) => client.raw.rawRequest('GET', `/v1/videos/${status}`);
 
 const cases: [string, new (...a: never[]) => Error, () => Promise<unknown>][] = [
-  ['NotSentError', NotSentError, async () => {
-    const c = createVendorClient({ baseUrl: await closedPortUrl(), identityUrl: server.url, apiKey: API_KEY });
-    return catching(c.generation.get('x')).finally(() => c.close());
-  }],
+  [
+    'NotSentError',
+    NotSentError,
+    async () => {
+      const c = createVendorClient({ baseUrl: await closedPortUrl(), identityUrl: server.url, apiKey: API_KEY });
+      return catching(c.generation.get('x')).finally(() => c.close());
+    },
+  ],
   ['AmbiguousError', AmbiguousError, () => catching(rawGet(500))],
   ['ResponseShapeError', ResponseShapeError, () => catching(client.assets.getAsset({ Id: '200' }))],
   ['RateLimitedError', RateLimitedError, () => catching(rawGet(429))],
   ['RejectedError (vendor)', RejectedError, () => catching(rawGet(400))],
-  ['RejectedError (ours)', RejectedError, () => catching(client.generation.create({ model: API_KEY, content: [{ type: 'image_url', image_url: { url: `data:${TOKEN}` } }] }))],
+  [
+    'RejectedError (ours)',
+    RejectedError,
+    () =>
+      catching(
+        client.generation.create({
+          model: API_KEY,
+          content: [{ type: 'image_url', image_url: { url: `data:${TOKEN}` } }],
+        }),
+      ),
+  ],
   ['UnauthorizedError', UnauthorizedError, () => catching(rawGet(401))],
   ['ForbiddenError', ForbiddenError, () => catching(rawGet(403))],
   ['UpstreamFailedError (assets)', UpstreamFailedError, () => catching(client.assets.getAsset({ Id: '502' }))],
-  ['UpstreamFailedError (erase)', UpstreamFailedError, () => catching(client.erase.create({ video_url: 'https://x.io/v.mp4' }))],
-  ['MissingCredentialError', MissingCredentialError, () => catching(createVendorClient({ baseUrl: server.url, identityUrl: server.url, apiKey: API_KEY }).review.getTask('t'))],
-  ['VendorConfigError', VendorConfigError, async () => {
-    try {
-      resolveProfile('p', { REELFLOW_PROFILE_P_API_KEY: API_KEY });
-    } catch (e) {
-      return e;
-    }
-    return undefined;
-  }],
+  [
+    'UpstreamFailedError (erase)',
+    UpstreamFailedError,
+    () => catching(client.erase.create({ video_url: 'https://x.io/v.mp4' })),
+  ],
+  [
+    'MissingCredentialError',
+    MissingCredentialError,
+    () =>
+      catching(
+        createVendorClient({ baseUrl: server.url, identityUrl: server.url, apiKey: API_KEY }).review.getTask('t'),
+      ),
+  ],
+  [
+    'VendorConfigError',
+    VendorConfigError,
+    async () => {
+      try {
+        resolveProfile('p', { REELFLOW_PROFILE_P_API_KEY: API_KEY });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    },
+  ],
 ];
 
 describe('secrets never appear in errors', () => {
@@ -107,7 +140,11 @@ describe('secrets never appear in errors', () => {
   });
 
   it('the base class and failure info carry only safe fields', () => {
-    const e = new VendorError('generation.create: boom', { endpoint: 'generation.create', status: 500, traceId: 'a'.repeat(32) });
+    const e = new VendorError('generation.create: boom', {
+      endpoint: 'generation.create',
+      status: 500,
+      traceId: 'a'.repeat(32),
+    });
     assertClean(e);
     expect(toFailureInfo(e)).toEqual({
       type: 'VendorError',

@@ -7,7 +7,12 @@ let server: LocalServer;
 let client: VendorClient;
 beforeAll(async () => {
   server = await startServer(json(500, {}));
-  client = createVendorClient({ baseUrl: server.url, identityUrl: server.url, apiKey: 'k-123456', accessToken: 't-123456' });
+  client = createVendorClient({
+    baseUrl: server.url,
+    identityUrl: server.url,
+    apiKey: 'k-123456',
+    accessToken: 't-123456',
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -29,15 +34,43 @@ const text = { type: 'text', text: 'a cat' } as const;
 
 describe('generation.create', () => {
   it.each([
-    [{ model: 'm', content: [text, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } }] }, 'content[1].image_url.url', /base64/],
-    [{ model: 'm', content: [text, { type: 'video_url', video_url: { url: 'ftp://x/v.mp4' } }] }, 'content[1].video_url.url', /http\(s\) URL or an Asset:\/\//],
+    [
+      { model: 'm', content: [text, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } }] },
+      'content[1].image_url.url',
+      /base64/,
+    ],
+    [
+      { model: 'm', content: [text, { type: 'video_url', video_url: { url: 'ftp://x/v.mp4' } }] },
+      'content[1].video_url.url',
+      /http\(s\) URL or an Asset:\/\//,
+    ],
     [{ model: 'm', content: [{ type: 'audio_url', audio_url: {} }] }, 'content[0].audio_url.url', /expected string/],
     [{ model: 'm', content: [{ type: 'text' }] }, 'content[0].text', /expected string/],
-    [{ model: 'm', content: [{ type: 'gif' }] }, 'content[0].type', /must be one of text, image_url, video_url, audio_url/],
-    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'asset://' } }] }, 'content[0].image_url.url', /needs an asset id/],
-    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://u:p@x.io/a.png' } }] }, 'content[0].image_url.url', /user name or password/],
-    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://x.io/a b.png' } }] }, 'content[0].image_url.url', /spaces/],
-    [{ model: 'm', content: [{ type: 'image_url', image_url: { url: 'http://' } }] }, 'content[0].image_url.url', /no host/],
+    [
+      { model: 'm', content: [{ type: 'gif' }] },
+      'content[0].type',
+      /must be one of text, image_url, video_url, audio_url/,
+    ],
+    [
+      { model: 'm', content: [{ type: 'image_url', image_url: { url: 'asset://' } }] },
+      'content[0].image_url.url',
+      /needs an asset id/,
+    ],
+    [
+      { model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://u:p@x.io/a.png' } }] },
+      'content[0].image_url.url',
+      /user name or password/,
+    ],
+    [
+      { model: 'm', content: [{ type: 'image_url', image_url: { url: 'https://x.io/a b.png' } }] },
+      'content[0].image_url.url',
+      /spaces/,
+    ],
+    [
+      { model: 'm', content: [{ type: 'image_url', image_url: { url: 'http://' } }] },
+      'content[0].image_url.url',
+      /no host/,
+    ],
     [{ model: '', content: [text] }, 'model', /empty/],
     [{ content: [text] }, 'model', /expected string/],
     [{ model: 'm', content: [] }, 'content', /at least one/],
@@ -59,23 +92,26 @@ describe('generation.create', () => {
 
   it('accepts Asset:// addresses and roles (sent, here to a 500)', async () => {
     const err = await client.generation
-      .create({ model: 'm', content: [text, { type: 'image_url', image_url: { url: 'Asset://asset-1' }, role: 'first_frame' }] })
+      .create({
+        model: 'm',
+        content: [text, { type: 'image_url', image_url: { url: 'Asset://asset-1' }, role: 'first_frame' }],
+      })
       .catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(RejectedError);
     server.requests.length = 0;
   });
 
-  it.each([
-    [{ ratio: 'adaptive' }],
-    [{ ratio: 'keep_ratio' }],
-    [{ resolution: '4k' }],
-    [{ duration: -1 }],
-  ])('accepts what the spec does not forbid: %j (sent, here to a 500)', async (extra) => {
-    const err = await client.generation.create({ model: 'm', content: [text], ...extra } as never).catch((e: unknown) => e);
-    expect(err).not.toBeInstanceOf(RejectedError);
-    expect(JSON.parse(server.requests[0].body)).toMatchObject(extra);
-    server.requests.length = 0;
-  });
+  it.each([[{ ratio: 'adaptive' }], [{ ratio: 'keep_ratio' }], [{ resolution: '4k' }], [{ duration: -1 }]])(
+    'accepts what the spec does not forbid: %j (sent, here to a 500)',
+    async (extra) => {
+      const err = await client.generation
+        .create({ model: 'm', content: [text], ...extra } as never)
+        .catch((e: unknown) => e);
+      expect(err).not.toBeInstanceOf(RejectedError);
+      expect(JSON.parse(server.requests[0].body)).toMatchObject(extra);
+      server.requests.length = 0;
+    },
+  );
 
   it('refuses an empty id for get', async () => {
     expect((await rejected(client.generation.get(''))).field).toBe('id');
@@ -85,9 +121,9 @@ describe('generation.create', () => {
 describe('erase.create', () => {
   it('names video_url, callback_url and the X-Callback-URL header', async () => {
     expect((await rejected(client.erase.create({ video_url: '' }))).field).toBe('video_url');
-    expect((await rejected(client.erase.create({ video_url: 'https://x.io/v.mp4', callback_url: 'javascript:x' }))).field).toBe(
-      'callback_url',
-    );
+    expect(
+      (await rejected(client.erase.create({ video_url: 'https://x.io/v.mp4', callback_url: 'javascript:x' }))).field,
+    ).toBe('callback_url');
     expect(
       (await rejected(client.erase.create({ video_url: 'https://x.io/v.mp4' }, { callbackUrlHeader: 'nope' }))).field,
     ).toBe('X-Callback-URL');
@@ -122,7 +158,9 @@ describe('asset management', () => {
   it('accepts a 50-character name of Chinese characters, letters, digits, - and _', async () => {
     const name = `素材组-A_1${'x'.repeat(43)}`;
     expect([...name]).toHaveLength(50);
-    await client.assets.createAssetGroup({ Name: name }).catch((e: unknown) => expect(e).not.toBeInstanceOf(RejectedError));
+    await client.assets
+      .createAssetGroup({ Name: name })
+      .catch((e: unknown) => expect(e).not.toBeInstanceOf(RejectedError));
     server.requests.length = 0;
   });
 });

@@ -19,7 +19,7 @@ test('the homes load no package at all (no zod): workflow code imports them', ()
   expect(reached.map((f) => path.relative(ROOT, f)).sort()).toEqual([...HOMES].sort());
 });
 
-test('the values are the spec\'s', () => {
+test("the values are the spec's", () => {
   expect(facts).toMatchObject({
     GETASSET_MAX_PER_SECOND: 10,
     GETASSET_MIN_INTERVAL_MS: 500,
@@ -38,7 +38,10 @@ test('the poll policies and the emulator take their limits from there', () => {
   for (const kind of ['asset', 'review', 'generation', 'erase'] as const) {
     expect(DEFAULT_POLICIES[kind].minMs).toBe(facts.MIN_QUERY_INTERVAL_MS[kind]);
   }
-  expect(DEFAULT_LIMITS).toMatchObject({ getAssetPerSecond: facts.GETASSET_MAX_PER_SECOND, groupQuota: facts.GROUP_QUOTA });
+  expect(DEFAULT_LIMITS).toMatchObject({
+    getAssetPerSecond: facts.GETASSET_MAX_PER_SECOND,
+    groupQuota: facts.GROUP_QUOTA,
+  });
 });
 
 /** Literal copies of the facts as they used to be written around the tree. */
@@ -50,7 +53,10 @@ const COPIES: [string, RegExp][] = [
   ['GetAsset limit', /getAssetPerSecond: 10\b|LIMIT_PER_SECOND = 10\b|getAssetRate <= 10\b/],
   ['review batch limit', /(BATCH|URLS) = 50\b|\[1, 50\]/],
   ['group name limit', /GROUP_NAME\w* = 50\b/],
-  ['terminal states', /\[\s*'SUCCESS',\s*'FAILURE'\s*\]|\[\s*'completed',\s*'failed',\s*'cancelled'\s*\]|\[\s*'succeeded',\s*'failed'|\[\s*'Active',\s*'Failed'/],
+  [
+    'terminal states',
+    /\[\s*'SUCCESS',\s*'FAILURE'\s*\]|\[\s*'completed',\s*'failed',\s*'cancelled'\s*\]|\[\s*'succeeded',\s*'failed'|\[\s*'Active',\s*'Failed'/,
+  ],
 ];
 
 test.each(COPIES)('no module but the homes writes the %s', (_, pattern) => {

@@ -27,7 +27,9 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
   const first = await ensureWorkflowBundle({ ...paths, log });
   expect(first).toEqual({ codePath: paths.outFile, built: true });
   expect(readFileSync(paths.outFile, 'utf8')).toContain('taskQueuesWorkflow');
-  expect(JSON.parse(readFileSync(`${paths.outFile}.json`, 'utf8'))).toMatchObject({ workflowsPath: paths.workflowsPath });
+  expect(JSON.parse(readFileSync(`${paths.outFile}.json`, 'utf8'))).toMatchObject({
+    workflowsPath: paths.workflowsPath,
+  });
   expect(isBundleFresh(paths)).toBe(true);
   expect(await ensureWorkflowBundle({ ...paths, log })).toEqual({ codePath: paths.outFile, built: false });
 
@@ -49,7 +51,13 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
     const workers = await createReelflowWorkers({
       connection: nativeConnection,
       namespace,
-      config: { taskQueue, profiles: ['p'], getAssetRatePerSecond: 5, maxConcurrentActivities: 2, maxConcurrentWorkflowTasks: 2 },
+      config: {
+        taskQueue,
+        profiles: ['p'],
+        getAssetRatePerSecond: 5,
+        maxConcurrentActivities: 2,
+        maxConcurrentWorkflowTasks: 2,
+      },
       activities: { getAsset: here, whereAmI: here },
       workflowBundle: { codePath: paths.outFile },
     });

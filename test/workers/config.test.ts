@@ -1,11 +1,6 @@
 import path from 'node:path';
 import { inspect } from 'node:util';
-import {
-  describeWorkerConfig,
-  loadWorkerConfig,
-  WorkerConfigError,
-  type Env,
-} from '../../src/workers/config';
+import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env } from '../../src/workers/config';
 
 const SECRET = 'S3cr3t-callback-key-do-not-print';
 
@@ -88,23 +83,63 @@ test('the callback secret never shows when the config is logged, inspected or se
 });
 
 test.each<[string, string, Env, RegExp]>([
-  ['secret missing with base URL', 'REELFLOW_CALLBACK_SECRET', { REELFLOW_CALLBACK_BASE_URL: 'https://h.example' }, /required/],
+  [
+    'secret missing with base URL',
+    'REELFLOW_CALLBACK_SECRET',
+    { REELFLOW_CALLBACK_BASE_URL: 'https://h.example' },
+    /required/,
+  ],
   ['secret missing with port', 'REELFLOW_CALLBACK_SECRET', { REELFLOW_CALLBACK_PORT: '8089' }, /required/],
-  ['base URL not http', 'REELFLOW_CALLBACK_BASE_URL', { REELFLOW_CALLBACK_BASE_URL: 'ftp://x', REELFLOW_CALLBACK_SECRET: SECRET }, /http/],
-  ['base URL with query', 'REELFLOW_CALLBACK_BASE_URL', { REELFLOW_CALLBACK_BASE_URL: 'https://x/?a=1', REELFLOW_CALLBACK_SECRET: SECRET }, /query/],
-  ['port not a number', 'REELFLOW_CALLBACK_PORT', { REELFLOW_CALLBACK_PORT: 'http', REELFLOW_CALLBACK_SECRET: SECRET }, /whole number/],
-  ['port too big', 'REELFLOW_CALLBACK_PORT', { REELFLOW_CALLBACK_PORT: '70000', REELFLOW_CALLBACK_SECRET: SECRET }, /at most 65535/],
+  [
+    'base URL not http',
+    'REELFLOW_CALLBACK_BASE_URL',
+    { REELFLOW_CALLBACK_BASE_URL: 'ftp://x', REELFLOW_CALLBACK_SECRET: SECRET },
+    /http/,
+  ],
+  [
+    'base URL with query',
+    'REELFLOW_CALLBACK_BASE_URL',
+    { REELFLOW_CALLBACK_BASE_URL: 'https://x/?a=1', REELFLOW_CALLBACK_SECRET: SECRET },
+    /query/,
+  ],
+  [
+    'port not a number',
+    'REELFLOW_CALLBACK_PORT',
+    { REELFLOW_CALLBACK_PORT: 'http', REELFLOW_CALLBACK_SECRET: SECRET },
+    /whole number/,
+  ],
+  [
+    'port too big',
+    'REELFLOW_CALLBACK_PORT',
+    { REELFLOW_CALLBACK_PORT: '70000', REELFLOW_CALLBACK_SECRET: SECRET },
+    /at most 65535/,
+  ],
   ['rate over the vendor limit', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '11' }, /at most 10/],
   ['rate zero', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '0' }, /above 0/],
   ['rate not a number', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: 'fast' }, /number/],
   ['bad profile name', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: 'ok,not ok' }, /letters/],
   ['no profile', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: ' , ' }, /at least one/],
   ['bad task queue', 'REELFLOW_TASK_QUEUE', { REELFLOW_TASK_QUEUE: 'a queue' }, /letters/],
-  ['one workflow task', 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS', { REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '1' }, /at least 2/],
+  [
+    'one workflow task',
+    'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS',
+    { REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '1' },
+    /at least 2/,
+  ],
   ['metrics bind', 'REELFLOW_METRICS_BIND', { REELFLOW_METRICS_BIND: '9464' }, /host:port/],
-  ['archive opt-in not a switch', 'REELFLOW_ARCHIVE_ALLOW_PRIVATE', { REELFLOW_ARCHIVE_ALLOW_PRIVATE: 'yes please' }, /1, 0, true or false/],
+  [
+    'archive opt-in not a switch',
+    'REELFLOW_ARCHIVE_ALLOW_PRIVATE',
+    { REELFLOW_ARCHIVE_ALLOW_PRIVATE: 'yes please' },
+    /1, 0, true or false/,
+  ],
   ['archive size limit zero', 'REELFLOW_ARCHIVE_MAX_BYTES', { REELFLOW_ARCHIVE_MAX_BYTES: '0' }, /at least 1/],
-  ['archive size limit with a unit', 'REELFLOW_ARCHIVE_MAX_BYTES', { REELFLOW_ARCHIVE_MAX_BYTES: '2GiB' }, /whole number/],
+  [
+    'archive size limit with a unit',
+    'REELFLOW_ARCHIVE_MAX_BYTES',
+    { REELFLOW_ARCHIVE_MAX_BYTES: '2GiB' },
+    /whole number/,
+  ],
 ])('%s → error names %s', (_, variable, env, rule) => {
   const err = errorOf(env);
   expect(err.variables).toContain(variable);
@@ -123,7 +158,5 @@ test('a short secret is refused by name, and its value is not in the message', (
 
 test('several problems are reported together', () => {
   const err = errorOf({ REELFLOW_GETASSET_RATE: '50', REELFLOW_CALLBACK_PORT: 'x' });
-  expect(err.variables).toEqual(
-    expect.arrayContaining(['REELFLOW_GETASSET_RATE', 'REELFLOW_CALLBACK_PORT']),
-  );
+  expect(err.variables).toEqual(expect.arrayContaining(['REELFLOW_GETASSET_RATE', 'REELFLOW_CALLBACK_PORT']));
 });

@@ -86,7 +86,9 @@ test('callback URLs for activities come from the configured base and secret; unk
     buildCallbackUrl('https://hooks.example.com/rf', CALLBACK_SECRET, 'wf-1', 'review-b0', 2),
   );
   expect(deps.archiveRoot).toBe(env.REELFLOW_ARCHIVE_DIR);
-  expect(() => deps.vendorFor('nope')).toThrow(/profile "nope" is not served by this worker: add it to REELFLOW_PROFILES/);
+  expect(() => deps.vendorFor('nope')).toThrow(
+    /profile "nope" is not served by this worker: add it to REELFLOW_PROFILES/,
+  );
 
   const { REELFLOW_CALLBACK_BASE_URL: _b, REELFLOW_CALLBACK_PORT: _p, ...noCallbacks } = env;
   expect(activityDeps(loadWorkerConfig(noCallbacks), new Map()).callbackUrlFor).toBeUndefined();
@@ -99,7 +101,11 @@ test.each<[string, (env: Record<string, string>) => void, RegExp]>([
     (e) => (e.REELFLOW_PROFILES = 'default,empty'),
     /REELFLOW_PROFILE_EMPTY_API_KEY nor REELFLOW_PROFILE_EMPTY_ACCESS_TOKEN is set/,
   ],
-  ['short callback secret', (e) => (e.REELFLOW_CALLBACK_SECRET = 'short-secret'), /REELFLOW_CALLBACK_SECRET must be at least 16/],
+  [
+    'short callback secret',
+    (e) => (e.REELFLOW_CALLBACK_SECRET = 'short-secret'),
+    /REELFLOW_CALLBACK_SECRET must be at least 16/,
+  ],
 ])('startup refuses: %s, naming the variable and no secret', async (_, change, rule) => {
   const env = baseEnv('never-started');
   change(env);
@@ -108,7 +114,8 @@ test.each<[string, (env: Record<string, string>) => void, RegExp]>([
     (e: unknown) => e as Error,
   );
   expect(err?.message).toMatch(rule);
-  for (const secret of [CALLBACK_SECRET, API_KEY, ACCESS_TOKEN, 'short-secret']) expect(err?.message).not.toContain(secret);
+  for (const secret of [CALLBACK_SECRET, API_KEY, ACCESS_TOKEN, 'short-secret'])
+    expect(err?.message).not.toContain(secret);
 });
 
 test.each(['SIGTERM', 'SIGINT'] as const)('%s drains the worker, closes the receiver and exits 0', async (signal) => {

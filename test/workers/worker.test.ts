@@ -73,7 +73,10 @@ test('main queue runs workflows and activities; GetAsset runs on the per-profile
     // The server knows the rate limit the GetAsset workers asked for: it enforces it.
     const described = await connection.workflowService.describeTaskQueue({
       namespace,
-      taskQueue: { name: getAssetTaskQueue(taskQueue, 'beta'), kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueue: {
+        name: getAssetTaskQueue(taskQueue, 'beta'),
+        kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+      },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
       reportConfig: true,
     });
@@ -85,7 +88,10 @@ test('main queue runs workflows and activities; GetAsset runs on the per-profile
     // The alpha queue is polled too, though nothing ran there.
     const alpha = await connection.workflowService.describeTaskQueue({
       namespace,
-      taskQueue: { name: getAssetTaskQueue(taskQueue, 'alpha'), kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueue: {
+        name: getAssetTaskQueue(taskQueue, 'alpha'),
+        kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+      },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
     expect(alpha.pollers?.length).toBeGreaterThan(0);

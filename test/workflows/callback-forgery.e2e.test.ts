@@ -30,9 +30,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 }
 
 function post(url: string, body: unknown): Promise<number> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-    async (r) => (await r.arrayBuffer(), r.status),
-  );
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => (await r.arrayBuffer(), r.status));
 }
 
 /** The URL the vendor got for a pipeline's generation create, attempt 1. */
@@ -57,7 +59,10 @@ describe('forged callbacks to a real callback URL', () => {
   beforeAll(async () => {
     h = await startHarness({
       callbacks: true,
-      emulator: { profile: { generationQueuedMs: QUEUED_MS, generationRunningMs: 1_000 }, clock: () => Date.now() + shiftMs },
+      emulator: {
+        profile: { generationQueuedMs: QUEUED_MS, generationRunningMs: 1_000 },
+        clock: () => Date.now() + shiftMs,
+      },
     });
   });
   afterAll(async () => h?.close());
@@ -65,7 +70,10 @@ describe('forged callbacks to a real callback URL', () => {
   test("P2 adopts neither P1's task, nor a task of another model, nor one created before its attempt; it asks the operator (policy resubmit), and its own task ends the wait", async () => {
     // P1 runs a generation; its task id is claimed by P1's search attribute.
     const p1 = await h.start(generationOnly());
-    const t1 = await until('P1 records its task', async () => (await p1.query(statusQuery)).vendorTasks.find((t) => t.kind === 'generation')?.id);
+    const t1 = await until(
+      'P1 records its task',
+      async () => (await p1.query(statusQuery)).vendorTasks.find((t) => t.kind === 'generation')?.id,
+    );
     await until('P1 claims its task in visibility', async () => {
       for await (const wf of h.client.workflow.list({ query: `ReelflowVendorTaskIds = '${t1}'` })) {
         if (wf.workflowId === p1.workflowId) return true;
@@ -84,9 +92,13 @@ describe('forged callbacks to a real callback URL', () => {
       'generation.create': { error500AfterCreate: { next: 1 } },
       'generation.callback': { callbackDrop: { probability: 1 } },
     });
-    const p2 = await h.start(generationOnly({ ambiguousCreate: { generation: 'resubmit' }, deadlines: { callbackGrace: '20s' } }));
-    await until('P2 create answered 500', () =>
-      h.emulator.inspect().requests.some((r) => r.endpoint === 'generation.create' && r.status === 500) || undefined,
+    const p2 = await h.start(
+      generationOnly({ ambiguousCreate: { generation: 'resubmit' }, deadlines: { callbackGrace: '20s' } }),
+    );
+    await until(
+      'P2 create answered 500',
+      () =>
+        h.emulator.inspect().requests.some((r) => r.endpoint === 'generation.create' && r.status === 500) || undefined,
     );
     const ofP2 = (u?: string) => Boolean(u?.includes(`/${encodeURIComponent(p2.workflowId)}/`));
     const t2 = h.emulator.inspect().generationTasks.find((t) => ofP2(t.callbackUrl))!.id;
@@ -100,23 +112,30 @@ describe('forged callbacks to a real callback URL', () => {
     // None is adopted; although the policy is resubmit, a task may exist: the operator is asked.
     const waiting = await waitForStatus(
       p2,
-      (s) => s.state === 'waiting-operator' && [t1, tm, old].every((id) => s.waiting?.reason.includes(`${id} (refused:`)),
+      (s) =>
+        s.state === 'waiting-operator' && [t1, tm, old].every((id) => s.waiting?.reason.includes(`${id} (refused:`)),
       90_000,
     );
     const reason = waiting.waiting!.reason;
     expect(reason).toMatch(new RegExp(`${t1} \\(refused: [^|]*claimed by pipeline ${p1.workflowId}`));
-    expect(reason).toMatch(new RegExp(`${tm} \\(refused: [^|]*its model is video-model-2, this create asked for ${MODEL}`));
+    expect(reason).toMatch(
+      new RegExp(`${tm} \\(refused: [^|]*its model is video-model-2, this create asked for ${MODEL}`),
+    );
     expect(reason).toMatch(new RegExp(`${old} \\(refused: [^|]*created [^|]*outside this attempt's`));
     expect(reason).not.toContain(t2);
     expect(waiting.vendorTasks.map((t) => t.id)).toEqual([]);
-    expect(h.emulator.inspect().requests.filter((r) => r.endpoint === 'generation.create' && ofP2(r.callbackUrl))).toHaveLength(1);
+    expect(
+      h.emulator.inspect().requests.filter((r) => r.endpoint === 'generation.create' && ofP2(r.callbackUrl)),
+    ).toHaveLength(1);
 
     // The vendor's own callback for P2's task arrives late (its task leaves the queue): it ends the wait.
     h.emulator.setFaults({});
     h.emulator.advanceClock(QUEUED_MS);
     const result = await p2.result();
     expect(result.generation?.taskId).toBe(t2);
-    expect(result.vendorTasks).toEqual([expect.objectContaining({ kind: 'generation', id: t2, via: 'callback', attempt: 1 })]);
+    expect(result.vendorTasks).toEqual([
+      expect.objectContaining({ kind: 'generation', id: t2, via: 'callback', attempt: 1 }),
+    ]);
     expect(result.calls['generation.create']).toBe(1);
     expect((await p1.result()).generation?.taskId).toBe(t1);
   });
@@ -132,17 +151,29 @@ describe('forged callbacks to a real callback URL', () => {
     });
     const child = p.workflowId;
     const ofP = (u?: string) => Boolean(u?.includes(`/${encodeURIComponent(child)}/`));
-    await until('review submit answered 500', () =>
-      h.emulator.inspect().requests.some((r) => r.endpoint === 'review.async' && r.status === 500 && ofP(r.callbackUrl)) || undefined,
+    await until(
+      'review submit answered 500',
+      () =>
+        h.emulator
+          .inspect()
+          .requests.some((r) => r.endpoint === 'review.async' && r.status === 500 && ofP(r.callbackUrl)) || undefined,
     );
-    const vendor = createVendorClient({ baseUrl: h.emulator.url, identityUrl: h.emulator.url, apiKey: 'emu-key', accessToken: 'emu-user-1' });
+    const vendor = createVendorClient({
+      baseUrl: h.emulator.url,
+      identityUrl: h.emulator.url,
+      apiKey: 'emu-key',
+      accessToken: 'emu-user-1',
+    });
     const other = ['https://media.example.com/forgery/x.png', 'https://media.example.com/forgery/y.png'];
     const forged = (await vendor.review.submitAsync({ images: other })).task_id;
     await vendor.close();
     const url = buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, child, 'review-b0', 1);
     expect(await post(url, { code: 200, task_id: forged, status: 'completed' })).toBe(204);
 
-    const waiting = await waitForStatus(p, (s) => s.state === 'waiting-operator' && Boolean(s.waiting?.reason.includes(`${forged} (refused:`)));
+    const waiting = await waitForStatus(
+      p,
+      (s) => s.state === 'waiting-operator' && Boolean(s.waiting?.reason.includes(`${forged} (refused:`)),
+    );
     expect(waiting.waiting!.reason).toContain(`${forged} (refused: it holds 2 media, this batch submitted 1`);
     const genuine = h.emulator.inspect().reviewTasks.find((t) => ofP(t.callbackUrl))!.taskId;
     await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: genuine } }] });
@@ -156,24 +187,33 @@ describe('forged callbacks to a real callback URL', () => {
 describe('replays of one callback URL', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ callbacks: true, emulator: { profile: { generationQueuedMs: 300, generationRunningMs: 8_000 } } });
+    h = await startHarness({
+      callbacks: true,
+      emulator: { profile: { generationQueuedMs: 300, generationRunningMs: 8_000 } },
+    });
   });
   afterAll(async () => h?.close());
 
   test('240 replays and 40 made-up states: few vendor queries and signal events, and the pipeline completes', async () => {
     const handle = await h.start(generationOnly());
-    const status = await waitForStatus(handle, (s) => s.vendorTasks.some((t) => t.kind === 'generation' && t.state === 'running'));
+    const status = await waitForStatus(handle, (s) =>
+      s.vendorTasks.some((t) => t.kind === 'generation' && t.state === 'running'),
+    );
     const taskId = status.vendorTasks[0].id;
     const url = generationCallbackUrl(h, handle.workflowId);
 
     const replays = await Promise.all(Array.from({ length: 240 }, () => post(url, { id: taskId, status: 'running' })));
-    const madeUp = await Promise.all(Array.from({ length: 40 }, (_, i) => post(url, { id: taskId, status: `made-up-${i}` })));
+    const madeUp = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => post(url, { id: taskId, status: `made-up-${i}` })),
+    );
     expect(new Set(replays)).toEqual(new Set([204])); // a replay of a relayed callback: nothing to retry
     expect(madeUp.filter((s) => s === 429).length).toBeGreaterThan(25); // a burst of 10 per URL, then 1 per 5 s
 
     const result = await handle.result();
     expect(result.generation?.taskId).toBe(taskId);
-    const queries = h.emulator.inspect().requests.filter((r) => r.endpoint === 'generation.get' && r.resourceId === taskId);
+    const queries = h.emulator
+      .inspect()
+      .requests.filter((r) => r.endpoint === 'generation.get' && r.resourceId === taskId);
     // The polls of an 8 s task at the callback cadence (about 4), plus at most one per callback
     // the URL's bucket admits (10 at once, the genuine ones included). Before: one per POST.
     expect(queries.length).toBeLessThanOrEqual(12);

@@ -7,7 +7,13 @@ import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, type Harness, waitForStatus } from './harness';
 
-const quick = { generationQueuedMs: 300, generationRunningMs: 1_000, assetProcessingMs: 800, eraseInProgressMs: 800, reviewProcessingMs: 800 };
+const quick = {
+  generationQueuedMs: 300,
+  generationRunningMs: 1_000,
+  assetProcessingMs: 800,
+  eraseInProgressMs: 800,
+  reviewProcessingMs: 800,
+};
 
 const generationOnly = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
   generation: { model: 'video-model-1', content: [{ type: 'text', text: 'fault test' }] },
@@ -17,7 +23,6 @@ const generationAndErase = (options: PipelineDefinitionInput['options'] = {}): P
   ...generationOnly(options),
   erase: true,
 });
-
 
 describe('faults with callbacks on', () => {
   let h: Harness;
@@ -89,7 +94,10 @@ describe('faults without callbacks', () => {
   test('asset create reset after creating: reconciled by its deterministic name, no duplicate', async () => {
     h.emulator.setFaults({ 'assets.CreateAsset': { resetAfterCreate: { next: 1 } } });
     const { result } = await h.run({
-      assets: { group: { name: 'fault-assets' }, items: [{ name: 'clip', url: 'https://media.example.com/c.mp4', type: 'Video' }] },
+      assets: {
+        group: { name: 'fault-assets' },
+        items: [{ name: 'clip', url: 'https://media.example.com/c.mp4', type: 'Video' }],
+      },
       options: { archive: false },
     });
     const s = h.emulator.inspect();
@@ -102,7 +110,10 @@ describe('faults without callbacks', () => {
   test('asset group create hit by 502 UpstreamCallFailed: retried after a name check, one group', async () => {
     h.emulator.setFaults({ 'assets.CreateAssetGroup': { upstream502: { next: 1 } } });
     const { result } = await h.run({
-      assets: { group: { name: 'fault-502' }, items: [{ name: 'pic', url: 'https://media.example.com/p.png', type: 'Image' }] },
+      assets: {
+        group: { name: 'fault-502' },
+        items: [{ name: 'pic', url: 'https://media.example.com/p.png', type: 'Image' }],
+      },
       options: { archive: false },
     });
     const groups = h.emulator.inspect().groups.filter((g) => g.Name === 'fault-502');
@@ -117,7 +128,10 @@ describe('faults without callbacks', () => {
       'assets.GetAsset': { rateLimit429: { next: 2, retryAfterSeconds: 1 } },
     });
     const { result } = await h.run({
-      assets: { group: { name: 'fault-429' }, items: [{ name: 'pic', url: 'https://media.example.com/p.png', type: 'Image' }] },
+      assets: {
+        group: { name: 'fault-429' },
+        items: [{ name: 'pic', url: 'https://media.example.com/p.png', type: 'Image' }],
+      },
       generation: { model: 'video-model-1', content: [{ type: 'image_url', image_url: { url: 'ref:asset/pic' } }] },
       options: { archive: false },
     });
@@ -147,7 +161,9 @@ describe('faults without callbacks', () => {
     const [task] = h.emulator.inspect().generationTasks; // what an operator finds in the vendor console
 
     // The validator refuses a malformed decision before anything happens.
-    const refused = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'has spaces' } }] }).catch((e) => e);
+    const refused = await handle
+      .executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'has spaces' } }] })
+      .catch((e) => e);
     expect(refused.cause?.message).toMatch(/decision.taskId/);
     const accepted = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
     expect(accepted).toEqual({ stage: 'generation', step: 'generation', accepted: { taskId: task.id } });
@@ -170,7 +186,9 @@ describe('faults without callbacks', () => {
 
   test('resolveCreate on a pipeline that is not waiting is refused', async () => {
     const handle = await h.start(generationOnly());
-    const refused = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] }).catch((e) => e);
+    const refused = await handle
+      .executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] })
+      .catch((e) => e);
     expect(refused.cause?.message).toMatch(/is not waiting for an operator decision/);
     await handle.result();
   });

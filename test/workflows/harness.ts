@@ -53,7 +53,13 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const nativeConnection = await NativeConnection.connect({ address });
   let receiver: CallbackReceiver | undefined;
   if (opts.callbacks) {
-    receiver = await startCallbackReceiver({ host: '127.0.0.1', port: 0, secret: CALLBACK_SECRET, client, log: () => undefined });
+    receiver = await startCallbackReceiver({
+      host: '127.0.0.1',
+      port: 0,
+      secret: CALLBACK_SECRET,
+      client,
+      log: () => undefined,
+    });
   }
   const vendor = createVendorClient({
     baseUrl: emulator.url,
@@ -74,15 +80,18 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
   });
   const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
-  const makeWorkers = async () => opts.inProcessWorkers === false ? [] : [
-    await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle, activities }),
-    await Worker.create({
-      connection: nativeConnection,
-      taskQueue: getAssetTaskQueue(taskQueue, 'default'),
-      activities: { getAsset: activities.getAsset },
-      maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,
-    }),
-  ];
+  const makeWorkers = async () =>
+    opts.inProcessWorkers === false
+      ? []
+      : [
+          await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle, activities }),
+          await Worker.create({
+            connection: nativeConnection,
+            taskQueue: getAssetTaskQueue(taskQueue, 'default'),
+            activities: { getAsset: activities.getAsset },
+            maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+          }),
+        ];
   let workers = await makeWorkers();
   let running = workers.map((w) => w.run());
 
@@ -98,9 +107,15 @@ export async function startHarness(opts: HarnessOptions = {}) {
     start(definition: PipelineDefinitionInput, workflowId = `test-${randomUUID().slice(0, 8)}`) {
       // Against the local emulator: opt in to local media hosts, unless the test says otherwise.
       const options = { allowPrivateHosts: true, ...definition.options };
-      return client.workflow.start(videoPipeline, { taskQueue, workflowId, args: [{ definition: { ...definition, options } }] });
+      return client.workflow.start(videoPipeline, {
+        taskQueue,
+        workflowId,
+        args: [{ definition: { ...definition, options } }],
+      });
     },
-    async run(definition: PipelineDefinitionInput): Promise<{ handle: WorkflowHandle<typeof videoPipeline>; result: PipelineResult }> {
+    async run(
+      definition: PipelineDefinitionInput,
+    ): Promise<{ handle: WorkflowHandle<typeof videoPipeline>; result: PipelineResult }> {
       const handle = await this.start(definition);
       return { handle, result: await handle.result() };
     },
@@ -153,7 +168,11 @@ export function fullDefinition(overrides: Partial<PipelineDefinitionInput> = {})
 }
 
 /** Polls the pipeline's `status` query until `pred` holds (tests wait on behaviour, not time). */
-export async function waitForStatus(handle: WorkflowHandle, pred: (s: PipelineStatus) => boolean, ms = 60_000): Promise<PipelineStatus> {
+export async function waitForStatus(
+  handle: WorkflowHandle,
+  pred: (s: PipelineStatus) => boolean,
+  ms = 60_000,
+): Promise<PipelineStatus> {
   const deadline = Date.now() + ms;
   for (;;) {
     const s = await handle.query(statusQuery);

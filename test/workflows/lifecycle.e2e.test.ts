@@ -8,7 +8,6 @@ import { CancelledFailure } from '@temporalio/common';
 import { statusQuery } from '../../src/workflows/messages';
 import { CALLBACK_SECRET, fullDefinition, startHarness, type Harness, waitForStatus } from './harness';
 
-
 describe('cancellation', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -46,14 +45,16 @@ describe('secrets stay out of history', () => {
   });
   afterAll(async () => h?.close());
 
-  test('a finished pipeline\'s whole history holds no secret', async () => {
+  test("a finished pipeline's whole history holds no secret", async () => {
     const { handle } = await h.run(fullDefinition({ options: { callbacks: true } }));
     const ids = [handle.workflowId];
     let total = 0;
     for (const id of ids) {
       const history = JSON.stringify(await h.client.workflow.getHandle(id).fetchHistory());
       // Payloads are base64 JSON: decode every data field too, so nothing hides in encoding.
-      const decoded = [...history.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1], 'base64').toString('utf8')).join('\n');
+      const decoded = [...history.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)]
+        .map((m) => Buffer.from(m[1], 'base64').toString('utf8'))
+        .join('\n');
       total += decoded.length;
       for (const secret of [apiKey, accessToken, CALLBACK_SECRET, 'Bearer ']) {
         expect(history).not.toContain(secret);
@@ -75,7 +76,10 @@ describe('slow vendor', () => {
 
   test('an asset Pending past the stuck threshold is shown as stuck ("contact support"), then completes', async () => {
     const handle = await h.start({
-      assets: { group: { name: 'slow-assets' }, items: [{ name: 'slow', url: 'https://media.example.com/s.png', type: 'Image' }] },
+      assets: {
+        group: { name: 'slow-assets' },
+        items: [{ name: 'slow', url: 'https://media.example.com/s.png', type: 'Image' }],
+      },
       options: { archive: false, deadlines: { assetStuck: '1500ms' } },
     });
     const stuck = await waitForStatus(handle, (s) => s.state === 'stuck');
@@ -86,7 +90,10 @@ describe('slow vendor', () => {
 
   test('an asset Pending past its deadline fails the stage naming the asset', async () => {
     const handle = await h.start({
-      assets: { group: { name: 'slow-assets' }, items: [{ name: 'late', url: 'https://media.example.com/l.png', type: 'Image' }] },
+      assets: {
+        group: { name: 'slow-assets' },
+        items: [{ name: 'late', url: 'https://media.example.com/l.png', type: 'Image' }],
+      },
       options: { archive: false, deadlines: { assetStuck: '1s', assetPending: '2s' } },
     });
     const err = await handle.result().catch((e) => e);
@@ -128,7 +135,11 @@ describe('GetAsset rate limit across pipelines', () => {
         h.start({
           assets: {
             group: { name: 'rate-limit' },
-            items: ['a', 'b', 'c'].map((n) => ({ name: `${n}${i}`, url: `https://media.example.com/${n}${i}.png`, type: 'Image' as const })),
+            items: ['a', 'b', 'c'].map((n) => ({
+              name: `${n}${i}`,
+              url: `https://media.example.com/${n}${i}.png`,
+              type: 'Image' as const,
+            })),
           },
           options: { archive: false },
         }),
@@ -156,7 +167,9 @@ describe('invalid definitions', () => {
   afterAll(async () => h?.close());
 
   test('a definition that bypassed the client check fails in the workflow, naming the field', async () => {
-    const handle = await h.start({ generation: { model: 'm', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] } });
+    const handle = await h.start({
+      generation: { model: 'm', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+    });
     const err = await handle.result().catch((e) => e);
     expect(err.cause.type).toBe('InvalidDefinition');
     expect(err.cause.message).toContain('generation.content[0].image_url.url');

@@ -57,13 +57,21 @@ describe.each([
     expect(result.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
 
     // References were resolved to Asset:// addresses before the (paid) create.
-    const sent = s.generationTasks[0].request as { content: { image_url?: { url: string }; audio_url?: { url: string } }[] };
+    const sent = s.generationTasks[0].request as {
+      content: { image_url?: { url: string }; audio_url?: { url: string } }[];
+    };
     expect(sent.content[1].image_url?.url).toBe(result.review?.items[0].assetUrl);
     expect(sent.content[2].audio_url?.url).toBe(result.assets?.items[1].assetUrl);
 
     // Every vendor id is in the result and in the status query.
     const ids = result.vendorTasks.map((t) => t.id);
-    expect(ids).toEqual(expect.arrayContaining([result.generation!.taskId, result.erase!.taskId, ...result.assets!.items.map((i) => i.assetId)]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        result.generation!.taskId,
+        result.erase!.taskId,
+        ...result.assets!.items.map((i) => i.assetId),
+      ]),
+    );
     const status = await handle.query(statusQuery);
     expect(status.state).toBe('completed');
     expect(status.vendorTasks.map((t) => t.id).sort()).toEqual([...ids].sort());
@@ -92,9 +100,11 @@ describe('stages skipped by the definition', () => {
   });
   afterAll(async () => h?.close());
 
-  test('a workflow id reused by a new run archives the new run\'s video; the old run keeps its file', async () => {
+  test("a workflow id reused by a new run archives the new run's video; the old run keeps its file", async () => {
     const id = `reuse-${randomUUID().slice(0, 8)}`;
-    const definition = (text: string) => ({ generation: { model: 'video-model-1', content: [{ type: 'text' as const, text }] } });
+    const definition = (text: string) => ({
+      generation: { model: 'video-model-1', content: [{ type: 'text' as const, text }] },
+    });
     const p1 = await (await h.start(definition('P1'), id)).result();
     const p3 = await (await h.start(definition('P3'), id)).result();
     expect(p3.generation!.taskId).not.toBe(p1.generation!.taskId);

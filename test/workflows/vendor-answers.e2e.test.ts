@@ -8,7 +8,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, waitForStatus, type Harness } from './harness';
 
-const quick = { generationQueuedMs: 300, generationRunningMs: 1_000, assetProcessingMs: 800, eraseInProgressMs: 800, reviewProcessingMs: 800 };
+const quick = {
+  generationQueuedMs: 300,
+  generationRunningMs: 1_000,
+  assetProcessingMs: 800,
+  eraseInProgressMs: 800,
+  reviewProcessingMs: 800,
+};
 
 const generation = (options: PipelineDefinitionInput['options'] = {}, erase = false): PipelineDefinitionInput => ({
   generation: { model: 'video-model-1', content: [{ type: 'text', text: 'vendor answers' }] },
@@ -58,7 +64,10 @@ describe.each(['seed', 'upstream'] as const)('vendor answers (%s dialect)', (dia
   test('an asset just created that answers AssetNotOwned is lag too: the assets stage completes', async () => {
     h.emulator.setFaults({ 'assets.CreateAsset': { readLag: { next: 1, ms: 3_000 } } });
     const { result } = await h.run({
-      assets: { group: { name: `lag-${dialect}` }, items: [{ name: 'bgm', url: 'https://media.example.com/audio/theme.mp3', type: 'Audio' }] },
+      assets: {
+        group: { name: `lag-${dialect}` },
+        items: [{ name: 'bgm', url: 'https://media.example.com/audio/theme.mp3', type: 'Audio' }],
+      },
       options: { archive: false, deadlines: { notFoundGrace: '30s' } },
     });
     expect(result.assets?.items[0].status).toBe('Active');
@@ -106,7 +115,7 @@ describe.each(['seed', 'upstream'] as const)('vendor answers (%s dialect)', (dia
   });
 });
 
-test('upstream dialect: the video URL expires 24 h after the terminal answer\'s updated_at', async () => {
+test("upstream dialect: the video URL expires 24 h after the terminal answer's updated_at", async () => {
   const h = await startHarness({ emulator: { profile: quick, dialect: 'upstream' } });
   try {
     const handle = await h.start(generation());

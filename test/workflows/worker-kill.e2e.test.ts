@@ -44,8 +44,13 @@ describe('worker process killed mid-pipeline', () => {
   let h: Harness;
   const procs: ChildProcess[] = [];
   beforeAll(async () => {
-    if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} missing: run \`npm test\` (it compiles first) or \`npm run build\``);
-    h = await startHarness({ callbacks: true, inProcessWorkers: false, emulator: { profile: { generationRunningMs: 1_000 } } });
+    if (!existsSync(WORKER_MAIN))
+      throw new Error(`${WORKER_MAIN} missing: run \`npm test\` (it compiles first) or \`npm run build\``);
+    h = await startHarness({
+      callbacks: true,
+      inProcessWorkers: false,
+      emulator: { profile: { generationRunningMs: 1_000 } },
+    });
   });
   afterAll(async () => {
     procs.forEach((p) => p.exitCode === null && p.kill('SIGKILL'));

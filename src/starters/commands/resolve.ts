@@ -14,9 +14,11 @@ import { resolveCreate } from '../pipeline-client';
 export const resolve: CommandFn = async (ctx, session) => {
   const id = ctx.positionals[0];
   const taskId = ctx.str('task-id');
-  const given = [taskId !== undefined && '--task-id', ctx.bool('resubmit') && '--resubmit', ctx.bool('abandon') && '--abandon'].filter(
-    (x): x is string => !!x,
-  );
+  const given = [
+    taskId !== undefined && '--task-id',
+    ctx.bool('resubmit') && '--resubmit',
+    ctx.bool('abandon') && '--abandon',
+  ].filter((x): x is string => !!x);
   if (given.length !== 1) {
     throw new UsageError(
       given.length === 0
@@ -26,7 +28,8 @@ export const resolve: CommandFn = async (ctx, session) => {
       ctx.name,
     );
   }
-  const decision: CreateDecision = taskId !== undefined ? { taskId } : ctx.bool('resubmit') ? { resubmit: true } : { abandon: true };
+  const decision: CreateDecision =
+    taskId !== undefined ? { taskId } : ctx.bool('resubmit') ? { resubmit: true } : { abandon: true };
   const step = ctx.str('step');
   const client = await session.client();
   let res;
@@ -38,6 +41,8 @@ export const resolve: CommandFn = async (ctx, session) => {
     if (closed) throw new Error(`pipeline ${id} already ${closed}: nothing waits for a decision`);
     throw err;
   }
-  ctx.emit({ workflowId: id, ...res }, () => [`${id}: ${res.stage} step ${res.step} accepted ${JSON.stringify(res.accepted)}`]);
+  ctx.emit({ workflowId: id, ...res }, () => [
+    `${id}: ${res.stage} step ${res.step} accepted ${JSON.stringify(res.accepted)}`,
+  ]);
   return EXIT.ok;
 };

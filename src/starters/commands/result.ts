@@ -5,5 +5,8 @@ import { followPipeline } from '../pipeline-client';
 
 export const result: CommandFn = async (ctx, session) => {
   const id = ctx.positionals[0];
-  return printOutcome(ctx, await followPipeline(await session.client(), id, ctx.io.signal ? { signal: ctx.io.signal } : {}));
+  return printOutcome(
+    ctx,
+    await followPipeline(await session.client(), id, ctx.io.signal ? { signal: ctx.io.signal } : {}),
+  );
 };

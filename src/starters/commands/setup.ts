@@ -12,7 +12,9 @@ export const setup: CommandFn = async (ctx, session) => {
       const namespace = session.namespace ?? 'default';
       const added = await registerSearchAttributes(connection, namespace);
       ctx.emit({ namespace, added, searchAttributes: REELFLOW_SEARCH_ATTRIBUTES }, () => [
-        added.length ? `${namespace}: registered ${added.join(', ')}` : `${namespace}: search attributes already registered`,
+        added.length
+          ? `${namespace}: registered ${added.join(', ')}`
+          : `${namespace}: search attributes already registered`,
       ]);
       return EXIT.ok;
     } catch (err) {

@@ -20,7 +20,11 @@ export async function startFromDefinition(ctx: CommandContext, session: Session)
     const option = err.message.startsWith('namePrefix') ? '--id-prefix' : '--workflow-id';
     throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
   }
-  const handle = await startPipeline(await session.client(), loaded.input, { taskQueue, workflowId, maxPayloadBytes: maxPayloadBytes(ctx) });
+  const handle = await startPipeline(await session.client(), loaded.input, {
+    taskQueue,
+    workflowId,
+    maxPayloadBytes: maxPayloadBytes(ctx),
+  });
   return { handle, loaded, taskQueue };
 }
 
@@ -32,9 +36,10 @@ export function uiLink(env: NodeJS.ProcessEnv, namespace: string | undefined, wo
 
 export const start: CommandFn = async (ctx, session) => {
   const { handle, taskQueue } = await startFromDefinition(ctx, session);
-  ctx.emit({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, taskQueue, namespace: session.namespace }, () => [
-    handle.workflowId,
-  ]);
+  ctx.emit(
+    { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, taskQueue, namespace: session.namespace },
+    () => [handle.workflowId],
+  );
   ctx.info(`started on task queue "${taskQueue}"; follow it with: reelflow status ${handle.workflowId} --follow`);
   const link = uiLink(ctx.io.env, session.namespace, handle.workflowId);
   if (link) ctx.info(`Web UI: ${link}`);

@@ -7,9 +7,16 @@ import { loadDefinition } from './definition-arg';
 export const validate: CommandFn = async (ctx) => {
   const { source, definition } = await loadDefinition(ctx);
   const stages = definedStages(definition);
-  ctx.emit({ valid: true, file: source, name: definition.name ?? null, stages, summary: pipelineSummary(definition), definition }, () => [
-    `${source}: valid`,
-    `  ${pipelineSummary(definition)}`,
-  ]);
+  ctx.emit(
+    {
+      valid: true,
+      file: source,
+      name: definition.name ?? null,
+      stages,
+      summary: pipelineSummary(definition),
+      definition,
+    },
+    () => [`${source}: valid`, `  ${pipelineSummary(definition)}`],
+  );
   return EXIT.ok;
 };

@@ -58,7 +58,9 @@ function reviewLines(task: ReviewTask): string[] {
           i.submit_review_status === 1 ? 'yes' : 'no',
           i.source_url,
           i.asset_url,
-          i.error_code !== undefined ? `${i.error_code}${i.error_message ? `: ${i.error_message}` : ''}` : i.error_message,
+          i.error_code !== undefined
+            ? `${i.error_code}${i.error_message ? `: ${i.error_message}` : ''}`
+            : i.error_message,
         ]),
       ).map((l) => `  ${l}`),
     );
@@ -74,7 +76,8 @@ function required(ctx: CommandContext, name: string): string {
   return v;
 }
 
-const capitalized = (t: string) => (t.charAt(0).toUpperCase() + t.slice(1).toLowerCase()) as 'Image' | 'Video' | 'Audio';
+const capitalized = (t: string) =>
+  (t.charAt(0).toUpperCase() + t.slice(1).toLowerCase()) as 'Image' | 'Video' | 'Audio';
 
 const HANDLERS: Record<string, Handler> = {
   async 'groups list'(ctx, v) {
@@ -90,7 +93,10 @@ const HANDLERS: Record<string, Handler> = {
   },
   async 'groups create'(ctx, v) {
     const description = ctx.str('description');
-    const res = await v.assets.createAssetGroup({ Name: ctx.positionals[0], ...(description !== undefined ? { Description: description } : {}) });
+    const res = await v.assets.createAssetGroup({
+      Name: ctx.positionals[0],
+      ...(description !== undefined ? { Description: description } : {}),
+    });
     ctx.emit(res, () => [`created group ${res.Id} "${res.Name}"`]);
     return 0;
   },
@@ -101,7 +107,11 @@ const HANDLERS: Record<string, Handler> = {
       throw new UsageError('"groups update" needs --name and/or --description', '--name', ctx.name);
     }
     const Id = ctx.positionals[0];
-    await v.assets.updateAssetGroup({ Id, ...(name !== undefined ? { Name: name } : {}), ...(description !== undefined ? { Description: description } : {}) });
+    await v.assets.updateAssetGroup({
+      Id,
+      ...(name !== undefined ? { Name: name } : {}),
+      ...(description !== undefined ? { Description: description } : {}),
+    });
     ctx.emit({ Id, updated: true }, () => [`updated group ${Id}`]);
     return 0;
   },
@@ -114,9 +124,13 @@ const HANDLERS: Record<string, Handler> = {
   async 'assets list'(ctx, v) {
     const groups = ctx.list('group');
     if (ctx.bool('all')) {
-      if (ctx.str('page') !== undefined) throw new UsageError('--all walks every page; drop --page', '--page', ctx.name);
+      if (ctx.str('page') !== undefined)
+        throw new UsageError('--all walks every page; drop --page', '--page', ctx.name);
       const pageSize = ctx.int('page-size');
-      const assets = await v.assets.listAllAssets({ ...(groups ? { GroupIds: groups } : {}), ...(pageSize ? { PageSize: pageSize } : {}) });
+      const assets = await v.assets.listAllAssets({
+        ...(groups ? { GroupIds: groups } : {}),
+        ...(pageSize ? { PageSize: pageSize } : {}),
+      });
       ctx.emit({ Assets: assets, Total: assets.length }, () => [...assetRows(assets), `${assets.length} asset(s)`]);
       return 0;
     }
@@ -174,7 +188,9 @@ const HANDLERS: Record<string, Handler> = {
     };
     if (ctx.bool('async')) {
       const res = await v.review.submitAsync(req);
-      ctx.emit(res, () => [`review task ${res.task_id}: ${res.status} (check with: reelflow review get ${res.task_id})`]);
+      ctx.emit(res, () => [
+        `review task ${res.task_id}: ${res.status} (check with: reelflow review get ${res.task_id})`,
+      ]);
       return 0;
     }
     const res = await v.review.submitSync(req);

@@ -30,7 +30,6 @@ export const ResponseMetadataSchema = z.looseObject({
 });
 export type ResponseMetadata = z.output<typeof ResponseMetadataSchema>;
 
-
 export const AssetGroupSchema = z.looseObject({
   Id: NonEmptyString,
   Name: z.string(),
@@ -63,7 +62,8 @@ function listResult<L extends 'Assets' | 'AssetGroups', T>(list: L, item: z.ZodT
   const items = z.array(item).optional();
   const count = z.number().int().optional();
   const need = (a: string, b: string) => (r: Record<string, unknown>, ctx: z.RefinementCtx) => {
-    if (r[a] === undefined && r[b] === undefined) ctx.addIssue({ code: 'custom', path: [a], message: `required (or ${b})` });
+    if (r[a] === undefined && r[b] === undefined)
+      ctx.addIssue({ code: 'custom', path: [a], message: `required (or ${b})` });
   };
   return z
     .looseObject({ [list]: items, Items: items, Total: count, TotalCount: count })
@@ -113,7 +113,11 @@ export const ASSET_ACTIONS = {
     idempotent: true,
   },
   UpdateAssetGroup: {
-    request: z.strictObject({ Id: NonEmptyString, Name: GroupNameSchema.optional(), Description: z.string().optional() }),
+    request: z.strictObject({
+      Id: NonEmptyString,
+      Name: GroupNameSchema.optional(),
+      Description: z.string().optional(),
+    }),
     result: EmptyResult,
     metadata: true,
     idempotent: true,

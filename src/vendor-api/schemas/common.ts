@@ -5,13 +5,11 @@ const INLINE_MEDIA = /^data:/i;
 const ASSET_SCHEME = /^asset:\/\//i;
 
 const NOT_HTTP = 'must be an http(s) URL';
-export const NOT_INLINE =
-  'inline/base64 media is not supported; use a public http(s) URL or an Asset:// address';
+export const NOT_INLINE = 'inline/base64 media is not supported; use a public http(s) URL or an Asset:// address';
 
 /** An http(s) URL taken apart, or why it is not one the vendor could fetch. */
 export type HttpUrlParts =
-  | { ok: true; scheme: 'http' | 'https'; host: string; port?: number; path: string }
-  | { ok: false; reason: string };
+  { ok: true; scheme: 'http' | 'https'; host: string; port?: number; path: string } | { ok: false; reason: string };
 
 /** Host name characters (ASCII; an international name is written in its xn-- form). */
 const HOST_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/;
@@ -22,10 +20,15 @@ function splitAuthority(authority: string): { host: string; port?: number } | { 
   if (!m || !m[1]) return { reason: 'has no host' };
   const [, host, port] = m;
   if (!HOST_IPV6.test(host) && !HOST_NAME.test(host)) {
-    return { reason: /[^\x20-\x7e]/.test(host) ? 'has a non-ASCII host: write it in its ASCII (xn--) form' : 'has an invalid host' };
+    return {
+      reason: /[^\x20-\x7e]/.test(host)
+        ? 'has a non-ASCII host: write it in its ASCII (xn--) form'
+        : 'has an invalid host',
+    };
   }
   if (port === undefined || port === '') return { host };
-  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535) return { reason: 'has an invalid port (1..65535)' };
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65_535)
+    return { reason: 'has an invalid port (1..65535)' };
   return { host, port: Number(port) };
 }
 
@@ -38,7 +41,8 @@ export function parseHttpUrl(text: string): HttpUrlParts {
   if (INLINE_MEDIA.test(text)) return { ok: false, reason: NOT_INLINE };
   const m = /^(https?):\/\/([^/?#]*)([\s\S]*)$/i.exec(text);
   if (!m) return { ok: false, reason: NOT_HTTP };
-  if (/[\s\x00-\x1f\x7f]/.test(text)) return { ok: false, reason: 'must not contain spaces or control characters (percent-encode them)' };
+  if (/[\s\x00-\x1f\x7f]/.test(text))
+    return { ok: false, reason: 'must not contain spaces or control characters (percent-encode them)' };
   if (text.includes('\\')) return { ok: false, reason: 'must not contain a backslash' };
   const [, scheme, authority, path] = m;
   if (authority.includes('@')) return { ok: false, reason: 'must not carry a user name or password' };

@@ -14,7 +14,9 @@ export const EraseCreateRequestSchema = z.strictObject({
 });
 export type EraseCreateRequest = z.input<typeof EraseCreateRequestSchema>;
 
-export const EraseCreateResponseSchema = nullIsAbsent(z.looseObject({ task_id: NonEmptyString, request_id: z.string() }));
+export const EraseCreateResponseSchema = nullIsAbsent(
+  z.looseObject({ task_id: NonEmptyString, request_id: z.string() }),
+);
 export type EraseCreateResponse = z.output<typeof EraseCreateResponseSchema>;
 
 /**

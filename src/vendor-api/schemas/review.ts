@@ -39,7 +39,11 @@ export const ReviewSubmitRequestSchema = z
         ctx.addIssue({ code: 'custom', path: [key, i], message: `is ${t.type}; one batch holds one type (${want})` });
       }
     });
-    if (req.group_id !== undefined && req.group_source !== undefined && !['', 'real_person'].includes(req.group_source)) {
+    if (
+      req.group_id !== undefined &&
+      req.group_source !== undefined &&
+      !['', 'real_person'].includes(req.group_source)
+    ) {
       ctx.addIssue({ code: 'custom', path: ['group_source'], message: "must be '' or 'real_person' with group_id" });
     }
   });

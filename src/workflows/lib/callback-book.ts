@@ -65,7 +65,8 @@ export interface BookHost {
 }
 
 const keyOf = (step: string, attempt: number) => `${step}#${attempt}`;
-const fingerprint = (cb: VendorCallbackSignal) => JSON.stringify([cb.step, cb.attempt, cb.taskId ?? null, cb.status ?? null]);
+const fingerprint = (cb: VendorCallbackSignal) =>
+  JSON.stringify([cb.step, cb.attempt, cb.taskId ?? null, cb.status ?? null]);
 
 /** Signals come from outside: read their fields by type, never trust the shape. */
 function normalize(cb: unknown): VendorCallbackSignal | undefined {
@@ -159,7 +160,8 @@ export class CallbackBook {
   }
 
   provenTask(step: string, attempt: number): string | undefined {
-    for (const o of this.attempts.get(keyOf(step, attempt))?.offers.values() ?? []) if (o.state === 'proven') return o.id;
+    for (const o of this.attempts.get(keyOf(step, attempt))?.offers.values() ?? [])
+      if (o.state === 'proven') return o.id;
     return undefined;
   }
 
@@ -277,7 +279,11 @@ export class CallbackBook {
         { ...QUERY_OPTIONS, summary: `check ${proof.kind} task ${printable(offer.id, 130)}, offered by a callback` },
         [{ profile: proof.profile, kind: proof.kind, taskId: offer.id, exclude: ownWorkflowIds() }],
       );
-      this.conclude(a, offer, judgeOffer(offer.id, facts, proof.expect, { fromMs: a.fromMs, toMs: a.toMs ?? Date.now() }));
+      this.conclude(
+        a,
+        offer,
+        judgeOffer(offer.id, facts, proof.expect, { fromMs: a.fromMs, toMs: a.toMs ?? Date.now() }),
+      );
       return true;
     } catch (err) {
       offer.state = isCancellation(err) ? 'pending' : 'unchecked';

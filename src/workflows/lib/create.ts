@@ -51,7 +51,12 @@ export const MAX_AMBIGUOUS_RESUBMITS = 3;
 const backoff = (n: number) => Math.min(1_000 * 2 ** n, 60_000);
 
 export function stageFailure(message: string, type: string, details?: unknown): ApplicationFailure {
-  return ApplicationFailure.create({ message, type, nonRetryable: true, details: details === undefined ? [] : [details] });
+  return ApplicationFailure.create({
+    message,
+    type,
+    nonRetryable: true,
+    details: details === undefined ? [] : [details],
+  });
 }
 
 export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<Created<T>> {
@@ -60,7 +65,10 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   let transient = 0;
   let resubmits = 0;
   const giveUp = (message: string) =>
-    stageFailure(`${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`, 'VendorUnavailable');
+    stageFailure(
+      `${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`,
+      'VendorUnavailable',
+    );
   const known = rt.knownTask(step);
   if (known) {
     // Recorded by this pipeline before it continued as new: the task exists, never create it again.
@@ -102,7 +110,9 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       case 'rateLimited':
         if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
         rt.holdInterface(iface, Date.now() + (outcome.retryAfterMs ?? 0));
-        await sleep(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), { summary: `${spec.label}: rate limited (Retry-After)` });
+        await sleep(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), {
+          summary: `${spec.label}: rate limited (Retry-After)`,
+        });
         attempt++;
         continue;
       case 'retryLater': {
@@ -129,7 +139,10 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         if (spec.policy === 'resubmit' && !offered) {
           // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
           if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
-            throw stageFailure(`${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`, 'AmbiguousCreate');
+            throw stageFailure(
+              `${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`,
+              'AmbiguousCreate',
+            );
           }
           rt.setAmbiguous(step, undefined);
           attempt++;

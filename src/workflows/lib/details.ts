@@ -9,7 +9,9 @@ import { printable } from './printable';
 function elapsed(startedAt?: string, endedAt?: string): string {
   if (!startedAt) return '';
   const ms = (endedAt ? Date.parse(endedAt) : Date.now()) - Date.parse(startedAt);
-  return ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms < 60_000
+    ? `${Math.round(ms / 1000)} s`
+    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 function taskIds(s: PipelineStatus, stage: StageName): string {
@@ -28,7 +30,13 @@ export function renderDetails(s: PipelineStatus): string {
     const state = st.detail ? `${st.state}: ${st.detail}` : st.state;
     return `| ${name} | ${cell(state)} | ${cell(taskIds(s, name))} | ${progress} | ${elapsed(st.startedAt, st.endedAt)} |`;
   });
-  const lines = [`**${s.state}** · stage ${s.stage}`, '', '| stage | state | vendor tasks | progress | elapsed |', '|---|---|---|---|---|', ...rows];
+  const lines = [
+    `**${s.state}** · stage ${s.stage}`,
+    '',
+    '| stage | state | vendor tasks | progress | elapsed |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ];
   if (s.waiting) {
     lines.push('', `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason)}`);
     lines.push(`\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``);

@@ -52,7 +52,8 @@ export function classifyCreateFailure(err: unknown): CreateOutcome {
   const info = infoOf(cause);
   const type = cause.type ?? 'Error';
   if (type === 'NotSentError') return { kind: 'notSent', message: cause.message };
-  if (type === 'RateLimitedError') return { kind: 'rateLimited', message: cause.message, retryAfterMs: info.retryAfterMs };
+  if (type === 'RateLimitedError')
+    return { kind: 'rateLimited', message: cause.message, retryAfterMs: info.retryAfterMs };
   if (type === 'UpstreamFailedError' && info.endpoint?.startsWith('assets.')) {
     return { kind: 'retryLater', message: cause.message };
   }

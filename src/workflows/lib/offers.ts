@@ -48,10 +48,17 @@ export function idProblem(id: string): string | undefined {
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 /** Every reason the facts refute this create's authorship of `id`; empty means proven. */
-export function judgeOffer(id: string, facts: OfferedTaskFacts, expect: OfferExpectation, window: AttemptWindow): string[] {
-  if (!facts.found) return [`the vendor does not know it${facts.notFound ? ` (${printable(facts.notFound, 160)})` : ''}`];
+export function judgeOffer(
+  id: string,
+  facts: OfferedTaskFacts,
+  expect: OfferExpectation,
+  window: AttemptWindow,
+): string[] {
+  if (!facts.found)
+    return [`the vendor does not know it${facts.notFound ? ` (${printable(facts.notFound, 160)})` : ''}`];
   const reasons: string[] = [];
-  if (facts.id !== undefined && facts.id !== id) reasons.push(`the vendor answered for task ${printable(facts.id, 80)}`);
+  if (facts.id !== undefined && facts.id !== id)
+    reasons.push(`the vendor answered for task ${printable(facts.id, 80)}`);
   if (expect.model !== undefined && facts.model !== undefined && facts.model !== expect.model) {
     reasons.push(`its model is ${printable(facts.model, 80)}, this create asked for ${printable(expect.model, 80)}`);
   }
@@ -70,14 +77,22 @@ export function judgeOffer(id: string, facts: OfferedTaskFacts, expect: OfferExp
     const foreign = (facts.sourceUrls ?? []).filter((u) => !expect.urls!.includes(u)).length;
     if (foreign > 0) reasons.push(`it reviews ${foreign} media this batch did not submit`);
   }
-  if (facts.claimedBy.length > 0) reasons.push(`claimed by pipeline ${facts.claimedBy.map((w) => printable(w, 120)).join(', ')}`);
+  if (facts.claimedBy.length > 0)
+    reasons.push(`claimed by pipeline ${facts.claimedBy.map((w) => printable(w, 120)).join(', ')}`);
   return reasons;
 }
 
 /** For an operator: each offered id and what became of it. */
 export function describeOffers(offers: readonly Offer[], dropped: number): string {
   const parts = offers.map((o) => {
-    const what = o.state === 'refused' ? `refused: ${o.why}` : o.state === 'unchecked' ? o.why : o.state === 'proven' ? 'proven' : 'being checked';
+    const what =
+      o.state === 'refused'
+        ? `refused: ${o.why}`
+        : o.state === 'unchecked'
+          ? o.why
+          : o.state === 'proven'
+            ? 'proven'
+            : 'being checked';
     return `${printable(o.id, 130)} (${what})`;
   });
   if (dropped > 0) parts.push(`${dropped} further id(s) not checked (limit ${MAX_OFFERS_PER_ATTEMPT} per attempt)`);

@@ -331,7 +331,8 @@ export class PipelineRuntime {
 }
 
 export function validateDecision(decision: unknown): asserts decision is CreateDecision {
-  if (!decision || typeof decision !== 'object') throw new Error('decision: required ({taskId} | {resubmit:true} | {abandon:true})');
+  if (!decision || typeof decision !== 'object')
+    throw new Error('decision: required ({taskId} | {resubmit:true} | {abandon:true})');
   const d = decision as Record<string, unknown>;
   const keys = Object.keys(d);
   if (keys.length !== 1) throw new Error('decision: exactly one of taskId, resubmit, abandon');

@@ -47,7 +47,13 @@ export interface PollSpec<T> {
 export const DEFAULT_POLICIES = {
   asset: { firstMs: 1_000, maxMs: 5_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.asset, callbackSlowdown: 1 },
   review: { firstMs: 1_000, maxMs: 10_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.review, callbackSlowdown: 3 },
-  generation: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.generation, callbackSlowdown: 3 },
+  generation: {
+    firstMs: 2_000,
+    maxMs: 15_000,
+    factor: 1.5,
+    minMs: MIN_QUERY_INTERVAL_MS.generation,
+    callbackSlowdown: 3,
+  },
   erase: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.erase, callbackSlowdown: 3 },
 } satisfies Record<string, PollPolicy>;
 
@@ -66,7 +72,10 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   for (;;) {
     // A callback hint or an offer check (rt.lastQueryAt) never brings a query under the minimum interval.
     const lastCall = Math.max(lastQueryAt ?? 0, rt.lastQueryAt(spec.step) ?? 0);
-    await holdUntil(Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0), `${spec.label}: minimum interval / Retry-After`);
+    await holdUntil(
+      Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0),
+      `${spec.label}: minimum interval / Retry-After`,
+    );
     lastQueryAt = Date.now();
     rt.count(spec.endpoint);
     try {
@@ -132,7 +141,19 @@ function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): st
   return failureMessage(err);
 }
 
-function deadlineFailure(label: string, elapsedMs: number, lastError?: string, unknownState?: string): ApplicationFailure {
-  const why = unknownState ? `; vendor state "${unknownState}" not understood` : lastError ? `; last error: ${lastError}` : '';
-  return stageFailure(`${label}: not finished after ${Math.round(elapsedMs / 1000)} s (deadline)${why}`, 'VendorTaskDeadline');
+function deadlineFailure(
+  label: string,
+  elapsedMs: number,
+  lastError?: string,
+  unknownState?: string,
+): ApplicationFailure {
+  const why = unknownState
+    ? `; vendor state "${unknownState}" not understood`
+    : lastError
+      ? `; last error: ${lastError}`
+      : '';
+  return stageFailure(
+    `${label}: not finished after ${Math.round(elapsedMs / 1000)} s (deadline)${why}`,
+    'VendorTaskDeadline',
+  );
 }

@@ -30,7 +30,9 @@ export interface SingleTaskSpec<Q extends { status: string }> {
   query(taskId: string): Promise<Q>;
 }
 
-export async function createAndPollSingleTask<Q extends { status: string }>(spec: SingleTaskSpec<Q>): Promise<{ taskId: string; task: Q }> {
+export async function createAndPollSingleTask<Q extends { status: string }>(
+  spec: SingleTaskSpec<Q>,
+): Promise<{ taskId: string; task: Q }> {
   const { rt, input, kind } = spec;
   const step = kind;
   const created = await createWithoutDuplicates({

@@ -23,9 +23,10 @@ export async function archiveOutput(
   rt.status.stage = 'archive';
   rt.refresh();
   const t0 = Date.now();
-  const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions({ ...ARCHIVE_OPTIONS, summary: `archive · ${name}` }, [
-    { pipelineId: rt.status.pipelineId, taskId: output.taskId, name, url: output.videoUrl },
-  ]);
+  const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions(
+    { ...ARCHIVE_OPTIONS, summary: `archive · ${name}` },
+    [{ pipelineId: rt.status.pipelineId, taskId: output.taskId, name, url: output.videoUrl }],
+  );
   result.archived.push(file);
   result.timings.archive = (result.timings.archive ?? 0) + (Date.now() - t0);
 }

@@ -39,7 +39,10 @@ export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, 
     if ('url' in item) return { name: item.name, url: item.url, type: item.type };
     const reviewed = result.review?.items[item.fromReview];
     if (!reviewed?.passed) {
-      throw ApplicationFailure.nonRetryable(`assets.items[${i}].fromReview: review item ${item.fromReview} did not pass review`, 'InvalidReference');
+      throw ApplicationFailure.nonRetryable(
+        `assets.items[${i}].fromReview: review item ${item.fromReview} did not pass review`,
+        'InvalidReference',
+      );
     }
     const t = inferMediaType(reviewed.sourceUrl);
     return { name: item.name, url: reviewed.downstreamFinalUrl ?? reviewed.sourceUrl, type: t.ok ? t.type : 'Image' };
@@ -102,9 +105,14 @@ export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput):
           endpoint: 'assets.CreateAsset',
           policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
           create: (n) =>
-            creates.createAsset.executeWithOptions({ ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create asset ${vendorName} (attempt ${n})` }, [
-              { profile, groupId: group.id, url: item.url, assetType: item.type, name: vendorName },
-            ]),
+            creates.createAsset.executeWithOptions(
+              {
+                ...CREATE_OPTIONS,
+                startToCloseTimeout: input.createAttemptMs,
+                summary: `create asset ${vendorName} (attempt ${n})`,
+              },
+              [{ profile, groupId: group.id, url: item.url, assetType: item.type, name: vendorName }],
+            ),
           taskIdOf: (v) => v.id,
           reconcile: async () => {
             const hit = (await listAll()).get(vendorName);
@@ -122,11 +130,12 @@ export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput):
         policy: DEFAULT_POLICIES.asset,
         callbacks: false,
         deadlineMs: input.pendingDeadlineMs,
-        query: () => getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAsset ${assetId}` }, [{ profile, id: assetId }]),
+        query: () =>
+          getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAsset ${assetId}` }, [{ profile, id: assetId }]),
         done: (a) => isOneOf(a.status, ASSET_TERMINAL_STATES),
         states: { of: (a) => a.status, known: [...ASSET_STATES, ...ASSET_PENDING_STATES] },
         notFoundGraceMs: input.notFoundGraceMs,
-            onValue: (a) => rt.setState('asset', assetId, a.status),
+        onValue: (a) => rt.setState('asset', assetId, a.status),
         stuck: {
           afterMs: input.stuckAfterMs,
           onStuck: () => {
@@ -160,17 +169,19 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const { profile } = input;
   if ('id' in input.group) {
     rt.count('assets.GetAssetGroup');
-    const g = await queries.getAssetGroup.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAssetGroup ${input.group.id}` }, [
-      { profile, id: input.group.id },
-    ]);
+    const g = await queries.getAssetGroup.executeWithOptions(
+      { ...QUERY_OPTIONS, summary: `GetAssetGroup ${input.group.id}` },
+      [{ profile, id: input.group.id }],
+    );
     return { id: g.id, name: g.name, created: false };
   }
   const { name, description } = input.group;
   const findByName = async () => {
     rt.count('assets.ListAssetGroups');
-    const groups = await queries.listAssetGroups.executeWithOptions({ ...QUERY_OPTIONS, summary: `find group "${name}"` }, [
-      { profile },
-    ]);
+    const groups = await queries.listAssetGroups.executeWithOptions(
+      { ...QUERY_OPTIONS, summary: `find group "${name}"` },
+      [{ profile }],
+    );
     return groups.find((g) => g.name === name);
   };
   const found = await findByName();
@@ -186,9 +197,14 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
     endpoint: 'assets.CreateAssetGroup',
     policy: 'resubmit',
     create: (n) =>
-      creates.createAssetGroup.executeWithOptions({ ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create group "${name}" (attempt ${n})` }, [
-        { profile, name, description },
-      ]),
+      creates.createAssetGroup.executeWithOptions(
+        {
+          ...CREATE_OPTIONS,
+          startToCloseTimeout: input.createAttemptMs,
+          summary: `create group "${name}" (attempt ${n})`,
+        },
+        [{ profile, name, description }],
+      ),
     taskIdOf: (v) => v.id,
     reconcile: async () => {
       const g = await findByName();

@@ -40,10 +40,16 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
         { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create erase task (attempt ${n})` },
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
-    query: (id) => queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query erase ${id}` }, [{ profile, taskId: id }]),
+    query: (id) =>
+      queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query erase ${id}` }, [
+        { profile, taskId: id },
+      ]),
   });
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
-    throw stageFailure(`erase task ${taskId} ended ${task.status}${task.failReason ? `: ${task.failReason}` : ''}`, 'EraseFailed');
+    throw stageFailure(
+      `erase task ${taskId} ended ${task.status}${task.failReason ? `: ${task.failReason}` : ''}`,
+      'EraseFailed',
+    );
   }
   return { taskId, videoUrl: task.videoUrl };
 }

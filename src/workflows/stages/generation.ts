@@ -1,6 +1,10 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { GENERATION_STATES, GENERATION_TERMINAL_STATES, ORIGINAL_URL_VALIDITY_MS } from '../../vendor-api/assumed-values';
+import {
+  GENERATION_STATES,
+  GENERATION_TERMINAL_STATES,
+  ORIGINAL_URL_VALIDITY_MS,
+} from '../../vendor-api/assumed-values';
 import type { PipelineDefinition } from '../../definition/definition';
 import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../messages';
@@ -15,7 +19,10 @@ export interface GenerationStageInput extends SingleTaskInput {
   request: Record<string, unknown>;
 }
 
-export async function generationStage(rt: PipelineRuntime, input: GenerationStageInput): Promise<GenerationStageResult> {
+export async function generationStage(
+  rt: PipelineRuntime,
+  input: GenerationStageInput,
+): Promise<GenerationStageResult> {
   const { profile } = input;
   const { taskId, task } = await createAndPollSingleTask({
     rt,
@@ -28,15 +35,25 @@ export async function generationStage(rt: PipelineRuntime, input: GenerationStag
     known: GENERATION_STATES,
     create: async (n, callback) => {
       const res = await creates.generationCreate.executeWithOptions(
-        { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create generation task (attempt ${n})` },
+        {
+          ...CREATE_OPTIONS,
+          startToCloseTimeout: input.createAttemptMs,
+          summary: `create generation task (attempt ${n})`,
+        },
         [{ profile, request: input.request, callback }],
       );
       return { taskId: res.id };
     },
-    query: (id) => queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query generation ${id}` }, [{ profile, id }]),
+    query: (id) =>
+      queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query generation ${id}` }, [
+        { profile, id },
+      ]),
   });
   if (task.status === 'expired') {
-    throw stageFailure(`generation task ${taskId} expired at the vendor before it produced a video`, 'GenerationExpired');
+    throw stageFailure(
+      `generation task ${taskId} expired at the vendor before it produced a video`,
+      'GenerationExpired',
+    );
   }
   if (task.status !== 'succeeded' || !task.videoUrl) {
     const why = [task.errorCode, task.failReason].filter(Boolean).join(': ');
@@ -60,7 +77,10 @@ export function producedAt(task: { finishedAt?: number; updatedAt?: number }): n
 }
 
 /** The spec 2.1 body of the definition's generation, with every reference replaced by its Asset:// address. */
-export function generationRequest(gen: NonNullable<PipelineDefinition['generation']>, result: PipelineResult): Record<string, unknown> {
+export function generationRequest(
+  gen: NonNullable<PipelineDefinition['generation']>,
+  result: PipelineResult,
+): Record<string, unknown> {
   return { ...gen, content: gen.content.map((c, i) => resolveRefs(c, i, result)) };
 }
 

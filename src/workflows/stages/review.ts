@@ -41,7 +41,9 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
       rt.refresh();
     }
   };
-  const results = await Promise.all(batches.map((batch, i) => runBatch(rt, input, batch, i, progress[i], updateProgress)));
+  const results = await Promise.all(
+    batches.map((batch, i) => runBatch(rt, input, batch, i, progress[i], updateProgress)),
+  );
   const items: ReviewItemResult[] = input.media.map((sourceUrl, index) => ({
     index,
     sourceUrl,
@@ -71,7 +73,9 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
       .slice(0, 5)
       .map((i) => `review.media[${i.index}] (${i.errorCode ?? 'no code'}: ${i.errorMessage ?? 'not passed'})`)
       .join(', ');
-    throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', { items });
+    throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', {
+      items,
+    });
   }
   return {
     batches: results.map(({ batch, task }) => ({
@@ -103,7 +107,11 @@ async function runBatch(
     policy: input.policy,
     create: (n) =>
       creates.reviewSubmit.executeWithOptions(
-        { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})` },
+        {
+          ...CREATE_OPTIONS,
+          startToCloseTimeout: input.createAttemptMs,
+          summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`,
+        },
         [
           {
             profile,
@@ -133,7 +141,10 @@ async function runBatch(
     policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    query: () => queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [{ profile, taskId }]),
+    query: () =>
+      queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [
+        { profile, taskId },
+      ]),
     done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
     states: { of: (t) => t.status, known: REVIEW_STATES },
     notFoundGraceMs: input.notFoundGraceMs,
@@ -146,7 +157,10 @@ async function runBatch(
   });
   rt.settle(step);
   if (task.status === 'cancelled') {
-    throw stageFailure(`review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`, 'ReviewCancelled');
+    throw stageFailure(
+      `review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`,
+      'ReviewCancelled',
+    );
   }
   if (task.status === 'failed') throw stageFailure(`review task ${taskId} failed at the vendor`, 'ReviewFailed');
   rt.refresh();
