@@ -1,5 +1,7 @@
 # reelflow image: the worker, the callback receiver, the emulator and the CLI.
-FROM node:20-slim AS build
+# Node 20: the major CI tests (.ci/run runs `npm test` on the machine's Node 20). Move
+# this line and CI's Node together, never the image alone.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +11,7 @@ COPY test ./test
 COPY bench ./bench
 RUN npx tsc -p tsconfig.json && node dist/src/workers/build-bundle.js
 
-FROM node:20-slim
+FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
@@ -17,5 +19,10 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY src/emulator/media ./src/emulator/media
 COPY examples ./examples
+COPY deploy/docker/with-callback-secret.sh /usr/local/bin/with-callback-secret
+# The archive and the worker's state (its generated callback secret) are volumes in
+# docker-compose.yml. A new named volume copies these directories' owner, so the
+# unprivileged user can write there.
+RUN mkdir -p /archive /var/lib/reelflow && chown node:node /archive /var/lib/reelflow
 USER node
 CMD ["node", "dist/src/workers/main.js"]
