@@ -1,0 +1,75 @@
+/**
+ * Offline validation of docker-compose.yml: Debian's `docker-compose` package (v1, no
+ * engine needed for `config`) parses, validates and interpolates the file; its own
+ * dependency python3-yaml turns the normalised output into JSON. Installed with apt-get
+ * when missing; without apt the test fails and says so (never a silent skip).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+/** Runs a command; throws with its stderr when it fails. */
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, input?: string): string {
+  const res = spawnSync(cmd, args, { cwd: ROOT, env, input, encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (res.error) throw res.error;
+  if (res.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${res.status}: ${res.stderr.trim()}`);
+  return res.stdout;
+}
+
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+
+/** Installs Debian's docker-compose if it is missing (CI runs as root; elsewhere sudo -n). */
+export function ensureDockerCompose(): void {
+  if (has('docker-compose')) return;
+  const root = process.getuid?.() === 0;
+  if (!has('apt-get') || (!root && !has('sudo'))) {
+    throw new Error(
+      'test/deploy needs `docker-compose` (Debian package docker-compose) and cannot install it: no apt-get (or no root). Install it by hand.',
+    );
+  }
+  const apt = (args: string[]) =>
+    execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  process.stderr.write('test/deploy: installing docker-compose with apt-get (once)…\n');
+  apt(['update', '-qq']);
+  // Recommends would pull a whole Docker engine; `config` needs none.
+  apt(['install', '-y', '-qq', '--no-install-recommends', 'docker-compose']);
+  if (!has('docker-compose')) throw new Error('apt-get installed docker-compose but it is not on PATH');
+}
+
+/** The compose file's variables, so a value set in the caller's shell cannot hide a missing default. */
+const COMPOSE_VARIABLES = /^(REELFLOW_|VENDOR_|EMULATOR_|TEMPORAL_|COMPOSE_)/;
+
+export interface ComposeService {
+  image?: string;
+  build?: unknown;
+  entrypoint?: string[];
+  command?: string[];
+  environment?: Record<string, string | null>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  ports?: string[];
+  volumes?: string[];
+  restart?: string;
+  profiles?: string[];
+}
+export interface ComposeConfig {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+/** `docker-compose config` of the repository's file, as JSON, with none of its variables set. */
+export function composeConfig(): ComposeConfig {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !COMPOSE_VARIABLES.test(k)));
+  const yaml = run('docker-compose', ['--project-directory', ROOT, '-f', 'docker-compose.yml', 'config'], env);
+  const json = run(
+    'python3',
+    ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'],
+    env,
+    yaml,
+  );
+  return JSON.parse(json) as ComposeConfig;
+}

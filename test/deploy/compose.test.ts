@@ -1,0 +1,161 @@
+/**
+ * docker-compose.yml, checked offline (no Docker engine on these machines): it parses and
+ * interpolates with no variable set, starts in the right order, every service that others
+ * wait on has a healthcheck, ports stay on loopback, the archive is a volume the image's
+ * user can write, and the README's compose commands name what the file has.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { findCommand } from '../../src/starters/cli-spec';
+import { composeConfig, ensureDockerCompose, ROOT, type ComposeConfig, type ComposeService } from './compose-tool';
+
+let config: ComposeConfig;
+let services: Record<string, ComposeService>;
+
+beforeAll(() => {
+  ensureDockerCompose();
+  config = composeConfig();
+  services = config.services;
+}, 600_000);
+
+const ONE_SHOTS = ['temporal-admin-tools', 'temporal-create-namespace', 'setup'];
+const healthTest = (name: string) => (services[name]?.healthcheck?.test ?? []).join(' ');
+const dependsOn = (name: string) =>
+  Object.fromEntries(Object.entries(services[name]?.depends_on ?? {}).map(([dep, d]) => [dep, d.condition]));
+
+test('the file is valid with no variable set (the CLI needs no secret)', () => {
+  expect(Object.keys(services)).toEqual(
+    expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'emulator', 'worker', 'cli', ...ONE_SHOTS]),
+  );
+  expect(services.worker!.environment!.REELFLOW_CALLBACK_SECRET ?? '').toBe('');
+});
+
+test('Temporal runs from temporalio/server with matching admin-tools, never the retired auto-setup', () => {
+  const images = Object.values(services).map((s) => s.image ?? '');
+  expect(images.filter((i) => i.includes('auto-setup'))).toEqual([]);
+  const server = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(services.temporal!.image!)?.[1];
+  expect(server).toBeDefined();
+  for (const name of ['temporal-admin-tools', 'temporal-create-namespace']) {
+    expect(services[name]!.image).toMatch(new RegExp(`^temporalio/admin-tools:${server!.replace(/\./g, '\\.')}\\b`));
+  }
+  expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', BIND_ON_IP: '0.0.0.0' });
+  expect(services.temporal!.volumes!.join(' ')).toContain('deploy/dynamicconfig.yaml:');
+});
+
+test('start order: schema, server healthy, namespace, search attributes, then the worker', () => {
+  expect(dependsOn('temporal-admin-tools')).toEqual({ postgresql: 'service_healthy' });
+  expect(dependsOn('temporal')).toEqual({ 'temporal-admin-tools': 'service_completed_successfully' });
+  expect(dependsOn('temporal-create-namespace')).toEqual({ temporal: 'service_healthy' });
+  expect(dependsOn('setup')).toEqual({
+    temporal: 'service_healthy',
+    'temporal-create-namespace': 'service_completed_successfully',
+  });
+  expect(dependsOn('worker')).toEqual({
+    setup: 'service_completed_successfully',
+    temporal: 'service_healthy',
+    emulator: 'service_healthy',
+  });
+});
+
+test('every dependency is waited for: one-shots to succeed, the rest to be healthy', () => {
+  for (const [name, service] of Object.entries(services)) {
+    for (const [dep, { condition }] of Object.entries(service.depends_on ?? {})) {
+      const want = ONE_SHOTS.includes(dep) ? 'service_completed_successfully' : 'service_healthy';
+      expect({ service: name, dep, condition }).toEqual({ service: name, dep, condition: want });
+      if (want === 'service_healthy') expect(services[dep]?.healthcheck).toBeDefined();
+    }
+  }
+  // A one-shot that restarts forever never completes.
+  for (const name of ONE_SHOTS) expect(['always', 'unless-stopped']).not.toContain(services[name]!.restart);
+});
+
+test('healthchecks: pg_isready, the cluster health API, the emulator and the receiver over HTTP', () => {
+  expect(healthTest('postgresql')).toMatch(/pg_isready -h 127\.0\.0\.1 /);
+  expect(healthTest('temporal')).toContain('temporal operator cluster health --address 127.0.0.1:7233');
+  expect(healthTest('emulator')).toContain('http://127.0.0.1:8080/__emulator/health');
+  expect(healthTest('worker')).toContain('http://127.0.0.1:8089/healthz');
+});
+
+test('the one-shots run the schema tool and create the namespace', () => {
+  const script = (name: string) => {
+    const file = services[name]!.command![0]!.replace(/^\/reelflow\//, 'deploy/temporal/');
+    return readFileSync(path.join(ROOT, file), 'utf8');
+  };
+  expect(script('temporal-admin-tools')).toMatch(/temporal-sql-tool .*update-schema -d "\$\{schema_dir\}/);
+  expect(services['temporal-admin-tools']!.environment).toMatchObject({ SQL_PLUGIN: 'postgres12' });
+  expect(script('temporal-create-namespace')).toContain('temporal operator namespace create');
+  expect(services.setup!.command).toEqual(expect.arrayContaining(['dist/src/starters/cli.js', 'setup']));
+});
+
+test('published ports listen on 127.0.0.1 only', () => {
+  const ports = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p}`));
+  expect(ports.length).toBeGreaterThanOrEqual(4);
+  for (const p of ports) expect(p).toMatch(/^\S+ 127\.0\.0\.1:\d+:\d+(\/tcp)?$/);
+});
+
+/** The final stage's user and the directories it makes its own. */
+function imageUser(): { user: string; owned: string[] } {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const user = /^USER (\S+)/m.exec(finalStage)?.[1] ?? 'root';
+  const owned = [...finalStage.matchAll(/chown (\S+?):\S+ ([^\n&]+)/g)]
+    .filter((m) => m[1] === user)
+    .flatMap((m) => m[2]!.trim().split(/\s+/));
+  return { user, owned };
+}
+
+test('the archive and the worker state are named volumes the image user owns', () => {
+  const { user, owned } = imageUser();
+  expect(user).not.toBe('root');
+  const worker = services.worker!;
+  const mounts = Object.fromEntries(worker.volumes!.map((v) => v.split(':').slice(0, 2).reverse()));
+  const archive = worker.environment!.REELFLOW_ARCHIVE_DIR!;
+  const state = path.posix.dirname(worker.environment!.REELFLOW_CALLBACK_SECRET_FILE!);
+  for (const dir of [archive, state]) {
+    expect(Object.keys(config.volumes ?? {})).toContain(mounts[dir]);
+    expect(owned).toContain(dir);
+  }
+});
+
+test('the image is on the Node major the tests run on', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const majors = [...dockerfile.matchAll(/^FROM node:(\d+)/gm)].map((m) => m[1]);
+  expect(majors.length).toBeGreaterThan(0);
+  expect(new Set(majors)).toEqual(new Set([process.versions.node.split('.')[0]]));
+});
+
+/** The README's Docker section's `docker compose …` commands. */
+function readmeComposeCommands(): string[][] {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('\n## Docker\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## Docker\n') + 1),
+  );
+  return section
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter((line) => line.startsWith('docker compose '))
+    .map((line) => line.split(/\s+/).slice(2));
+}
+
+test('the README compose commands name services, CLI commands and files that exist', () => {
+  const commands = readmeComposeCommands();
+  expect(commands.map((c) => c[0])).toEqual(expect.arrayContaining(['up', 'run']));
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  for (const [sub, ...rest] of commands) {
+    const names = rest.filter((a) => !a.startsWith('-'));
+    if (sub === 'run') {
+      const [service, command, ...args] = names;
+      expect(services[service!]).toBeDefined();
+      expect(findCommand(command!)).toBeDefined();
+      for (const file of args.filter((a) => a.includes('/'))) {
+        expect(dockerfile).toContain(`COPY ${file.split('/')[0]} `);
+        expect(() => readFileSync(path.join(ROOT, file))).not.toThrow();
+      }
+    } else if (sub === 'logs' || sub === 'ps') {
+      for (const service of names) expect(services[service]).toBeDefined();
+    } else {
+      expect(['up', 'down', 'build', 'ps']).toContain(sub);
+    }
+  }
+});
