@@ -7,7 +7,7 @@
 # Connection settings come from SQL_PLUGIN, SQL_HOST, SQL_PORT, SQL_USER, SQL_PASSWORD.
 set -eu
 
-schema_dir=/etc/temporal/schema/postgresql/v12
+schema_dir=${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema}/postgresql/v12
 
 for db in temporal:temporal temporal_visibility:visibility; do
   name=${db%%:*}
