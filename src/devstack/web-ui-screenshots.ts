@@ -125,7 +125,11 @@ async function runPipelines(stack: Stack): Promise<Pipelines> {
 
   stack.emulator.setFaults({ 'erase.create': { upstream502: { next: 1 } } });
   const failed = await start(textToVideo('erase-fails', 'A paper boat on a rainy street.'));
-  await failed.result().catch(() => undefined);
+  const completedAnyway = await failed.result().then(
+    () => true,
+    () => false,
+  );
+  if (completedAnyway) throw new Error(`${failed.workflowId} completed despite the injected erase fault`);
   say(`${failed.workflowId} failed (erase create answered 502)`);
 
   stack.emulator.setFaults({});
