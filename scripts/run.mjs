@@ -70,6 +70,8 @@ const commands = {
   worker: () => (build(), node('src/workers/main.js', args)),
   bench: () => (build(), node('bench/bench.js', args)),
   chaos: () => (build(), node('bench/chaos.js', args)),
+  // Web UI screenshots into docs/ (dev-only: needs /usr/bin/chromium).
+  screenshots: () => (build(), node('src/devstack/web-ui-screenshots.js', args)),
 };
 
 if (!commands[command]) {
