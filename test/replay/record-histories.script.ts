@@ -9,7 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTemporalCli } from '../../src/devstack/temporal-cli';
-import { resolveCreateUpdate, statusQuery, type PipelineStatus } from '../../src/workflows/messages';
+import {
+  resolveCreateUpdate,
+  statusQuery,
+  vendorCallbackSignal,
+  type PipelineStatus,
+} from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
 
 const OUT = path.join(__dirname, 'histories');
@@ -92,6 +97,34 @@ test('record replay histories', async () => {
     const firstRunId = long.firstExecutionRunId;
     await long.result();
     save('continued', long.workflowId, firstRunId);
+
+    // 5. A pipeline that continued as new during an operator wait (signals grew its history):
+    //    its second run resumes the wait (no second callback grace) and takes the operator's decision.
+    h.emulator.setFaults({
+      'generation.create': { resetAfterCreate: { next: 1 } },
+      'generation.callback': { callbackDrop: { probability: 1 } },
+    });
+    const waited = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'waited' }] },
+      options: {
+        archive: false,
+        callbacks: true,
+        deadlines: { callbackGrace: '1s' },
+        historyEventsBeforeContinueAsNew: 50,
+      },
+    });
+    await until(h, waited, (s) => s.state === 'waiting-operator');
+    const firstRun = (await waited.describe()).runId;
+    let secondRun = firstRun;
+    while (secondRun === firstRun) {
+      await waited.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 });
+      secondRun = (await waited.describe()).runId;
+    }
+    await until(h, waited, (s) => s.state === 'waiting-operator');
+    const [waitedTask] = h.emulator.inspect().generationTasks.slice(-1);
+    await waited.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: waitedTask.id } }] });
+    await waited.result();
+    save('waited', waited.workflowId, secondRun);
 
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {

@@ -82,8 +82,11 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   if (resumed !== undefined) attempt = resumed;
   for (;;) {
     let outcome: CreateOutcome;
+    // An operator wait in progress when the pipeline continued as new: straight back to it.
+    let waitResumed = false;
     if (resumed !== undefined) {
       outcome = { kind: 'ambiguous', message: 'the outcome was still unknown when the pipeline continued as new' };
+      waitResumed = rt.resumesWait(step, attempt);
       resumed = undefined;
     } else {
       await holdUntil(rt.notBefore(iface), `${spec.label}: waiting out the vendor's Retry-After`);
@@ -129,14 +132,14 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       }
       case 'ambiguous': {
         rt.setAmbiguous(step, attempt);
-        const found = await spec.reconcile(attempt);
+        const found = waitResumed ? undefined : await spec.reconcile(attempt);
         if (found !== undefined) {
           const via = rt.provenTask(step, attempt) === spec.taskIdOf(found) ? 'callback' : 'reconcile-name';
           rt.record({ kind, id: spec.taskIdOf(found), step, attempt, via });
           return { value: found, attempt, via };
         }
         const offered = rt.hasOffers(step, attempt);
-        if (spec.policy === 'resubmit' && !offered) {
+        if (spec.policy === 'resubmit' && !offered && !waitResumed) {
           // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
           if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
             throw stageFailure(

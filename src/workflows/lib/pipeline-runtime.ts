@@ -10,6 +10,7 @@ import {
   allHandlersFinished,
   condition,
   log,
+  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -44,6 +45,8 @@ export interface RuntimeCarry {
   book: BookCarry | undefined;
   /** Steps whose last create attempt has an unknown outcome (reconcile or an operator is pending). */
   ambiguous?: Record<string, number>;
+  /** The operator wait's reason without its offers (status.waiting carries the rest of the wait). */
+  waitingBase?: string;
 }
 
 export class PipelineRuntime {
@@ -73,6 +76,7 @@ export class PipelineRuntime {
     this.status = carry.status;
     this.holds = { ...carry.holds };
     this.ambiguous = { ...carry.ambiguous };
+    this.waitingBase = carry.waitingBase ?? '';
     this.book = new CallbackBook(carry.book, {
       count: (endpoint) => this.count(endpoint),
       stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
@@ -94,7 +98,13 @@ export class PipelineRuntime {
   }
 
   carry(): RuntimeCarry {
-    return { status: this.status, holds: this.holds, book: this.book.carry(), ambiguous: this.ambiguous };
+    return {
+      status: this.status,
+      holds: this.holds,
+      book: this.book.carry(),
+      ambiguous: this.ambiguous,
+      waitingBase: this.waitingBase,
+    };
   }
 
   /**
@@ -283,6 +293,16 @@ export class PipelineRuntime {
 
   // ---- operator decisions (policy `ask`): one Update, answered when the stage has taken it
 
+  /**
+   * This run was started by continue-as-new during an operator wait for this attempt: the
+   * wait resumes as it was, without reconciling again (a task found then would leave the
+   * wait shown and an accepted decision unanswered). Runs resumed before this change reconcile.
+   */
+  resumesWait(step: string, attempt: number): boolean {
+    const w = this.status.waiting;
+    return w?.step === step && w.attempt === attempt && patched('resume-operator-wait');
+  }
+
   private validate(input: ResolveCreateInput): void {
     const waiting = this.status.waiting;
     if (!waiting) throw new Error(`${workflowInfo().workflowId} is not waiting for an operator decision`);
@@ -306,14 +326,16 @@ export class PipelineRuntime {
    * Visible as `waiting-operator` in the status, the details and the search attributes.
    */
   async awaitDecision(step: string, attempt: number, reason: string): Promise<CreateDecision | { proven: string }> {
-    this.waitingBase = reason;
+    // A wait carried across continue-as-new keeps its reason and since.
+    const carried = this.status.waiting?.step === step && this.status.waiting.attempt === attempt;
+    if (!carried || !this.waitingBase) this.waitingBase = reason;
     this.status.waiting = {
       workflowId: workflowInfo().workflowId,
       stage: this.status.stage as StageName,
       step,
       attempt,
       reason: this.waitingReason(step, attempt),
-      since: new Date().toISOString(),
+      since: (carried && this.status.waiting?.since) || new Date().toISOString(),
     };
     this.refresh();
     const settled = () => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined;
