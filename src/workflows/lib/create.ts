@@ -14,6 +14,7 @@ import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
 import { holdUntil, interfaceOf } from './holds';
 import type { PipelineRuntime } from './pipeline-runtime';
+import { FailureType } from '../../failures';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
@@ -50,7 +51,7 @@ export const MAX_AMBIGUOUS_RESUBMITS = 3;
 
 const backoff = (n: number) => Math.min(1_000 * 2 ** n, 60_000);
 
-export function stageFailure(message: string, type: string, details?: unknown): ApplicationFailure {
+export function stageFailure(message: string, type: FailureType, details?: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     message,
     type,
@@ -67,7 +68,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   const giveUp = (message: string) =>
     stageFailure(
       `${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`,
-      'VendorUnavailable',
+      FailureType.VendorUnavailable,
     );
   const known = rt.knownTask(step);
   if (known) {
@@ -141,7 +142,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
           if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
             throw stageFailure(
               `${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`,
-              'AmbiguousCreate',
+              FailureType.AmbiguousCreate,
             );
           }
           rt.setAmbiguous(step, undefined);
@@ -166,7 +167,10 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
           return { value, attempt, via: 'operator' };
         }
         if ('abandon' in decision) {
-          throw stageFailure(`${spec.label} abandoned by an operator after an ambiguous create`, 'CreateAbandoned');
+          throw stageFailure(
+            `${spec.label} abandoned by an operator after an ambiguous create`,
+            FailureType.CreateAbandoned,
+          );
         }
         rt.setAmbiguous(step, undefined);
         attempt++;

@@ -13,6 +13,7 @@ import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from '.
 import { holdUntil, interfaceOf } from './holds';
 import { stageFailure } from './create';
 import type { PipelineRuntime } from './pipeline-runtime';
+import { FailureType } from '../../failures';
 
 export interface PollPolicy {
   firstMs: number;
@@ -133,10 +134,10 @@ function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): st
     throw stageFailure(
       `${spec.label}: this task id was issued by the create but is unknown at the vendor: still "not found" after ` +
         `${Math.round(since / 1000)} s (read-after-write grace ${Math.round(grace / 1000)} s): ${failureMessage(err)}`,
-      'TaskUnknownAtVendor',
+      FailureType.TaskUnknownAtVendor,
     );
   }
-  if (isFatalQueryFailure(err)) throw stageFailure(`${spec.label}: ${failureMessage(err)}`, 'QueryRejected');
+  if (isFatalQueryFailure(err)) throw stageFailure(`${spec.label}: ${failureMessage(err)}`, FailureType.QueryRejected);
   if (err instanceof ApplicationFailure) throw err;
   return failureMessage(err);
 }
@@ -154,6 +155,6 @@ function deadlineFailure(
       : '';
   return stageFailure(
     `${label}: not finished after ${Math.round(elapsedMs / 1000)} s (deadline)${why}`,
-    'VendorTaskDeadline',
+    FailureType.VendorTaskDeadline,
   );
 }

@@ -15,6 +15,7 @@ import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
+import { FailureType } from '../../failures';
 
 const LIST_PAGE_SIZE = 100;
 
@@ -41,7 +42,7 @@ export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, 
     if (!reviewed?.passed) {
       throw ApplicationFailure.nonRetryable(
         `assets.items[${i}].fromReview: review item ${item.fromReview} did not pass review`,
-        'InvalidReference',
+        FailureType.InvalidReference,
       );
     }
     const t = inferMediaType(reviewed.sourceUrl);
@@ -146,7 +147,7 @@ export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput):
         },
       });
       if (asset.status !== 'Active') {
-        throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, 'AssetFailed');
+        throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, FailureType.AssetFailed);
       }
       rt.progress = { done: (rt.progress?.done ?? 0) + 1, total: input.items.length };
       rt.refresh();

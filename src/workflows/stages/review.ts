@@ -12,6 +12,7 @@ import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type Crea
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
+import { FailureType } from '../../failures';
 
 export interface ReviewStageInput extends StageCommon {
   media: string[];
@@ -28,7 +29,7 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
     batches = planReviewBatches(input.media, { assetType: input.assetType });
   } catch (err) {
     if (err instanceof RejectedError) {
-      throw stageFailure(err.message.replace(/urls\[(\d+)\]/, 'review.media[$1]'), 'RejectedError');
+      throw stageFailure(err.message.replace(/urls\[(\d+)\]/, 'review.media[$1]'), FailureType.RejectedError);
     }
     throw err;
   }
@@ -73,9 +74,13 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
       .slice(0, 5)
       .map((i) => `review.media[${i.index}] (${i.errorCode ?? 'no code'}: ${i.errorMessage ?? 'not passed'})`)
       .join(', ');
-    throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', {
-      items,
-    });
+    throw stageFailure(
+      `${failed.length} of ${items.length} media did not pass review: ${list}`,
+      FailureType.ReviewNotPassed,
+      {
+        items,
+      },
+    );
   }
   return {
     batches: results.map(({ batch, task }) => ({
@@ -159,10 +164,11 @@ async function runBatch(
   if (task.status === 'cancelled') {
     throw stageFailure(
       `review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`,
-      'ReviewCancelled',
+      FailureType.ReviewCancelled,
     );
   }
-  if (task.status === 'failed') throw stageFailure(`review task ${taskId} failed at the vendor`, 'ReviewFailed');
+  if (task.status === 'failed')
+    throw stageFailure(`review task ${taskId} failed at the vendor`, FailureType.ReviewFailed);
   rt.refresh();
   return { batch, task };
 }
