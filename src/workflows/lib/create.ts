@@ -13,6 +13,7 @@ import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../messag
 import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
 import { holdUntil, interfaceOf } from './holds';
+import { duration } from './summaries';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
 
@@ -22,8 +23,10 @@ export interface CreateSpec<T> {
   rt: PipelineRuntime;
   step: string;
   kind: VendorTaskKind;
-  /** Human label for messages and timer summaries, e.g. "generation create". */
+  /** Human label for messages, e.g. "generation create". */
   label: string;
+  /** What the create does, as Web UI summaries name it after the stage: "create task", "submit batch 0". */
+  action: string;
   policy: CreatePolicy;
   /** Endpoint name counted per call, e.g. "generation.create". */
   endpoint: string;
@@ -98,7 +101,9 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       outcome = { kind: 'ambiguous', message: 'the outcome was still unknown when the pipeline continued as new' };
       resumed = undefined;
     } else {
-      await holdUntil(rt.notBefore(run.iface), `${spec.label}: waiting out the vendor's Retry-After`);
+      await holdUntil(rt.notBefore(run.iface), (ms) =>
+        rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
+      );
       rt.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
       try {
@@ -161,15 +166,14 @@ function retryWait<T>(
       FailureType.VendorUnavailable,
     );
   }
-  if (outcome.kind === 'notSent') return [backoff(run.transient - 1), { summary: `${spec.label}: not sent, retrying` }];
-  if (outcome.kind === 'retryLater') {
-    return [backoff(run.transient - 1), { summary: `${spec.label}: vendor upstream failed, retrying` }];
-  }
-  spec.rt.holdInterface(run.iface, Date.now() + (outcome.retryAfterMs ?? 0));
-  return [
-    Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS),
-    { summary: `${spec.label}: rate limited (Retry-After)` },
+  const wait = (ms: number, why: string): [number, { summary: string }] => [
+    ms,
+    { summary: spec.rt.summary(`${spec.action}: ${why}, retry in ${duration(ms)}`) },
   ];
+  if (outcome.kind === 'notSent') return wait(backoff(run.transient - 1), 'not sent');
+  if (outcome.kind === 'retryLater') return wait(backoff(run.transient - 1), 'vendor upstream failed');
+  spec.rt.holdInterface(run.iface, Date.now() + (outcome.retryAfterMs ?? 0));
+  return wait(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), 'rate limited (Retry-After)');
 }
 
 /** The task reconcile found: proven by a callback, or matched by name. */
@@ -232,7 +236,9 @@ export async function waitForCallbackTaskId(
   const until = Date.now() + graceMs;
   // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
   while (rt.provenTask(step, attempt) === undefined && Date.now() < until) {
-    await condition(() => rt.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now());
+    await condition(() => rt.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now(), {
+      summary: rt.summary(`callback grace${step === rt.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`),
+    });
     await rt.checkpoint();
   }
   return rt.provenTask(step, attempt);

@@ -97,7 +97,7 @@ async function listAssets(
   for (let page = 1; ; page++) {
     rt.count('assets.ListAssets');
     const res = await queries.listAssetsPage.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: `list assets of group ${groupId} (page ${page})` },
+      { ...QUERY_OPTIONS, summary: rt.summary(`list assets of group ${groupId} (page ${page})`) },
       [{ profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
     );
     res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
@@ -155,6 +155,7 @@ function createAssetSpec(
     step,
     kind: 'asset',
     label: `create asset ${item.name}`,
+    action: `create asset ${item.name}`,
     endpoint: 'assets.CreateAsset',
     policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
     create: (n) =>
@@ -162,7 +163,7 @@ function createAssetSpec(
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `create asset ${vendorName} (attempt ${n})`,
+          summary: rt.summary(`create asset ${vendorName} (attempt ${n})`),
         },
         [{ profile, groupId, url: item.url, assetType: item.type, name: vendorName }],
       ),
@@ -182,12 +183,13 @@ function pollAssetSpec(ctx: ItemContext, item: AssetSource, assetId: string, ste
     rt,
     step,
     label: `asset ${item.name} (${assetId})`,
+    subject: `asset ${item.name} (${assetId})`,
     endpoint: 'assets.GetAsset',
     policy: DEFAULT_POLICIES.asset,
     callbacks: false,
     deadlineMs: input.pendingDeadlineMs,
     query: () =>
-      ctx.getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAsset ${assetId}` }, [
+      ctx.getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`GetAsset ${assetId}`) }, [
         { profile: input.profile, id: assetId },
       ]),
     done: (a) => isOneOf(a.status, ASSET_TERMINAL_STATES),
@@ -210,7 +212,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   if ('id' in input.group) {
     rt.count('assets.GetAssetGroup');
     const g = await queries.getAssetGroup.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: `GetAssetGroup ${input.group.id}` },
+      { ...QUERY_OPTIONS, summary: rt.summary(`GetAssetGroup ${input.group.id}`) },
       [{ profile, id: input.group.id }],
     );
     return { id: g.id, name: g.name, created: false };
@@ -219,7 +221,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const findByName = async () => {
     rt.count('assets.ListAssetGroups');
     const groups = await queries.listAssetGroups.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: `find group "${name}"` },
+      { ...QUERY_OPTIONS, summary: rt.summary(`find group "${name}"`) },
       [{ profile }],
     );
     return groups.find((g) => g.name === name);
@@ -234,6 +236,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
     step: 'group',
     kind: 'assetGroup',
     label: `create asset group "${name}"`,
+    action: 'create group',
     endpoint: 'assets.CreateAssetGroup',
     policy: 'resubmit',
     create: (n) =>
@@ -241,7 +244,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `create group "${name}" (attempt ${n})`,
+          summary: rt.summary(`create group "${name}" (attempt ${n})`),
         },
         [{ profile, name, description }],
       ),

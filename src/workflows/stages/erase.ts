@@ -38,11 +38,15 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
     known: ERASE_STATES,
     create: (n, callback) =>
       creates.eraseCreate.executeWithOptions(
-        { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create erase task (attempt ${n})` },
+        {
+          ...CREATE_OPTIONS,
+          startToCloseTimeout: input.createAttemptMs,
+          summary: rt.summary(`create task (attempt ${n})`),
+        },
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
     query: (id) =>
-      queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query erase ${id}` }, [
+      queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${id}`) }, [
         { profile, taskId: id },
       ]),
   });

@@ -39,14 +39,14 @@ export async function generationStage(
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `create generation task (attempt ${n})`,
+          summary: rt.summary(`create task (attempt ${n})`),
         },
         [{ profile, request: input.request, callback }],
       );
       return { taskId: res.id };
     },
     query: (id) =>
-      queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query generation ${id}` }, [
+      queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${id}`) }, [
         { profile, id },
       ]),
   });

@@ -129,12 +129,13 @@ async function runBatch(
     rt,
     step,
     label: `review task ${taskId}`,
+    subject: taskId,
     endpoint: 'review.getTask',
     policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
     query: () =>
-      queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [
+      queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${taskId}`) }, [
         { profile: input.profile, taskId },
       ]),
     done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
@@ -175,6 +176,7 @@ function submitSpec(
     step,
     kind: 'review',
     label: `review batch ${index} submit`,
+    action: `submit batch ${index}`,
     endpoint: 'review.submitAsync',
     policy: input.policy,
     create: (n) =>
@@ -182,7 +184,7 @@ function submitSpec(
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`,
+          summary: rt.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
         },
         [
           {
