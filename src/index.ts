@@ -86,6 +86,9 @@ export {
   type ContentItemDefinition,
 } from './definition/definition';
 
+// Failure types: what `err.cause.type` (and the types further down a failure chain) may be.
+export { FailureType, FAILURE_TYPES } from './failures';
+
 // Messages: queries, updates, signals and the shapes they carry.
 export * from './workflows/messages';
 export {

@@ -1,35 +1,12 @@
 /**
- * The archive activity's failures: one ApplicationFailure type per cause, retryable only
- * where a retry can help. Messages name the file and never show a URL's query string (a
- * signed URL's query is a credential).
+ * The archive activity's failures: one ApplicationFailure type per cause (src/failures.ts
+ * names them), retryable only where a retry can help. Messages name the file and never
+ * show a URL's query string (a signed URL's query is a credential).
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../failures';
 import { addressRefusalIn } from './public-address';
 import { UnsafePathError } from './archive-files';
-
-/** Failure types this activity throws (ApplicationFailure.type). */
-export const ARCHIVE_FAILURES = {
-  /** 403/404/410: the signed URL expired or the object is gone. Non-retryable. */
-  gone: 'ArchiveUrlGone',
-  /** Any other non-2xx. Retryable for 5xx, 408, 429; not for other 4xx. */
-  http: 'ArchiveHttpError',
-  /** Connection, reset, timeout while downloading. Retryable. */
-  network: 'ArchiveNetworkError',
-  /** Downloaded size differs from expectedBytes or Content-Length. Retryable. */
-  size: 'ArchiveSizeMismatch',
-  /** Over the size limit (Content-Length, expectedBytes or the bytes streamed). Non-retryable. */
-  tooLarge: 'ArchiveTooLarge',
-  /** The URL or a redirect leads to a loopback, private or link-local address. Non-retryable. */
-  refused: 'ArchiveAddressRefused',
-  /** A folder of the archive is a symlink or resolves outside the root. Non-retryable. */
-  unsafePath: 'ArchiveUnsafePath',
-  /** ENOSPC / EDQUOT: retried DISK_FULL_ATTEMPTS - 1 times a minute apart, then non-retryable. */
-  diskFull: 'ArchiveDiskFull',
-  /** Bad input (empty name, non-http URL). Non-retryable. */
-  input: 'ArchiveInvalidInput',
-  /** Another local filesystem failure (permissions, I/O). Retryable. */
-  write: 'ArchiveWriteError',
-} as const;
 
 /**
  * Attempts a full disk gets: parallel downloads that filled it free their partial files
@@ -62,7 +39,7 @@ function scrub(message: string, url: string): string {
 
 export function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.input,
+    type: FailureType.ArchiveInvalidInput,
     message: `archive: ${message}`,
     nonRetryable: true,
   });
@@ -72,7 +49,7 @@ export function statusFailure(name: string, url: string, status: number): Applic
   const where = `archive "${name}": HTTP ${status} from ${redactUrl(url)}`;
   if (status === 403 || status === 404 || status === 410) {
     return ApplicationFailure.create({
-      type: ARCHIVE_FAILURES.gone,
+      type: FailureType.ArchiveUrlGone,
       message: `${where}: URL expired or gone`,
       nonRetryable: true,
       details: [{ name, status }],
@@ -80,7 +57,7 @@ export function statusFailure(name: string, url: string, status: number): Applic
   }
   const retryable = status >= 500 || status === 408 || status === 429;
   return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.http,
+    type: FailureType.ArchiveHttpError,
     message: where,
     nonRetryable: !retryable,
     details: [{ name, status }],
@@ -93,7 +70,7 @@ function gib(bytes: number): string {
 
 export function tooLarge(name: string, bytes: number, limit: number, what: string): ApplicationFailure {
   return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.tooLarge,
+    type: FailureType.ArchiveTooLarge,
     message: `archive "${name}": ${what} ${bytes} bytes (${gib(bytes)}) is over the archive limit of ${limit} bytes (${gib(limit)}, REELFLOW_ARCHIVE_MAX_BYTES)`,
     nonRetryable: true,
     details: [{ name, bytes, limit }],
@@ -102,7 +79,7 @@ export function tooLarge(name: string, bytes: number, limit: number, what: strin
 
 export function sizeMismatch(name: string, bytes: number, what: string, want: number): ApplicationFailure {
   return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.size,
+    type: FailureType.ArchiveSizeMismatch,
     message: `archive "${name}": got ${bytes} bytes, ${what} says ${want}`,
     details: [{ name, bytes, [what]: want }],
   });
@@ -134,7 +111,7 @@ function diskFull(c: FailureContext, code: string): ApplicationFailure {
     ? `gave up after ${c.attempt} attempts: free space there`
     : `attempt ${c.attempt} of ${DISK_FULL_ATTEMPTS}, next in ${DISK_FULL_RETRY_DELAY}`;
   return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.diskFull,
+    type: FailureType.ArchiveDiskFull,
     message: `archive "${c.name}": disk full writing in ${c.dir} (${code}); ${next}`,
     nonRetryable: last,
     ...(last ? {} : { nextRetryDelay: DISK_FULL_RETRY_DELAY }),
@@ -151,7 +128,7 @@ export function toFailure(err: unknown, c: FailureContext): unknown {
   const refusal = addressRefusalIn(e);
   if (refusal) {
     return ApplicationFailure.create({
-      type: ARCHIVE_FAILURES.refused,
+      type: FailureType.ArchiveAddressRefused,
       message: `archive "${c.name}": ${refusal.message} (set REELFLOW_ARCHIVE_ALLOW_PRIVATE=1 only for local testing)`,
       nonRetryable: true,
       details: [{ name: c.name, host: refusal.host, reason: refusal.reason }],
@@ -159,7 +136,7 @@ export function toFailure(err: unknown, c: FailureContext): unknown {
   }
   if (e instanceof UnsafePathError) {
     return ApplicationFailure.create({
-      type: ARCHIVE_FAILURES.unsafePath,
+      type: FailureType.ArchiveUnsafePath,
       message: `archive "${c.name}": ${e.message}`,
       nonRetryable: true,
       details: [{ name: c.name, folder: e.folder }],
@@ -169,13 +146,13 @@ export function toFailure(err: unknown, c: FailureContext): unknown {
   if (localErrors.has(e)) {
     if (code === 'ENOSPC' || code === 'EDQUOT') return diskFull(c, code);
     return ApplicationFailure.create({
-      type: ARCHIVE_FAILURES.write,
+      type: FailureType.ArchiveWriteError,
       message: `archive "${c.name}": writing in ${c.dir} failed: ${detail}`,
       details: [{ name: c.name, dir: c.dir, code }],
     });
   }
   return ApplicationFailure.create({
-    type: ARCHIVE_FAILURES.network,
+    type: FailureType.ArchiveNetworkError,
     message: `archive "${c.name}": download from ${redactUrl(c.url)} failed: ${detail}`,
     details: [{ name: c.name, code }],
   });

@@ -37,7 +37,7 @@ import {
 } from './archive-files';
 import { createAddressGuard, type PrivateAllowance } from './public-address';
 
-export { ARCHIVE_FAILURES, DISK_FULL_ATTEMPTS, redactUrl } from './archive-failures';
+export { DISK_FULL_ATTEMPTS, redactUrl } from './archive-failures';
 export { safeSegment } from './archive-files';
 
 export interface ArchiveInput {

@@ -9,6 +9,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../failures';
 import { RejectedError, toFailureInfo, VendorError } from '../vendor-api/errors';
 import { TASK_ID_PATTERN } from '../workflows/lib/offers';
 import { VENDOR_TASK_IDS } from '../workflows/search-attributes';
@@ -114,7 +115,7 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
       if (!TASK_ID_PATTERN.test(input.taskId)) {
         throw ApplicationFailure.nonRetryable(
           'taskId: not a vendor task id (letters, digits, . _ : - only)',
-          'RejectedError',
+          FailureType.RejectedError,
         );
       }
       let answer: Loose;

@@ -5,6 +5,7 @@
  * never loads in workflow code; it is pure, so running it again is harmless.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../failures';
 import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
 
 export function createDefinitionActivities() {
@@ -14,7 +15,7 @@ export function createDefinitionActivities() {
         return parseDefinition(input.definition);
       } catch (err) {
         if (err instanceof DefinitionError)
-          throw ApplicationFailure.nonRetryable(err.message, 'InvalidDefinition', err.issues);
+          throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidDefinition, err.issues);
         throw err;
       }
     },

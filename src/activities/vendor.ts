@@ -6,6 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../failures';
 import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import type { ActivityDeps } from './deps';
@@ -26,7 +27,7 @@ function toApplicationFailure(err: unknown): unknown {
   if (!(err instanceof VendorError) && !(err instanceof VendorConfigError)) return err;
   const info = toFailureInfo(err);
   let nextRetryDelay: number | undefined;
-  if (info.type === 'RateLimitedError') {
+  if (info.type === FailureType.RateLimitedError) {
     const floor = MIN_RATE_LIMIT_WAIT_MS[info.endpoint ?? ''] ?? RATE_LIMIT_WAIT_MS;
     nextRetryDelay = Math.max(info.retryAfterMs ?? floor, floor);
   }

@@ -2,11 +2,12 @@
  * Named vendor errors. The class says what the caller may do next; activities turn
  * them into Temporal ApplicationFailures with `type` = class name (see toFailureInfo).
  *
- * Pure module (no node:*): workflows import it to branch on failure types.
+ * Pure module (no node:*). The class names are failure types: src/failures.ts lists them.
  *
  * No message, field or cause here ever carries a credential: messages are built from
  * endpoint names, field paths and vendor text that http.ts scrubs of known secrets.
  */
+import { FailureType } from '../failures';
 
 export interface VendorErrorOptions {
   /** Logical endpoint, e.g. 'generation.create', 'assets.CreateAsset'. */
@@ -27,7 +28,7 @@ export interface VendorErrorOptions {
 
 /** Base of every error the vendor client throws. */
 export class VendorError extends Error {
-  override readonly name: string = 'VendorError';
+  override readonly name: string = FailureType.VendorError;
   readonly endpoint: string;
   readonly status?: number;
   readonly traceId?: string;
@@ -57,7 +58,7 @@ export class VendorError extends Error {
  * even for creates.
  */
 export class NotSentError extends VendorError {
-  override readonly name: string = 'NotSentError';
+  override readonly name: string = FailureType.NotSentError;
   constructor(message: string, opts: VendorErrorOptions) {
     super(message, { ...opts, retryable: true });
   }
@@ -70,7 +71,7 @@ export class NotSentError extends VendorError {
  * for reads and other idempotent calls.
  */
 export class AmbiguousError extends VendorError {
-  override readonly name: string = 'AmbiguousError';
+  override readonly name: string = FailureType.AmbiguousError;
 }
 
 /**
@@ -79,7 +80,7 @@ export class AmbiguousError extends VendorError {
  * not read its id.
  */
 export class ResponseShapeError extends AmbiguousError {
-  override readonly name: string = 'ResponseShapeError';
+  override readonly name: string = FailureType.ResponseShapeError;
 }
 
 /**
@@ -87,7 +88,7 @@ export class ResponseShapeError extends AmbiguousError {
  * epoch ms `retryAfterAt`, then retry.
  */
 export class RateLimitedError extends VendorError {
-  override readonly name: string = 'RateLimitedError';
+  override readonly name: string = FailureType.RateLimitedError;
   constructor(message: string, opts: VendorErrorOptions) {
     super(message, { ...opts, retryable: true });
   }
@@ -98,7 +99,7 @@ export class RateLimitedError extends VendorError {
  * names the offending field when known. Never retry the same request.
  */
 export class RejectedError extends VendorError {
-  override readonly name: string = 'RejectedError';
+  override readonly name: string = FailureType.RejectedError;
   /** The vendor's Message (scrubbed), when the vendor rejected it. */
   readonly vendorMessage?: string;
   constructor(message: string, opts: VendorErrorOptions & { vendorMessage?: string }) {
@@ -113,12 +114,12 @@ export class RejectedError extends VendorError {
  * Never retryable as is.
  */
 export class NotFoundError extends RejectedError {
-  override readonly name: string = 'NotFoundError';
+  override readonly name: string = FailureType.NotFoundError;
 }
 
 /** 401: API key or access token invalid or absent. Not retryable without new credentials. */
 export class UnauthorizedError extends VendorError {
-  override readonly name: string = 'UnauthorizedError';
+  override readonly name: string = FailureType.UnauthorizedError;
   constructor(message: string, opts: VendorErrorOptions) {
     super(message, { ...opts, retryable: false });
   }
@@ -126,7 +127,7 @@ export class UnauthorizedError extends VendorError {
 
 /** 403: the group (GroupNotOwned) or asset (AssetNotOwned) belongs to another user. */
 export class ForbiddenError extends VendorError {
-  override readonly name: string = 'ForbiddenError';
+  override readonly name: string = FailureType.ForbiddenError;
   constructor(message: string, opts: VendorErrorOptions) {
     super(message, { ...opts, retryable: false });
   }
@@ -140,7 +141,7 @@ export class ForbiddenError extends VendorError {
  *   URL → not retryable as is.
  */
 export class UpstreamFailedError extends VendorError {
-  override readonly name: string = 'UpstreamFailedError';
+  override readonly name: string = FailureType.UpstreamFailedError;
 }
 
 /**
@@ -148,7 +149,7 @@ export class UpstreamFailedError extends VendorError {
  * the missing option or environment variable, never a value.
  */
 export class MissingCredentialError extends VendorError {
-  override readonly name: string = 'MissingCredentialError';
+  override readonly name: string = FailureType.MissingCredentialError;
   constructor(message: string, opts: VendorErrorOptions) {
     super(message, { ...opts, retryable: false });
   }
@@ -156,7 +157,7 @@ export class MissingCredentialError extends VendorError {
 
 /** Bad or missing configuration (environment). Names the variable, never its value. */
 export class VendorConfigError extends Error {
-  override readonly name: string = 'VendorConfigError';
+  override readonly name: string = FailureType.VendorConfigError;
   readonly variable: string;
   constructor(message: string, variable: string) {
     super(message);

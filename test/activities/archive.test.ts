@@ -31,6 +31,7 @@ import {
   type ArchiveInput,
 } from '../../src/activities/archive';
 import type { ArchivedFile } from '../../src/workflows/messages';
+import { FailureType } from '../../src/failures';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const payload = randomBytes(256 * 1024 + 17);
@@ -326,7 +327,7 @@ test('404 is non-retryable "URL expired or gone", names the file and status, nev
   const f = await failureOf(
     run({ pipelineId: 'p', taskId: 't', name: 'generation.mp4', url: `${base}/gone.mp4?${SIG}` }),
   );
-  expect(f.type).toBe('ArchiveUrlGone');
+  expect(f.type).toBe(FailureType.ArchiveUrlGone);
   expect(f.nonRetryable).toBe(true);
   expect(f.message).toContain('generation.mp4');
   expect(f.message).toContain('404');
@@ -339,7 +340,7 @@ test('404 is non-retryable "URL expired or gone", names the file and status, nev
 test('5xx is retryable; another 4xx is not', async () => {
   const { run } = setup();
   const busy = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'x', url: `${base}/busy.mp4?${SIG}` }));
-  expect(busy.type).toBe('ArchiveHttpError');
+  expect(busy.type).toBe(FailureType.ArchiveHttpError);
   expect(busy.nonRetryable).toBe(false);
   const bad = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'x', url: `${base}/bad-request.mp4` }));
   expect(bad.nonRetryable).toBe(true);
@@ -348,7 +349,7 @@ test('5xx is retryable; another 4xx is not', async () => {
 test('a connection reset mid-body fails retryably and leaves neither a final file nor a .part', async () => {
   const { run, folder } = setup();
   const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'half.mp4', url: `${base}/reset.mp4?${SIG}` }));
-  expect(f.type).toBe('ArchiveNetworkError');
+  expect(f.type).toBe(FailureType.ArchiveNetworkError);
   expect(f.nonRetryable).toBe(false);
   expect(f.message).not.toMatch(/topsecretsig/);
   expect(contents(folder('p', 't'))).toEqual([]);
@@ -359,7 +360,7 @@ test('a size other than expectedBytes is refused and not kept', async () => {
   const f = await failureOf(
     run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4`, expectedBytes: 10 }),
   );
-  expect(f.type).toBe('ArchiveSizeMismatch');
+  expect(f.type).toBe(FailureType.ArchiveSizeMismatch);
   expect(contents(folder('p', 't'))).toEqual([]);
 });
 
@@ -369,7 +370,7 @@ describe('size limit', () => {
   test('a Content-Length over the limit is refused before the body, naming size and limit', async () => {
     const { run, folder } = setup({ maxBytes });
     const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'big.mp4', url: `${base}/video.mp4?${SIG}` }));
-    expect(f.type).toBe('ArchiveTooLarge');
+    expect(f.type).toBe(FailureType.ArchiveTooLarge);
     expect(f.nonRetryable).toBe(true);
     expect(f.message).toContain(`Content-Length ${payload.length} bytes`);
     expect(f.message).toContain(`limit of ${maxBytes} bytes`);
@@ -380,7 +381,7 @@ describe('size limit', () => {
   test('a body without Content-Length is cut off at the limit', async () => {
     const { run, folder } = setup({ maxBytes });
     const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'big.mp4', url: `${base}/chunked.mp4` }));
-    expect(f.type).toBe('ArchiveTooLarge');
+    expect(f.type).toBe(FailureType.ArchiveTooLarge);
     expect(f.nonRetryable).toBe(true);
     expect(f.message).toContain(`limit of ${maxBytes} bytes`);
     expect(contents(folder('p', 't'))).toEqual([]);
@@ -392,7 +393,7 @@ describe('size limit', () => {
     const f = await failureOf(
       run({ pipelineId: 'p', taskId: 't', name: 'big.mp4', url: `${base}/video.mp4`, expectedBytes: maxBytes + 1 }),
     );
-    expect(f.type).toBe('ArchiveTooLarge');
+    expect(f.type).toBe(FailureType.ArchiveTooLarge);
     expect(hits.length).toBe(before);
   });
 });
@@ -403,7 +404,7 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
     const { run } = setup({ allowPrivate: false, ...opts });
     const before = { hits: hits.length, connections, connections2 };
     const f = await failureOf(run(input));
-    expect(f.type).toBe('ArchiveAddressRefused');
+    expect(f.type).toBe(FailureType.ArchiveAddressRefused);
     expect(f.nonRetryable).toBe(true);
     expect(f.message).not.toMatch(/topsecretsig/);
     expect(connections2).toBe(before.connections2);
@@ -483,7 +484,7 @@ describe('never writes through a symlink out of the archive root', () => {
       const f = await failureOf(
         run({ pipelineId: pipelineId!, taskId: taskId!, name: 'v.mp4', url: `${base}/video.mp4` }),
       );
-      expect(f.type).toBe('ArchiveUnsafePath');
+      expect(f.type).toBe(FailureType.ArchiveUnsafePath);
       expect(f.nonRetryable).toBe(true);
       expect(f.message).toMatch(/symlink/);
     }
@@ -541,7 +542,7 @@ describe('a full disk is reported as a full disk', () => {
   test('ArchiveDiskFull naming the folder, retried a minute later, not as a network error', async () => {
     const { run, folder } = setup({ openFile: fullDisk });
     const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4?${SIG}` }));
-    expect(f.type).toBe('ArchiveDiskFull');
+    expect(f.type).toBe(FailureType.ArchiveDiskFull);
     expect(f.message).toContain(`disk full writing in ${folder('p', 't')}`);
     expect(f.message).toContain('ENOSPC');
     expect(f.message).toContain('attempt 1 of 3');
@@ -553,7 +554,7 @@ describe('a full disk is reported as a full disk', () => {
   test('the third attempt gives up (non-retryable)', async () => {
     const { run } = setup({ openFile: fullDisk }, { attempt: 3 });
     const f = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/video.mp4` }));
-    expect(f.type).toBe('ArchiveDiskFull');
+    expect(f.type).toBe(FailureType.ArchiveDiskFull);
     expect(f.nonRetryable).toBe(true);
     expect(f.message).toMatch(/gave up after 3 attempts/);
   });
@@ -574,6 +575,6 @@ test('names cannot escape the archive root', async () => {
   expect(path.dirname(path.dirname(path.dirname(out.path)))).toBe(archiveRoot);
   expect(out.name).toBe('../passwd');
   const bad = await failureOf(run({ pipelineId: 'p', taskId: 't', name: 'v.mp4.sha256', url: `${base}/video.mp4` }));
-  expect(bad.type).toBe('ArchiveInvalidInput');
+  expect(bad.type).toBe(FailureType.ArchiveInvalidInput);
   expect(bad.message).toMatch(/name "v\.mp4\.sha256" must not end in/);
 });

@@ -8,6 +8,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createVendorActivities } from '../../src/activities/vendor';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
+import { FailureType } from '../../src/failures';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 let emu: RunningEmulator;
@@ -93,5 +94,5 @@ it('a 429 becomes a failure whose details carry retryAfterAt; a 404 a non-retrya
   const missing = (await run(activities.eraseGet, { profile, taskId: 'nope' }).catch(
     (e: unknown) => e,
   )) as ApplicationFailure;
-  expect(missing).toMatchObject({ type: 'NotFoundError', nonRetryable: true });
+  expect(missing).toMatchObject({ type: FailureType.NotFoundError, nonRetryable: true });
 });

@@ -7,6 +7,7 @@ import {
   UpstreamFailedError,
 } from '../../src/vendor-api/errors';
 import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
+import { FailureType } from '../../src/failures';
 
 const h = useEmulator();
 
@@ -52,13 +53,13 @@ describe('7.3 error rows', () => {
 
   it('MissingField 400: malformed body', async () => {
     const err = await unchecked('CreateAssetGroup', '{not json');
-    expect(err).toMatchObject({ name: 'RejectedError', vendorCode: 'MissingField' });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'MissingField' });
   });
 
   it('the client refuses the same requests itself, sending nothing', async () => {
     const before = h.emu.inspect().requests.length;
     const err = await failure(h.client.assets.createAssetGroup({} as never));
-    expect(err).toMatchObject({ name: 'RejectedError', field: 'Name' });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, field: 'Name' });
     expect(err.status).toBeUndefined();
     expect(h.emu.inspect().requests).toHaveLength(before);
   });
@@ -66,8 +67,12 @@ describe('7.3 error rows', () => {
   it('InvalidGroupName 400: illegal characters or too long (vendor and client agree)', async () => {
     for (const Name of ['has space', 'semi;colon', 'x'.repeat(51), '表情😀']) {
       const vendor = await unchecked('CreateAssetGroup', { Name });
-      expect(vendor).toMatchObject({ name: 'RejectedError', vendorCode: 'InvalidGroupName', field: 'Name' });
-      expect(await failure(newGroup(Name))).toMatchObject({ name: 'RejectedError', field: 'Name', status: undefined });
+      expect(vendor).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'InvalidGroupName', field: 'Name' });
+      expect(await failure(newGroup(Name))).toMatchObject({
+        name: FailureType.RejectedError,
+        field: 'Name',
+        status: undefined,
+      });
     }
     const g = await newGroup('ok');
     expect(await unchecked('UpdateAssetGroup', { Id: g.Id, Name: 'bad name' })).toMatchObject({
@@ -86,7 +91,7 @@ describe('7.3 error rows', () => {
   it('DefaultGroupImmutable 400: default group renamed or deleted', async () => {
     const { def } = await systemGroups();
     const rename = await failure(h.client.assets.updateAssetGroup({ Id: def.Id, Name: 'renamed' }));
-    expect(rename).toMatchObject({ name: 'RejectedError', vendorCode: 'DefaultGroupImmutable', status: 400 });
+    expect(rename).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'DefaultGroupImmutable', status: 400 });
     const del = await failure(h.client.assets.deleteAssetGroup({ Id: def.Id }));
     expect(del).toMatchObject({ vendorCode: 'DefaultGroupImmutable' });
     // Description may still change; the name may be "changed" to itself.
@@ -98,14 +103,14 @@ describe('7.3 error rows', () => {
     const { real } = await systemGroups();
     expect(real.GroupType).toBe('LivenessFace');
     const err = await failure(h.client.assets.updateAssetGroup({ Id: real.Id, Name: 'other' }));
-    expect(err).toMatchObject({ name: 'RejectedError', vendorCode: 'RealPersonGroupImmutable', status: 400 });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'RealPersonGroupImmutable', status: 400 });
   });
 
   it('GroupNotEmpty 400: delete of a group holding assets; allowed once the asset is deleted', async () => {
     const g = await newGroup();
     const a = await h.client.assets.createAsset({ GroupId: g.Id, URL: media('a.png'), AssetType: 'Image', Name: 'a' });
     const err = await failure(h.client.assets.deleteAssetGroup({ Id: g.Id }));
-    expect(err).toMatchObject({ name: 'RejectedError', vendorCode: 'GroupNotEmpty', status: 400 });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'GroupNotEmpty', status: 400 });
     await h.client.assets.deleteAsset({ Id: a.Id });
     await h.client.assets.deleteAssetGroup({ Id: g.Id });
     expect(await h.client.assets.findGroupByName('g1')).toBeUndefined();
@@ -116,7 +121,7 @@ describe('7.3 error rows', () => {
     const { all } = await systemGroups();
     expect(all).toHaveLength(100);
     const err = await failure(newGroup('one-too-many'));
-    expect(err).toMatchObject({ name: 'RejectedError', vendorCode: 'QuotaExceeded', status: 400 });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'QuotaExceeded', status: 400 });
     // Per user: the other user is unaffected.
     await newGroup('fine', h.user2);
   });
@@ -186,14 +191,14 @@ describe('7.3 error rows', () => {
 
   it('other parameter errors are 400 → RejectedError naming the field', async () => {
     const err = await unchecked('ListAssetGroups', { Filter: { GroupType: 'Other' } });
-    expect(err).toMatchObject({ name: 'RejectedError', status: 400, field: 'Filter.GroupType' });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, status: 400, field: 'Filter.GroupType' });
     const page = await unchecked('ListAssets', { PageNumber: 0 });
-    expect(page).toMatchObject({ name: 'RejectedError', status: 400, field: 'PageNumber' });
+    expect(page).toMatchObject({ name: FailureType.RejectedError, status: 400, field: 'PageNumber' });
   });
 
   it('401: absent access token — the client will not send; the vendor answers 401', async () => {
     const err = await failure(h.make({ accessToken: undefined }).assets.listAssetGroups());
-    expect(err).toMatchObject({ name: 'MissingCredentialError', field: 'accessToken' });
+    expect(err).toMatchObject({ name: FailureType.MissingCredentialError, field: 'accessToken' });
     const raw = await failure(
       rawCall(h, {
         endpoint: 'assets.ListAssetGroups',
@@ -302,13 +307,13 @@ describe('4.4 rules', () => {
       'assets.CreateAsset': { error500AfterCreate: { next: 1 } },
     });
     const lostGroup = await failure(newGroup('idem-key-123'));
-    expect(lostGroup.name).toBe('AmbiguousError');
+    expect(lostGroup.name).toBe(FailureType.AmbiguousError);
     const g = await h.client.assets.findGroupByName('idem-key-123');
     expect(g).toBeDefined();
     const lostAsset = await failure(
       h.client.assets.createAsset({ GroupId: g!.Id, URL: media('x.png'), Name: 'asset-idem-9' }),
     );
-    expect(lostAsset).toMatchObject({ name: 'AmbiguousError', status: 500, retryable: false });
+    expect(lostAsset).toMatchObject({ name: FailureType.AmbiguousError, status: 500, retryable: false });
     expect((await h.client.assets.findAssetByName(g!.Id, 'asset-idem-9'))?.GroupId).toBe(g!.Id);
   });
 

@@ -25,6 +25,7 @@ import {
 import { httpRequest } from '../../src/vendor-api/http';
 import { Agent } from 'undici';
 import { API_KEY, failure, media, useCallbackReceiver, useEmulator, USER_1, type Harness } from './harness';
+import { FailureType } from '../../src/failures';
 
 type Dialect = 'seed' | 'upstream';
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
@@ -251,7 +252,7 @@ describe('asset management, Volcengine OpenAPI style', () => {
       });
       expect(notOwned.message).toContain('not owned by this user');
       const missing = await failure(h.client.assets.invoke('CreateAssetGroup', {}, { validate: false }));
-      expect(missing).toMatchObject({ name: 'RejectedError', vendorCode: 'MissingField', field: 'Name' });
+      expect(missing).toMatchObject({ name: FailureType.RejectedError, vendorCode: 'MissingField', field: 'Name' });
 
       const { body } = await assetAction(h, 'GetAsset', { Id: 'asset-nope' });
       if (dialect === 'upstream') {
@@ -318,7 +319,10 @@ describe('the svc path word', () => {
       await expect(h.client.erase.get(task_id)).resolves.toMatchObject({ task_id });
       const mismatched = h.make({ pathWord: dialect === 'upstream' ? 'svc' : WORD });
       expect(await failure(mismatched.erase.create({ video_url: video.video_url! }))).toBeInstanceOf(NotFoundError);
-      expect(await failure(mismatched.erase.get(task_id))).toMatchObject({ name: 'NotFoundError', status: 404 });
+      expect(await failure(mismatched.erase.get(task_id))).toMatchObject({
+        name: FailureType.NotFoundError,
+        status: 404,
+      });
       const log = h.emu.inspect().requests.map((r) => r.path);
       expect(log).toContain(
         `/api/v1/${dialect === 'upstream' ? WORD : 'svc'}-tools/${dialect === 'upstream' ? WORD : 'svc'}-erase-video-subtitle-pro`,
@@ -386,7 +390,7 @@ describe('errors', () => {
       expect(err).toBeInstanceOf(RateLimitedError);
       expect(err).toMatchObject({ retryAfterMs: 7_000, retryAfterAt: now + 7_000 });
       expect(toFailureInfo(err)).toMatchObject({
-        type: 'RateLimitedError',
+        type: FailureType.RateLimitedError,
         retryAfterMs: 7_000,
         retryAfterAt: now + 7_000,
       });
@@ -409,7 +413,11 @@ describe('errors', () => {
           secrets: [USER_1],
         }).finally(() => dispatcher.close()),
       )) as VendorError & { vendorMessage?: string };
-      expect(err).toMatchObject({ name: 'RejectedError', vendorCode: 'UnsupportedAction', traceId: '[redacted]' });
+      expect(err).toMatchObject({
+        name: FailureType.RejectedError,
+        vendorCode: 'UnsupportedAction',
+        traceId: '[redacted]',
+      });
       const shown = JSON.stringify({ ...toFailureInfo(err), vendorMessage: err.vendorMessage }).toLowerCase();
       expect(shown).not.toContain(USER_1);
       expect(err.message).toContain('[redacted]');

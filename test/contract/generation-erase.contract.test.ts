@@ -10,6 +10,7 @@ import {
 } from '../../src/vendor-api/errors';
 import { EraseCallbackSchema } from '../../src/vendor-api/schemas/erase';
 import { API_KEY, failure, media, rawCall, useCallbackReceiver, useEmulator } from './harness';
+import { FailureType } from '../../src/failures';
 
 const ERASE_PATH = '/api/v1/svc-tools/svc-erase-video-subtitle-pro';
 
@@ -59,7 +60,7 @@ describe('7.1 generation create errors', () => {
         content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }],
       }),
     );
-    expect(err).toMatchObject({ name: 'RejectedError', field: 'content[0].image_url.url' });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, field: 'content[0].image_url.url' });
     expect(err.status).toBeUndefined();
     expect(h.emu.inspect().requests).toHaveLength(0);
   });
@@ -134,14 +135,14 @@ describe('generation task and callback (assumed shapes)', () => {
     const err = await failure(h.client.generation.get('nope'));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toBeInstanceOf(RejectedError);
-    expect(err).toMatchObject({ name: 'NotFoundError', status: 404, retryable: false });
+    expect(err).toMatchObject({ name: FailureType.NotFoundError, status: 404, retryable: false });
   });
 });
 
 describe('7.2 erase errors', () => {
   it('400 empty video_url: refused by the client before sending', async () => {
     const err = await failure(h.client.erase.create({ video_url: '' }));
-    expect(err).toMatchObject({ name: 'RejectedError', field: 'video_url', status: undefined });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, field: 'video_url', status: undefined });
     expect(h.emu.inspect().requests).toHaveLength(0);
   });
 
@@ -156,7 +157,7 @@ describe('7.2 erase errors', () => {
         knownFields: ['video_url', 'callback_url'],
       }),
     );
-    expect(err).toMatchObject({ name: 'RejectedError', status: 400, field: 'video_url' });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, status: 400, field: 'video_url' });
   });
 
   it('400 invalid video_url from the vendor names video_url', async () => {
@@ -201,7 +202,7 @@ describe('erase rules', () => {
     const erased = await h.client.erase.get(task_id);
     expect(erased.status).toBe('SUCCESS');
     expect(await failure(h.client.erase.create({ video_url: erased.video_url! }))).toMatchObject({
-      name: 'RejectedError',
+      name: FailureType.RejectedError,
       field: 'video_url',
     });
   });
@@ -214,7 +215,7 @@ describe('erase rules', () => {
     });
     h.emu.advanceClock(3600_000);
     const err = await failure(h.client.erase.create({ video_url: video.video_url! }));
-    expect(err).toMatchObject({ name: 'RejectedError', status: 400, field: 'video_url' });
+    expect(err).toMatchObject({ name: FailureType.RejectedError, status: 400, field: 'video_url' });
     expect(err.message).toMatch(/24 hours/);
   });
 

@@ -3,6 +3,7 @@ import { REVIEW_MIN_QUERY_INTERVAL_MS, ReviewCallbackSchema } from '../../src/ve
 import { ForbiddenError, RateLimitedError, RejectedError, UnauthorizedError } from '../../src/vendor-api/errors';
 import { startServer, type LocalServer } from '../vendor-api/helpers/local-server';
 import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
+import { FailureType } from '../../src/failures';
 
 const h = useEmulator();
 
@@ -188,7 +189,7 @@ describe('submission rules: the client refuses, and the vendor agrees', () => {
 
   it('X-Access-Token and X-Track-Id are required together', async () => {
     const noTrack = await rawSubmit({ images: [media('a.png')] }, { 'X-Access-Token': USER_1 });
-    expect(noTrack).toMatchObject({ name: 'RejectedError', status: 400 });
+    expect(noTrack).toMatchObject({ name: FailureType.RejectedError, status: 400 });
     const noToken = await rawSubmit({ images: [media('a.png')] }, { 'X-Track-Id': 'b'.repeat(32) });
     expect(noToken).toBeInstanceOf(UnauthorizedError);
     expect(await failure(h.make({ accessToken: 'bad' }).review.getTask('t'))).toBeInstanceOf(UnauthorizedError);

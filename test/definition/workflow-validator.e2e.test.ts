@@ -4,6 +4,7 @@
  * workflow, naming the field and the reason, before any vendor call.
  */
 import { startHarness, type Harness } from '../workflows/harness';
+import { FailureType } from '../../src/failures';
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,7 +28,7 @@ test.each([
 ])('%j fails as InvalidDefinition: %s', async (definition, message) => {
   const handle = await h.start(definition as never);
   const err = await handle.result().catch((e) => e);
-  expect(err.cause.type).toBe('InvalidDefinition');
+  expect(err.cause.type).toBe(FailureType.InvalidDefinition);
   expect(err.cause.message).toContain(message);
   expect(h.emulator.inspect().counters.requests).toBe(0);
 });

@@ -3,6 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { failureChain, outcomeOf } from '../../src/starters/pipeline-client';
 import { ProgressDisplay, renderFailure, renderStatus, resolveHint, statusChanges } from '../../src/starters/progress';
 import type { PipelineStatus } from '../../src/workflows/messages';
+import { FailureType } from '../../src/failures';
 
 function status(over: Partial<PipelineStatus> = {}): PipelineStatus {
   return {
@@ -95,7 +96,7 @@ test('ProgressDisplay: line mode prints changes; TTY mode redraws the block in p
 
 test('failure chains: outermost first, with failure types', () => {
   const vendor = ApplicationFailure.create({
-    type: 'RejectedError',
+    type: FailureType.RejectedError,
     message: 'generation.create: invalid field content[1].image_url.url',
     nonRetryable: true,
   });

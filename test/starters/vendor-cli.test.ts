@@ -1,6 +1,7 @@
 /** `reelflow groups|assets|review` through the typed client against the emulator. */
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { cli } from './helpers';
+import { FailureType } from '../../src/failures';
 
 let emu: RunningEmulator;
 let env: NodeJS.ProcessEnv;
@@ -97,7 +98,7 @@ test('a vendor rejection exits 1 with the field; a bad URL is refused before sen
   expect(mixed.code).toBe(1);
   expect(mixed.json().error).toMatchObject({
     kind: 'vendor',
-    type: 'RejectedError',
+    type: FailureType.RejectedError,
     field: expect.stringContaining('images'),
   });
 

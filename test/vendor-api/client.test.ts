@@ -8,6 +8,7 @@ import {
   VendorConfigError,
 } from '../../src/vendor-api/errors';
 import { startServer, type LocalServer, type Recorded } from './helpers/local-server';
+import { FailureType } from '../../src/failures';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const META = { Action: 'X', Region: 'r', RequestId: 'req', Service: 's', Version: '2024-01-01' };
@@ -164,7 +165,7 @@ describe('identity_url interfaces use X-Access-Token + X-Track-Id', () => {
 
   it('GetAsset with a partial asset is a shape error naming the field', async () => {
     const err = await client.assets.getAsset({ Id: 'a1' }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'ResponseShapeError', field: 'Result.AssetType', retryable: true });
+    expect(err).toMatchObject({ name: FailureType.ResponseShapeError, field: 'Result.AssetType', retryable: true });
   });
 
   it('listAllAssets walks pages; findAssetByName picks the earliest; findGroupByName too', async () => {

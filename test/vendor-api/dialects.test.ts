@@ -25,6 +25,7 @@ import { httpRequest, scrub, type HttpCall } from '../../src/vendor-api/http';
 import { createVendorClient } from '../../src/vendor-api/client';
 import { assetEnvelopeSchema, EraseTaskSchema, ReviewAcceptedSchema } from '../../src/vendor-api/schemas';
 import { json, startServer, type LocalServer } from './helpers/local-server';
+import { FailureType } from '../../src/failures';
 
 describe('generation task: one shape from either dialect', () => {
   const ours = { id: 't1', status: 'succeeded', video_url: 'https://v/1.mp4', created_at: 10, finished_at: 20 };
@@ -214,7 +215,7 @@ describe('HTTP classification', () => {
       },
     };
     const err = await fail(json(403, body));
-    expect(err).toMatchObject({ name: 'ForbiddenError', vendorCode: 'AssetNotOwned', traceId: 'req-1' });
+    expect(err).toMatchObject({ name: FailureType.ForbiddenError, vendorCode: 'AssetNotOwned', traceId: 'req-1' });
     expect(err.message).toContain('AssetNotOwned: not yours');
   });
 
@@ -234,18 +235,18 @@ describe('HTTP classification', () => {
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toBeInstanceOf(RejectedError);
     expect(err).toMatchObject({
-      name: 'NotFoundError',
+      name: FailureType.NotFoundError,
       status: 404,
       retryable: false,
       vendorCode: 'ResourceNotFound',
       vendorMessage: 'no task t1',
     });
-    expect(toFailureInfo(err).type).toBe('NotFoundError');
+    expect(toFailureInfo(err).type).toBe(FailureType.NotFoundError);
   });
 
   it('a 429 records the epoch ms until which to wait, by the injected clock', async () => {
     const err = await fail(json(429, {}, { 'retry-after': '3' }), { now: () => 5_000 });
-    expect(err).toMatchObject({ name: 'RateLimitedError', retryAfterMs: 3_000, retryAfterAt: 8_000 });
+    expect(err).toMatchObject({ name: FailureType.RateLimitedError, retryAfterMs: 3_000, retryAfterAt: 8_000 });
   });
 
   it('scrubs a credential in any letter case from message, code, field and TrackId', async () => {

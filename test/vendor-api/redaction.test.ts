@@ -20,6 +20,7 @@ import {
   VendorError,
 } from '../../src/vendor-api/errors';
 import { closedPortUrl, startServer, type LocalServer } from './helpers/local-server';
+import { FailureType } from '../../src/failures';
 
 const API_KEY = 'sk-LIVE-9f8e7d6c5b4a39281706';
 const TOKEN = 'at-LIVE-0a1b2c3d4e5f60718293';
@@ -74,16 +75,16 @@ const rawGet = (status: number) => client.raw.rawRequest('GET', `/v1/videos/${st
 
 const cases: [string, new (...a: never[]) => Error, () => Promise<unknown>][] = [
   [
-    'NotSentError',
+    FailureType.NotSentError,
     NotSentError,
     async () => {
       const c = createVendorClient({ baseUrl: await closedPortUrl(), identityUrl: server.url, apiKey: API_KEY });
       return catching(c.generation.get('x')).finally(() => c.close());
     },
   ],
-  ['AmbiguousError', AmbiguousError, () => catching(rawGet(500))],
-  ['ResponseShapeError', ResponseShapeError, () => catching(client.assets.getAsset({ Id: '200' }))],
-  ['RateLimitedError', RateLimitedError, () => catching(rawGet(429))],
+  [FailureType.AmbiguousError, AmbiguousError, () => catching(rawGet(500))],
+  [FailureType.ResponseShapeError, ResponseShapeError, () => catching(client.assets.getAsset({ Id: '200' }))],
+  [FailureType.RateLimitedError, RateLimitedError, () => catching(rawGet(429))],
   ['RejectedError (vendor)', RejectedError, () => catching(rawGet(400))],
   [
     'RejectedError (ours)',
@@ -96,8 +97,8 @@ const cases: [string, new (...a: never[]) => Error, () => Promise<unknown>][] = 
         }),
       ),
   ],
-  ['UnauthorizedError', UnauthorizedError, () => catching(rawGet(401))],
-  ['ForbiddenError', ForbiddenError, () => catching(rawGet(403))],
+  [FailureType.UnauthorizedError, UnauthorizedError, () => catching(rawGet(401))],
+  [FailureType.ForbiddenError, ForbiddenError, () => catching(rawGet(403))],
   ['UpstreamFailedError (assets)', UpstreamFailedError, () => catching(client.assets.getAsset({ Id: '502' }))],
   [
     'UpstreamFailedError (erase)',
@@ -105,7 +106,7 @@ const cases: [string, new (...a: never[]) => Error, () => Promise<unknown>][] = 
     () => catching(client.erase.create({ video_url: 'https://x.io/v.mp4' })),
   ],
   [
-    'MissingCredentialError',
+    FailureType.MissingCredentialError,
     MissingCredentialError,
     () =>
       catching(
@@ -113,7 +114,7 @@ const cases: [string, new (...a: never[]) => Error, () => Promise<unknown>][] = 
       ),
   ],
   [
-    'VendorConfigError',
+    FailureType.VendorConfigError,
     VendorConfigError,
     async () => {
       try {
@@ -147,7 +148,7 @@ describe('secrets never appear in errors', () => {
     });
     assertClean(e);
     expect(toFailureInfo(e)).toEqual({
-      type: 'VendorError',
+      type: FailureType.VendorError,
       message: 'generation.create: boom',
       endpoint: 'generation.create',
       status: 500,

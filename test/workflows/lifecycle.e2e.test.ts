@@ -7,6 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { statusQuery } from '../../src/workflows/messages';
 import { CALLBACK_SECRET, fullDefinition, startHarness, type Harness, waitForStatus } from './harness';
+import { FailureType } from '../../src/failures';
 
 describe('cancellation', () => {
   let h: Harness;
@@ -171,7 +172,7 @@ describe('invalid definitions', () => {
       generation: { model: 'm', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
     });
     const err = await handle.result().catch((e) => e);
-    expect(err.cause.type).toBe('InvalidDefinition');
+    expect(err.cause.type).toBe(FailureType.InvalidDefinition);
     expect(err.cause.message).toContain('generation.content[0].image_url.url');
     expect(h.emulator.inspect().counters.requests).toBe(0);
   });

@@ -7,7 +7,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { statusQuery } from '../../src/workflows/messages';
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { statusQuery, type PipelineResult } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from './harness';
 
 function sha256(file: string) {
@@ -22,6 +24,36 @@ function expectNoDuplicates(h: Harness) {
   expect(new Set(assetNames).size).toBe(assetNames.length);
   const groupNames = s.groups.filter((g) => !g.system).map((g) => `${g.owner}/${g.Name}`);
   expect(new Set(groupNames).size).toBe(groupNames.length);
+}
+
+/** Every activity and timer is summarized, prefixed by its stage, with ids and never a URL. */
+async function expectSummaries(handle: WorkflowHandle, result: PipelineResult) {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
+  const summary = (e: (typeof events)[number]) =>
+    e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary as Payload) : '';
+  const activities = scheduled.map(summary);
+  const timers = events.filter((e) => e.timerStartedEventAttributes).map(summary);
+  const generation = result.generation!.taskId;
+  expect(activities).toEqual(
+    expect.arrayContaining([
+      'review · submit batch 0: 2 Image (attempt 1)',
+      `review · poll ${result.review!.batches[0].taskId}`,
+      `assets · GetAsset ${result.assets!.items[0].assetId}`,
+      'generation · create task (attempt 1)',
+      `generation · poll ${generation}`,
+      'erase · create task (attempt 1)',
+      `erase · poll ${result.erase!.taskId}`,
+      'archive · generated.mp4',
+    ]),
+  );
+  expect(timers).toContainEqual(
+    expect.stringMatching(new RegExp(`^generation · wait [\\d.]+ s before next poll of ${generation}$`)),
+  );
+  for (const text of [...activities, ...timers]) {
+    expect(text).toMatch(/^(review|assets|generation|erase|archive) · \S/);
+    expect(text).not.toMatch(/https?:|:\/\//i);
+  }
 }
 
 describe.each([
@@ -90,6 +122,7 @@ describe.each([
       expect(s.generationTasks[0].callbackUrl).toBeUndefined();
     }
     expectNoDuplicates(h);
+    await expectSummaries(handle, result);
   });
 });
 

@@ -62,6 +62,8 @@ export interface BookHost {
   orphan(kind: VendorTaskKind, taskId: string, step: string, attempt: number): void;
   /** An offer of (step, attempt) changed (an operator's reason lists them). */
   offersChanged(step: string, attempt: number): void;
+  /** The Web UI summary of a command, prefixed by the running stage. */
+  summary(text: string): string;
 }
 
 const keyOf = (step: string, attempt: number) => `${step}#${attempt}`;
@@ -276,7 +278,7 @@ export class CallbackBook {
     this.lastQuery.set(a.step, Date.now());
     try {
       const facts = await queries.inspectOfferedTask.executeWithOptions(
-        { ...QUERY_OPTIONS, summary: `check ${proof.kind} task ${printable(offer.id, 130)}, offered by a callback` },
+        { ...QUERY_OPTIONS, summary: this.host.summary(`check ${proof.kind} task ${offer.id}, offered by a callback`) },
         [{ profile: proof.profile, kind: proof.kind, taskId: offer.id, exclude: ownWorkflowIds() }],
       );
       this.conclude(

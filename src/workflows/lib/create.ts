@@ -9,11 +9,13 @@
  */
 import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
 import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
-import type { VendorTaskKind, VendorTaskRecord } from '../messages';
+import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../messages';
 import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
 import { holdUntil, interfaceOf } from './holds';
+import { duration } from './summaries';
 import type { PipelineRuntime } from './pipeline-runtime';
+import { FailureType } from '../../failures';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
@@ -21,8 +23,10 @@ export interface CreateSpec<T> {
   rt: PipelineRuntime;
   step: string;
   kind: VendorTaskKind;
-  /** Human label for messages and timer summaries, e.g. "generation create". */
+  /** Human label for messages, e.g. "generation create". */
   label: string;
+  /** What the create does, as Web UI summaries name it after the stage: "create task", "submit batch 0". */
+  action: string;
   policy: CreatePolicy;
   /** Endpoint name counted per call, e.g. "generation.create". */
   endpoint: string;
@@ -50,7 +54,7 @@ export const MAX_AMBIGUOUS_RESUBMITS = 3;
 
 const backoff = (n: number) => Math.min(1_000 * 2 ** n, 60_000);
 
-export function stageFailure(message: string, type: string, details?: unknown): ApplicationFailure {
+export function stageFailure(message: string, type: FailureType, details?: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     message,
     type,
@@ -59,124 +63,166 @@ export function stageFailure(message: string, type: string, details?: unknown): 
   });
 }
 
+/** The create loop's state: the attempt in flight and the counts that end the loop. */
+interface CreateRun<T> {
+  spec: CreateSpec<T>;
+  iface: string;
+  attempt: number;
+  /** Retryable failures in a row (not sent, 429, 502). */
+  transient: number;
+  /** Blind resubmits after ambiguous outcomes (policy `resubmit`). */
+  resubmits: number;
+}
+
+/**
+ * The loop. Every await stays in this function, at the depth it always had, and the
+ * decisions between them are synchronous helpers: parallel creates (review batches, asset
+ * items) resumed by one activation must issue their commands in the order recorded
+ * histories hold, and an extra async layer would shift that order.
+ */
 export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<Created<T>> {
-  const { rt, step, kind } = spec;
-  let attempt = spec.firstAttempt ?? 1;
-  let transient = 0;
-  let resubmits = 0;
-  const giveUp = (message: string) =>
-    stageFailure(
-      `${spec.label}: still failing after ${transient - 1} retries (${message}); the pipeline stops here`,
-      'VendorUnavailable',
-    );
+  const { rt, step } = spec;
   const known = rt.knownTask(step);
-  if (known) {
-    // Recorded by this pipeline before it continued as new: the task exists, never create it again.
-    rt.beginAttempt(step, known.attempt, kind, spec.proof);
-    rt.endAttempt(step, known.attempt, known.id);
-    return { value: spec.fromTaskId(known.id), attempt: known.attempt, via: known.via };
-  }
-  const iface = interfaceOf(spec.endpoint);
+  // Recorded by this pipeline before it continued as new: the task exists, never create it again.
+  if (known) return adoptKnown(spec, known);
+  const run: CreateRun<T> = {
+    spec,
+    iface: interfaceOf(spec.endpoint),
+    attempt: spec.firstAttempt ?? 1,
+    transient: 0,
+    resubmits: 0,
+  };
   // A run before continue-as-new left this step's outcome unknown: reconcile it again, never create.
   let resumed = rt.ambiguousAttempt(step);
-  if (resumed !== undefined) attempt = resumed;
+  if (resumed !== undefined) run.attempt = resumed;
   for (;;) {
     let outcome: CreateOutcome;
     // An operator wait in progress when the pipeline continued as new: straight back to it.
     let waitResumed = false;
     if (resumed !== undefined) {
       outcome = { kind: 'ambiguous', message: 'the outcome was still unknown when the pipeline continued as new' };
-      waitResumed = rt.resumesWait(step, attempt);
+      waitResumed = rt.resumesWait(step, run.attempt);
       resumed = undefined;
     } else {
-      await holdUntil(rt.notBefore(iface), `${spec.label}: waiting out the vendor's Retry-After`);
-      rt.beginAttempt(step, attempt, kind, spec.proof);
+      await holdUntil(rt.notBefore(run.iface), (ms) =>
+        rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
+      );
+      rt.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
       try {
-        const value = await rt.creating(() => spec.create(attempt));
-        rt.endAttempt(step, attempt, spec.taskIdOf(value));
-        rt.record({ kind, id: spec.taskIdOf(value), step, attempt, via: 'create' });
-        return { value, attempt, via: 'create' };
+        const value = await rt.creating(() => spec.create(run.attempt));
+        rt.endAttempt(step, run.attempt, spec.taskIdOf(value));
+        return recorded(run, value, spec.taskIdOf(value), 'create');
       } catch (err) {
-        rt.endAttempt(step, attempt);
+        rt.endAttempt(step, run.attempt);
         outcome = classifyCreateFailure(err);
       }
     }
-    switch (outcome.kind) {
-      case 'fatal':
-        throw stageFailure(`${spec.label} rejected: ${outcome.message}`, outcome.type, { field: outcome.field });
-      case 'notSent':
-        if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
-        await sleep(backoff(transient - 1), { summary: `${spec.label}: not sent, retrying` });
-        attempt++;
-        continue;
-      case 'rateLimited':
-        if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
-        rt.holdInterface(iface, Date.now() + (outcome.retryAfterMs ?? 0));
-        await sleep(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), {
-          summary: `${spec.label}: rate limited (Retry-After)`,
-        });
-        attempt++;
-        continue;
-      case 'retryLater': {
-        if (++transient > (spec.maxRetries ?? 20)) throw giveUp(outcome.message);
-        await sleep(backoff(transient - 1), { summary: `${spec.label}: vendor upstream failed, retrying` });
-        // The 502 said "retry later", but look first: a name match is cheap and exact.
-        const found = await spec.reconcile(attempt);
-        if (found !== undefined) {
-          rt.record({ kind, id: spec.taskIdOf(found), step, attempt, via: 'reconcile-name' });
-          return { value: found, attempt, via: 'reconcile-name' };
-        }
-        attempt++;
-        continue;
-      }
-      case 'ambiguous': {
-        rt.setAmbiguous(step, attempt);
-        const found = waitResumed ? undefined : await spec.reconcile(attempt);
-        if (found !== undefined) {
-          const via = rt.provenTask(step, attempt) === spec.taskIdOf(found) ? 'callback' : 'reconcile-name';
-          rt.record({ kind, id: spec.taskIdOf(found), step, attempt, via });
-          return { value: found, attempt, via };
-        }
-        const offered = rt.hasOffers(step, attempt);
-        if (spec.policy === 'resubmit' && !offered && !waitResumed) {
-          // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
-          if (++resubmits > MAX_AMBIGUOUS_RESUBMITS) {
-            throw stageFailure(
-              `${spec.label}: outcome unknown ${resubmits} times in a row (${outcome.message}); not resubmitting again`,
-              'AmbiguousCreate',
-            );
-          }
-          rt.setAmbiguous(step, undefined);
-          attempt++;
-          continue;
-        }
-        const decision = await rt.awaitDecision(
-          step,
-          attempt,
-          `${spec.label} outcome unknown (${outcome.message}); reconcile found no task` +
-            `${offered ? ' that passes the proof, and a task may exist' : ''}. ` +
-            'Look it up in the vendor console, then resolve with its task id, or resubmit.',
-        );
-        if ('proven' in decision) {
-          const value = spec.fromTaskId(decision.proven);
-          rt.record({ kind, id: decision.proven, step, attempt, via: 'callback' });
-          return { value, attempt, via: 'callback' };
-        }
-        if ('taskId' in decision) {
-          const value = spec.fromTaskId(decision.taskId);
-          rt.record({ kind, id: decision.taskId, step, attempt, via: 'operator' });
-          return { value, attempt, via: 'operator' };
-        }
-        if ('abandon' in decision) {
-          throw stageFailure(`${spec.label} abandoned by an operator after an ambiguous create`, 'CreateAbandoned');
-        }
-        rt.setAmbiguous(step, undefined);
-        attempt++;
-        continue;
+    if (outcome.kind === 'fatal') throw rejected(spec, outcome);
+    if (outcome.kind === 'ambiguous') rt.setAmbiguous(step, run.attempt);
+    else await sleep(...retryWait(run, outcome));
+    if (outcome.kind === 'retryLater' || (outcome.kind === 'ambiguous' && !waitResumed)) {
+      // After a 502 ("retry later") look first too: a name match is cheap and exact.
+      const found = await spec.reconcile(run.attempt);
+      if (found !== undefined) return reconciled(run, found, outcome.kind);
+    }
+    if (outcome.kind === 'ambiguous') {
+      const reason = resubmitOrAsk(run, outcome.message, waitResumed);
+      if (reason !== undefined) {
+        const created = decided(run, await rt.awaitDecision(step, run.attempt, reason));
+        if (created) return created;
       }
     }
+    run.attempt++;
   }
+}
+
+function adoptKnown<T>(spec: CreateSpec<T>, known: VendorTaskRecord): Created<T> {
+  spec.rt.beginAttempt(spec.step, known.attempt, spec.kind, spec.proof);
+  spec.rt.endAttempt(spec.step, known.attempt, known.id);
+  return { value: spec.fromTaskId(known.id), attempt: known.attempt, via: known.via };
+}
+
+/** Records the step's task and returns it as created. */
+function recorded<T>(run: CreateRun<T>, value: T, id: string, via: VendorTaskRecord['via']): Created<T> {
+  const { rt, kind, step } = run.spec;
+  rt.record({ kind, id, step, attempt: run.attempt, via });
+  return { value, attempt: run.attempt, via };
+}
+
+function rejected<T>(spec: CreateSpec<T>, outcome: Extract<CreateOutcome, { kind: 'fatal' }>): ApplicationFailure {
+  return stageFailure(`${spec.label} rejected: ${outcome.message}`, outcome.type, { field: outcome.field });
+}
+
+/**
+ * The wait before the next attempt after a retryable failure (sleep's arguments). Counts
+ * the failure: past the limit the vendor is down, not blipping, and the stage stops.
+ */
+function retryWait<T>(
+  run: CreateRun<T>,
+  outcome: Extract<CreateOutcome, { kind: 'notSent' | 'rateLimited' | 'retryLater' }>,
+): [number, { summary: string }] {
+  const { spec } = run;
+  if (++run.transient > (spec.maxRetries ?? 20)) {
+    throw stageFailure(
+      `${spec.label}: still failing after ${run.transient - 1} retries (${outcome.message}); the pipeline stops here`,
+      FailureType.VendorUnavailable,
+    );
+  }
+  const wait = (ms: number, why: string): [number, { summary: string }] => [
+    ms,
+    { summary: spec.rt.summary(`${spec.action}: ${why}, retry in ${duration(ms)}`) },
+  ];
+  if (outcome.kind === 'notSent') return wait(backoff(run.transient - 1), 'not sent');
+  if (outcome.kind === 'retryLater') return wait(backoff(run.transient - 1), 'vendor upstream failed');
+  spec.rt.holdInterface(run.iface, Date.now() + (outcome.retryAfterMs ?? 0));
+  return wait(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), 'rate limited (Retry-After)');
+}
+
+/** The task reconcile found: proven by a callback, or matched by name. */
+function reconciled<T>(run: CreateRun<T>, found: T, after: 'retryLater' | 'ambiguous'): Created<T> {
+  const { spec } = run;
+  const id = spec.taskIdOf(found);
+  const byCallback = after === 'ambiguous' && spec.rt.provenTask(spec.step, run.attempt) === id;
+  return recorded(run, found, id, byCallback ? 'callback' : 'reconcile-name');
+}
+
+/**
+ * Reconcile found nothing: policy `resubmit` (no callback offered a task) tries again,
+ * else the reason an operator is asked.
+ */
+function resubmitOrAsk<T>(run: CreateRun<T>, message: string, waitResumed: boolean): string | undefined {
+  const { spec } = run;
+  const offered = spec.rt.hasOffers(spec.step, run.attempt);
+  // A wait resumed after continue-as-new was already asked: it stays an operator's to end.
+  if (spec.policy === 'resubmit' && !offered && !waitResumed) {
+    // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
+    if (++run.resubmits > MAX_AMBIGUOUS_RESUBMITS) {
+      throw stageFailure(
+        `${spec.label}: outcome unknown ${run.resubmits} times in a row (${message}); not resubmitting again`,
+        FailureType.AmbiguousCreate,
+      );
+    }
+    spec.rt.setAmbiguous(spec.step, undefined);
+    return undefined;
+  }
+  return (
+    `${spec.label} outcome unknown (${message}); reconcile found no task` +
+    `${offered ? ' that passes the proof, and a task may exist' : ''}. ` +
+    'Look it up in the vendor console, then resolve with its task id, or resubmit.'
+  );
+}
+
+/** An operator's decision (or a callback's proven task): the task, or undefined to resubmit. */
+function decided<T>(run: CreateRun<T>, decision: CreateDecision | { proven: string }): Created<T> | undefined {
+  const { spec } = run;
+  if ('proven' in decision) return recorded(run, spec.fromTaskId(decision.proven), decision.proven, 'callback');
+  if ('taskId' in decision) return recorded(run, spec.fromTaskId(decision.taskId), decision.taskId, 'operator');
+  if ('abandon' in decision) {
+    throw stageFailure(`${spec.label} abandoned by an operator after an ambiguous create`, FailureType.CreateAbandoned);
+  }
+  spec.rt.setAmbiguous(spec.step, undefined);
+  return undefined;
 }
 
 /**
@@ -194,7 +240,9 @@ export async function waitForCallbackTaskId(
   const until = Date.now() + graceMs;
   // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
   while (rt.provenTask(step, attempt) === undefined && Date.now() < until) {
-    await condition(() => rt.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now());
+    await condition(() => rt.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now(), {
+      summary: rt.summary(`callback grace${step === rt.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`),
+    });
     await rt.checkpoint();
   }
   return rt.provenTask(step, attempt);

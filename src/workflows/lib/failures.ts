@@ -16,12 +16,13 @@ import {
   REVIEW_TERMINAL_STATES,
 } from '../../vendor-api/assumed-values';
 import { FATAL_TYPES } from './proxies';
+import { FailureType } from '../../failures';
 
 export type CreateOutcome =
   | { kind: 'notSent'; message: string }
   | { kind: 'rateLimited'; message: string; retryAfterMs?: number }
   | { kind: 'retryLater'; message: string } // asset-management 502: upstream failed, retry later
-  | { kind: 'fatal'; message: string; type: string; field?: string }
+  | { kind: 'fatal'; message: string; type: FailureType; field?: string }
   | { kind: 'ambiguous'; message: string };
 
 interface Info {
@@ -51,15 +52,15 @@ export function classifyCreateFailure(err: unknown): CreateOutcome {
   if (!(cause instanceof ApplicationFailure)) return { kind: 'ambiguous', message: cause?.message ?? err.message };
   const info = infoOf(cause);
   const type = cause.type ?? 'Error';
-  if (type === 'NotSentError') return { kind: 'notSent', message: cause.message };
-  if (type === 'RateLimitedError')
+  if (type === FailureType.NotSentError) return { kind: 'notSent', message: cause.message };
+  if (type === FailureType.RateLimitedError)
     return { kind: 'rateLimited', message: cause.message, retryAfterMs: info.retryAfterMs };
-  if (type === 'UpstreamFailedError' && info.endpoint?.startsWith('assets.')) {
+  if (type === FailureType.UpstreamFailedError && info.endpoint?.startsWith('assets.')) {
     return { kind: 'retryLater', message: cause.message };
   }
-  if (FATAL_TYPES.includes(type) || type === 'UpstreamFailedError') {
+  if (FATAL_TYPES.includes(type) || type === FailureType.UpstreamFailedError) {
     // Erase 502 lands here: "video processing failed; resubmit only with another URL".
-    return { kind: 'fatal', message: cause.message, type, field: info.field };
+    return { kind: 'fatal', message: cause.message, type: type as FailureType, field: info.field };
   }
   // AmbiguousError, ResponseShapeError, and anything unforeseen (e.g. a worker bug):
   // the vendor may hold a task we did not hear about. Reconcile, never resubmit blindly.
@@ -87,13 +88,15 @@ function appFailure(err: unknown): { type?: string; info: Info } {
 /** 404 on a task query, or AssetNotOwned on an asset we just created: maybe read-after-write lag. */
 export function isNotFound(err: unknown): boolean {
   const { type, info } = appFailure(err);
-  return type === 'NotFoundError' || (type === 'ForbiddenError' && info.vendorCode === 'AssetNotOwned');
+  return (
+    type === FailureType.NotFoundError || (type === FailureType.ForbiddenError && info.vendorCode === 'AssetNotOwned')
+  );
 }
 
 /** When a rate-limited call may be made again (epoch ms), or 0 when the failure was no 429. */
 export function retryAfterAt(err: unknown): number {
   const { type, info } = appFailure(err);
-  if (type !== 'RateLimitedError') return 0;
+  if (type !== FailureType.RateLimitedError) return 0;
   return info.retryAfterAt ?? (info.retryAfterMs !== undefined ? Date.now() + info.retryAfterMs : 0);
 }
 
@@ -124,7 +127,7 @@ export function messageOf(err: unknown): string {
 export function pipelineFailure(pipelineId: string, stage: string, err: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     message: `pipeline ${pipelineId} failed in stage ${stage}: ${messageOf(err)}`,
-    type: 'PipelineFailed',
+    type: FailureType.PipelineFailed,
     nonRetryable: true,
     cause: err instanceof Error ? err : undefined,
   });

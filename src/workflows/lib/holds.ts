@@ -11,7 +11,7 @@ export function interfaceOf(endpoint: string): string {
 }
 
 /** Sleeps until `at` (workflow time); a hint or the loop never calls the vendor earlier. */
-export async function holdUntil(at: number, summary: string): Promise<void> {
+export async function holdUntil(at: number, summary: (ms: number) => string): Promise<void> {
   const ms = at - Date.now();
-  if (ms > 0) await sleep(ms, { summary });
+  if (ms > 0) await sleep(ms, { summary: summary(ms) });
 }

@@ -35,6 +35,7 @@ import { CallbackBook, type BookCarry, type ProofSpec } from './callback-book';
 import { renderDetails } from './details';
 import { TASK_ID_PATTERN } from './offers';
 import { printable } from './printable';
+import { summaryOf } from './summaries';
 
 /** What continue-as-new carries besides the finished stages' outputs. */
 export interface RuntimeCarry {
@@ -86,6 +87,7 @@ export class PipelineRuntime {
         this.refresh();
       },
       offersChanged: (step, attempt) => this.offersChanged(step, attempt),
+      summary: (text) => this.summary(text),
     });
     setHandler(statusQuery, () => this.status);
     setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
@@ -187,6 +189,11 @@ export class PipelineRuntime {
       { key: STATUS, value: s.state },
       { key: VENDOR_TASK_IDS, value: ids },
     ]);
+  }
+
+  /** The Web UI summary of a command of the running stage: "generation · poll cgt-…" (ids only, no URL). */
+  summary(text: string): string {
+    return summaryOf(this.status.stage, text);
   }
 
   /** Kept for the shared helpers (create, poll): a pipeline reports by refreshing itself. */

@@ -11,8 +11,10 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { MIN_QUERY_INTERVAL_MS } from '../../vendor-api/assumed-values';
 import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
 import { holdUntil, interfaceOf } from './holds';
+import { duration } from './summaries';
 import { stageFailure } from './create';
 import type { PipelineRuntime } from './pipeline-runtime';
+import { FailureType } from '../../failures';
 
 export interface PollPolicy {
   firstMs: number;
@@ -27,7 +29,10 @@ export interface PollPolicy {
 export interface PollSpec<T> {
   rt: PipelineRuntime;
   step: string;
+  /** Human label for messages, e.g. "generation task cgt-1". */
   label: string;
+  /** What is polled, as Web UI summaries name it: a task id, "asset hero (id)". */
+  subject: string;
   endpoint: string;
   policy: PollPolicy;
   callbacks: boolean;
@@ -72,9 +77,8 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   for (;;) {
     // A callback hint or an offer check (rt.lastQueryAt) never brings a query under the minimum interval.
     const lastCall = Math.max(lastQueryAt ?? 0, rt.lastQueryAt(spec.step) ?? 0);
-    await holdUntil(
-      Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0),
-      `${spec.label}: minimum interval / Retry-After`,
+    await holdUntil(Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0), (ms) =>
+      rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
     );
     lastQueryAt = Date.now();
     rt.count(spec.endpoint);
@@ -97,7 +101,7 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
     }
     await rt.checkpoint();
     const delay = Math.max(policy.minMs, spec.callbacks ? wait * policy.callbackSlowdown : wait);
-    await rt.waitForHint(spec.step, delay, `poll ${spec.label}`);
+    await rt.waitForHint(spec.step, delay, rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`));
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
 }
@@ -133,10 +137,10 @@ function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): st
     throw stageFailure(
       `${spec.label}: this task id was issued by the create but is unknown at the vendor: still "not found" after ` +
         `${Math.round(since / 1000)} s (read-after-write grace ${Math.round(grace / 1000)} s): ${failureMessage(err)}`,
-      'TaskUnknownAtVendor',
+      FailureType.TaskUnknownAtVendor,
     );
   }
-  if (isFatalQueryFailure(err)) throw stageFailure(`${spec.label}: ${failureMessage(err)}`, 'QueryRejected');
+  if (isFatalQueryFailure(err)) throw stageFailure(`${spec.label}: ${failureMessage(err)}`, FailureType.QueryRejected);
   if (err instanceof ApplicationFailure) throw err;
   return failureMessage(err);
 }
@@ -154,6 +158,6 @@ function deadlineFailure(
       : '';
   return stageFailure(
     `${label}: not finished after ${Math.round(elapsedMs / 1000)} s (deadline)${why}`,
-    'VendorTaskDeadline',
+    FailureType.VendorTaskDeadline,
   );
 }

@@ -7,17 +7,18 @@
 import { proxyActivities, proxyLocalActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { getAssetTaskQueue } from '../messages';
+import { FailureType } from '../../failures';
 
 /** Failure types that no retry can fix. */
-export const FATAL_TYPES = [
-  'RejectedError',
+export const FATAL_TYPES: string[] = [
+  FailureType.RejectedError,
   // A 404 on a create is a wrong path (e.g. VENDOR_PATH_WORD), never a task; on a query the
   // poll loop first reads it as possible read-after-write lag (poll.ts).
-  'NotFoundError',
-  'UnauthorizedError',
-  'ForbiddenError',
-  'MissingCredentialError',
-  'VendorConfigError',
+  FailureType.NotFoundError,
+  FailureType.UnauthorizedError,
+  FailureType.ForbiddenError,
+  FailureType.MissingCredentialError,
+  FailureType.VendorConfigError,
 ];
 
 export const CREATE_OPTIONS: ActivityOptions = {
@@ -50,7 +51,7 @@ export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
 /** Definition validation: a local activity (pure; zod stays out of workflow code). */
 export const validating = proxyLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['InvalidDefinition'] },
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FailureType.InvalidDefinition] },
 });
 
 /** GetAsset goes to the profile's own task queue, which the Temporal server rate-limits. */

@@ -24,7 +24,7 @@ export async function archiveOutput(
   rt.refresh();
   const t0 = Date.now();
   const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions(
-    { ...ARCHIVE_OPTIONS, summary: `archive · ${name}` },
+    { ...ARCHIVE_OPTIONS, summary: rt.summary(name) },
     [{ pipelineId: rt.status.pipelineId, taskId: output.taskId, name, url: output.videoUrl }],
   );
   result.archived.push(file);

@@ -10,13 +10,17 @@ import type { PipelineDefinition } from '../../definition/definition';
 import { inferMediaType } from '../../vendor-api/batching';
 import type { AssetResult, AssetsStageResult, PipelineResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/proxies';
-import { createWithoutDuplicates, stageFailure } from '../lib/create';
+import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/create';
 import { shortKey } from '../lib/hash';
-import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
+import { DEFAULT_POLICIES, isOneOf, pollUntilDone, type PollSpec } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
+import { FailureType } from '../../failures';
 
 const LIST_PAGE_SIZE = 100;
+
+/** What GetAsset answers (the activity's result). */
+type VendorAsset = Awaited<ReturnType<ReturnType<typeof getAssetActivity>>>;
 
 export interface AssetSource {
   name: string;
@@ -41,7 +45,7 @@ export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, 
     if (!reviewed?.passed) {
       throw ApplicationFailure.nonRetryable(
         `assets.items[${i}].fromReview: review item ${item.fromReview} did not pass review`,
-        'InvalidReference',
+        FailureType.InvalidReference,
       );
     }
     const t = inferMediaType(reviewed.sourceUrl);
@@ -59,110 +63,148 @@ export function assetAddress(id: string): string {
   return `Asset://${id}`;
 }
 
+/** The group, one listing of its assets, then every item registered and polled to Active (in parallel). */
 export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput): Promise<AssetsStageResult> {
-  const { profile } = input;
-
   const group = await resolveGroup(rt, input);
   rt.detail = `group ${group.id}`;
-
-  const listAll = async () => {
-    const byName = new Map<string, { id: string; status: string }>();
-    let seen = 0;
-    for (let page = 1; ; page++) {
-      rt.count('assets.ListAssets');
-      const res = await queries.listAssetsPage.executeWithOptions(
-        { ...QUERY_OPTIONS, summary: `list assets of group ${group.id} (page ${page})` },
-        [{ profile, groupId: group.id, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
-      );
-      res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
-      seen += res.assets.length;
-      // Count what came back, not what we asked for: the vendor's page size cap is not documented.
-      if (res.assets.length === 0 || seen >= res.total) return byName;
-    }
-  };
-
   // One listing up front: a re-run of this stage finds what an earlier run created.
-  const existing = await listAll();
+  const existing = await listAssets(rt, input.profile, group.id);
   rt.progress = { done: 0, total: input.items.length };
   rt.refresh();
-  const getAsset = getAssetActivity(profile);
-
-  const items = await Promise.all(
-    input.items.map(async (item): Promise<AssetResult> => {
-      const vendorName = vendorAssetName(input.pipelineId, item.name);
-      const step = `asset-${item.name}`;
-      let assetId: string;
-      const found = existing.get(vendorName);
-      if (found) {
-        assetId = found.id;
-        rt.record({ kind: 'asset', id: assetId, step, attempt: 0, via: 'existing' });
-      } else {
-        const created = await createWithoutDuplicates({
-          rt,
-          step,
-          kind: 'asset',
-          label: `create asset ${item.name}`,
-          endpoint: 'assets.CreateAsset',
-          policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
-          create: (n) =>
-            creates.createAsset.executeWithOptions(
-              {
-                ...CREATE_OPTIONS,
-                startToCloseTimeout: input.createAttemptMs,
-                summary: `create asset ${vendorName} (attempt ${n})`,
-              },
-              [{ profile, groupId: group.id, url: item.url, assetType: item.type, name: vendorName }],
-            ),
-          taskIdOf: (v) => v.id,
-          reconcile: async () => {
-            const hit = (await listAll()).get(vendorName);
-            return hit ? { id: hit.id } : undefined;
-          },
-          fromTaskId: (id) => ({ id }),
-        });
-        assetId = created.value.id;
-      }
-      const asset = await pollUntilDone({
-        rt,
-        step,
-        label: `asset ${item.name} (${assetId})`,
-        endpoint: 'assets.GetAsset',
-        policy: DEFAULT_POLICIES.asset,
-        callbacks: false,
-        deadlineMs: input.pendingDeadlineMs,
-        query: () =>
-          getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: `GetAsset ${assetId}` }, [{ profile, id: assetId }]),
-        done: (a) => isOneOf(a.status, ASSET_TERMINAL_STATES),
-        states: { of: (a) => a.status, known: [...ASSET_STATES, ...ASSET_PENDING_STATES] },
-        notFoundGraceMs: input.notFoundGraceMs,
-        onValue: (a) => rt.setState('asset', assetId, a.status),
-        stuck: {
-          afterMs: input.stuckAfterMs,
-          onStuck: () => {
-            rt.stuck = true;
-            rt.detail = `asset ${item.name} (${assetId}) still Pending after ${Math.round(input.stuckAfterMs / 1000)} s: contact vendor technical support`;
-            rt.refresh();
-          },
-        },
-      });
-      if (asset.status !== 'Active') {
-        throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, 'AssetFailed');
-      }
-      rt.progress = { done: (rt.progress?.done ?? 0) + 1, total: input.items.length };
-      rt.refresh();
-      return {
-        name: item.name,
-        vendorName,
-        assetId,
-        assetUrl: assetAddress(assetId),
-        status: asset.status,
-        signedUrl: asset.url,
-        signedUrlFetchedAt: new Date().toISOString(),
-      };
-    }),
-  );
+  const ctx: ItemContext = { rt, input, groupId: group.id, existing, getAsset: getAssetActivity(input.profile) };
+  const items = await Promise.all(input.items.map((item) => assetItem(ctx, item)));
   rt.stuck = false;
   return { groupId: group.id, groupName: group.name, groupCreated: group.created, items };
+}
+
+/** What every item of the stage shares. */
+interface ItemContext {
+  rt: PipelineRuntime;
+  input: AssetsStageInput;
+  groupId: string;
+  existing: Map<string, { id: string; status: string }>;
+  getAsset: ReturnType<typeof getAssetActivity>;
+}
+
+/** Every asset of the group by its vendor-side name, page by page. */
+async function listAssets(
+  rt: PipelineRuntime,
+  profile: string,
+  groupId: string,
+): Promise<Map<string, { id: string; status: string }>> {
+  const byName = new Map<string, { id: string; status: string }>();
+  let seen = 0;
+  for (let page = 1; ; page++) {
+    rt.count('assets.ListAssets');
+    const res = await queries.listAssetsPage.executeWithOptions(
+      { ...QUERY_OPTIONS, summary: rt.summary(`list assets of group ${groupId} (page ${page})`) },
+      [{ profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
+    );
+    res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
+    seen += res.assets.length;
+    // Count what came back, not what we asked for: the vendor's page size cap is not documented.
+    if (res.assets.length === 0 || seen >= res.total) return byName;
+  }
+}
+
+/**
+ * One item: found by name or created without duplicates, then polled until it is Active.
+ * Its awaits stay in this one function: items run in parallel, and their commands keep
+ * the order recorded histories have (see createWithoutDuplicates).
+ */
+async function assetItem(ctx: ItemContext, item: AssetSource): Promise<AssetResult> {
+  const { rt, input } = ctx;
+  const vendorName = vendorAssetName(input.pipelineId, item.name);
+  const step = `asset-${item.name}`;
+  let assetId: string;
+  const found = ctx.existing.get(vendorName);
+  if (found) {
+    assetId = found.id;
+    rt.record({ kind: 'asset', id: assetId, step, attempt: 0, via: 'existing' });
+  } else {
+    assetId = (await createWithoutDuplicates(createAssetSpec(ctx, item, vendorName, step))).value.id;
+  }
+  const asset = await pollUntilDone(pollAssetSpec(ctx, item, assetId, step));
+  if (asset.status !== 'Active') {
+    throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, FailureType.AssetFailed);
+  }
+  rt.progress = { done: (rt.progress?.done ?? 0) + 1, total: input.items.length };
+  rt.refresh();
+  return {
+    name: item.name,
+    vendorName,
+    assetId,
+    assetUrl: assetAddress(assetId),
+    status: asset.status,
+    signedUrl: asset.url,
+    signedUrlFetchedAt: new Date().toISOString(),
+  };
+}
+
+/** CreateAsset under the deterministic name; reconcile is an exact name match in a fresh listing. */
+function createAssetSpec(
+  ctx: ItemContext,
+  item: AssetSource,
+  vendorName: string,
+  step: string,
+): CreateSpec<{ id: string }> {
+  const { rt, input, groupId } = ctx;
+  const { profile } = input;
+  return {
+    rt,
+    step,
+    kind: 'asset',
+    label: `create asset ${item.name}`,
+    action: `create asset ${item.name}`,
+    endpoint: 'assets.CreateAsset',
+    policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
+    create: (n) =>
+      creates.createAsset.executeWithOptions(
+        {
+          ...CREATE_OPTIONS,
+          startToCloseTimeout: input.createAttemptMs,
+          summary: rt.summary(`create asset ${vendorName} (attempt ${n})`),
+        },
+        [{ profile, groupId, url: item.url, assetType: item.type, name: vendorName }],
+      ),
+    taskIdOf: (v) => v.id,
+    reconcile: async () => {
+      const hit = (await listAssets(rt, profile, groupId)).get(vendorName);
+      return hit ? { id: hit.id } : undefined;
+    },
+    fromTaskId: (id) => ({ id }),
+  };
+}
+
+/** GetAsset until a terminal state; an asset Pending past the threshold shows the stage as stuck. */
+function pollAssetSpec(ctx: ItemContext, item: AssetSource, assetId: string, step: string): PollSpec<VendorAsset> {
+  const { rt, input } = ctx;
+  return {
+    rt,
+    step,
+    label: `asset ${item.name} (${assetId})`,
+    subject: `asset ${item.name} (${assetId})`,
+    endpoint: 'assets.GetAsset',
+    policy: DEFAULT_POLICIES.asset,
+    callbacks: false,
+    deadlineMs: input.pendingDeadlineMs,
+    query: () =>
+      ctx.getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`GetAsset ${assetId}`) }, [
+        { profile: input.profile, id: assetId },
+      ]),
+    done: (a) => isOneOf(a.status, ASSET_TERMINAL_STATES),
+    states: { of: (a) => a.status, known: [...ASSET_STATES, ...ASSET_PENDING_STATES] },
+    notFoundGraceMs: input.notFoundGraceMs,
+    onValue: (a) => rt.setState('asset', assetId, a.status),
+    stuck: {
+      afterMs: input.stuckAfterMs,
+      onStuck: () => {
+        rt.stuck = true;
+        rt.detail = `asset ${item.name} (${assetId}) still Pending after ${Math.round(input.stuckAfterMs / 1000)} s: contact vendor technical support`;
+        rt.refresh();
+      },
+    },
+  };
 }
 
 async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
@@ -170,7 +212,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   if ('id' in input.group) {
     rt.count('assets.GetAssetGroup');
     const g = await queries.getAssetGroup.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: `GetAssetGroup ${input.group.id}` },
+      { ...QUERY_OPTIONS, summary: rt.summary(`GetAssetGroup ${input.group.id}`) },
       [{ profile, id: input.group.id }],
     );
     return { id: g.id, name: g.name, created: false };
@@ -179,7 +221,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const findByName = async () => {
     rt.count('assets.ListAssetGroups');
     const groups = await queries.listAssetGroups.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: `find group "${name}"` },
+      { ...QUERY_OPTIONS, summary: rt.summary(`find group "${name}"`) },
       [{ profile }],
     );
     return groups.find((g) => g.name === name);
@@ -194,6 +236,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
     step: 'group',
     kind: 'assetGroup',
     label: `create asset group "${name}"`,
+    action: 'create group',
     endpoint: 'assets.CreateAssetGroup',
     policy: 'resubmit',
     create: (n) =>
@@ -201,7 +244,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `create group "${name}" (attempt ${n})`,
+          summary: rt.summary(`create group "${name}" (attempt ${n})`),
         },
         [{ profile, name, description }],
       ),

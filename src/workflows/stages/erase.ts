@@ -9,6 +9,7 @@ import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
+import { FailureType } from '../../failures';
 
 /** Time an erase needs before the source URL expires; closer than this, we refuse. */
 export const ERASE_SAFETY_MARGIN_MS = 10 * 60_000;
@@ -24,7 +25,7 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
     throw stageFailure(
       `erase refused: the original generated video URL expires at ${input.videoUrlExpiresAt} ` +
         '(valid 24 h from generation) and the vendor erases only original URLs; generate again',
-      'VideoUrlExpired',
+      FailureType.VideoUrlExpired,
     );
   }
   const { taskId, task } = await createAndPollSingleTask({
@@ -37,18 +38,22 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
     known: ERASE_STATES,
     create: (n, callback) =>
       creates.eraseCreate.executeWithOptions(
-        { ...CREATE_OPTIONS, startToCloseTimeout: input.createAttemptMs, summary: `create erase task (attempt ${n})` },
+        {
+          ...CREATE_OPTIONS,
+          startToCloseTimeout: input.createAttemptMs,
+          summary: rt.summary(`create task (attempt ${n})`),
+        },
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
     query: (id) =>
-      queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query erase ${id}` }, [
+      queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${id}`) }, [
         { profile, taskId: id },
       ]),
   });
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
     throw stageFailure(
       `erase task ${taskId} ended ${task.status}${task.failReason ? `: ${task.failReason}` : ''}`,
-      'EraseFailed',
+      FailureType.EraseFailed,
     );
   }
   return { taskId, videoUrl: task.videoUrl };

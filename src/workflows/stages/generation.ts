@@ -13,6 +13,7 @@ import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
+import { FailureType } from '../../failures';
 
 export interface GenerationStageInput extends SingleTaskInput {
   /** Spec 2.1 body with references already resolved; callback_url is added per attempt. */
@@ -38,26 +39,29 @@ export async function generationStage(
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `create generation task (attempt ${n})`,
+          summary: rt.summary(`create task (attempt ${n})`),
         },
         [{ profile, request: input.request, callback }],
       );
       return { taskId: res.id };
     },
     query: (id) =>
-      queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: `query generation ${id}` }, [
+      queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${id}`) }, [
         { profile, id },
       ]),
   });
   if (task.status === 'expired') {
     throw stageFailure(
       `generation task ${taskId} expired at the vendor before it produced a video`,
-      'GenerationExpired',
+      FailureType.GenerationExpired,
     );
   }
   if (task.status !== 'succeeded' || !task.videoUrl) {
     const why = [task.errorCode, task.failReason].filter(Boolean).join(': ');
-    throw stageFailure(`generation task ${taskId} ended ${task.status}${why ? `: ${why}` : ''}`, 'GenerationFailed');
+    throw stageFailure(
+      `generation task ${taskId} ended ${task.status}${why ? `: ${why}` : ''}`,
+      FailureType.GenerationFailed,
+    );
   }
   return {
     taskId,
@@ -89,7 +93,7 @@ function resolveRefs<T extends { type: string }>(item: T, index: number, result:
   if (item.type === 'text') return item;
   const holder = (item as unknown as Record<string, { url: string }>)[item.type];
   const field = `generation.content[${index}].${item.type}.url`;
-  const refused = (why: string) => ApplicationFailure.nonRetryable(`${field}: ${why}`, 'InvalidReference');
+  const refused = (why: string) => ApplicationFailure.nonRetryable(`${field}: ${why}`, FailureType.InvalidReference);
   let resolved = holder.url;
   const r = REVIEW_REF.exec(holder.url);
   if (r) {

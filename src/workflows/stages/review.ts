@@ -8,10 +8,17 @@ import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
 import { RejectedError } from '../../vendor-api/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
-import { createWithoutDuplicates, stageFailure, waitForCallbackTaskId, type CreatePolicy } from '../lib/create';
+import {
+  createWithoutDuplicates,
+  stageFailure,
+  waitForCallbackTaskId,
+  type CreatePolicy,
+  type CreateSpec,
+} from '../lib/create';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
+import { FailureType } from '../../failures';
 
 export interface ReviewStageInput extends StageCommon {
   media: string[];
@@ -23,15 +30,7 @@ export interface ReviewStageInput extends StageCommon {
 }
 
 export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput): Promise<ReviewStageResult> {
-  let batches: ReviewBatch[];
-  try {
-    batches = planReviewBatches(input.media, { assetType: input.assetType });
-  } catch (err) {
-    if (err instanceof RejectedError) {
-      throw stageFailure(err.message.replace(/urls\[(\d+)\]/, 'review.media[$1]'), 'RejectedError');
-    }
-    throw err;
-  }
+  const batches = planBatches(input);
   const progress = batches.map(() => ({ done: 0, total: 0 }));
   const updateProgress = () => {
     const done = progress.reduce((s, p) => s + p.done, 0);
@@ -44,7 +43,47 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
   const results = await Promise.all(
     batches.map((batch, i) => runBatch(rt, input, batch, i, progress[i], updateProgress)),
   );
-  const items: ReviewItemResult[] = input.media.map((sourceUrl, index) => ({
+  const items = itemResults(input.media, results);
+  const failed = items.filter((i) => !i.passed);
+  if (input.requireAllPassed && failed.length > 0) {
+    const list = failed
+      .slice(0, 5)
+      .map((i) => `review.media[${i.index}] (${i.errorCode ?? 'no code'}: ${i.errorMessage ?? 'not passed'})`)
+      .join(', ');
+    throw stageFailure(
+      `${failed.length} of ${items.length} media did not pass review: ${list}`,
+      FailureType.ReviewNotPassed,
+      { items },
+    );
+  }
+  return {
+    batches: results.map(({ batch, task }) => ({
+      taskId: task.taskId,
+      status: task.status,
+      size: batch.urls.length,
+      assetType: batch.assetType,
+    })),
+    items,
+  };
+}
+
+/** Valid batches (at most 50 URLs, one media type each); a medium that fits none fails the stage. */
+function planBatches(input: ReviewStageInput): ReviewBatch[] {
+  try {
+    return planReviewBatches(input.media, { assetType: input.assetType });
+  } catch (err) {
+    if (err instanceof RejectedError) {
+      throw stageFailure(err.message.replace(/urls\[(\d+)\]/, 'review.media[$1]'), FailureType.RejectedError);
+    }
+    throw err;
+  }
+}
+
+type BatchOutcome = Awaited<ReturnType<typeof runBatch>>;
+
+/** One result per medium of the definition, in its order, from the batches' result items. */
+function itemResults(media: string[], results: BatchOutcome[]): ReviewItemResult[] {
+  const items: ReviewItemResult[] = media.map((sourceUrl, index) => ({
     index,
     sourceUrl,
     passed: false,
@@ -67,27 +106,13 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
       };
     }
   });
-  const failed = items.filter((i) => !i.passed);
-  if (input.requireAllPassed && failed.length > 0) {
-    const list = failed
-      .slice(0, 5)
-      .map((i) => `review.media[${i.index}] (${i.errorCode ?? 'no code'}: ${i.errorMessage ?? 'not passed'})`)
-      .join(', ');
-    throw stageFailure(`${failed.length} of ${items.length} media did not pass review: ${list}`, 'ReviewNotPassed', {
-      items,
-    });
-  }
-  return {
-    batches: results.map(({ batch, task }) => ({
-      taskId: task.taskId,
-      status: task.status,
-      size: batch.urls.length,
-      assetType: batch.assetType,
-    })),
-    items,
-  };
+  return items;
 }
 
+/**
+ * One batch: submitted without duplicates, then polled. Its awaits stay in this function:
+ * batches run in parallel, and their commands keep the order recorded histories have.
+ */
 async function runBatch(
   rt: PipelineRuntime,
   input: ReviewStageInput,
@@ -97,12 +122,61 @@ async function runBatch(
   onProgress: () => void,
 ) {
   const step = `review-b${index}`;
+  const created = await createWithoutDuplicates(submitSpec(rt, input, batch, index, step));
+  const taskId = created.value.taskId;
+  progress.total = batch.urls.length;
+  const task = await pollUntilDone({
+    rt,
+    step,
+    label: `review task ${taskId}`,
+    subject: taskId,
+    endpoint: 'review.getTask',
+    policy: DEFAULT_POLICIES.review,
+    callbacks: input.callbacks,
+    deadlineMs: input.deadlineMs,
+    query: () =>
+      queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${taskId}`) }, [
+        { profile: input.profile, taskId },
+      ]),
+    done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
+    states: { of: (t) => t.status, known: REVIEW_STATES },
+    notFoundGraceMs: input.notFoundGraceMs,
+    onValue: (t) => {
+      rt.setState('review', taskId, t.status);
+      progress.done = t.done ?? progress.done;
+      progress.total = t.total ?? progress.total;
+      onProgress();
+    },
+  });
+  rt.settle(step);
+  if (task.status === 'cancelled') {
+    throw stageFailure(
+      `review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`,
+      FailureType.ReviewCancelled,
+    );
+  }
+  if (task.status === 'failed') {
+    throw stageFailure(`review task ${taskId} failed at the vendor`, FailureType.ReviewFailed);
+  }
+  rt.refresh();
+  return { batch, task };
+}
+
+/** The batch's submit: reconciled by callback (the task a callback names, with proof). */
+function submitSpec(
+  rt: PipelineRuntime,
+  input: ReviewStageInput,
+  batch: ReviewBatch,
+  index: number,
+  step: string,
+): CreateSpec<{ taskId: string; callbackUsed: boolean }> {
   const { profile } = input;
-  const created = await createWithoutDuplicates({
+  return {
     rt,
     step,
     kind: 'review',
     label: `review batch ${index} submit`,
+    action: `submit batch ${index}`,
     endpoint: 'review.submitAsync',
     policy: input.policy,
     create: (n) =>
@@ -110,7 +184,7 @@ async function runBatch(
         {
           ...CREATE_OPTIONS,
           startToCloseTimeout: input.createAttemptMs,
-          summary: `submit review batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`,
+          summary: rt.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
         },
         [
           {
@@ -130,39 +204,5 @@ async function runBatch(
     },
     fromTaskId: (id) => ({ taskId: id, callbackUsed: input.callbacks }),
     proof: { profile, kind: 'review', endpoint: 'review.getTask', expect: { urls: batch.urls } },
-  });
-  const taskId = created.value.taskId;
-  progress.total = batch.urls.length;
-  const task = await pollUntilDone({
-    rt,
-    step,
-    label: `review task ${taskId}`,
-    endpoint: 'review.getTask',
-    policy: DEFAULT_POLICIES.review,
-    callbacks: input.callbacks,
-    deadlineMs: input.deadlineMs,
-    query: () =>
-      queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: `query review ${taskId}` }, [
-        { profile, taskId },
-      ]),
-    done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
-    states: { of: (t) => t.status, known: REVIEW_STATES },
-    notFoundGraceMs: input.notFoundGraceMs,
-    onValue: (t) => {
-      rt.setState('review', taskId, t.status);
-      progress.done = t.done ?? progress.done;
-      progress.total = t.total ?? progress.total;
-      onProgress();
-    },
-  });
-  rt.settle(step);
-  if (task.status === 'cancelled') {
-    throw stageFailure(
-      `review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`,
-      'ReviewCancelled',
-    );
-  }
-  if (task.status === 'failed') throw stageFailure(`review task ${taskId} failed at the vendor`, 'ReviewFailed');
-  rt.refresh();
-  return { batch, task };
+  };
 }

@@ -1,0 +1,103 @@
+/**
+ * Every failure type reelflow raises: the `type` of the Temporal ApplicationFailure a
+ * client finds in a failed pipeline's chain (`err.cause.type`, `err.cause.cause.type`, …).
+ * The strings never change: committed histories and clients match them.
+ *
+ * A leaf module (no imports, no zod, no node built-ins): workflow code, activities, the
+ * vendor client and clients all import it. README "Failure types" says who raises each
+ * one and whether a retry can help.
+ */
+export const FailureType = {
+  // ---- vendor errors: the vendor client's error classes; an activity's failure type is the class name
+  /** Base class of every vendor error (not thrown as such). */
+  VendorError: 'VendorError',
+  /** The request provably never left this process (connect refused, DNS, TLS): safe to send again. */
+  NotSentError: 'NotSentError',
+  /** The request may have reached the vendor and the outcome is unknown: reconcile, never resubmit blindly. */
+  AmbiguousError: 'AmbiguousError',
+  /** A 2xx answer that is not JSON or not the documented shape (an AmbiguousError). */
+  ResponseShapeError: 'ResponseShapeError',
+  /** 429: wait the Retry-After, then call again. */
+  RateLimitedError: 'RateLimitedError',
+  /** The request is invalid (vendor 4xx or our own check before sending); `field` names the culprit. */
+  RejectedError: 'RejectedError',
+  /** 404: the vendor does not know this task, path or id (a RejectedError). */
+  NotFoundError: 'NotFoundError',
+  /** 401: API key or access token invalid or absent. */
+  UnauthorizedError: 'UnauthorizedError',
+  /** 403: the group or asset belongs to another user. */
+  ForbiddenError: 'ForbiddenError',
+  /** 502: asset management's upstream failed (retry later), or erase could not process the video. */
+  UpstreamFailedError: 'UpstreamFailedError',
+  /** A credential the interface needs is not configured (names the variable, never a value). */
+  MissingCredentialError: 'MissingCredentialError',
+  /** Bad or missing vendor configuration in the environment. */
+  VendorConfigError: 'VendorConfigError',
+
+  // ---- the definition
+  /** The pipeline's definition fails validation (the workflow's own check, before any vendor call). */
+  InvalidDefinition: 'InvalidDefinition',
+
+  // ---- stage failures: raised by the workflow's stages, the cause of PipelineFailed
+  /** A `ref:` or `fromReview` names a review item that did not pass, or an asset that does not exist. */
+  InvalidReference: 'InvalidReference',
+  /** Review: media did not pass and the definition requires all to pass (details: the items). */
+  ReviewNotPassed: 'ReviewNotPassed',
+  /** Review: the vendor cancelled the task; not resubmitted (spec 3.3). */
+  ReviewCancelled: 'ReviewCancelled',
+  /** Review: the vendor task ended failed. */
+  ReviewFailed: 'ReviewFailed',
+  /** Assets: an asset ended in a state other than Active. */
+  AssetFailed: 'AssetFailed',
+  /** Generation: the vendor task expired before producing a video. */
+  GenerationExpired: 'GenerationExpired',
+  /** Generation: the vendor task ended failed (or without a video URL). */
+  GenerationFailed: 'GenerationFailed',
+  /** Erase: refused, the original generated video URL expires too soon for an erase. */
+  VideoUrlExpired: 'VideoUrlExpired',
+  /** Erase: the vendor task ended failed (or without a video URL). */
+  EraseFailed: 'EraseFailed',
+  /** A create kept failing retryably (not sent, 429, 502) past its retry limit: an outage. */
+  VendorUnavailable: 'VendorUnavailable',
+  /** Policy `resubmit`: the create's outcome stayed unknown too many times in a row. */
+  AmbiguousCreate: 'AmbiguousCreate',
+  /** An operator abandoned a create whose outcome was unknown. */
+  CreateAbandoned: 'CreateAbandoned',
+  /** A task id the create issued is still "not found" after the read-after-write grace. */
+  TaskUnknownAtVendor: 'TaskUnknownAtVendor',
+  /** A status query failed in a way no retry can fix (rejected, unauthorized, forbidden, …). */
+  QueryRejected: 'QueryRejected',
+  /** A vendor task did not finish before its deadline. */
+  VendorTaskDeadline: 'VendorTaskDeadline',
+
+  // ---- the pipeline
+  /** The pipeline failed; its cause is the stage's failure. */
+  PipelineFailed: 'PipelineFailed',
+
+  // ---- archive: the archive activity's failures
+  /** 403/404/410: the signed URL expired or the object is gone. */
+  ArchiveUrlGone: 'ArchiveUrlGone',
+  /** Any other non-2xx (retried for 5xx, 408, 429). */
+  ArchiveHttpError: 'ArchiveHttpError',
+  /** Connection, reset or timeout while downloading. */
+  ArchiveNetworkError: 'ArchiveNetworkError',
+  /** The downloaded size differs from expectedBytes or Content-Length. */
+  ArchiveSizeMismatch: 'ArchiveSizeMismatch',
+  /** Over the archive's size limit (REELFLOW_ARCHIVE_MAX_BYTES). */
+  ArchiveTooLarge: 'ArchiveTooLarge',
+  /** The URL or a redirect leads to a loopback, private or link-local address. */
+  ArchiveAddressRefused: 'ArchiveAddressRefused',
+  /** A folder of the archive is a symlink or resolves outside the root. */
+  ArchiveUnsafePath: 'ArchiveUnsafePath',
+  /** ENOSPC / EDQUOT: retried a few times a minute apart, then given up. */
+  ArchiveDiskFull: 'ArchiveDiskFull',
+  /** Bad input (empty name, non-http URL). */
+  ArchiveInvalidInput: 'ArchiveInvalidInput',
+  /** Another local file-system failure (permissions, I/O). */
+  ArchiveWriteError: 'ArchiveWriteError',
+} as const;
+
+export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** Every failure type, in the order above. */
+export const FAILURE_TYPES: readonly FailureType[] = Object.values(FailureType);
