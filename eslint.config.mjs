@@ -104,7 +104,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
-    extends: [tseslint.configs.base],
+    extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

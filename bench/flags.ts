@@ -148,9 +148,9 @@ export function parseBenchFlags(
   for (const kv of values['worker-env'] ?? []) {
     const m = /^(REELFLOW_[A-Z0-9_]+)=(.*)$/.exec(kv);
     if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value, got "${kv}"`);
-    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]!))
+    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]))
       throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
-    workerEnv[m[1]!] = m[2]!;
+    workerEnv[m[1]] = m[2]!;
   }
   const temporalDb = values['temporal-db'];
   if (temporalDb !== 'file' && temporalDb !== 'memory')

@@ -94,7 +94,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     const taskQueue = `bench-${ctx.tag}-${mode}`;
     workers = await startWorkers(opts, emulator.url, taskQueue);
     const names = workers.map((w, i) => `reelflow worker ${i + 1}`);
-    workers.forEach((w, i) => sampler.watch(names[i]!, w.pid));
+    workers.forEach((w, i) => sampler.watch(names[i], w.pid));
     sampler.watch('emulator', emulator.proc.pid);
     const before = sampler.sample();
     const window = machineWindow();
@@ -178,13 +178,13 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
 
     // Whatever is still running after the timeout is stopped, so nothing outlives the bench.
     await mapPool(started, 32, async (s, i) => {
-      if (s.handle && !results[i]!.ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
+      if (s.handle && !results[i].ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
     });
 
-    const enabled = STAGES.filter((s) => ctx.workload.stages.includes(s as BenchStage));
+    const enabled = STAGES.filter((s) => ctx.workload.stages.includes(s));
     let lastClose = t0;
     const outcomes = await mapPool(started, 32, async (s, i) => {
-      const r = results[i]!;
+      const r = results[i];
       if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
       const parent = await s.handle.describe();
       const close = parent.closeTime?.getTime() ?? NaN;

@@ -84,7 +84,7 @@ export class RequestCollector {
   /** 429 answers by endpoint key. */
   rateLimited(): Record<string, number> {
     return Object.fromEntries(
-      [...this.counts].filter(([, c]) => c.byStatus['429']).map(([k, c]) => [k, c.byStatus['429']!]),
+      [...this.counts].filter(([, c]) => c.byStatus['429']).map(([k, c]) => [k, c.byStatus['429']]),
     );
   }
 }

@@ -92,8 +92,8 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
   async function vendorAnswer(input: InspectOfferedTaskInput, signal: AbortSignal): Promise<Loose> {
     const v = deps.vendorFor(input.profile);
     if (input.kind === 'generation') return { ...(await v.generation.get(input.taskId, { signal })) };
-    if (input.kind === 'erase') return (await v.erase.get(input.taskId, { signal })) as Loose;
-    return (await v.review.getTask(input.taskId, { signal })) as Loose;
+    if (input.kind === 'erase') return await v.erase.get(input.taskId, { signal });
+    return await v.review.getTask(input.taskId, { signal });
   }
 
   async function claimsOf(taskId: string, exclude: readonly string[]): Promise<string[]> {

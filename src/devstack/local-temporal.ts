@@ -43,8 +43,8 @@ async function startWithSdkDownload(opts: LocalTemporalOptions, log: (line: stri
       ]),
     },
   });
-  await registerSearchAttributes(env.connection as Connection, namespace);
-  const address = (env.connection as Connection).options.address;
+  await registerSearchAttributes(env.connection, namespace);
+  const address = env.connection.options.address;
   return {
     address,
     namespace,

@@ -61,7 +61,7 @@ it('eraseGet, reviewGetTask and getAsset return the vendor state as is', async (
   const groups = await run(activities.listAssetGroups, { profile });
   const asset = await run(activities.createAsset, {
     profile,
-    groupId: groups[0]!.id,
+    groupId: groups[0].id,
     url: 'https://cdn.example.com/a.png',
     assetType: 'Image',
     name: 'a',

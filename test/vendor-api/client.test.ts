@@ -98,7 +98,7 @@ afterAll(async () => {
 beforeEach(() => {
   server.requests.length = 0;
 });
-const last = () => server.requests[server.requests.length - 1] as Recorded;
+const last = () => server.requests[server.requests.length - 1];
 
 describe('base_url interfaces use the Bearer API key', () => {
   it('generation.create / get', async () => {
@@ -171,7 +171,7 @@ describe('identity_url interfaces use X-Access-Token + X-Track-Id', () => {
     const all = await client.assets.listAllAssets({ GroupIds: ['g1'] });
     expect(all).toHaveLength(45);
     expect(server.requests.map((r) => JSON.parse(r.body).PageNumber)).toEqual([1, 2, 3]);
-    expect(JSON.parse(server.requests[0]!.body)).toEqual({ Filter: { GroupIds: ['g1'] }, PageNumber: 1, PageSize: 20 });
+    expect(JSON.parse(server.requests[0].body)).toEqual({ Filter: { GroupIds: ['g1'] }, PageNumber: 1, PageSize: 20 });
     expect((await client.assets.findAssetByName('g1', 'dup'))?.Id).toBe('a30');
     expect(await client.assets.findAssetByName('g1', 'none')).toBeUndefined();
     expect((await client.assets.findGroupByName('dup'))?.Id).toBe('g1');

@@ -110,11 +110,11 @@ describe('stages skipped by the definition', () => {
     expect(p3.generation!.taskId).not.toBe(p1.generation!.taskId);
     const [old] = p1.archived;
     const [fresh] = p3.archived;
-    expect(fresh!.taskId).toBe(p3.generation!.taskId);
-    expect(fresh!.sourceUrl).toBe(p3.generation!.videoUrl.split('?')[0]);
-    expect(fresh!.path).not.toBe(old!.path);
-    expect(sha256(fresh!.path)).toBe(fresh!.sha256);
-    expect(sha256(old!.path)).toBe(old!.sha256);
+    expect(fresh.taskId).toBe(p3.generation!.taskId);
+    expect(fresh.sourceUrl).toBe(p3.generation!.videoUrl.split('?')[0]);
+    expect(fresh.path).not.toBe(old.path);
+    expect(sha256(fresh.path)).toBe(fresh.sha256);
+    expect(sha256(old.path)).toBe(old.sha256);
   });
 
   test('generation only: no review, assets or erase calls, stages shown as skipped', async () => {
