@@ -480,9 +480,7 @@ describe('never writes through a symlink out of the archive root', () => {
       ['p-link', 't'],
       ['p', 't-link'],
     ]) {
-      const f = await failureOf(
-        run({ pipelineId, taskId, name: 'v.mp4', url: `${base}/video.mp4` }),
-      );
+      const f = await failureOf(run({ pipelineId, taskId, name: 'v.mp4', url: `${base}/video.mp4` }));
       expect(f.type).toBe('ArchiveUnsafePath');
       expect(f.nonRetryable).toBe(true);
       expect(f.message).toMatch(/symlink/);
