@@ -110,7 +110,7 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
 
   return {
     /** One vendor query of the offered task, then (if the vendor knows it) one visibility list. */
-    async inspectOfferedTask(input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> {
+    inspectOfferedTask: async (input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> => {
       if (!TASK_ID_PATTERN.test(input.taskId)) {
         throw ApplicationFailure.nonRetryable(
           'taskId: not a vendor task id (letters, digits, . _ : - only)',

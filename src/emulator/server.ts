@@ -110,7 +110,7 @@ export function createRequestListener(deps: ServerDeps): (req: IncomingMessage, 
       if (nodeReq.destroyed || res.destroyed) return; // the client went away mid-request
       // An emulator bug: answer 500 rather than hang the client. Messages carry no secrets.
       process.stderr.write(
-        `emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${(err as Error)?.stack ?? err}\n`,
+        `emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
       );
       send(res, simpleError(500, 'emulator internal error'));
     });
