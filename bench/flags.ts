@@ -2,14 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GETASSET_MAX_PER_SECOND } from '../src/vendor-api/assumed-values';
-import {
-  BENCH_STAGES,
-  DEFAULT_WORKLOAD,
-  workloadProblems,
-  type BenchStage,
-  type StageTimings,
-  type Workload,
-} from './workload';
+import { BENCH_STAGES, DEFAULT_WORKLOAD, workloadProblems, type StageTimings, type Workload } from './workload';
 
 export const USAGE = `usage: npm run bench -- [options]
   --pipelines N          pipelines started at once (default 200)
@@ -110,7 +103,7 @@ export function parseBenchFlags(
     const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
     if (unknown.length)
       throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
-    stages = BENCH_STAGES.filter((s) => named.includes(s)) as BenchStage[];
+    stages = BENCH_STAGES.filter((s) => named.includes(s));
   }
   let timings: StageTimings = DEFAULT_WORKLOAD.timings;
   if (values.timings !== undefined) {

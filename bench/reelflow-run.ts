@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { freePort } from '../src/devstack/dev-server';
-import { STAGES, type PipelineResult } from '../src/workflows/messages';
+import type { PipelineResult } from '../src/workflows/messages';
 import { mapPool } from './pool';
 import {
   cpuOf,
@@ -25,7 +25,6 @@ import {
   type PhaseResult,
 } from './phase';
 import { spawnNode, type NodeProcess, type Sampler } from './processes';
-import type { BenchStage } from './workload';
 
 export interface ReelflowRunOptions {
   ctx: PhaseContext;
@@ -181,7 +180,6 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
       if (s.handle && !results[i].ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
     });
 
-    const enabled = STAGES.filter((s) => ctx.workload.stages.includes(s));
     let lastClose = t0;
     const outcomes = await mapPool(started, 32, async (s, i) => {
       const r = results[i];

@@ -78,7 +78,7 @@ export class RequestCollector {
 
   /** Calls by endpoint key. */
   totals(): Record<string, number> {
-    return Object.fromEntries([...this.counts].map(([k, c]) => [k, c.total]).sort());
+    return Object.fromEntries([...this.counts].map(([k, c]): [string, number] => [k, c.total]).sort());
   }
 
   /** 429 answers by endpoint key. */
