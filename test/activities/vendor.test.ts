@@ -15,7 +15,7 @@ let vendor: VendorClient;
 let activities: ReturnType<typeof createVendorActivities>;
 const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 const profile = 'default';
-const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input) as Promise<R>;
+const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input);
 
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, dialect: 'upstream', pathWord: 'acme', clock: () => T0 });

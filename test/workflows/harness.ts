@@ -181,3 +181,13 @@ export async function waitForStatus(
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** What `p` rejects with, typed as the expected class; any other outcome fails the test. */
+export async function rejection<E extends Error>(p: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  const outcome: unknown = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (outcome instanceof type) return outcome;
+  throw new Error(`expected a ${type.name}, got ${outcome instanceof Error ? outcome.stack : String(outcome)}`);
+}
