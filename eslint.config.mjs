@@ -1,6 +1,8 @@
 // Lint: what the type checker cannot see. Workflow code must stay deterministic and
 // sandbox-safe (no I/O, no node built-ins, no HTTP client, no emulator); no promise may
 // float unawaited anywhere (a lost rejection in an activity or CLI hides a failure).
+// typescript-eslint's recommendedTypeChecked on top: `any` leaking into typed code, assertions
+// the types already prove, detached methods, async without await. Exceptions below name their reason.
 import tseslint from 'typescript-eslint';
 
 /** What sandboxed workflow code (and the definition it validates) must never import. */
