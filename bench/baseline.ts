@@ -199,17 +199,17 @@ export async function runBaselinePipeline(
     if (def.generation) {
       const content = def.generation.content.map((c) => {
         if (c.type === 'text') return c;
-        const holder = (c as unknown as Record<string, { url: string }>)[c.type]!;
+        const holder = (c as unknown as Record<string, { url: string }>)[c.type];
         let url = holder.url;
         const r = /^ref:review\/(\d+)$/.exec(url);
         if (r) url = reviewed[Number(r[1])]?.assetUrl ?? url;
         const a = /^ref:asset\/(.+)$/.exec(url);
-        if (a) url = assets.get(a[1]!) ?? url;
+        if (a) url = assets.get(a[1]) ?? url;
         return { ...c, [c.type]: { url } };
       });
       const task = await timed('generation', async () => {
         const created = await call(() =>
-          vendor.generation.create({ ...def.generation!, content, ...cbUrl('generation') } as never),
+          vendor.generation.create({ ...def.generation!, content, ...cbUrl('generation') }),
         );
         return poll(
           'generation',

@@ -178,17 +178,17 @@ export function checkNoDuplicates(s: Snapshot): InvariantResult {
   };
   for (const rs of byKey.values()) {
     if (rs.length > 1) {
-      breakdown[rs[0]!.kind] = (breakdown[rs[0]!.kind] ?? 0) + rs.length - 1;
+      breakdown[rs[0].kind] = (breakdown[rs[0].kind] ?? 0) + rs.length - 1;
       for (const extra of rs.slice(1)) {
         problems.push(
-          `duplicate ${extra.kind} for ${extra.tag ?? '?'}: ${rs.map((r) => r.id).join(', ')} (key ${rs[0]!.key})`,
+          `duplicate ${extra.kind} for ${extra.tag ?? '?'}: ${rs.map((r) => r.id).join(', ')} (key ${rs[0].key})`,
         );
       }
     }
   }
   for (const r of records) {
     if (r.tag === undefined) {
-      breakdown.unattributed! += 1;
+      breakdown.unattributed += 1;
       problems.push(`${r.kind} ${r.id} belongs to no pipeline of this run`);
     }
   }

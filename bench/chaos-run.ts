@@ -189,7 +189,7 @@ export class Children {
     const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const file = createWriteStream(path.join(this.logDir, `${name}.log`), { flags: 'a' });
     const lines = new EventEmitter();
-    for (const stream of [child.stdout!, child.stderr!]) {
+    for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => {
         file.write(`${line}\n`);
         lines.emit('line', line);
@@ -254,7 +254,7 @@ function innermostMessage(err: unknown): string {
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function sha256File(file: string): Promise<string | undefined> {
@@ -362,7 +362,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       ],
       { PATH: process.env.PATH },
     );
-    const emuUrl = (await children.waitForLine(emulator, /listening on (http:\/\/\S+)/, 30_000, 'emulator'))[1]!;
+    const emuUrl = (await children.waitForLine(emulator, /listening on (http:\/\/\S+)/, 30_000, 'emulator'))[1];
     log(`chaos: emulator ${emuUrl}, seed ${opts.seed}, ${profiles} access token(s)`);
     const emu = async <T>(route: string, body?: unknown): Promise<T> => {
       const res = await fetch(`${emuUrl}/__emulator/${route}`, {
@@ -384,7 +384,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     });
     const receiverPort = (
       await children.waitForLine(receiver, /listening on [^:\s]+:(\d+)/, 60_000, 'callback receiver')
-    )[1]!;
+    )[1];
     const receiverUrl = `http://127.0.0.1:${receiverPort}`;
     log(`chaos: callback receiver ${receiverUrl}`);
 
@@ -514,7 +514,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       }
       outcomes.set(workflowId, { ...base, state: 'not-finished' });
     };
-    const watchers = Promise.all(plan.map((p, i) => startAndWatch(p, schedule.startAtMs[i]!)));
+    const watchers = Promise.all(plan.map((p, i) => startAndWatch(p, schedule.startAtMs[i])));
     const allDone = () => outcomes.size === plan.length;
     /** Started and not yet terminal. */
     const inFlight = () => [...handles.keys()].filter((id) => !outcomes.has(id)).length;
@@ -604,7 +604,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       try {
         const { requests: batch } = await emu<{ requests: RequestRecord[] }>(`requests?since=${lastSeq}`);
         for (const r of batch) requests.push(r);
-        if (batch.length) lastSeq = batch[batch.length - 1]!.seq;
+        if (batch.length) lastSeq = batch[batch.length - 1].seq;
       } catch {
         // next time
       }
@@ -628,7 +628,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         const kill = pendingKills[0];
         if (kill && now >= kill.atMs && alive.length > 0) {
           pendingKills.shift();
-          const victim = alive[Math.floor(kill.workerPick * alive.length)]!;
+          const victim = alive[Math.floor(kill.workerPick * alive.length)];
           killedByUs.add(victim.proc);
           const exited = new Promise((r) => victim.proc.once('exit', r));
           victim.proc.kill('SIGKILL');
@@ -727,7 +727,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const tagOfCallbackUrl = (url: string | undefined): string | undefined => {
       const m = url ? /\/callbacks\/([^/]+)\//.exec(url) : null;
       if (!m) return undefined;
-      const wf = decodeURIComponent(m[1]!).replace(/\.(review|assets|generation|erase)$/, '');
+      const wf = decodeURIComponent(m[1]).replace(/\.(review|assets|generation|erase)$/, '');
       return tagOfWorkflow.get(wf);
     };
     const hit = new Set<string>();

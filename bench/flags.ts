@@ -2,14 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GETASSET_MAX_PER_SECOND } from '../src/vendor-api/assumed-values';
-import {
-  BENCH_STAGES,
-  DEFAULT_WORKLOAD,
-  workloadProblems,
-  type BenchStage,
-  type StageTimings,
-  type Workload,
-} from './workload';
+import { BENCH_STAGES, DEFAULT_WORKLOAD, workloadProblems, type StageTimings, type Workload } from './workload';
 
 export const USAGE = `usage: npm run bench -- [options]
   --pipelines N          pipelines started at once (default 200)
@@ -110,7 +103,7 @@ export function parseBenchFlags(
     const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
     if (unknown.length)
       throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
-    stages = BENCH_STAGES.filter((s) => named.includes(s)) as BenchStage[];
+    stages = BENCH_STAGES.filter((s) => named.includes(s));
   }
   let timings: StageTimings = DEFAULT_WORKLOAD.timings;
   if (values.timings !== undefined) {
@@ -148,9 +141,9 @@ export function parseBenchFlags(
   for (const kv of values['worker-env'] ?? []) {
     const m = /^(REELFLOW_[A-Z0-9_]+)=(.*)$/.exec(kv);
     if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value, got "${kv}"`);
-    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]!))
+    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]))
       throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
-    workerEnv[m[1]!] = m[2]!;
+    workerEnv[m[1]] = m[2]!;
   }
   const temporalDb = values['temporal-db'];
   if (temporalDb !== 'file' && temporalDb !== 'memory')

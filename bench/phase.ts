@@ -109,7 +109,7 @@ export async function startEmulatorProcess(ctx: PhaseContext, name: string): Pro
     logFile: path.join(ctx.runDir, `emulator-${name}.log`),
   });
   const line = await proc.waitForLine(/listening on http:\/\/\S+/, 30_000);
-  const url = /listening on (http:\/\/\S+)/.exec(line)![1]!;
+  const url = /listening on (http:\/\/\S+)/.exec(line)![1];
   const collector = new RequestCollector(url);
   collector.start();
   return { url, proc, collector };
@@ -214,7 +214,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
   const state = await fetchState(emulator.url);
   const work = attributeTasks(state, ctx.n);
   const perPipeline = m.outcomes.map((o, index) => {
-    const vendorMs = work[index]!.totalMs;
+    const vendorMs = work[index].totalMs;
     return {
       index,
       ok: o.ok,
@@ -228,10 +228,10 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
   const stageMs: PhaseResult['stageMs'] = {};
   const vendorStageMs: PhaseResult['vendorStageMs'] = {};
   for (const stage of [...ctx.workload.stages, ...(ctx.workload.archive ? ['archive' as const] : [])]) {
-    stageMs[stage] = summarize(ok.map((p) => m.outcomes[p.index]!.stageMs?.[stage] ?? NaN).filter(Number.isFinite));
+    stageMs[stage] = summarize(ok.map((p) => m.outcomes[p.index].stageMs?.[stage] ?? NaN).filter(Number.isFinite));
   }
   for (const stage of ctx.workload.stages) {
-    vendorStageMs[stage] = summarize(ok.map((p) => work[p.index]!.processingMs[stage] ?? NaN).filter(Number.isFinite));
+    vendorStageMs[stage] = summarize(ok.map((p) => work[p.index].processingMs[stage] ?? NaN).filter(Number.isFinite));
   }
   const totals = emulator.collector.totals();
   const callsPerPipeline = Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v / ctx.n]));

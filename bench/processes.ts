@@ -75,10 +75,10 @@ export function readMachineCpu(): MachineCpu | undefined {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
     const [, ...fields] = line.trim().split(/\s+/);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number) as number[];
-    const busy = user! + nice! + system! + irq! + softirq! + (steal ?? 0);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number);
+    const busy = user + nice + system + irq + softirq + (steal ?? 0);
     const ticks = ticksPerSecond();
-    return { busySeconds: busy / ticks, totalSeconds: (busy + idle! + iowait!) / ticks };
+    return { busySeconds: busy / ticks, totalSeconds: (busy + idle + iowait) / ticks };
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { freePort } from '../src/devstack/dev-server';
-import { STAGES, type PipelineResult } from '../src/workflows/messages';
+import type { PipelineResult } from '../src/workflows/messages';
 import { mapPool } from './pool';
 import {
   cpuOf,
@@ -25,7 +25,6 @@ import {
   type PhaseResult,
 } from './phase';
 import { spawnNode, type NodeProcess, type Sampler } from './processes';
-import type { BenchStage } from './workload';
 
 export interface ReelflowRunOptions {
   ctx: PhaseContext;
@@ -94,7 +93,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     const taskQueue = `bench-${ctx.tag}-${mode}`;
     workers = await startWorkers(opts, emulator.url, taskQueue);
     const names = workers.map((w, i) => `reelflow worker ${i + 1}`);
-    workers.forEach((w, i) => sampler.watch(names[i]!, w.pid));
+    workers.forEach((w, i) => sampler.watch(names[i], w.pid));
     sampler.watch('emulator', emulator.proc.pid);
     const before = sampler.sample();
     const window = machineWindow();
@@ -178,13 +177,12 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
 
     // Whatever is still running after the timeout is stopped, so nothing outlives the bench.
     await mapPool(started, 32, async (s, i) => {
-      if (s.handle && !results[i]!.ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
+      if (s.handle && !results[i].ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
     });
 
-    const enabled = STAGES.filter((s) => ctx.workload.stages.includes(s as BenchStage));
     let lastClose = t0;
     const outcomes = await mapPool(started, 32, async (s, i) => {
-      const r = results[i]!;
+      const r = results[i];
       if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
       const parent = await s.handle.describe();
       const close = parent.closeTime?.getTime() ?? NaN;

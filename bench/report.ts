@@ -225,7 +225,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `Workload: ${s.pipelines} pipelines started at once; ${stages}; archive ${w.archive ? 'on' : 'off'}. ` +
       `Emulator in its own process with fixed times: ${Object.entries(report.ideal.byStage)
-        .map(([k, v]) => `${k} ${secs(v!)}`)
+        .map(([k, v]) => `${k} ${secs(v)}`)
         .join(', ')} ` +
       `(tick ${w.timings.tickMs} ms). reelflow: ${s.workers} worker process${s.workers > 1 ? 'es' : ''} (\`node dist/src/workers/main.js\`) ` +
       `on a Temporal dev server (SQLite ${s.temporalDb === 'memory' ? 'in memory' : 'file'})` +

@@ -78,13 +78,13 @@ export class RequestCollector {
 
   /** Calls by endpoint key. */
   totals(): Record<string, number> {
-    return Object.fromEntries([...this.counts].map(([k, c]) => [k, c.total]).sort());
+    return Object.fromEntries([...this.counts].map(([k, c]): [string, number] => [k, c.total]).sort());
   }
 
   /** 429 answers by endpoint key. */
   rateLimited(): Record<string, number> {
     return Object.fromEntries(
-      [...this.counts].filter(([, c]) => c.byStatus['429']).map(([k, c]) => [k, c.byStatus['429']!]),
+      [...this.counts].filter(([, c]) => c.byStatus['429']).map(([k, c]) => [k, c.byStatus['429']]),
     );
   }
 }

@@ -242,7 +242,7 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
 
   return {
     /** Download `url` into the archive with a sha256 checksum; see the module comment. */
-    async archiveOutput(input: ArchiveInput): Promise<ArchivedFile> {
+    archiveOutput: async (input: ArchiveInput): Promise<ArchivedFile> => {
       const { cancellationSignal: signal, info } = Context.current();
       validate(input);
       const p = paths(input);

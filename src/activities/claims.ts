@@ -93,8 +93,8 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
   async function vendorAnswer(input: InspectOfferedTaskInput, signal: AbortSignal): Promise<Loose> {
     const v = deps.vendorFor(input.profile);
     if (input.kind === 'generation') return { ...(await v.generation.get(input.taskId, { signal })) };
-    if (input.kind === 'erase') return (await v.erase.get(input.taskId, { signal })) as Loose;
-    return (await v.review.getTask(input.taskId, { signal })) as Loose;
+    if (input.kind === 'erase') return await v.erase.get(input.taskId, { signal });
+    return await v.review.getTask(input.taskId, { signal });
   }
 
   async function claimsOf(taskId: string, exclude: readonly string[]): Promise<string[]> {
@@ -111,7 +111,7 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
 
   return {
     /** One vendor query of the offered task, then (if the vendor knows it) one visibility list. */
-    async inspectOfferedTask(input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> {
+    inspectOfferedTask: async (input: InspectOfferedTaskInput): Promise<OfferedTaskFacts> => {
       if (!TASK_ID_PATTERN.test(input.taskId)) {
         throw ApplicationFailure.nonRetryable(
           'taskId: not a vendor task id (letters, digits, . _ : - only)',

@@ -10,7 +10,7 @@ import { DefinitionError, parseDefinition, type PipelineDefinition } from '../de
 
 export function createDefinitionActivities() {
   return {
-    async validateDefinition(input: { definition: unknown }): Promise<PipelineDefinition> {
+    validateDefinition: async (input: { definition: unknown }): Promise<PipelineDefinition> => {
       try {
         return parseDefinition(input.definition);
       } catch (err) {

@@ -85,7 +85,7 @@ export function createAddressGuard(opts: {
     return new AddressRefusedError(host, reason, address === host ? undefined : address);
   };
 
-  const lookup = opts.lookup ?? (dnsLookup as LookupFunction);
+  const lookup = opts.lookup ?? dnsLookup;
   /** Resolves like dns.lookup, but fails when ANY address of the name is refused. */
   const guardedLookup: LookupFunction = (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (err, resolved) => {
@@ -112,8 +112,8 @@ export function createAddressGuard(opts: {
         // Belt and braces: the peer we actually reached.
         const peer = socket?.remoteAddress;
         const late = peer ? refusalOf(options.hostname, peer) : undefined;
-        if (err || !late) return err ? callback(err, null) : callback(null, socket!);
-        socket!.destroy();
+        if (err || !late) return err ? callback(err, null) : callback(null, socket);
+        socket.destroy();
         callback(late, null);
       });
     };

@@ -62,7 +62,7 @@ export function createVendorActivities(deps: ActivityDeps) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
     // ---- review (spec 4.5)
-    async reviewSubmit(
+    reviewSubmit: async (
       input: ProfileInput & {
         urls: string[];
         assetType: string;
@@ -70,7 +70,7 @@ export function createVendorActivities(deps: ActivityDeps) {
         groupSource?: '' | 'real_person';
         callback?: CallbackRef;
       },
-    ): Promise<{ taskId: string; callbackUsed: boolean }> {
+    ): Promise<{ taskId: string; callbackUsed: boolean }> => {
       const url = callbackUrl(deps, input.callback);
       const res = await call((signal) =>
         v(input.profile).review.submitAsync(
@@ -87,7 +87,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { taskId: res.task_id, callbackUsed: Boolean(url) };
     },
     /** `status` is the vendor's as is (possibly a state reelflow does not know). */
-    async reviewGetTask(input: ProfileInput & { taskId: string }) {
+    reviewGetTask: async (input: ProfileInput & { taskId: string }) => {
       const t = await call((signal) => v(input.profile).review.getTask(input.taskId, { signal }));
       return {
         taskId: t.task_id,
@@ -107,15 +107,15 @@ export function createVendorActivities(deps: ActivityDeps) {
     },
 
     // ---- asset management (spec 4.4)
-    async listAssetGroups(input: ProfileInput) {
+    listAssetGroups: async (input: ProfileInput) => {
       const r = await call((signal) => v(input.profile).assets.listAssetGroups({}, { signal }));
       return r.AssetGroups.map((g) => ({ id: g.Id, name: g.Name, groupType: g.GroupType }));
     },
-    async getAssetGroup(input: ProfileInput & { id: string }) {
+    getAssetGroup: async (input: ProfileInput & { id: string }) => {
       const g = await call((signal) => v(input.profile).assets.getAssetGroup({ Id: input.id }, { signal }));
       return { id: g.Id, name: g.Name };
     },
-    async createAssetGroup(input: ProfileInput & { name: string; description?: string }) {
+    createAssetGroup: async (input: ProfileInput & { name: string; description?: string }) => {
       const g = await call((signal) =>
         v(input.profile).assets.createAssetGroup(
           { Name: input.name, ...(input.description ? { Description: input.description } : {}) },
@@ -124,7 +124,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { id: g.Id };
     },
-    async listAssetsPage(input: ProfileInput & { groupId: string; pageNumber: number; pageSize: number }) {
+    listAssetsPage: async (input: ProfileInput & { groupId: string; pageNumber: number; pageSize: number }) => {
       const r = await call((signal) =>
         v(input.profile).assets.listAssets(
           { Filter: { GroupIds: [input.groupId] }, PageNumber: input.pageNumber, PageSize: input.pageSize },
@@ -133,7 +133,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { total: r.Total, assets: r.Assets.map((a) => ({ id: a.Id, name: a.Name, status: a.Status })) };
     },
-    async createAsset(input: ProfileInput & { groupId: string; url: string; assetType: string; name: string }) {
+    createAsset: async (input: ProfileInput & { groupId: string; url: string; assetType: string; name: string }) => {
       const r = await call((signal) =>
         v(input.profile).assets.createAsset(
           { GroupId: input.groupId, URL: input.url, AssetType: input.assetType as 'Image', Name: input.name },
@@ -146,13 +146,13 @@ export function createVendorActivities(deps: ActivityDeps) {
      * Runs on the per-profile GetAsset task queue, which the server rate-limits. `status`
      * is the vendor's as is (e.g. `Processing`, still pending: ASSET_PENDING_STATES).
      */
-    async getAsset(input: ProfileInput & { id: string }) {
+    getAsset: async (input: ProfileInput & { id: string }) => {
       const a = await call((signal) => v(input.profile).assets.getAsset({ Id: input.id }, { signal }));
       return { id: a.Id, name: a.Name, status: a.Status, url: a.URL };
     },
 
     // ---- generation (spec 4.1; query shape assumed)
-    async generationCreate(input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) {
+    generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
       const url = callbackUrl(deps, input.callback);
       const r = await call((signal) =>
         v(input.profile).generation.create(
@@ -163,7 +163,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { id: r.id, callbackUsed: Boolean(url) };
     },
     /** Any dialect, one shape (times in unix seconds); `status` may be a state reelflow does not know. */
-    async generationGet(input: ProfileInput & { id: string }) {
+    generationGet: async (input: ProfileInput & { id: string }) => {
       const t = await call((signal) => v(input.profile).generation.get(input.id, { signal }));
       return {
         id: t.id,
@@ -180,7 +180,7 @@ export function createVendorActivities(deps: ActivityDeps) {
     },
 
     // ---- erase (spec 4.2, 4.3)
-    async eraseCreate(input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) {
+    eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
       const url = callbackUrl(deps, input.callback);
       const r = await call((signal) =>
         v(input.profile).erase.create({ video_url: input.videoUrl, ...(url ? { callback_url: url } : {}) }, { signal }),
@@ -188,7 +188,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { taskId: r.task_id, requestId: r.request_id, callbackUsed: Boolean(url) };
     },
     /** `status` is the vendor's as is (possibly NOT_START, UNKNOWN, or another unknown state). */
-    async eraseGet(input: ProfileInput & { taskId: string }) {
+    eraseGet: async (input: ProfileInput & { taskId: string }) => {
       const t = await call((signal) => v(input.profile).erase.get(input.taskId, { signal }));
       return { taskId: t.task_id, status: t.status, videoUrl: t.video_url, failReason: t.fail_reason };
     },

@@ -4,7 +4,6 @@
  * machine with internet and no Go — the SDK's own download of it (@temporalio/testing,
  * a dev dependency). Either way our search attributes are registered.
  */
-import type { Connection } from '@temporalio/client';
 import { registerSearchAttributes } from '../starters/register-search-attributes';
 import { DEV_DYNAMIC_CONFIG, startDevServer, type DevServer, type DevServerOptions } from './dev-server';
 import { findTemporalCli } from './temporal-cli';
@@ -22,7 +21,7 @@ async function startWithSdkDownload(opts: LocalTemporalOptions, log: (line: stri
   log('temporal: falling back to the SDK download of the dev server (needs internet; the SDK allows it 5 s to start)');
   let testing: typeof import('@temporalio/testing');
   try {
-    testing = require('@temporalio/testing');
+    testing = await import('@temporalio/testing');
   } catch {
     throw new Error(
       'no Temporal CLI, no Go toolchain, and @temporalio/testing is not installed: set TEMPORAL_CLI or install Go',
@@ -43,8 +42,8 @@ async function startWithSdkDownload(opts: LocalTemporalOptions, log: (line: stri
       ]),
     },
   });
-  await registerSearchAttributes(env.connection as Connection, namespace);
-  const address = (env.connection as Connection).options.address;
+  await registerSearchAttributes(env.connection, namespace);
+  const address = env.connection.options.address;
   return {
     address,
     namespace,

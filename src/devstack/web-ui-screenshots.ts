@@ -215,7 +215,7 @@ async function main(): Promise<void> {
     },
   });
   findChromium(); // fail before starting anything
-  const outDir = path.resolve(values.out!);
+  const outDir = path.resolve(values.out);
   mkdirSync(outDir, { recursive: true });
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'reelflow-screenshots-'));
   Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });

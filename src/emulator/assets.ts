@@ -329,7 +329,7 @@ function checkGetAssetRate(ctx: EmulatorContext, user: string): void {
   const now = ctx.clock.now();
   const recent = (ctx.store.getAssetWindow.get(user) ?? []).filter((t) => t > now - 1000);
   if (recent.length >= ctx.limits.getAssetPerSecond) {
-    const retryAfter = Math.max(1, Math.ceil((recent[0]! + 1000 - now) / 1000));
+    const retryAfter = Math.max(1, Math.ceil((recent[0] + 1000 - now) / 1000));
     ctx.store.getAssetWindow.set(user, recent);
     throw new AssetApiError(
       429,

@@ -26,7 +26,7 @@ export class Principals {
     const value = header(req, 'authorization');
     if (!value) return { ok: false, reason: 'missing' };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
-    const principal = match ? this.keys.get(match[1]!) : undefined;
+    const principal = match ? this.keys.get(match[1]) : undefined;
     return principal ? { ok: true, principal } : { ok: false, reason: 'invalid' };
   }
 

@@ -65,7 +65,7 @@ export function dialectError(dialect: Dialect, iface: Interface, reply: Reply, a
   const body = reply.body;
   if (dialect !== 'upstream' || reply.status < 400 || iface === 'media' || !isRecord(body)) return reply;
   if (iface === 'assets') {
-    const meta = responseMetadata(action, String(body.TrackId ?? ''));
+    const meta = responseMetadata(action, typeof body.TrackId === 'string' ? body.TrackId : '');
     return { ...reply, body: { ResponseMetadata: { ...meta, Error: { Code: body.Code, Message: body.Message } } } };
   }
   const code = UPSTREAM_CODES[reply.status] ?? 'InternalServiceError';

@@ -25,21 +25,21 @@ export function serveDownload(ctx: EmulatorContext, req: EmuRequest): Reply {
   if (ctx.clock.now() >= check.expiresAtMs) return simpleError(410, 'URL has expired');
 
   if (frame) {
-    if (ctx.store.generation.get(frame[1]!)?.status !== 'succeeded') return simpleError(404, 'frame is not available');
+    if (ctx.store.generation.get(frame[1])?.status !== 'succeeded') return simpleError(404, 'frame is not available');
     return {
       status: 200,
       headers: { 'content-type': 'image/png' },
       body: LAST_FRAME_PNG,
-      meta: { resourceId: frame[1]! },
+      meta: { resourceId: frame[1] },
     };
   }
   if (asset) {
-    const rec = ctx.store.assets.get(asset[1]!);
+    const rec = ctx.store.assets.get(asset[1]);
     if (!rec || rec.status !== 'Active') return simpleError(404, 'asset is not available');
     return { status: 302, headers: { location: rec.sourceUrl }, body: Buffer.alloc(0), meta: { resourceId: rec.Id } };
   }
   const kind = video![1] as 'generated' | 'erased';
-  const id = video![2]!;
+  const id = video![2];
   const exists =
     kind === 'generated'
       ? ctx.store.generation.get(id)?.status === 'succeeded'

@@ -11,7 +11,7 @@ import { EmulatorClock } from './clock';
 import type { EmulatorContext } from './context';
 import { newCounters } from './counters';
 import { advanceErases } from './erase';
-import { FaultInjector, parseFaultConfig, type FaultConfig } from './faults';
+import { FaultInjector, parseFaultConfig } from './faults';
 import { advanceGenerations, cancelGeneration } from './generation';
 import type { Reply } from './http';
 import { snapshot, type Controls, type InspectionSnapshot } from './inspection';
@@ -99,7 +99,8 @@ export class Emulator implements Controls {
     return this.log.list(sinceSeq);
   }
 
-  setFaults(config: FaultConfig | unknown): void {
+  /** A FaultConfig, or raw JSON from the control API: parsed (and refused) here. */
+  setFaults(config: unknown): void {
     this.ctx.faults.set(parseFaultConfig(config));
   }
 

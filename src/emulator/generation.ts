@@ -71,7 +71,7 @@ export function createGeneration(ctx: EmulatorContext, req: EmuRequest): Reply {
     failReason,
   };
   ctx.store.generation.set(id, rec);
-  notify(ctx, rec, rec.history[0]!);
+  notify(ctx, rec, rec.history[0]);
   return json(200, { id }, { ...meta, resourceId: id, callbackUrl: rec.callbackUrl });
 }
 
@@ -208,7 +208,7 @@ function validateItem(ctx: EmulatorContext, item: unknown, at: string): Checked<
   const media = item[type];
   const url = isRecord(media) ? media.url : undefined;
   if (typeof url !== 'string' || url.trim() === '') return bad(`${at}.${type}.url is required when type is ${type}`);
-  const problem = mediaUrlProblem(ctx, url, MEDIA_TYPES[type]!);
+  const problem = mediaUrlProblem(ctx, url, MEDIA_TYPES[type]);
   return problem ? bad(`${at}.${type}.url ${problem}`) : { ok: true, value: { role } };
 }
 
@@ -219,7 +219,7 @@ function mediaUrlProblem(ctx: EmulatorContext, url: string, expected: MediaType)
   const asset = /^asset:\/\/(.+)$/i.exec(url); // Asset:// and asset:// alike
   if (asset) {
     // Generation authenticates by API key, not by user: any asset this emulator issued will do.
-    const rec = ctx.store.assets.get(asset[1]!);
+    const rec = ctx.store.assets.get(asset[1]);
     if (!rec) return `names an unknown asset ${asset[1]}`;
     if (rec.status !== 'Active') return `names asset ${rec.Id}, which is ${rec.status}, not Active`;
     if (rec.AssetType !== expected) return `names asset ${rec.Id} of type ${rec.AssetType}, expected ${expected}`;

@@ -241,7 +241,7 @@ export function handleInspection(ctl: Controls, req: EmuRequest): Reply {
   }
   const cancel = /^(review|generation)\/([^/]+)\/cancel$/.exec(route);
   if (post && cancel) {
-    const id = decodeURIComponent(cancel[2]!);
+    const id = decodeURIComponent(cancel[2]);
     return cancel[1] === 'review' ? ctl.cancelReview(id) : ctl.cancelGeneration(id);
   }
   return simpleError(404, `no inspection route ${req.method} ${req.path}`);

@@ -30,13 +30,10 @@ function readTimings(file: string): Partial<Timings> {
   for (const [key, value] of Object.entries(raw)) {
     if (!known.includes(key)) throw new Error(`--timings ${file}: unknown field "${key}" (known: ${known.join(', ')})`);
     const range =
-      Array.isArray(value) &&
-      value.length === 2 &&
-      value.every(ms) &&
-      (value as number[])[0]! <= (value as number[])[1]!;
+      Array.isArray(value) && value.length === 2 && value.every(ms) && (value as number[])[0] <= (value as number[])[1];
     if (!ms(value) && !range) throw new Error(`--timings ${file}: ${key} must be ms ≥ 0 or [min, max]`);
   }
-  return raw as Partial<Timings>;
+  return raw;
 }
 
 const fromEnv = (name: string): string[] =>

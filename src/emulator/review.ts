@@ -284,7 +284,7 @@ function validateSubmit(
     types.add(t);
   }
   if (types.size > 1) return fail(`all URLs of one submission must be one type; got ${[...types].join(' and ')}`);
-  const inferred = [...types][0]!;
+  const inferred = [...types][0];
   if (inferred !== declared) return fail(`asset_type is ${declared} but the URLs are ${inferred}`);
 
   let callbackUrl: string | undefined;

@@ -54,9 +54,9 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
     const m = pattern.exec(path);
     if (!m) return undefined;
     try {
-      return decodeURIComponent(m[1]!);
+      return decodeURIComponent(m[1]);
     } catch {
-      return m[1]!; // malformed %-escape: look the raw id up, which finds nothing
+      return m[1]; // malformed %-escape: look the raw id up, which finds nothing
     }
   };
   const allow = (want: string[], r: Route): Route | Reply =>
@@ -86,7 +86,7 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
     return allow(['POST'], { key: 'review.async', iface: 'review', run: () => submitReview(ctx, req, 'async') });
   }
   id = one(/^\/api\/task\/([^/]+)$/);
-  if (id) return allow(['GET'], { key: 'review.get', iface: 'review', run: () => getReview(ctx, req, id!) });
+  if (id) return allow(['GET'], { key: 'review.get', iface: 'review', run: () => getReview(ctx, req, id) });
   if (path.startsWith('/media/')) {
     return allow(['GET', 'HEAD'], { key: 'media.get', iface: 'media', run: () => serveDownload(ctx, req) });
   }
@@ -110,7 +110,7 @@ export function createRequestListener(deps: ServerDeps): (req: IncomingMessage, 
       if (nodeReq.destroyed || res.destroyed) return; // the client went away mid-request
       // An emulator bug: answer 500 rather than hang the client. Messages carry no secrets.
       process.stderr.write(
-        `emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${(err as Error)?.stack ?? err}\n`,
+        `emulator: internal error on ${nodeReq.method} ${nodeReq.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
       );
       send(res, simpleError(500, 'emulator internal error'));
     });

@@ -29,7 +29,7 @@ export function staged<S extends string>(first: S, atMs: number, next: [S, numbe
 
 /** Applies every due transition, calling onEnter for each state entered, in order. */
 export function advanceDue<S extends string>(rec: Staged<S>, nowMs: number, onEnter: (t: Transition<S>) => void): void {
-  while (rec.plan.length > 0 && rec.plan[0]!.atMs <= nowMs) {
+  while (rec.plan.length > 0 && rec.plan[0].atMs <= nowMs) {
     const t = rec.plan.shift()!;
     enter(rec, t);
     onEnter(t);

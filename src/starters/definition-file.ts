@@ -136,7 +136,7 @@ function withDefaultPrivateHosts(value: object, allow: boolean | undefined): obj
     (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))
   )
     return value;
-  return { ...value, options: { allowPrivateHosts: allow, ...(options as object | undefined) } };
+  return { ...value, options: { allowPrivateHosts: allow, ...options } };
 }
 
 /**

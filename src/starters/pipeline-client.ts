@@ -20,12 +20,7 @@ import {
   TerminatedFailure,
   TimeoutFailure,
 } from '@temporalio/common';
-import {
-  durationMs,
-  parseDefinition,
-  type PipelineDefinition,
-  type PipelineDefinitionInput,
-} from '../definition/definition';
+import { durationMs, parseDefinition, type PipelineDefinition } from '../definition/definition';
 import {
   DEFAULT_TASK_QUEUE,
   STAGES,
@@ -158,7 +153,7 @@ export function pipelineDetails(def: PipelineDefinition): string {
  */
 export async function startPipeline(
   client: Client,
-  definition: PipelineDefinitionInput | unknown,
+  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
   opts: StartPipelineOptions = {},
 ): Promise<PipelineHandle> {
   const wire = definitionOnTheWire(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
@@ -330,7 +325,7 @@ export interface RunPipelineOptions extends StartPipelineOptions, Omit<FollowOpt
  */
 export async function runPipeline(
   client: Client,
-  definition: PipelineDefinitionInput | unknown,
+  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
   opts: RunPipelineOptions = {},
 ): Promise<PipelineResult> {
   const handle = await startPipeline(client, definition, opts);

@@ -29,35 +29,47 @@ export interface ListAllAssetsRequest {
 }
 
 export interface AssetsApi {
-  createAssetGroup(req: AssetRequest<'CreateAssetGroup'>, opts?: CallOptions): Promise<AssetResult<'CreateAssetGroup'>>;
+  createAssetGroup: (
+    req: AssetRequest<'CreateAssetGroup'>,
+    opts?: CallOptions,
+  ) => Promise<AssetResult<'CreateAssetGroup'>>;
   /** Sends `{}` when `req` is omitted. */
-  listAssetGroups(req?: AssetRequest<'ListAssetGroups'>, opts?: CallOptions): Promise<AssetResult<'ListAssetGroups'>>;
-  getAssetGroup(req: AssetRequest<'GetAssetGroup'>, opts?: CallOptions): Promise<AssetResult<'GetAssetGroup'>>;
-  updateAssetGroup(req: AssetRequest<'UpdateAssetGroup'>, opts?: CallOptions): Promise<AssetResult<'UpdateAssetGroup'>>;
-  deleteAssetGroup(req: AssetRequest<'DeleteAssetGroup'>, opts?: CallOptions): Promise<AssetResult<'DeleteAssetGroup'>>;
-  createAsset(req: AssetRequest<'CreateAsset'>, opts?: CallOptions): Promise<AssetResult<'CreateAsset'>>;
-  listAssets(req?: AssetRequest<'ListAssets'>, opts?: CallOptions): Promise<AssetResult<'ListAssets'>>;
+  listAssetGroups: (
+    req?: AssetRequest<'ListAssetGroups'>,
+    opts?: CallOptions,
+  ) => Promise<AssetResult<'ListAssetGroups'>>;
+  getAssetGroup: (req: AssetRequest<'GetAssetGroup'>, opts?: CallOptions) => Promise<AssetResult<'GetAssetGroup'>>;
+  updateAssetGroup: (
+    req: AssetRequest<'UpdateAssetGroup'>,
+    opts?: CallOptions,
+  ) => Promise<AssetResult<'UpdateAssetGroup'>>;
+  deleteAssetGroup: (
+    req: AssetRequest<'DeleteAssetGroup'>,
+    opts?: CallOptions,
+  ) => Promise<AssetResult<'DeleteAssetGroup'>>;
+  createAsset: (req: AssetRequest<'CreateAsset'>, opts?: CallOptions) => Promise<AssetResult<'CreateAsset'>>;
+  listAssets: (req?: AssetRequest<'ListAssets'>, opts?: CallOptions) => Promise<AssetResult<'ListAssets'>>;
   /** 429 over 10/s per token → RateLimitedError with retryAfterMs. */
-  getAsset(req: AssetRequest<'GetAsset'>, opts?: CallOptions): Promise<AssetResult<'GetAsset'>>;
-  updateAsset(req: AssetRequest<'UpdateAsset'>, opts?: CallOptions): Promise<AssetResult<'UpdateAsset'>>;
-  deleteAsset(req: AssetRequest<'DeleteAsset'>, opts?: CallOptions): Promise<AssetResult<'DeleteAsset'>>;
+  getAsset: (req: AssetRequest<'GetAsset'>, opts?: CallOptions) => Promise<AssetResult<'GetAsset'>>;
+  updateAsset: (req: AssetRequest<'UpdateAsset'>, opts?: CallOptions) => Promise<AssetResult<'UpdateAsset'>>;
+  deleteAsset: (req: AssetRequest<'DeleteAsset'>, opts?: CallOptions) => Promise<AssetResult<'DeleteAsset'>>;
 
   /** Every asset (of the given groups), walking ListAssets pages. Several calls. */
-  listAllAssets(req?: ListAllAssetsRequest, opts?: CallOptions): Promise<Asset[]>;
+  listAllAssets: (req?: ListAllAssetsRequest, opts?: CallOptions) => Promise<Asset[]>;
   /**
    * Reconcile helper: the asset named `name` in `groupId`, the earliest created if
    * several share it; undefined if none.
    */
-  findAssetByName(groupId: string, name: string, opts?: CallOptions): Promise<Asset | undefined>;
+  findAssetByName: (groupId: string, name: string, opts?: CallOptions) => Promise<Asset | undefined>;
   /** Reconcile helper: the group named `name` (earliest created if several); undefined if none. */
-  findGroupByName(name: string, opts?: CallOptions): Promise<AssetGroup | undefined>;
+  findGroupByName: (name: string, opts?: CallOptions) => Promise<AssetGroup | undefined>;
 
   /**
    * Low level: any Action name with any body (undefined → no body; a string → verbatim).
    * Known Actions are validated (unless `validate: false`) and their envelope parsed.
    * Returns the whole envelope.
    */
-  invoke(action: string, body?: unknown, opts?: InvokeOptions): Promise<unknown>;
+  invoke: (action: string, body?: unknown, opts?: InvokeOptions) => Promise<unknown>;
 }
 
 /** Guard against a vendor whose Total never matches what pages return. */

@@ -23,9 +23,9 @@ export interface EraseApi {
    * (`svc` = the client's pathWord).
    * 502 → UpstreamFailedError (resubmit only with another video_url).
    */
-  create(req: EraseCreateRequest, opts?: EraseCreateOptions): Promise<EraseCreateResponse>;
+  create: (req: EraseCreateRequest, opts?: EraseCreateOptions) => Promise<EraseCreateResponse>;
   /** GET {base_url}/api/v1/svc-tasks/{task_id} (`svc` = the client's pathWord). Any status string may come. */
-  get(taskId: string, opts?: CallOptions): Promise<EraseTask>;
+  get: (taskId: string, opts?: CallOptions) => Promise<EraseTask>;
 }
 
 const CREATE_FIELDS = Object.keys(EraseCreateRequestSchema.shape);

@@ -11,9 +11,9 @@ import { validateRequest } from './validate';
 
 export interface GenerationApi {
   /** POST {base_url}/v1/task/create. Not idempotent: an AmbiguousError means reconcile. */
-  create(req: GenerationCreateRequest, opts?: CallOptions): Promise<GenerationCreateResponse>;
+  create: (req: GenerationCreateRequest, opts?: CallOptions) => Promise<GenerationCreateResponse>;
   /** GET {base_url}/v1/task/get/{id}. */
-  get(id: string, opts?: CallOptions): Promise<GenerationTask>;
+  get: (id: string, opts?: CallOptions) => Promise<GenerationTask>;
 }
 
 const CREATE_FIELDS = Object.keys(GenerationCreateRequestSchema.shape);

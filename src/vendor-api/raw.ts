@@ -55,7 +55,7 @@ export interface RawApi {
    * Request and response shapes are unknown to the spec: the result is unchecked JSON.
    * Any other method/path is a RejectedError (not sent). POSTs are treated as creates.
    */
-  rawRequest(method: RawMethod, path: string, body?: unknown, opts?: CallOptions): Promise<unknown>;
+  rawRequest: (method: RawMethod, path: string, body?: unknown, opts?: CallOptions) => Promise<unknown>;
 }
 
 export function createRawApi(ctx: VendorContext): RawApi {

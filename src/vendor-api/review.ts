@@ -23,11 +23,11 @@ import { validateRequest } from './validate';
 
 export interface ReviewApi {
   /** POST /api/asset/upload/sync: waits for the review (long default headers timeout). */
-  submitSync(req: ReviewSubmitRequest, opts?: CallOptions): Promise<ReviewTask>;
+  submitSync: (req: ReviewSubmitRequest, opts?: CallOptions) => Promise<ReviewTask>;
   /** POST /api/asset/upload/async: 202, accepted only. Not idempotent. */
-  submitAsync(req: ReviewSubmitRequest, opts?: CallOptions): Promise<ReviewAccepted>;
+  submitAsync: (req: ReviewSubmitRequest, opts?: CallOptions) => Promise<ReviewAccepted>;
   /** GET /api/task/{task_id}. Read asset addresses only from result.items[]. */
-  getTask(taskId: string, opts?: CallOptions): Promise<ReviewTask>;
+  getTask: (taskId: string, opts?: CallOptions) => Promise<ReviewTask>;
 }
 
 const SUBMIT_FIELDS = Object.keys(ReviewSubmitRequestSchema.shape);

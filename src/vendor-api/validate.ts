@@ -21,7 +21,7 @@ function firstIssue(error: z.ZodError): { field: string; message: string } {
   if (!issue) return { field: '', message: 'invalid' };
   let path = [...issue.path];
   // An unknown key is reported on its parent; name the key itself.
-  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) path = [...path, issue.keys[0] as string];
+  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) path = [...path, issue.keys[0]];
   return { field: formatPath(path), message: issue.message };
 }
 

@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { version as workflowSdkVersion } from '@temporalio/workflow/package.json';
 
 export interface BundlePaths {
   /** The workflows module (file or folder with index). Default: src/workflows. */
@@ -85,9 +86,8 @@ function sourceFingerprint(workflowsPath: string, sourceRoot: string): string {
   };
   walk(sourceRoot);
   lines.sort();
-  const sdk = (require('@temporalio/workflow/package.json') as { version: string }).version;
   return createHash('sha256')
-    .update(`${workflowsPath}\n${sdk}\n${lines.join('\n')}`)
+    .update(`${workflowsPath}\n${workflowSdkVersion}\n${lines.join('\n')}`)
     .digest('hex');
 }
 

@@ -146,10 +146,10 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
 
   async function run(): Promise<void> {
     if (stopRequested) return;
-    let firstError: unknown;
+    let firstError: Error | undefined;
     const runs = created.map(({ worker, taskQueue }) =>
       worker.run().catch((err: unknown) => {
-        if (firstError === undefined) firstError = err;
+        firstError ??= err instanceof Error ? err : new Error(String(err));
         log(`worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`);
         shutdown();
       }),

@@ -46,7 +46,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   try {
     def = await validated(input);
   } catch (err) {
-    await CancellationScope.nonCancellable(async () => ended(rt, err));
+    await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
     throw err;
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
@@ -55,7 +55,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    await CancellationScope.nonCancellable(async () => ended(rt, err));
+    await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
     if (isCancellation(err)) throw err;
     throw pipelineFailure(pipelineId, rt.status.stage, err);
   }
@@ -85,7 +85,7 @@ async function runStages(rt: PipelineRuntime, def: PipelineDefinition, result: P
     );
   }
   if (def.assets && !result.assets) {
-    const { group, items } = def.assets;
+    const { group } = def.assets;
     const deadlines = def.options.deadlines;
     const input = {
       ...common,

@@ -481,9 +481,7 @@ describe('never writes through a symlink out of the archive root', () => {
       ['p-link', 't'],
       ['p', 't-link'],
     ]) {
-      const f = await failureOf(
-        run({ pipelineId: pipelineId!, taskId: taskId!, name: 'v.mp4', url: `${base}/video.mp4` }),
-      );
+      const f = await failureOf(run({ pipelineId, taskId, name: 'v.mp4', url: `${base}/video.mp4` }));
       expect(f.type).toBe(FailureType.ArchiveUnsafePath);
       expect(f.nonRetryable).toBe(true);
       expect(f.message).toMatch(/symlink/);
@@ -535,7 +533,7 @@ describe('a full disk is reported as a full disk', () => {
   /** As the kernel answers a write on a full disk (a FileHandle's error carries no path). */
   const fullDisk: ArchiveActivitiesOptions['openFile'] = async (file, flags, mode) => {
     const fh = await open(file, flags, mode);
-    fh.write = (() => Promise.reject(enospc())) as typeof fh.write;
+    fh.write = () => Promise.reject(enospc());
     return fh;
   };
 

@@ -16,7 +16,7 @@ let vendor: VendorClient;
 let activities: ReturnType<typeof createVendorActivities>;
 const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 const profile = 'default';
-const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input) as Promise<R>;
+const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input);
 
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, dialect: 'upstream', pathWord: 'acme', clock: () => T0 });
@@ -62,7 +62,7 @@ it('eraseGet, reviewGetTask and getAsset return the vendor state as is', async (
   const groups = await run(activities.listAssetGroups, { profile });
   const asset = await run(activities.createAsset, {
     profile,
-    groupId: groups[0]!.id,
+    groupId: groups[0].id,
     url: 'https://cdn.example.com/a.png',
     assetType: 'Image',
     name: 'a',

@@ -63,7 +63,7 @@ describe('pipeline definitions', () => {
     const parsed = parseDefinition(def);
     expect(parsed.options.callbacks).toBe(true);
     expect(parsed.erase).toBe(true);
-    expect(URL_INDEX.exec(parsed.review!.media[0]!)?.[1]).toBe('17');
+    expect(URL_INDEX.exec(parsed.review!.media[0])?.[1]).toBe('17');
     for (const item of parsed.assets!.items) expect(URL_INDEX.exec((item as { url: string }).url)?.[1]).toBe('17');
     const text = parsed.generation!.content.find((c) => c.type === 'text') as { text: string };
     expect(PROMPT_INDEX.exec(text.text)?.[1]).toBe('17');

@@ -17,7 +17,7 @@ export async function awaitCallbackWorkflow(): Promise<VendorCallbackSignal> {
   });
   setHandler(receivedCountQuery, () => received.length);
   await condition(() => received.length > 0);
-  return received[0]!;
+  return received[0];
 }
 
 /** Collects every vendorCallback signal until terminated. */

@@ -166,7 +166,7 @@ test('malformed path 404, wrong method 405, non-JSON 400, oversized 413, healthz
       },
     }),
     duplex: 'half',
-  } as RequestInit);
+  });
   expect(chunked.status).toBe(413);
   const health = await fetch(`${receiver.url}/healthz`);
   expect(health.status).toBe(200);

@@ -121,7 +121,7 @@ function files(): Map<string, ArchivedFileOnDisk> {
 const expectedArchive = { names: ['generated', 'erased'], sha256: { generated: SHA_GEN, erased: SHA_ERA } };
 // Pipeline 1 of 20 would not be built to fail; plan 20 and keep p000 and p019's expectations.
 const plan = planPipelines({ pipelines: 20, runTag: 'run' }).slice(0, 2);
-plan[1] = { ...plan[1]!, expect: { state: 'failed', stage: 'generation', reason: 'test' } };
+plan[1] = { ...plan[1], expect: { state: 'failed', stage: 'generation', reason: 'test' } };
 
 describe('chaos invariants', () => {
   test('a clean run passes every invariant', () => {
@@ -158,37 +158,37 @@ describe('chaos invariants', () => {
 
   test('terminal state: a pipeline that should complete but failed, one not finished, and a failure of the wrong kind', () => {
     const o = outcomes();
-    o[0] = { ...o[0]!, state: 'failed', error: 'boom' };
-    o[1] = { ...o[1]!, error: 'pipeline run-p001 failed in stage erase: erase create rejected' };
+    o[0] = { ...o[0], state: 'failed', error: 'boom' };
+    o[1] = { ...o[1], error: 'pipeline run-p001 failed in stage erase: erase create rejected' };
     const r = checkTerminalStates(plan, o);
     expect(r.violations).toBe(2);
     expect(r.examples[0]).toMatch(/run-p000: failed \(boom\), expected completed/);
     expect(r.examples[1]).toMatch(/run-p001: failed, but not as built to/);
-    expect(checkTerminalStates(plan, [o[1]!]).examples[0]).toMatch(/run-p000: no outcome recorded/);
+    expect(checkTerminalStates(plan, [o[1]]).examples[0]).toMatch(/run-p000: no outcome recorded/);
   });
 
   test('duplicates of each kind are counted, as are records of no pipeline', () => {
     const s = snapshot();
-    s.reviewTasks.push({ ...s.reviewTasks[0]!, taskId: 'r0b' });
-    s.groups.push({ ...s.groups[1]!, Id: 'g0b' });
-    s.assets.push({ ...s.assets[1]!, Id: 'a0hb' });
-    s.generationTasks.push({ ...s.generationTasks[0]!, id: 'G0b' });
-    s.eraseTasks.push({ ...s.eraseTasks[0]!, taskId: 'E0b' });
-    s.generationTasks.push({ ...s.generationTasks[0]!, id: 'Gx', prompt: 'someone else' });
+    s.reviewTasks.push({ ...s.reviewTasks[0], taskId: 'r0b' });
+    s.groups.push({ ...s.groups[1], Id: 'g0b' });
+    s.assets.push({ ...s.assets[1], Id: 'a0hb' });
+    s.generationTasks.push({ ...s.generationTasks[0], id: 'G0b' });
+    s.eraseTasks.push({ ...s.eraseTasks[0], taskId: 'E0b' });
+    s.generationTasks.push({ ...s.generationTasks[0], id: 'Gx', prompt: 'someone else' });
     const r = checkNoDuplicates(s);
     expect(r.breakdown).toEqual({ review: 1, assetGroup: 1, asset: 1, generation: 1, erase: 1, unattributed: 1 });
     expect(r.violations).toBe(6);
     expect(r.pass).toBe(false);
     // The same asset name in another group, or a group name of another user, is no duplicate.
     const ok = snapshot();
-    ok.assets.push({ ...ok.assets[1]!, Id: 'other', GroupId: 'g1' });
-    ok.groups.push({ ...ok.groups[1]!, Id: 'g0-u2', owner: 'user#2' });
+    ok.assets.push({ ...ok.assets[1], Id: 'other', GroupId: 'g1' });
+    ok.groups.push({ ...ok.groups[1], Id: 'g0-u2', owner: 'user#2' });
     expect(checkNoDuplicates(ok).breakdown).toMatchObject({ asset: 0, assetGroup: 0 });
   });
 
   test("reported ids: unknown at the vendor, or another pipeline's", () => {
     const o = outcomes();
-    o[0]!.result!.vendorTasks.push(task('generation', 'nope'), task('review', 'r1'));
+    o[0].result!.vendorTasks.push(task('generation', 'nope'), task('review', 'r1'));
     const r = checkReportedIdsExist(o, snapshot());
     expect(r.examples).toEqual([
       'run-p000: reported generation nope, which the vendor does not have',
@@ -198,7 +198,7 @@ describe('chaos invariants', () => {
 
   test('a vendor task its pipeline does not know is reported', () => {
     const o = outcomes();
-    o[1] = { ...o[1]!, status: undefined };
+    o[1] = { ...o[1], status: undefined };
     const r = checkNoUnknownRecords(o, snapshot());
     expect(r.violations).toBe(5);
     expect(r.examples[0]).toMatch(/of p001 is not in that pipeline's result or status/);
@@ -228,7 +228,7 @@ describe('chaos invariants', () => {
     sidecar.set('/arch/p000/erased.mp4', { sha256: SHA_ERA });
     expect(check(sidecar)[0]).toMatch(/erased.mp4.sha256 says nothing/);
     const notListed = outcomes();
-    notListed[0]!.result!.archived.pop();
+    notListed[0].result!.archived.pop();
     expect(check(files(), notListed)).toEqual(['run-p000: no archived "erased" in the result']);
     expect(
       checkNoResultLost(o, files(), { ...expectedArchive, sha256: { generated: 'd'.repeat(64), erased: SHA_ERA } })
@@ -261,8 +261,8 @@ describe('chaos plan', () => {
     expect(chaosFaults({ seed: 3, pipelines: 200 })).toEqual(config);
     const bursts = burstsOf(config);
     expect(Object.keys(bursts).sort()).toEqual(['assets.CreateAsset', 'assets.GetAsset', 'generation.create']);
-    expect(bursts['assets.GetAsset']!.size).toBeGreaterThanOrEqual(6);
-    expect(bursts['assets.GetAsset']!.after).toBeGreaterThanOrEqual(40); // 10 % of 200 pipelines × 2 assets
+    expect(bursts['assets.GetAsset'].size).toBeGreaterThanOrEqual(6);
+    expect(bursts['assets.GetAsset'].after).toBeGreaterThanOrEqual(40); // 10 % of 200 pipelines × 2 assets
     expect(config['assets.GetAsset']?.rateLimit429?.probability).toBe(0.08);
   });
 

@@ -159,7 +159,7 @@ describe('7.3 error rows', () => {
     const g = await newGroup();
     const a = await h.client.assets.createAsset({ GroupId: g.Id, URL: media('a.png') });
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => h.client.assets.getAsset({ Id: a.Id })));
-    const limited = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
+    const limited = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeLessThanOrEqual(10);
     expect(limited.length).toBeGreaterThanOrEqual(2);
     for (const err of limited) {

@@ -207,7 +207,7 @@ describe('unknown states are not parse errors', () => {
       expect((await h.client.review.getTask(review.task_id)).status).toBe('completed');
 
       const { AssetGroups } = await h.client.assets.listAssetGroups();
-      const asset = await h.client.assets.createAsset({ GroupId: AssetGroups[0]!.Id, URL: media('b.png') });
+      const asset = await h.client.assets.createAsset({ GroupId: AssetGroups[0].Id, URL: media('b.png') });
       expect((await h.client.assets.getAsset({ Id: asset.Id })).Status).toBe('Uploading');
       expect(ASSET_STATES).not.toContain('Uploading');
     });
@@ -226,11 +226,11 @@ describe('review: null is absent, asset:// in any case', () => {
       const task = await h.client.review.getTask(task_id);
       expect(task.status).toBe('completed');
       const [ok, rejected] = task.result!.items;
-      expect(ok!.error_code).toBeUndefined();
-      expect(rejected!.asset_url).toBeUndefined();
-      expect(ok!.asset_url).toMatch(dialect === 'upstream' ? /^asset:\/\// : /^Asset:\/\//);
+      expect(ok.error_code).toBeUndefined();
+      expect(rejected.asset_url).toBeUndefined();
+      expect(ok.asset_url).toMatch(dialect === 'upstream' ? /^asset:\/\// : /^Asset:\/\//);
 
-      const lower = ok!.asset_url!.replace(/^Asset:/, 'asset:');
+      const lower = ok.asset_url!.replace(/^Asset:/, 'asset:');
       const gen = await h.client.generation.create({
         model: 'm1',
         content: [text('x'), { type: 'image_url', image_url: { url: lower }, role: 'first_frame' }],
@@ -270,7 +270,7 @@ describe('asset management, Volcengine OpenAPI style', () => {
       const ids = [];
       for (const n of ['a', 'b', 'c'])
         ids.push((await h.client.assets.createAsset({ GroupId: group.Id, URL: media(`${n}.png`) })).Id);
-      const pending = await h.client.assets.getAsset({ Id: ids[0]! });
+      const pending = await h.client.assets.getAsset({ Id: ids[0] });
       expect(pending.Status).toBe(dialect === 'upstream' ? 'Processing' : 'Pending');
       expect(ASSET_PENDING_STATES).toContain(pending.Status);
       expect(pending.URL || undefined).toBeUndefined();
@@ -294,7 +294,7 @@ describe('asset management, Volcengine OpenAPI style', () => {
         expect(listed).toMatchObject({ Assets: expect.any(Array), Total: 3 });
       }
       h.emu.advanceClock(1_000);
-      expect((await h.client.assets.getAsset({ Id: ids[0]! })).Status).toBe('Active');
+      expect((await h.client.assets.getAsset({ Id: ids[0] })).Status).toBe('Active');
     });
   });
 
@@ -368,7 +368,7 @@ describe('errors', () => {
       const { id } = await h.client.generation.create({ model: 'm1', content: [text('x')] });
       const review = await h.client.review.submitAsync({ images: [media('a.png')] });
       const { AssetGroups } = await h.client.assets.listAssetGroups();
-      const asset = await h.client.assets.createAsset({ GroupId: AssetGroups[0]!.Id, URL: media('b.png') });
+      const asset = await h.client.assets.createAsset({ GroupId: AssetGroups[0].Id, URL: media('b.png') });
       expect(await failure(h.client.generation.get(id))).toBeInstanceOf(NotFoundError);
       expect(await failure(h.client.review.getTask(review.task_id))).toBeInstanceOf(NotFoundError);
       const notOwned = await failure(h.client.assets.getAsset({ Id: asset.Id }));

@@ -41,7 +41,7 @@ const creates: [string, string, (c: VendorClient) => Promise<unknown>, () => num
     'assets.CreateAsset',
     async (c) => {
       const { AssetGroups } = await c.assets.listAssetGroups();
-      return c.assets.createAsset({ GroupId: AssetGroups[0]!.Id, URL: media('a.png') });
+      return c.assets.createAsset({ GroupId: AssetGroups[0].Id, URL: media('a.png') });
     },
     () => h.emu.inspect().assets.length,
   ],

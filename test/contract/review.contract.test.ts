@@ -78,7 +78,7 @@ describe('async submit and task query', () => {
       model: 'm1',
       content: [
         { type: 'text', text: 'x' },
-        { type: 'image_url', image_url: { url: ok!.asset_url! }, role: 'first_frame' },
+        { type: 'image_url', image_url: { url: ok.asset_url! }, role: 'first_frame' },
       ],
     });
     expect(gen.id).toEqual(expect.any(String));
@@ -133,17 +133,17 @@ describe('async submit and task query', () => {
 
   it('group_id of another user → 403; real_person source needs the real-person group', async () => {
     const { AssetGroups } = await h.user2.assets.listAssetGroups();
-    const err = await failure(h.client.review.submitAsync({ images: [media('a.png')], group_id: AssetGroups[0]!.Id }));
+    const err = await failure(h.client.review.submitAsync({ images: [media('a.png')], group_id: AssetGroups[0].Id }));
     expect(err).toBeInstanceOf(ForbiddenError);
     const mine = await h.client.assets.listAssetGroups({ Filter: { GroupType: 'LivenessFace' } });
-    const real = mine.AssetGroups[0]!;
+    const real = mine.AssetGroups[0];
     const ok = await h.client.review.submitAsync({
       images: [media('face.png')],
       group_id: real.Id,
       group_source: 'real_person',
     });
     const done = await finished(ok.task_id);
-    const assetId = done.result!.items[0]!.asset_id!;
+    const assetId = done.result!.items[0].asset_id!;
     expect((await h.client.assets.getAsset({ Id: assetId })).GroupId).toBe(real.Id);
   });
 });
@@ -176,7 +176,7 @@ describe('submission rules: the client refuses, and the vendor agrees', () => {
 
   it.each(cases)('%s', async (_label, body, vendorField) => {
     const before = h.emu.inspect().requests.length;
-    const ours = await failure(h.client.review.submitAsync(body as never));
+    const ours = await failure(h.client.review.submitAsync(body));
     expect(ours).toBeInstanceOf(RejectedError);
     expect(ours.status).toBeUndefined();
     expect(h.emu.inspect().requests).toHaveLength(before);
@@ -202,5 +202,5 @@ async function waitForRequest() {
     if (Date.now() > until) throw new Error('no callback arrived');
     await new Promise((r) => setTimeout(r, 20));
   }
-  return receiver.requests[0]!;
+  return receiver.requests[0];
 }

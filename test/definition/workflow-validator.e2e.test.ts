@@ -3,7 +3,8 @@
  * copy, ipaddr.js included): a definition that bypassed the client check fails in the
  * workflow, naming the field and the reason, before any vendor call.
  */
-import { startHarness, type Harness } from '../workflows/harness';
+import { WorkflowFailedError } from '@temporalio/client';
+import { rejection, startHarness, type Harness } from '../workflows/harness';
 import { FailureType } from '../../src/failures';
 
 let h: Harness;
@@ -27,8 +28,8 @@ test.each([
   ],
 ])('%j fails as InvalidDefinition: %s', async (definition, message) => {
   const handle = await h.start(definition as never);
-  const err = await handle.result().catch((e) => e);
-  expect(err.cause.type).toBe(FailureType.InvalidDefinition);
-  expect(err.cause.message).toContain(message);
+  const err = await rejection(handle.result(), WorkflowFailedError);
+  expect(err.cause).toMatchObject({ type: FailureType.InvalidDefinition });
+  expect(err.cause?.message).toContain(message);
   expect(h.emulator.inspect().counters.requests).toBe(0);
 });

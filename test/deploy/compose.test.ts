@@ -27,19 +27,19 @@ test('the file is valid with no variable set (the CLI needs no secret)', () => {
   expect(Object.keys(services)).toEqual(
     expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'emulator', 'worker', 'cli', ...ONE_SHOTS]),
   );
-  expect(services.worker!.environment!.REELFLOW_CALLBACK_SECRET ?? '').toBe('');
+  expect(services.worker.environment!.REELFLOW_CALLBACK_SECRET ?? '').toBe('');
 });
 
 test('Temporal runs from temporalio/server with matching admin-tools, never the retired auto-setup', () => {
   const images = Object.values(services).map((s) => s.image ?? '');
   expect(images.filter((i) => i.includes('auto-setup'))).toEqual([]);
-  const server = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(services.temporal!.image!)?.[1];
+  const server = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(services.temporal.image!)?.[1];
   expect(server).toBeDefined();
   for (const name of ['temporal-admin-tools', 'temporal-create-namespace']) {
-    expect(services[name]!.image).toMatch(new RegExp(`^temporalio/admin-tools:${server!.replace(/\./g, '\\.')}\\b`));
+    expect(services[name].image).toMatch(new RegExp(`^temporalio/admin-tools:${server!.replace(/\./g, '\\.')}\\b`));
   }
-  expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', BIND_ON_IP: '0.0.0.0' });
-  expect(services.temporal!.volumes!.join(' ')).toContain('deploy/dynamicconfig.yaml:');
+  expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', BIND_ON_IP: '0.0.0.0' });
+  expect(services.temporal.volumes!.join(' ')).toContain('deploy/dynamicconfig.yaml:');
 });
 
 test('start order: schema, server healthy, namespace, search attributes, then the worker', () => {
@@ -66,7 +66,7 @@ test('every dependency is waited for: one-shots to succeed, the rest to be healt
     }
   }
   // A one-shot that restarts forever never completes.
-  for (const name of ONE_SHOTS) expect(['always', 'unless-stopped']).not.toContain(services[name]!.restart);
+  for (const name of ONE_SHOTS) expect(['always', 'unless-stopped']).not.toContain(services[name].restart);
 });
 
 test('healthchecks: pg_isready, the cluster health API, the emulator and the receiver over HTTP', () => {
@@ -78,13 +78,13 @@ test('healthchecks: pg_isready, the cluster health API, the emulator and the rec
 
 test('the one-shots run the schema tool and create the namespace', () => {
   const script = (name: string) => {
-    const file = services[name]!.command![0]!.replace(/^\/reelflow\//, 'deploy/temporal/');
+    const file = services[name].command![0].replace(/^\/reelflow\//, 'deploy/temporal/');
     return readFileSync(path.join(ROOT, file), 'utf8');
   };
   expect(script('temporal-admin-tools')).toMatch(/temporal-sql-tool .*update-schema -d "\$\{schema_dir\}/);
-  expect(services['temporal-admin-tools']!.environment).toMatchObject({ SQL_PLUGIN: 'postgres12' });
+  expect(services['temporal-admin-tools'].environment).toMatchObject({ SQL_PLUGIN: 'postgres12' });
   expect(script('temporal-create-namespace')).toContain('temporal operator namespace create');
-  expect(services.setup!.command).toEqual(expect.arrayContaining(['dist/src/starters/cli.js', 'setup']));
+  expect(services.setup.command).toEqual(expect.arrayContaining(['dist/src/starters/cli.js', 'setup']));
 });
 
 test('published ports listen on 127.0.0.1 only', () => {
@@ -100,15 +100,15 @@ function imageUser(): { user: string; owned: string[] } {
   const user = /^USER (\S+)/m.exec(finalStage)?.[1] ?? 'root';
   const owned = [...finalStage.matchAll(/chown (\S+?):\S+ ([^\n&]+)/g)]
     .filter((m) => m[1] === user)
-    .flatMap((m) => m[2]!.trim().split(/\s+/));
+    .flatMap((m) => m[2].trim().split(/\s+/));
   return { user, owned };
 }
 
 test('the archive and the worker state are named volumes the image user owns', () => {
   const { user, owned } = imageUser();
   expect(user).not.toBe('root');
-  const worker = services.worker!;
-  const mounts = Object.fromEntries(worker.volumes!.map((v) => v.split(':').slice(0, 2).reverse()));
+  const worker = services.worker;
+  const mounts = Object.fromEntries(worker.volumes!.map((v) => v.split(':').slice(0, 2).reverse() as [string, string]));
   const archive = worker.environment!.REELFLOW_ARCHIVE_DIR!;
   const state = path.posix.dirname(worker.environment!.REELFLOW_CALLBACK_SECRET_FILE!);
   for (const dir of [archive, state]) {
@@ -146,8 +146,8 @@ test('the README compose commands name services, CLI commands and files that exi
     const names = rest.filter((a) => !a.startsWith('-'));
     if (sub === 'run') {
       const [service, command, ...args] = names;
-      expect(services[service!]).toBeDefined();
-      expect(findCommand(command!)).toBeDefined();
+      expect(services[service]).toBeDefined();
+      expect(findCommand(command)).toBeDefined();
       for (const file of args.filter((a) => a.includes('/'))) {
         expect(dockerfile).toContain(`COPY ${file.split('/')[0]} `);
         expect(() => readFileSync(path.join(ROOT, file))).not.toThrow();

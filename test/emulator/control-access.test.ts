@@ -88,7 +88,7 @@ describe('over HTTP, with a token', () => {
       ['clock', 'POST'],
       ['reset', 'POST'],
     ]) {
-      const res = await control(path!, { method, body: method === 'POST' ? '{}' : undefined });
+      const res = await control(path, { method, body: method === 'POST' ? '{}' : undefined });
       expect(res.status).toBe(401);
       expect(await res.text()).not.toContain(TOKEN);
     }

@@ -66,8 +66,8 @@ describe('upstream generation', () => {
         error: { code: 'OutputVideoSensitiveContentDetected', message: expect.stringContaining('fail-generation') },
       });
       expect(rx.received.map((r) => r.body.status)).toEqual(['queued', 'running', 'failed']);
-      expect(rx.received[2]!.body).toEqual(failed);
-      expect(rx.received[0]!.body).toMatchObject({ content: null, error: null });
+      expect(rx.received[2].body).toEqual(failed);
+      expect(rx.received[0].body).toMatchObject({ content: null, error: null });
     } finally {
       await rx.close();
     }
@@ -115,7 +115,7 @@ describe('upstream erase', () => {
       states.push((await api(emu).getErase(body.task_id)).body.status);
     }
     expect(states).toEqual(['NOT_START', 'UNKNOWN', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS']);
-    expect(emu.inspect().eraseTasks[0]!.history.map((h) => h.status)).toEqual([
+    expect(emu.inspect().eraseTasks[0].history.map((h) => h.status)).toEqual([
       'NOT_START',
       'SUBMITTED',
       'QUEUED',

@@ -61,8 +61,8 @@ describe('erase callbacks', () => {
       await waitFor(() => rx.received.length >= 1);
       await new Promise((r) => setTimeout(r, 50));
       expect(rx.received).toHaveLength(1);
-      expect(rx.received[0]!.path).toBe('/from-body');
-      expect(rx.received[0]!.body).toEqual((await api(emu).getErase(body.task_id)).body);
+      expect(rx.received[0].path).toBe('/from-body');
+      expect(rx.received[0].body).toEqual((await api(emu).getErase(body.task_id)).body);
       expect(emu.inspect().eraseTasks[0]).toMatchObject({ callbackSource: 'body', callbackUrl: `${rx.url}/from-body` });
     } finally {
       await rx.close();

@@ -102,7 +102,7 @@ describe('fault injection over HTTP', () => {
     const [req] = emu.inspect().requests;
     expect(req).toMatchObject({
       status: 'reset',
-      resourceId: emu.inspect().generationTasks[0]!.id,
+      resourceId: emu.inspect().generationTasks[0].id,
       callbackUrl: 'https://hooks.example.com/a',
     });
   });
@@ -126,7 +126,7 @@ describe('fault injection over HTTP', () => {
     expect(tasks()).toBe(1);
     const req = await waitFor(() => emu.inspect().requests[0], 2_000);
     expect(req).toMatchObject({ status: 200, faults: ['delayAfterCreate'] });
-    expect(req!.durationMs).toBeGreaterThanOrEqual(380);
+    expect(req.durationMs).toBeGreaterThanOrEqual(380);
   });
 
   it('rateLimit429: a burst of 429s with Retry-After, in the interface error format, creating nothing', async () => {
@@ -226,7 +226,7 @@ describe('callback faults', () => {
     // The receiver sees a POST before the emulator has read its answer: wait on the counter.
     await waitFor(() => emu.inspect().counters.callbacks.delivered >= 3);
     expect(rx.received.map((r) => r.body.status)).toEqual(['running', 'running', 'succeeded']);
-    expect(rx.received[0]!.headers['x-emulator-callback-id']).toBe(rx.received[1]!.headers['x-emulator-callback-id']);
+    expect(rx.received[0].headers['x-emulator-callback-id']).toBe(rx.received[1].headers['x-emulator-callback-id']);
     const { callbacks, counters } = emu.inspect();
     expect(callbacks.filter((c) => c.outcome === 'dropped')).toEqual([
       expect.objectContaining({ resourceId: body.id, state: 'queued' }),

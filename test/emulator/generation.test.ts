@@ -54,7 +54,7 @@ describe('generation create and query', () => {
         expect(r.path).toBe('/cb/gen-1');
         expect(GenerationCallbackSchema.parse(r.body).id).toBe(body.id);
       }
-      expect(rx.received[2]!.body).toEqual((await api(emu).getGeneration(body.id)).body);
+      expect(rx.received[2].body).toEqual((await api(emu).getGeneration(body.id)).body);
       expect(emu.inspect().counters.callbacks).toMatchObject({ sent: 3, delivered: 3, failed: 0 });
     } finally {
       await rx.close();

@@ -79,14 +79,14 @@ describe('async review', () => {
 
   it('uses asset_url_list when both lists are sent', async () => {
     const res = await api(emu).review('async', { images: ['https://e.com/a.png'], asset_url_list: urls(2) });
-    expect(emu.inspect().reviewTasks[0]!.urls).toEqual(urls(2));
+    expect(emu.inspect().reviewTasks[0].urls).toEqual(urls(2));
     expect(res.status).toBe(202);
   });
 
   it('generates a 32-hex track_id when the X-Track-Id sent is not one', async () => {
     const res = await api(emu).review('async', { images: urls(1) }, USER1, 'my-own-trace');
     expect(res.body.track_id).toMatch(/^[0-9a-f]{32}$/);
-    expect(emu.inspect().reviewTasks[0]!.trackId).toBe('my-own-trace');
+    expect(emu.inspect().reviewTasks[0].trackId).toBe('my-own-trace');
   });
 
   it('puts a real-person upload into the LivenessFace group', async () => {
@@ -104,9 +104,9 @@ describe('async review', () => {
       const res = await api(emu).review('async', { images: urls(2), callback_url: `${rx.url}/review` });
       emu.advanceClock(1_500);
       await waitFor(() => rx.received.length >= 1);
-      const body = ReviewCallbackSchema.parse(rx.received[0]!.body);
+      const body = ReviewCallbackSchema.parse(rx.received[0].body);
       expect(body).toMatchObject({ task_id: res.body.task_id, status: 'completed', done_count: 2 });
-      expect(rx.received[0]!.body).toEqual((await api(emu).getReview(res.body.task_id)).body);
+      expect(rx.received[0].body).toEqual((await api(emu).getReview(res.body.task_id)).body);
     } finally {
       await rx.close();
     }
@@ -143,7 +143,7 @@ describe('cancel (admin) and query interval', () => {
       expect((await api(emu).admin('POST', `review/${res.body.task_id}/cancel`)).status).toBe(409);
       expect((await api(emu).admin('POST', 'review/review-nope/cancel')).status).toBe(404);
       await waitFor(() => rx.received.length >= 1);
-      expect(rx.received[0]!.body.status).toBe('cancelled');
+      expect(rx.received[0].body.status).toBe('cancelled');
     } finally {
       await rx.close();
     }

@@ -99,7 +99,7 @@ describe('unknownState: a state reelflow does not know', () => {
         URL: '',
       });
     }
-    expect(emu.inspect().eraseTasks[0]!.status).toBe('SUCCESS');
+    expect(emu.inspect().eraseTasks[0].status).toBe('SUCCESS');
   });
 });
 
@@ -118,7 +118,7 @@ describe('expire: a generation task ends expired', () => {
       });
       expect(task).not.toHaveProperty('video_url');
       await waitFor(() => rx.received.length >= 3);
-      expect(rx.received[2]!.body.status).toBe('expired');
+      expect(rx.received[2].body.status).toBe('expired');
     } finally {
       await rx.close();
     }

@@ -19,7 +19,7 @@ const DECLARATION = /^export (?:async )?(?:const|function|class|type|interface|e
 
 const exported = [...code]
   .filter(([f]) => f.startsWith(`src${path.sep}`))
-  .flatMap(([file, src]) => [...src.matchAll(DECLARATION)].map((m) => ({ file, name: m[1]! })));
+  .flatMap(([file, src]) => [...src.matchAll(DECLARATION)].map((m) => ({ file, name: m[1] })));
 
 test('every export of src/ has a use', () => {
   expect(exported.length).toBeGreaterThan(100);

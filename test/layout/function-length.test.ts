@@ -24,7 +24,7 @@ function longFunctions(file: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-      const fn = node as ts.FunctionLikeDeclaration;
+      const fn = node;
       const lines = line(fn.getEnd()) - line(fn.getStart(sf)) + 1;
       if (lines > MAX_LINES) found.push(`${file}:${line(fn.getStart(sf))} ${nameOf(fn, sf)} (${lines} lines)`);
     }

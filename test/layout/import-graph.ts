@@ -24,7 +24,7 @@ const SPECIFIERS = [
 
 export function importsOf(file: string): string[] {
   const src = readFileSync(file, 'utf8');
-  return SPECIFIERS.flatMap((re) => [...src.matchAll(re)].map((m) => m[1]!));
+  return SPECIFIERS.flatMap((re) => [...src.matchAll(re)].map((m) => m[1]));
 }
 
 /** The .ts file a relative specifier names (a file or a folder's index). */

@@ -33,6 +33,6 @@ test('an incompatible change to videoPipeline is caught as a determinism violati
     { workflowsPath: require.resolve('./changed-workflows') },
     load(full),
     ids[full],
-  ).catch((e) => e);
+  ).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(DeterminismViolationError);
 });

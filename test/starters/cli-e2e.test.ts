@@ -132,12 +132,7 @@ describe('pipelines through the CLI', () => {
   });
 
   test('an invalid definition starts nothing (exit 2), an unknown id is a clear error (exit 1)', async () => {
-    const bad = await cli([
-      'start',
-      defFile({ generation: { model: 'm', content: [] } } as PipelineDefinitionInput),
-      '--task-queue',
-      h.taskQueue,
-    ]);
+    const bad = await cli(['start', defFile({ generation: { model: 'm', content: [] } }), '--task-queue', h.taskQueue]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/def-\d+\.json: generation\.content: /);
     const missing = await cli(['status', 'reelflow-no-such-pipeline']);
@@ -240,7 +235,7 @@ describe('resolve through the CLI', () => {
     );
     expect(waiting.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(id);
 
-    const taskId = h.emulator.inspect().generationTasks[0].id as string;
+    const taskId = h.emulator.inspect().generationTasks[0].id;
     const resolved = await cli(['resolve', id, '--task-id', taskId, '--json']);
     expect(resolved.code).toBe(0);
     expect(resolved.json()).toMatchObject({ workflowId: id, stage: 'generation', accepted: { taskId } });

@@ -12,7 +12,7 @@ async function cli(args: string[]) {
     stderr: { write: (s: string) => ((err += s), true) },
     env: { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS },
     cwd: process.cwd(),
-  } as never);
+  });
   return { code, out, err };
 }
 

@@ -15,7 +15,7 @@ test('a trivial workflow runs on a real worker against the dev server', async ()
     connection: nativeConnection,
     taskQueue,
     workflowsPath: require.resolve('./smoke-workflows'),
-    activities: { greet: async (name: string) => `hello ${name}` },
+    activities: { greet: (name: string) => Promise.resolve(`hello ${name}`) },
   });
   const connection = await Connection.connect({ address });
   try {

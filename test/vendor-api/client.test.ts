@@ -33,7 +33,7 @@ function send(res: ServerResponse, status: number, body: unknown) {
 /** A fake vendor good enough for wire checks; 45 assets in g1 for paging. */
 function fakeVendor(req: Recorded, res: ServerResponse) {
   const url = new URL(req.url, 'http://x');
-  const body = req.body ? JSON.parse(req.body) : undefined;
+  const body = req.body ? (JSON.parse(req.body) as { PageNumber?: number; PageSize?: number }) : undefined;
   const action = url.searchParams.get('Action');
   if (url.pathname === '/v1/task/create') return send(res, 200, { id: 'gen-1', extra: true });
   if (url.pathname.startsWith('/v1/task/get/'))
@@ -99,7 +99,7 @@ afterAll(async () => {
 beforeEach(() => {
   server.requests.length = 0;
 });
-const last = () => server.requests[server.requests.length - 1] as Recorded;
+const last = () => server.requests[server.requests.length - 1];
 
 describe('base_url interfaces use the Bearer API key', () => {
   it('generation.create / get', async () => {
@@ -171,8 +171,8 @@ describe('identity_url interfaces use X-Access-Token + X-Track-Id', () => {
   it('listAllAssets walks pages; findAssetByName picks the earliest; findGroupByName too', async () => {
     const all = await client.assets.listAllAssets({ GroupIds: ['g1'] });
     expect(all).toHaveLength(45);
-    expect(server.requests.map((r) => JSON.parse(r.body).PageNumber)).toEqual([1, 2, 3]);
-    expect(JSON.parse(server.requests[0]!.body)).toEqual({ Filter: { GroupIds: ['g1'] }, PageNumber: 1, PageSize: 20 });
+    expect(server.requests.map((r) => (JSON.parse(r.body) as { PageNumber: number }).PageNumber)).toEqual([1, 2, 3]);
+    expect(JSON.parse(server.requests[0].body)).toEqual({ Filter: { GroupIds: ['g1'] }, PageNumber: 1, PageSize: 20 });
     expect((await client.assets.findAssetByName('g1', 'dup'))?.Id).toBe('a30');
     expect(await client.assets.findAssetByName('g1', 'none')).toBeUndefined();
     expect((await client.assets.findGroupByName('dup'))?.Id).toBe('g1');

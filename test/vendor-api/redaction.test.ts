@@ -116,14 +116,7 @@ const cases: [string, new (...a: never[]) => Error, () => Promise<unknown>][] = 
   [
     FailureType.VendorConfigError,
     VendorConfigError,
-    async () => {
-      try {
-        resolveProfile('p', { REELFLOW_PROFILE_P_API_KEY: API_KEY });
-      } catch (e) {
-        return e;
-      }
-      return undefined;
-    },
+    () => catching(Promise.resolve().then(() => resolveProfile('p', { REELFLOW_PROFILE_P_API_KEY: API_KEY }))),
   ],
 ];
 

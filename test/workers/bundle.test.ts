@@ -47,7 +47,7 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   try {
-    const here = async (): Promise<string> => Context.current().info.taskQueue;
+    const here = (): Promise<string> => Promise.resolve(Context.current().info.taskQueue);
     const workers = await createReelflowWorkers({
       connection: nativeConnection,
       namespace,

@@ -26,13 +26,11 @@ afterAll(async () => {
   await nativeConnection?.close();
 });
 
+// Activities return promises; these two answer at once, with the queue they ran on.
 const activities = {
-  async getAsset(_input: { profile: string; id: string }): Promise<string> {
-    return Context.current().info.taskQueue;
-  },
-  async whereAmI(): Promise<string> {
-    return Context.current().info.taskQueue;
-  },
+  getAsset: (_input: { profile: string; id: string }): Promise<string> =>
+    Promise.resolve(Context.current().info.taskQueue),
+  whereAmI: (): Promise<string> => Promise.resolve(Context.current().info.taskQueue),
 };
 
 function config(taskQueue: string) {

@@ -94,16 +94,16 @@ async function idle(h: Harness, handle: Pipeline): Promise<void> {
     const open = new Set<string>();
     for (const e of events) {
       const t = e.eventType;
-      if (t === EventType.EVENT_TYPE_TIMER_STARTED) open.add(`t${e.eventId}`);
-      if (t === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) open.add(`a${e.eventId}`);
+      if (t === EventType.EVENT_TYPE_TIMER_STARTED) open.add(`t${String(e.eventId)}`);
+      if (t === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) open.add(`a${String(e.eventId)}`);
       const timer = e.timerFiredEventAttributes ?? e.timerCanceledEventAttributes;
-      if (timer) open.delete(`t${timer.startedEventId}`);
+      if (timer) open.delete(`t${String(timer.startedEventId)}`);
       const act =
         e.activityTaskCompletedEventAttributes ??
         e.activityTaskFailedEventAttributes ??
         e.activityTaskTimedOutEventAttributes ??
         e.activityTaskCanceledEventAttributes;
-      if (act) open.delete(`a${act.scheduledEventId}`);
+      if (act) open.delete(`a${String(act.scheduledEventId)}`);
     }
     // The commands' events follow WorkflowTaskCompleted: look at the last workflow task event.
     const task = events.filter(

@@ -2,10 +2,10 @@
  * Every fault class of the emulator against a real pipeline: the pipeline ends as it
  * should, and the emulator's inspection shows no duplicate vendor task.
  */
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { startHarness, type Harness, waitForStatus } from './harness';
+import { rejection, startHarness, type Harness, waitForStatus } from './harness';
 
 const quick = {
   generationQueuedMs: 300,
@@ -144,7 +144,7 @@ describe('faults without callbacks', () => {
   test('erase create 502 (video processing failed) fails the pipeline clearly, no retry with the same URL', async () => {
     h.emulator.setFaults({ 'erase.create': { upstream502: { next: 1 } } });
     const handle = await h.start(generationAndErase());
-    const err = await handle.result().catch((e) => e);
+    const err = await rejection(handle.result(), WorkflowFailedError);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(String(err.cause?.message)).toMatch(/erase create rejected/);
     expect(h.emulator.inspect().eraseTasks).toHaveLength(0);
@@ -161,9 +161,10 @@ describe('faults without callbacks', () => {
     const [task] = h.emulator.inspect().generationTasks; // what an operator finds in the vendor console
 
     // The validator refuses a malformed decision before anything happens.
-    const refused = await handle
-      .executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'has spaces' } }] })
-      .catch((e) => e);
+    const refused = await rejection(
+      handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'has spaces' } }] }),
+      WorkflowUpdateFailedError,
+    );
     expect(refused.cause?.message).toMatch(/decision.taskId/);
     const accepted = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
     expect(accepted).toEqual({ stage: 'generation', step: 'generation', accepted: { taskId: task.id } });
@@ -186,9 +187,10 @@ describe('faults without callbacks', () => {
 
   test('resolveCreate on a pipeline that is not waiting is refused', async () => {
     const handle = await h.start(generationOnly());
-    const refused = await handle
-      .executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] })
-      .catch((e) => e);
+    const refused = await rejection(
+      handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] }),
+      WorkflowUpdateFailedError,
+    );
     expect(refused.cause?.message).toMatch(/is not waiting for an operator decision/);
     await handle.result();
   });

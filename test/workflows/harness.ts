@@ -74,7 +74,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
       return vendor;
     },
     callbackUrlFor: receiver
-      ? (workflowId, step, attempt) => buildCallbackUrl(receiver!.url, CALLBACK_SECRET, workflowId, step, attempt)
+      ? (workflowId, step, attempt) => buildCallbackUrl(receiver.url, CALLBACK_SECRET, workflowId, step, attempt)
       : undefined,
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
@@ -180,4 +180,14 @@ export async function waitForStatus(
     if (Date.now() > deadline) throw new Error(`status never matched; last: ${JSON.stringify(s)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** What `p` rejects with, typed as the expected class; any other outcome fails the test. */
+export async function rejection<E extends Error>(p: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  const outcome: unknown = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (outcome instanceof type) return outcome;
+  throw new Error(`expected a ${type.name}, got ${outcome instanceof Error ? outcome.stack : String(outcome)}`);
 }

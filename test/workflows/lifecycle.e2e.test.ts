@@ -6,7 +6,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { statusQuery } from '../../src/workflows/messages';
-import { CALLBACK_SECRET, fullDefinition, startHarness, type Harness, waitForStatus } from './harness';
+import { CALLBACK_SECRET, fullDefinition, rejection, startHarness, type Harness, waitForStatus } from './harness';
 import { FailureType } from '../../src/failures';
 
 describe('cancellation', () => {
@@ -24,7 +24,7 @@ describe('cancellation', () => {
     const running = await waitForStatus(handle, (s) => s.vendorTasks.some((t) => t.kind === 'generation'));
     const taskId = running.vendorTasks.find((t) => t.kind === 'generation')!.id;
     await handle.cancel();
-    const err = await handle.result().catch((e) => e);
+    const err = await rejection(handle.result(), WorkflowFailedError);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(err.cause).toBeInstanceOf(CancelledFailure);
 
@@ -97,9 +97,9 @@ describe('slow vendor', () => {
       },
       options: { archive: false, deadlines: { assetStuck: '1s', assetPending: '2s' } },
     });
-    const err = await handle.result().catch((e) => e);
+    const err = await rejection(handle.result(), WorkflowFailedError);
     expect(err).toBeInstanceOf(WorkflowFailedError);
-    expect(err.cause.message).toMatch(/asset late .* not finished after/);
+    expect(err.cause?.message).toMatch(/asset late .* not finished after/);
   });
 });
 
@@ -117,8 +117,8 @@ describe('URLs expire', () => {
       erase: true,
       options: { archive: false },
     });
-    const err = await handle.result().catch((e) => e);
-    expect(err.cause.message).toMatch(/erase refused: the original generated video URL expires at/);
+    const err = await rejection(handle.result(), WorkflowFailedError);
+    expect(err.cause?.message).toMatch(/erase refused: the original generated video URL expires at/);
     expect(h.emulator.inspect().eraseTasks).toHaveLength(0);
   });
 });
@@ -171,9 +171,9 @@ describe('invalid definitions', () => {
     const handle = await h.start({
       generation: { model: 'm', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
     });
-    const err = await handle.result().catch((e) => e);
-    expect(err.cause.type).toBe(FailureType.InvalidDefinition);
-    expect(err.cause.message).toContain('generation.content[0].image_url.url');
+    const err = await rejection(handle.result(), WorkflowFailedError);
+    expect(err.cause).toMatchObject({ type: FailureType.InvalidDefinition });
+    expect(err.cause?.message).toContain('generation.content[0].image_url.url');
     expect(h.emulator.inspect().counters.requests).toBe(0);
   });
 });
@@ -215,9 +215,9 @@ describe('review cancelled at the vendor', () => {
     const taskId = s.vendorTasks.find((t) => t.kind === 'review')!.id;
     const res = await fetch(`${h.emulator.url}/__emulator/review/${taskId}/cancel`, { method: 'POST' });
     expect(res.status).toBe(200);
-    const err = await handle.result().catch((e) => e);
+    const err = await rejection(handle.result(), WorkflowFailedError);
     expect(err).toBeInstanceOf(WorkflowFailedError);
-    expect(err.cause.message).toMatch(/review task .* was cancelled at the vendor; not resubmitted/);
+    expect(err.cause?.message).toMatch(/review task .* was cancelled at the vendor; not resubmitted/);
     const inspected = h.emulator.inspect();
     expect(inspected.reviewTasks).toHaveLength(1);
     expect(inspected.generationTasks).toHaveLength(0);

@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { statusQuery, type PipelineResult } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from './harness';
 
@@ -31,7 +31,7 @@ async function expectSummaries(handle: WorkflowHandle, result: PipelineResult) {
   const events = (await handle.fetchHistory()).events ?? [];
   const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
   const summary = (e: (typeof events)[number]) =>
-    e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary as Payload) : '';
+    e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : '';
   const activities = scheduled.map(summary);
   const timers = events.filter((e) => e.timerStartedEventAttributes).map(summary);
   const generation = result.generation!.taskId;
@@ -143,11 +143,11 @@ describe('stages skipped by the definition', () => {
     expect(p3.generation!.taskId).not.toBe(p1.generation!.taskId);
     const [old] = p1.archived;
     const [fresh] = p3.archived;
-    expect(fresh!.taskId).toBe(p3.generation!.taskId);
-    expect(fresh!.sourceUrl).toBe(p3.generation!.videoUrl.split('?')[0]);
-    expect(fresh!.path).not.toBe(old!.path);
-    expect(sha256(fresh!.path)).toBe(fresh!.sha256);
-    expect(sha256(old!.path)).toBe(old!.sha256);
+    expect(fresh.taskId).toBe(p3.generation!.taskId);
+    expect(fresh.sourceUrl).toBe(p3.generation!.videoUrl.split('?')[0]);
+    expect(fresh.path).not.toBe(old.path);
+    expect(sha256(fresh.path)).toBe(fresh.sha256);
+    expect(sha256(old.path)).toBe(old.sha256);
   });
 
   test('generation only: no review, assets or erase calls, stages shown as skipped', async () => {

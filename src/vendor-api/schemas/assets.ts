@@ -181,7 +181,7 @@ export function assetEnvelopeSchema<A extends AssetActionName>(action: A) {
   return nullIsAbsent(
     z.looseObject({
       ResponseMetadata: spec.metadata ? ResponseMetadataSchema : ResponseMetadataSchema.optional(),
-      Result: spec.result as (typeof ASSET_ACTIONS)[A]['result'],
+      Result: spec.result,
     }),
   );
 }

@@ -36,7 +36,7 @@ interface Info {
 
 function infoOf(f: ApplicationFailure): Info {
   const d = f.details?.[0];
-  return d && typeof d === 'object' ? (d as Info) : {};
+  return d && typeof d === 'object' ? d : {};
 }
 
 /** Classifies a failed create. Rethrows cancellation: it is never a vendor outcome. */

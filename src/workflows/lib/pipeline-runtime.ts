@@ -92,7 +92,9 @@ export class PipelineRuntime {
     setHandler(statusQuery, () => this.status);
     setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.verdict(cb));
-    setHandler(resolveCreateUpdate, (input) => this.resolve(input), { validator: (input) => this.validate(input) });
+    setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
+      validator: (input: ResolveCreateInput) => this.validate(input),
+    });
   }
 
   get vendorTasks(): VendorTaskRecord[] {
