@@ -19,6 +19,8 @@ import { databaseFromEnv, ensureDatabases, visibilityDatabase } from './postgres
 import { applySchemas } from './schema';
 
 export const DEFAULT_SHARDS = 4;
+/** Every service binds loopback (bindOnLocalHost in the config). */
+const LOOPBACK = '127.0.0.1';
 
 export interface ClusterOptions {
   /** Holds config/ and server.log (created). */
@@ -27,7 +29,6 @@ export interface ClusterOptions {
   database: string;
   /** History shards; fixed when the databases are first set up (reset to change). */
   shards?: number;
-  ip?: string;
   /** Frontend gRPC port; 0 or undefined = a free one. The other ports are always free ones. */
   port?: number;
   namespace?: string;
@@ -50,7 +51,7 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
 
 export async function startCluster(opts: ClusterOptions): Promise<RunningCluster> {
   const log = opts.log ?? (() => undefined);
-  const ip = opts.ip ?? '127.0.0.1';
+  const ip = LOOPBACK;
   const shards = opts.shards ?? DEFAULT_SHARDS;
   const namespace = opts.namespace ?? 'default';
   const bins = findClusterBinaries(log);

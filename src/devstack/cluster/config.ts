@@ -15,6 +15,8 @@ export const CONFIG_ENV = 'reelflow';
 
 export interface ServerPorts {
   frontend: number;
+  /** The frontend's HTTP API (Nexus needs it; without it the server warns at every start). */
+  frontendHttp: number;
   history: number;
   matching: number;
   worker: number;
@@ -64,8 +66,10 @@ function datastore(c: ClusterConfig, databaseName: string, maxConns: number): Ya
   };
 }
 
-function service(c: ClusterConfig, name: keyof ServerPorts['membership']): Yaml {
-  return { rpc: { grpcPort: c.ports[name], membershipPort: c.ports.membership[name], bindOnLocalHost: true } };
+function service(c: ClusterConfig, name: keyof ServerPorts['membership'], extra: { [key: string]: Yaml } = {}): Yaml {
+  return {
+    rpc: { grpcPort: c.ports[name], membershipPort: c.ports.membership[name], bindOnLocalHost: true, ...extra },
+  };
 }
 
 function renderConfig(c: ClusterConfig): string {
@@ -87,7 +91,7 @@ function renderConfig(c: ClusterConfig): string {
       },
     },
     services: {
-      frontend: service(c, 'frontend'),
+      frontend: service(c, 'frontend', { httpPort: c.ports.frontendHttp }),
       history: service(c, 'history'),
       matching: service(c, 'matching'),
       worker: service(c, 'worker'),

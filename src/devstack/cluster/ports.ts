@@ -35,6 +35,7 @@ export async function choosePorts(ip: string, frontend?: number): Promise<Server
   const free = () => lowFreePort(ip, taken);
   return {
     frontend: frontend || (await free()),
+    frontendHttp: await free(),
     history: await free(),
     matching: await free(),
     worker: await free(),

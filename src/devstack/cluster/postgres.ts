@@ -39,11 +39,12 @@ function identifier(what: string, name: string): string {
 
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
+const dropSql = (names: string[]) => names.map((n) => `DROP DATABASE IF EXISTS ${n} WITH (FORCE);`);
+
 /** Creates the role and both databases when missing; `reset` drops the databases first. */
 export function ensureDatabases(db: ClusterDatabase, opts: { reset?: boolean } = {}): void {
   const names = [db.database, visibilityDatabase(db)];
-  const sql: string[] = [];
-  if (opts.reset) sql.push(...names.map((n) => `DROP DATABASE IF EXISTS ${n} WITH (FORCE);`));
+  const sql: string[] = opts.reset ? dropSql(names) : [];
   sql.push(
     `SELECT 'CREATE ROLE ${db.user} LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ${literal(db.user)})\\gexec`,
   );
@@ -54,6 +55,11 @@ export function ensureDatabases(db: ClusterDatabase, opts: { reset?: boolean } =
     );
   }
   psql(db, sql.join('\n'));
+}
+
+/** Drops both databases (the role stays). */
+export function dropDatabases(db: ClusterDatabase): void {
+  psql(db, dropSql([db.database, visibilityDatabase(db)]).join('\n'));
 }
 
 /** Runs SQL as the administrator (PGUSER, default postgres), from stdin: no secret on argv. */
