@@ -5,17 +5,17 @@
  * shape (src/devstack/dev-server.ts), so callers can take either.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import type { DevServer } from '../dev-server';
 import { stopChild, waitUntilServing } from '../server-process';
 import { repoRoot } from '../temporal-cli';
-import { findClusterBinaries } from './binaries';
+import { findClusterBinaries, type ClusterBinaries } from './binaries';
 import { CONFIG_ENV, PASSWORD_ENV, writeConfig } from './config';
 import { ensureNamespace } from './namespace';
 import { choosePorts } from './ports';
-import { databaseFromEnv, ensureDatabases, visibilityDatabase } from './postgres';
+import { databaseFromEnv, ensureDatabases, visibilityDatabase, type ClusterDatabase } from './postgres';
 import { applySchemas } from './schema';
 
 export const DEFAULT_SHARDS = 4;
@@ -53,16 +53,11 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
   const log = opts.log ?? (() => undefined);
   const ip = LOOPBACK;
   const shards = opts.shards ?? DEFAULT_SHARDS;
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new Error(`history shards must be a whole number ≥ 1, got ${shards}`);
   const namespace = opts.namespace ?? 'default';
   const bins = findClusterBinaries(log);
-  const db = databaseFromEnv(process.env, opts.database);
-  let t = Date.now();
-  ensureDatabases(db, { reset: opts.reset });
-  applySchemas(bins.sqlTool, bins.schemaDir, db);
-  log(
-    `temporal-server: databases ${db.database}, ${visibilityDatabase(db)} ready on ${db.host}:${db.port} (${seconds(t)})`,
-  );
-
+  const db = prepareDatabases(bins, opts, log);
   const ports = await choosePorts(ip, opts.port);
   const configFile = writeConfig(path.join(opts.dataDir, 'config'), {
     ip,
@@ -75,17 +70,8 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
   const address = `${ip}:${ports.frontend}`;
   let child: ChildProcess | undefined;
   const launch = async (): Promise<void> => {
-    t = Date.now();
-    const out = openSync(logFile, 'a');
-    child = spawn(
-      bins.server,
-      ['--root', opts.dataDir, '--config', 'config', '--env', CONFIG_ENV, '--allow-no-auth', 'start'],
-      {
-        cwd: opts.dataDir,
-        env: { ...process.env, [PASSWORD_ENV]: db.password ?? '' },
-        stdio: ['ignore', out, out],
-      },
-    );
+    const t = Date.now();
+    child = spawnServer(bins.server, opts.dataDir, logFile, db.password);
     const connection = await waitForServer(address, child, logFile, opts.startTimeoutMs ?? 180_000);
     try {
       log(`temporal-server: answering on ${address} (${seconds(t)})`);
@@ -119,6 +105,30 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     },
     stop,
   };
+}
+
+function prepareDatabases(bins: ClusterBinaries, opts: ClusterOptions, log: (line: string) => void): ClusterDatabase {
+  const db = databaseFromEnv(process.env, opts.database);
+  const t = Date.now();
+  ensureDatabases(db, { reset: opts.reset });
+  applySchemas(bins.sqlTool, bins.schemaDir, db);
+  const where = `${db.host}:${db.port}`;
+  log(`temporal-server: databases ${db.database}, ${visibilityDatabase(db)} ready on ${where} (${seconds(t)})`);
+  return db;
+}
+
+/** All services in one process, reading <dataDir>/config/reelflow.yaml; output appended to the log. */
+function spawnServer(server: string, dataDir: string, logFile: string, password?: string): ChildProcess {
+  const out = openSync(logFile, 'a');
+  try {
+    return spawn(server, ['--root', dataDir, '--config', 'config', '--env', CONFIG_ENV, '--allow-no-auth', 'start'], {
+      cwd: dataDir,
+      env: { ...process.env, [PASSWORD_ENV]: password ?? '' },
+      stdio: ['ignore', out, out],
+    });
+  } finally {
+    closeSync(out); // the child holds its own copy
+  }
 }
 
 /** As waitUntilServing, with the end of the server's log when it fails. */

@@ -34,7 +34,8 @@ function sqlToolRun(sqlTool: string, db: ClusterDatabase, database: string, args
   const res = spawnSync(sqlTool, args, { env, encoding: 'utf8' });
   if (res.error) throw new Error(`temporal-sql-tool could not run: ${res.error.message}`);
   if (res.status !== 0) {
-    const out = `${res.stdout}\n${res.stderr}`.trim().split('\n').slice(-5).join('\n');
+    const tail = `${res.stdout}\n${res.stderr}`.trim().split('\n').slice(-5).join('\n');
+    const out = db.password ? tail.split(db.password).join('***') : tail;
     throw new Error(`temporal-sql-tool ${args[0]} on ${database} failed (exit ${res.status}):\n${out}`);
   }
 }
