@@ -2,7 +2,8 @@
 // Entry of every npm script. Plain Node with no dependencies, because it runs before
 // anything is installed: it installs npm packages when the lock file changed, compiles
 // TypeScript (incremental, fast the second time), then hands over to the command.
-// The Temporal CLI is found or built by src/devstack/temporal-cli.ts when a command needs it.
+// The Temporal CLI (and the real server's binaries) are found or built by src/devstack when
+// a command needs them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -66,6 +67,10 @@ const commands = {
   },
   demo: () => (build(), node('src/devstack/demo.js', args)),
   'dev-stack': () => (build(), node('src/devstack/main.js', args)),
+  // A real Temporal server on the local PostgreSQL (built and cached like the CLI), until Ctrl-C.
+  cluster: () => (build(), node('src/devstack/cluster/main.js', args)),
+  // The end-to-end and chaos-quick suites against a real server that it starts and stops.
+  'test:cluster': () => (build(), node('src/devstack/cluster/test-cluster.js', args)),
   emulator: () => (build(), node('src/emulator/main.js', args)),
   worker: () => (build(), node('src/workers/main.js', args)),
   bench: () => (build(), node('bench/bench.js', args)),

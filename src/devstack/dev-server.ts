@@ -8,8 +8,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { registerSearchAttributes } from '../starters/register-search-attributes';
+import { stopChild, waitUntilServing } from './server-process';
 
 export interface DevServerOptions {
   cli: string;
@@ -57,23 +57,6 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
-async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<Connection> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`temporal dev server exited early (code ${child.exitCode})`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-      await connection.workflowService.getSystemInfo({});
-      return connection;
-    } catch (err) {
-      lastError = err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(lastError)}`);
-}
-
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
   const port = opts.port || (await freePort(ip));
@@ -106,7 +89,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const launch = async (): Promise<void> => {
     const out = opts.logFile ? openSync(opts.logFile, 'a') : 'ignore';
     child = spawn(opts.cli, args, { stdio: ['ignore', out, out] });
-    const connection = await waitUntilServing(address, child, opts.startTimeoutMs ?? 120_000);
+    const connection = await waitUntilServing('temporal dev server', address, child, opts.startTimeoutMs ?? 120_000);
     try {
       const added = await registerSearchAttributes(connection, namespace);
       if (added.length) log(`temporal: registered search attributes ${added.join(', ')}`);
@@ -114,15 +97,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       await connection.close();
     }
   };
-  const stop = async (): Promise<void> => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGINT');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
+  const stop = (): Promise<void> => stopChild(child);
   await launch();
   return {
     address,

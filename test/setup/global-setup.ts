@@ -1,5 +1,7 @@
 /**
- * Starts ONE real Temporal dev server for the whole jest run (no mock of Temporal).
+ * Starts ONE real Temporal dev server for the whole jest run (no mock of Temporal), or,
+ * with REELFLOW_TEST_TEMPORAL_ADDRESS (and REELFLOW_TEST_TEMPORAL_NAMESPACE, default
+ * `default`), uses that server as it is: nothing started, nothing stopped.
  * Tests read its address from TEMPORAL_ADDRESS and isolate themselves with their own
  * task queues. The CLI is found or built by the same code the dev stack uses.
  */
@@ -7,6 +9,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { startLocalTemporal } from '../../src/devstack/local-temporal';
+import { checkExistingServer } from './existing-server';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { writeFileSync } from 'node:fs';
 
@@ -28,6 +31,17 @@ export default async function globalSetup(): Promise<void> {
     writeFileSync(codePath, bundle.code);
     process.env.REELFLOW_TEST_BUNDLE = codePath;
   });
+  const existing = process.env.REELFLOW_TEST_TEMPORAL_ADDRESS;
+  if (existing) {
+    const namespace = process.env.REELFLOW_TEST_TEMPORAL_NAMESPACE ?? 'default';
+    await checkExistingServer(existing, namespace);
+    await bundling;
+    process.env.TEMPORAL_ADDRESS = existing;
+    process.env.TEMPORAL_NAMESPACE = namespace;
+    process.env.REELFLOW_TEST_DIR = dir;
+    process.stderr.write(`\nexisting Temporal server for tests: ${existing}, namespace ${namespace}\n`);
+    return;
+  }
   const server = await startLocalTemporal({
     dbFile: path.join(dir, 'temporal.db'),
     headless: true,

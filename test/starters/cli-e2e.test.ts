@@ -24,7 +24,7 @@ const GENERATION_ONLY: PipelineDefinitionInput = {
   options: { archive: false },
 };
 
-/** Visibility is eventually consistent: retry a list until `ok`. */
+/** Visibility is eventually consistent, and so is a status before the first activity: retry until `ok`. */
 async function eventually(argv: string[], ok: (r: CliRun) => boolean, timeoutMs = 20_000): Promise<CliRun> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -48,7 +48,12 @@ describe('pipelines through the CLI', () => {
     expect(id).toMatch(/^reelflow-cli-e2e-[a-z0-9]{8}$/);
     expect(started.stderr).toContain(`reelflow status ${id} --follow`);
 
-    const running = await cli(['status', id, '--json']);
+    // Skipped stages are known once the definition-validating activity has answered: on a
+    // busy machine (or a real cluster) a status right after start can come before that.
+    const running = await eventually(
+      ['status', id, '--json'],
+      (r) => r.code === 0 && r.json().stages?.review?.state === 'skipped',
+    );
     expect(running.code).toBe(0);
     expect(running.json()).toMatchObject({
       pipelineId: id,

@@ -49,7 +49,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const taskQueue = `wf-${randomUUID()}`;
   const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const client = new Client({ connection, namespace });
   const nativeConnection = await NativeConnection.connect({ address });
   let receiver: CallbackReceiver | undefined;
   if (opts.callbacks) {
@@ -84,9 +85,10 @@ export async function startHarness(opts: HarnessOptions = {}) {
     opts.inProcessWorkers === false
       ? []
       : [
-          await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle, activities }),
+          await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle, activities }),
           await Worker.create({
             connection: nativeConnection,
+            namespace,
             taskQueue: getAssetTaskQueue(taskQueue, 'default'),
             activities: { getAsset: activities.getAsset },
             maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,

@@ -17,7 +17,7 @@ function startWorkerProcess(h: Harness, name: string): ChildProcess {
     env: {
       PATH: process.env.PATH,
       TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
       VENDOR_BASE_URL: h.emulator.url,
       VENDOR_IDENTITY_URL: h.emulator.url,
       VENDOR_HEADERS_TIMEOUT_MS: '60000',
