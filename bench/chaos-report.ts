@@ -88,6 +88,16 @@ export function renderMarkdown(r: ChaosReport): string {
       }.`,
   );
   lines.push('');
+  const natural = Object.entries(r.natural429);
+  const windows = Object.entries(r.getAssetBusiestWindow);
+  lines.push(
+    `Vendor limits: the vendor's own 429s (not injected): ${
+      natural.map(([k, v]) => `${k} ${v}`).join(', ') || '0'
+    }. Busiest 1-s window of GetAsset at the vendor (sliding, per access token; limit 10): ${
+      windows.map(([k, w]) => `${k} ${w.count}`).join(', ') || 'no GetAsset'
+    }.`,
+  );
+  lines.push('');
   lines.push('## Kills, restarts, operator');
   lines.push('');
   lines.push(`Worker SIGKILLs: ${r.kills.length} (asked for ${o.kills}).`);

@@ -68,6 +68,7 @@ import {
   type InvariantResult,
   type PipelineOutcome,
 } from './chaos-invariants';
+import { natural429s, WindowCollector, type BusiestWindow } from './rate-window';
 
 export interface ChaosOptions {
   pipelines: number;
@@ -152,6 +153,10 @@ export interface ChaosReport {
   };
   callbacks: InspectionSnapshot['counters']['callbacks'];
   rateLimited429: Record<string, number>;
+  /** Of those, the ones no fault injected (the vendor's own limits). */
+  natural429: Record<string, number>;
+  /** Most GetAsset requests of one access token the emulator received within 1 s (sliding), per token label. */
+  getAssetBusiestWindow: Record<string, BusiestWindow>;
   vendorRequests: number;
   kills: KillRecord[];
   unexpectedWorkerExits: { atMs: number; worker: string; code: number | null; signal: string | null }[];
@@ -747,6 +752,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       }
     }
 
+    const getAssetWindows = new WindowCollector('assets.GetAsset');
+    for (const r of requests) getAssetWindows.add(r);
+
     const byState: Record<string, number> = {};
     for (const o of outcomeList) byState[o.state] = (byState[o.state] ?? 0) + 1;
     const vendorTasks: Record<string, number> = {};
@@ -782,6 +790,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       },
       callbacks: snapshot.counters.callbacks,
       rateLimited429: snapshot.counters.rateLimited429,
+      natural429: natural429s(snapshot.counters),
+      getAssetBusiestWindow: getAssetWindows.byCaller(),
       vendorRequests: snapshot.counters.requests,
       kills,
       unexpectedWorkerExits,

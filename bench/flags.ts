@@ -11,7 +11,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --assets K             asset items per pipeline (default 1)
   --archive on|off       download generated and erased videos (default on)
   --workers 1|2          reelflow worker processes (default 1)
-  --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own, 5/s)
+  --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own)
   --worker-env K=V       extra REELFLOW_* variable for the workers, repeatable (tuning experiments)
   --timings FILE         JSON of stage times in ms laid over the defaults, e.g. {"generationRunningMs": 10000}
   --temporal-db file|memory  the dev server's SQLite: a file under .data/bench/<run>/ (default) or in memory

@@ -9,6 +9,7 @@ import { createVendorClient } from '../src/vendor-api';
 import type { PipelineDefinitionInput } from '../src/definition/definition';
 import type { StageTiming } from './baseline';
 import { readMachineCpu, spawnNode, type NodeProcess, type ProcStats } from './processes';
+import { natural429s, sum, type BusiestWindow } from './rate-window';
 import { summarize, type Summary } from './stats';
 import { attributeTasks, fetchState, RequestCollector } from './vendor-usage';
 import { emulatorTimings, pipelineDefinition, type BenchStage, type Workload } from './workload';
@@ -170,10 +171,17 @@ export interface PhaseResult {
   /** 429 answers by endpoint (emulator counters). */
   rateLimited: Record<string, number>;
   rateLimitedTotal: number;
+  /** Of those, the ones no fault injected: the vendor's own limits (the bench injects none). */
+  natural429: Record<string, number>;
+  natural429Total: number;
+  /** Most GetAsset calls the emulator received in any 1-s window (sliding), for the busiest access token. */
+  getAssetBusiestWindow: BusiestWindow & { caller?: string };
   /** Vendor tasks created beyond one per step (duplicates); 0 expected. */
   extraVendorTasks: number;
-  /** reelflow only: history events per pipeline, parent + every child. */
+  /** reelflow only: history events per pipeline, summed over its continue-as-new runs. */
   historyEvents?: Summary;
+  /** reelflow only: WorkflowTaskCompleted events per pipeline, summed over its continue-as-new runs. */
+  workflowTasks?: Summary;
   /** The system's own processes (worker(s), or the baseline process). */
   processes: ProcessUse[];
   /** Processes around it (emulator; for reelflow the Temporal server). */
@@ -189,6 +197,7 @@ export interface PhaseResult {
     vendorMs: number;
     overheadMs: number;
     historyEvents?: number;
+    workflowTasks?: number;
   }[];
 }
 
@@ -201,6 +210,7 @@ export interface Measured {
     error?: string;
     pipelineMs: number;
     historyEvents?: number;
+    workflowTasks?: number;
     stageMs?: Partial<Record<StageTiming, number>>;
   }[];
   processes: ProcessUse[];
@@ -222,6 +232,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
       vendorMs,
       overheadMs: o.pipelineMs - vendorMs,
       ...(o.historyEvents !== undefined ? { historyEvents: o.historyEvents } : {}),
+      ...(o.workflowTasks !== undefined ? { workflowTasks: o.workflowTasks } : {}),
     };
   });
   const ok = perPipeline.filter((p) => p.ok);
@@ -249,6 +260,8 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     0,
   );
   const history = m.outcomes.map((o) => o.historyEvents).filter((h): h is number => h !== undefined);
+  const tasks = m.outcomes.map((o) => o.workflowTasks).filter((h): h is number => h !== undefined);
+  const natural429 = natural429s(state.counters);
   const completed = ok.length;
   return {
     system: m.system,
@@ -269,8 +282,12 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     callsUnread: emulator.collector.lost,
     rateLimited,
     rateLimitedTotal: Object.values(rateLimited).reduce((a, b) => a + b, 0),
+    natural429,
+    natural429Total: sum(natural429),
+    getAssetBusiestWindow: emulator.collector.getAsset.worst(),
     extraVendorTasks,
     ...(history.length ? { historyEvents: summarize(history) } : {}),
+    ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
     processes: m.processes,
     context: m.context,
     ...(m.machineLoad ? { machineLoad: m.machineLoad } : {}),

@@ -2,13 +2,14 @@
  * N pipelines through reelflow: worker process(es) of `node dist/src/workers/main.js`
  * (REELFLOW_* env, as a user runs them) against a fresh emulator process and the shared
  * Temporal dev server; every `videoPipeline` started at once with the client; then each
- * one's server-side start/close times and history length (parent + children).
+ * one's server-side start/close times and history size (summed over continue-as-new runs).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { freePort } from '../src/devstack/dev-server';
 import type { PipelineResult } from '../src/workflows/messages';
+import { historyCounts } from './history-counts';
 import { mapPool } from './pool';
 import {
   cpuOf,
@@ -103,7 +104,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
 
     const t0 = Date.now();
     const deadline = t0 + ctx.timeoutMs;
-    type Started = { handle?: WorkflowHandle; error?: string };
+    type Started = { handle?: WorkflowHandleWithFirstExecutionRunId; error?: string };
     const started = await Promise.all(
       definitions.map((definition, i): Promise<Started> =>
         client.workflow
@@ -184,15 +185,18 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     const outcomes = await mapPool(started, 32, async (s, i) => {
       const r = results[i];
       if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
-      const parent = await s.handle.describe();
-      const close = parent.closeTime?.getTime() ?? NaN;
+      const last = await s.handle.describe(); // the latest run: its close is the pipeline's
+      const close = last.closeTime?.getTime() ?? NaN;
       if (close > lastClose) lastClose = close;
+      const counts = await historyCounts(client, s.handle.workflowId, s.handle.firstExecutionRunId);
+      const first = await client.workflow.getHandle(s.handle.workflowId, s.handle.firstExecutionRunId).describe();
       return {
         ok: r.ok,
         ...(r.error ? { error: r.error } : {}),
-        pipelineMs: close - parent.startTime.getTime(),
+        pipelineMs: close - first.startTime.getTime(),
         stageMs: r.timings,
-        historyEvents: parent.historyLength,
+        historyEvents: counts.events,
+        workflowTasks: counts.workflowTasks,
       };
     });
 

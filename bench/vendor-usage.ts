@@ -11,6 +11,7 @@ import {
   GENERATION_TERMINAL_STATES,
   REVIEW_TERMINAL_STATES,
 } from '../src/vendor-api/assumed-values';
+import { WindowCollector } from './rate-window';
 import { PROMPT_INDEX, URL_INDEX, type BenchStage } from './workload';
 
 async function getJson<T>(url: string): Promise<T> {
@@ -31,6 +32,8 @@ export class RequestCollector {
   private timer?: NodeJS.Timeout;
   private busy?: Promise<void>;
   readonly counts = new Map<string, EndpointCount>();
+  /** GetAsset arrival times per access token, for the busiest 1-s window. */
+  readonly getAsset = new WindowCollector('assets.GetAsset');
   /** Requests the log dropped before we read them (a gap in sequence numbers). */
   lost = 0;
   errors = 0;
@@ -68,6 +71,7 @@ export class RequestCollector {
       if (r.seq <= this.lastSeq) continue;
       if (r.seq > this.lastSeq + 1) this.lost += r.seq - this.lastSeq - 1;
       this.lastSeq = r.seq;
+      this.getAsset.add(r);
       const key = r.endpoint ?? `${r.method} ${r.path.split('?')[0]}`;
       const c = this.counts.get(key) ?? { total: 0, byStatus: {} };
       c.total += 1;

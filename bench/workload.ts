@@ -5,6 +5,7 @@
  * minimum number of vendor calls.
  */
 import type { PipelineDefinitionInput } from '../src/definition/definition';
+import { GETASSET_MAX_PER_SECOND } from '../src/vendor-api/assumed-values';
 
 export type BenchStage = 'review' | 'assets' | 'generation' | 'erase';
 export const BENCH_STAGES: readonly BenchStage[] = ['review', 'assets', 'generation', 'erase'];
@@ -146,6 +147,15 @@ export function stageProcessingMs(w: Workload): Partial<Record<BenchStage, numbe
  */
 export function idealMs(w: Workload): number {
   return Object.values(stageProcessingMs(w)).reduce((a, b) => a + (b ?? 0), 0);
+}
+
+/**
+ * The vendor's own floor on a run's wall time: every pipeline's final GetAsset can only
+ * come after its asset is processed, and the vendor answers at most 10 per second per
+ * access token; the last one is then that much later than a lone pipeline's.
+ */
+export function getAssetVendorFloorMs(pipelines: number, w: Workload): number {
+  return w.stages.includes('assets') ? (pipelines * w.assetsPerPipeline * 1000) / GETASSET_MAX_PER_SECOND : 0;
 }
 
 /**

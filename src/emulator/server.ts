@@ -158,7 +158,7 @@ async function handle(deps: ServerDeps, nodeReq: IncomingMessage, res: ServerRes
       action: reply?.meta?.action ?? (r.iface === 'assets' ? req.query.get('Action') || undefined : undefined),
       traceId: reply?.meta?.traceId ?? header(req, 'x-trace-id'),
       trackId: reply?.meta?.trackId ?? header(req, 'x-track-id'),
-      principal: reply?.meta?.principal,
+      principal: reply?.meta?.principal ?? callerLabel(ctx, req, r.iface),
       callbackUrl: reply?.meta?.callbackUrl,
       resourceId: reply?.meta?.resourceId,
     });
@@ -189,6 +189,17 @@ async function handle(deps: ServerDeps, nodeReq: IncomingMessage, res: ServerRes
   reply = dialectError(ctx.dialect, r.iface, reply, reply.meta?.action ?? (req.query.get('Action') || undefined));
   record(reply, reply.status);
   send(res, reply);
+}
+
+/** Who called, for a request answered before its handler ran (an injected fault): a label, never the credential. */
+function callerLabel(ctx: EmulatorContext, req: EmuRequest, iface: Interface): string | undefined {
+  const auth =
+    iface === 'assets' || iface === 'review'
+      ? ctx.principals.accessToken(req)
+      : iface === 'generation' || iface === 'erase'
+        ? ctx.principals.apiKey(req)
+        : undefined;
+  return auth?.ok ? auth.principal : undefined;
 }
 
 function send(res: ServerResponse, reply: Reply): void {

@@ -12,12 +12,19 @@
  * service enforces it for the whole task queue, so N worker processes together still
  * dispatch at most that many GetAsset activities per second (retries included). Every
  * worker polling a queue must use the same value (the last poller's value wins), which
- * is why it comes from one variable, REELFLOW_GETASSET_RATE. The rate is exact when the
- * queue has one partition (the dev stack sets this; see DEV_DYNAMIC_CONFIG); a server
- * with several partitions splits it between them, which only makes it stricter.
+ * is why it comes from one variable, REELFLOW_GETASSET_RATE. A server with several
+ * partitions splits it between them, which only makes it stricter.
+ *
+ * The server's limit is right on average but bursts (a second's worth at once), so each
+ * process also spaces its own GetAsset calls, its share of the rate apart, right before
+ * the HTTP call (./getasset-pacer.ts): that is what keeps every 1-s vendor window exact.
  */
+import os from 'node:os';
+import { tsToMs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
+import { GetAssetPacer, type PollerSeen } from './getasset-pacer';
 import { getAssetTaskQueue } from '../workflows/messages';
 import { defaultWorkflowsPath, defaultBundlePath, isBundleFresh } from './bundle';
 import type { WorkerConfig } from './config';
@@ -81,16 +88,36 @@ function workflowSource(
   return { workflowsPath, described: `${workflowsPath} (bundled at start)` };
 }
 
+/** Pollers the server has seen on a GetAsset queue (identity and last poll time). */
+async function describePollers(c: NativeConnection, namespace: string, taskQueue: string): Promise<PollerSeen[]> {
+  const res = await c.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+  });
+  return (res.pollers ?? []).map((p) => ({ identity: p.identity ?? '', lastAccessMs: tsToMs(p.lastAccessTime) }));
+}
+
 export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promise<ReelflowWorkers> {
   const { connection, config, activities } = opts;
   const namespace = opts.namespace ?? 'default';
   const log = opts.log ?? (() => undefined);
-  const getAsset = activities.getAsset;
+  const getAsset = activities.getAsset as ((input: { profile?: string }) => Promise<unknown>) | undefined;
   if (typeof getAsset !== 'function') {
     throw new TypeError('createReelflowWorkers: activities must include getAsset (it runs on the per-profile queues)');
   }
   const { described, ...source } = workflowSource(opts);
   const extra = opts.workerOptions ?? {};
+  // The pacer counts processes by poller identity: this one must be known and distinct.
+  const identity = extra.identity ?? `${process.pid}@${os.hostname()}`;
+  const pacer = new GetAssetPacer({
+    ratePerSecond: config.getAssetRatePerSecond,
+    identity,
+    describe: (profile) => describePollers(connection, namespace, getAssetTaskQueue(config.taskQueue, profile)),
+    log,
+  });
+  await pacer.refresh(config.profiles);
+  const pacedGetAsset = pacer.wrap(getAsset);
 
   const created: ReelflowWorker[] = [];
   created.push({
@@ -118,21 +145,24 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
         ...extra,
         connection,
         namespace,
+        identity,
         taskQueue,
-        activities: { getAsset },
+        activities: { getAsset: pacedGetAsset },
         maxConcurrentActivityTaskExecutions: Math.min(GETASSET_WORKER_CONCURRENCY, config.maxConcurrentActivities),
         // Enforced by the Temporal server for this queue across all workers; see the module comment.
         maxTaskQueueActivitiesPerSecond: config.getAssetRatePerSecond,
       }),
     });
     log(
-      `task queue ${taskQueue}: getAsset for profile ${profile}, at most ${config.getAssetRatePerSecond}/s (server-enforced)`,
+      `task queue ${taskQueue}: getAsset for profile ${profile}, at most ${config.getAssetRatePerSecond}/s ` +
+        `(server-enforced; calls spaced ${Math.round(pacer.intervalMs(profile))} ms apart in this process)`,
     );
   }
 
   let stopRequested = false;
   function shutdown(): void {
     stopRequested = true;
+    pacer.stop();
     for (const { worker } of created) {
       if (worker.getState() === 'RUNNING') {
         try {
@@ -146,6 +176,7 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
 
   async function run(): Promise<void> {
     if (stopRequested) return;
+    pacer.start(config.profiles);
     let firstError: Error | undefined;
     const runs = created.map(({ worker, taskQueue }) =>
       worker.run().catch((err: unknown) => {

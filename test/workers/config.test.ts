@@ -23,7 +23,7 @@ test('defaults, sized for 2 cores', () => {
     archiveAllowPrivate: false,
     archiveMaxBytes: 2 ** 31,
     callbackHost: '0.0.0.0',
-    getAssetRatePerSecond: 3,
+    getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 4,
   });

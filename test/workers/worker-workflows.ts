@@ -16,3 +16,14 @@ export async function taskQueuesWorkflow(profile: string): Promise<{ main: strin
   });
   return { main: await whereAmI(), getAsset: await getAsset({ profile, id: 'asset-1' }) };
 }
+
+/** `n` GetAsset of one asset, all scheduled at once: a burst for the rate limit to absorb. */
+export async function getAssetBurst(profile: string, id: string, n: number): Promise<number> {
+  const { getAsset } = proxyActivities<TestActivities>({
+    startToCloseTimeout: '60s',
+    retry: { maximumAttempts: 1 },
+    taskQueue: getAssetTaskQueue(workflowInfo().taskQueue, profile),
+  });
+  const done = await Promise.all(Array.from({ length: n }, () => getAsset({ profile, id })));
+  return done.length;
+}

@@ -8,15 +8,16 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
+import { createReelflowWorkers } from '../../src/workers/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { getAssetTaskQueue, statusQuery, type PipelineResult, type PipelineStatus } from '../../src/workflows/messages';
+import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/workflows/messages';
 import { videoPipeline } from '../../src/workflows';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
@@ -81,17 +82,23 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
   });
   const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
+  // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
   const makeWorkers = async () =>
     opts.inProcessWorkers === false
       ? []
       : [
-          await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle, activities }),
-          await Worker.create({
+          await createReelflowWorkers({
             connection: nativeConnection,
             namespace,
-            taskQueue: getAssetTaskQueue(taskQueue, 'default'),
-            activities: { getAsset: activities.getAsset },
-            maxTaskQueueActivitiesPerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+            config: {
+              taskQueue,
+              profiles: ['default'],
+              getAssetRatePerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+              maxConcurrentActivities: 100,
+              maxConcurrentWorkflowTasks: 40,
+            },
+            activities,
+            workflowBundle,
           }),
         ];
   let workers = await makeWorkers();

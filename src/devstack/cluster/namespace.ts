@@ -26,7 +26,7 @@ export async function ensureNamespace(connection: Connection, opts: NamespaceOpt
     });
     log(`temporal-server: created namespace ${opts.namespace} (retention ${opts.retentionDays} d)`);
   } catch (err) {
-    if (!(isGrpcServiceError(err) && err.code === GRPC_ALREADY_EXISTS)) throw err;
+    if (!(isGrpcServiceError(err) && Number(err.code) === GRPC_ALREADY_EXISTS)) throw err;
   }
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   // A new namespace is unknown to the operator API until its cache refreshes.
