@@ -6,9 +6,14 @@
 import { STAGES, type PipelineStatus, type StageName } from '../messages';
 import { printable } from './printable';
 
+/**
+ * A finished stage's duration; a running one's start time (the UI shows the details as of
+ * the last workflow task, so a running "elapsed" would be stale the moment it is read).
+ */
 function elapsed(startedAt?: string, endedAt?: string): string {
   if (!startedAt) return '';
-  const ms = (endedAt ? Date.parse(endedAt) : Date.now()) - Date.parse(startedAt);
+  if (!endedAt) return `since ${startedAt.slice(11, 19)} UTC`;
+  const ms = Date.parse(endedAt) - Date.parse(startedAt);
   return ms < 60_000
     ? `${Math.round(ms / 1000)} s`
     : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
@@ -26,8 +31,10 @@ const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
 export function renderDetails(s: PipelineStatus): string {
   const rows = STAGES.filter((name) => s.stages[name].state !== 'skipped').map((name) => {
     const st = s.stages[name];
-    const progress = st.progress ? `${st.progress.done}/${st.progress.total}` : '';
-    const state = st.detail ? `${st.state}: ${st.detail}` : st.state;
+    // "2 of 3": the UI's markdown turns "2/3" into a fraction glyph.
+    const progress = st.progress ? `${st.progress.done} of ${st.progress.total}` : '';
+    const shown = s.waiting?.stage === name ? 'waiting-operator' : st.state;
+    const state = st.detail ? `${shown}: ${st.detail}` : shown;
     return `| ${name} | ${cell(state)} | ${cell(taskIds(s, name))} | ${progress} | ${elapsed(st.startedAt, st.endedAt)} |`;
   });
   const lines = [
@@ -38,9 +45,9 @@ export function renderDetails(s: PipelineStatus): string {
     ...rows,
   ];
   if (s.waiting) {
-    lines.push('', `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason)}`);
+    lines.push('', `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason, 600)}`);
     lines.push(`\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``);
   }
-  if (s.error) lines.push('', `Error: ${printable(s.error)}`);
+  if (s.error) lines.push('', `Error: ${printable(s.error, 600)}`);
   return lines.join('\n');
 }

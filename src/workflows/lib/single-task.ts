@@ -53,7 +53,6 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     proof: { profile: input.profile, kind, endpoint: spec.endpoints.query, expect: spec.expect ?? {} },
   });
   const { taskId } = created.value;
-  rt.detail = `${kind} task ${taskId}`;
   const task = await pollUntilDone({
     rt,
     step,
@@ -71,7 +70,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     onValue: (t) => {
       if (rt.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
         rt.setState(kind, taskId, t.status);
-        rt.detail = `${kind} task ${taskId}: ${t.status}`;
+        rt.detail = `vendor ${t.status}`; // the id is in the vendor tasks column
         rt.refresh();
       }
     },

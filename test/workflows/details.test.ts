@@ -1,0 +1,65 @@
+/**
+ * The Web UI's current details (pure rendering): a table a person can read at a glance,
+ * in the UI's markdown (which turns "2/2" into a fraction glyph and cuts long cells).
+ */
+import { renderDetails } from '../../src/workflows/lib/details';
+import type { PipelineStatus } from '../../src/workflows/messages';
+
+function status(over: Partial<PipelineStatus> = {}): PipelineStatus {
+  return {
+    pipelineId: 'p-1',
+    state: 'running',
+    stage: 'generation',
+    stages: {
+      review: { state: 'skipped' },
+      assets: {
+        state: 'done',
+        startedAt: '2026-11-26T06:00:00.000Z',
+        endedAt: '2026-11-26T06:01:05.000Z',
+        progress: { done: 2, total: 2 },
+      },
+      generation: { state: 'running', startedAt: '2026-11-26T06:01:05.000Z', detail: 'vendor running' },
+      erase: { state: 'pending' },
+    },
+    vendorTasks: [
+      { kind: 'asset', id: 'asset-1', step: 'assets.0', attempt: 1, via: 'create' },
+      { kind: 'generation', id: 'cgt-1', step: 'generation', attempt: 1, via: 'create', state: 'running' },
+    ],
+    calls: {},
+    ...over,
+  };
+}
+
+const rowOf = (md: string, stage: string) => md.split('\n').find((l) => l.startsWith(`| ${stage} |`));
+
+test('one row per stage that runs: state, task ids, progress as "n of m", duration when done', () => {
+  const md = renderDetails(status());
+  expect(md).toContain('**running** · stage generation');
+  expect(rowOf(md, 'review')).toBeUndefined();
+  expect(rowOf(md, 'assets')).toBe('| assets | done | asset-1 | 2 of 2 | 1 min 5 s |');
+  expect(md).not.toMatch(/\d\/\d/);
+});
+
+test('a running stage shows when it started, not an elapsed time that is stale when read', () => {
+  expect(rowOf(renderDetails(status()), 'generation')).toBe(
+    '| generation | running: vendor running | cgt-1 |  | since 06:01:05 UTC |',
+  );
+});
+
+test('the stage an operator is asked about says waiting-operator, and the reason is not cut short', () => {
+  const reason = `generation create outcome unknown (${'x'.repeat(300)}); look it up in the vendor console`;
+  const md = renderDetails(
+    status({
+      state: 'waiting-operator',
+      waiting: { workflowId: 'p-1', stage: 'generation', step: 'generation', attempt: 1, reason, since: 'now' },
+    }),
+  );
+  expect(rowOf(md, 'generation')).toMatch(/^\| generation \| waiting-operator: /);
+  expect(md).toContain('look it up in the vendor console');
+  expect(md).toContain('`reelflow resolve p-1 --task-id <id> | --resubmit | --abandon`');
+});
+
+test('text from outside cannot break the table', () => {
+  const md = renderDetails(status({ stages: { ...status().stages, erase: { state: 'failed', detail: 'a|b\nc' } } }));
+  expect(rowOf(md, 'erase')).toBe('| erase | failed: a\\|b\\nc |  |  |  |');
+});
