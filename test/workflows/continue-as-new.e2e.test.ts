@@ -26,6 +26,8 @@ type Pipeline = WorkflowHandleWithFirstExecutionRunId<typeof videoPipeline>;
 const MODEL = 'video-model-1';
 /** Small enough that a few dozen signals cross it; large enough that a run reaches its wait first. */
 const HISTORY_LIMIT = 80;
+// Each test pads the history to the limit through the real server: slow when the machine is busy.
+jest.setTimeout(300_000);
 
 const generationOnly = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
   generation: { model: MODEL, content: [{ type: 'text', text: 'continue-as-new test' }] },
@@ -70,8 +72,11 @@ async function padUntilContinued(
     Promise.allSettled(
       Array.from({ length: k }, () => handle.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 })),
     );
-  // Quietly up to a few events below the limit, then the concurrent batches.
-  for (let now = await current(); !now.switched && now.events < HISTORY_LIMIT - 8; now = await current()) await pad(1);
+  // Quietly up to a few events below the limit (a third of the gap at a time: one signal per
+  // round trip took minutes on a loaded machine), then the concurrent batches.
+  for (let now = await current(); !now.switched && now.events < HISTORY_LIMIT - 8; now = await current()) {
+    await pad(Math.max(1, Math.floor((HISTORY_LIMIT - 8 - now.events) / 3)));
+  }
   let during: Promise<unknown> | undefined;
   for (let batch = 0; !(await current()).switched; batch++) {
     if (batch > 40) throw new Error('no continue-as-new after 160 padding signals');
