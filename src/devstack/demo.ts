@@ -194,19 +194,13 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
     );
     const env = workerEnv(process.env, {
       TEMPORAL_CONFIG_FILE: temporalConfig,
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: server.namespace,
-      VENDOR_BASE_URL: emulator.url,
-      VENDOR_IDENTITY_URL: emulator.url,
-      REELFLOW_PROFILE_DEFAULT_API_KEY: DEFAULT_API_KEYS[0],
-      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: DEFAULT_ACCESS_TOKENS[0],
-      REELFLOW_TASK_QUEUE: DEMO_TASK_QUEUE,
-      REELFLOW_ARCHIVE_DIR: path.join(dataDir, 'archive'),
-      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
-      REELFLOW_CALLBACK_PORT: String(callbackPort),
-      REELFLOW_CALLBACK_HOST: '127.0.0.1',
-      REELFLOW_CALLBACK_BASE_URL: `http://127.0.0.1:${callbackPort}`,
-      REELFLOW_CALLBACK_SECRET: randomBytes(24).toString('hex'),
+      ...localWorkerEnv({
+        server,
+        emulatorUrl: emulator.url,
+        taskQueue: DEMO_TASK_QUEUE,
+        archiveDir: path.join(dataDir, 'archive'),
+        callbackPort,
+      }),
     });
     say('  worker     starting (the first run bundles the workflow code, which takes a while)…');
     const worker: RunningWorkerProcess = await startWorkerProcess({
@@ -365,6 +359,34 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * The environment of a worker process on a local stack (dev server, emulator, callbacks on
+ * loopback, a fresh callback secret): what the demo and the screenshot script both run.
+ */
+export function localWorkerEnv(o: {
+  server: { address: string; namespace: string };
+  emulatorUrl: string;
+  taskQueue: string;
+  archiveDir: string;
+  callbackPort: number;
+}): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: o.server.address,
+    TEMPORAL_NAMESPACE: o.server.namespace,
+    VENDOR_BASE_URL: o.emulatorUrl,
+    VENDOR_IDENTITY_URL: o.emulatorUrl,
+    REELFLOW_PROFILE_DEFAULT_API_KEY: DEFAULT_API_KEYS[0],
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: DEFAULT_ACCESS_TOKENS[0],
+    REELFLOW_TASK_QUEUE: o.taskQueue,
+    REELFLOW_ARCHIVE_DIR: o.archiveDir,
+    REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
+    REELFLOW_CALLBACK_PORT: String(o.callbackPort),
+    REELFLOW_CALLBACK_HOST: '127.0.0.1',
+    REELFLOW_CALLBACK_BASE_URL: `http://127.0.0.1:${o.callbackPort}`,
+    REELFLOW_CALLBACK_SECRET: randomBytes(24).toString('hex'),
+  };
 }
 
 if (require.main === module) {

@@ -7,7 +7,6 @@
  * (timeline) and its User Metadata tab (details), and the waiting pipeline's (waiting).
  * Dev-only, not part of npm test; needs /usr/bin/chromium (apt-get install chromium).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,12 +14,13 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { PipelineDefinitionInput } from '../definition/definition';
-import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, startEmulator, type RunningEmulator } from '../emulator';
+import { startEmulator, type RunningEmulator } from '../emulator';
 import { loadDefinitionFile } from '../starters/definition-file';
 import { pipelineStatus, startPipeline } from '../starters/pipeline-client';
 import { startWorkerProcess } from '../workers/main';
 import type { PipelineStatus } from '../workflows/messages';
 import { findChromium, launchChromium, type Page } from './chromium';
+import { localWorkerEnv } from './demo';
 import { freePort } from './dev-server';
 import { startLocalTemporal } from './local-temporal';
 import { repoRoot } from './temporal-cli';
@@ -55,19 +55,13 @@ async function startStack(scratch: string): Promise<Stack> {
     const worker = await startWorkerProcess({
       env: {
         PATH: process.env.PATH,
-        TEMPORAL_ADDRESS: server.address,
-        TEMPORAL_NAMESPACE: server.namespace,
-        VENDOR_BASE_URL: emulator.url,
-        VENDOR_IDENTITY_URL: emulator.url,
-        REELFLOW_PROFILE_DEFAULT_API_KEY: DEFAULT_API_KEYS[0],
-        REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: DEFAULT_ACCESS_TOKENS[0],
-        REELFLOW_TASK_QUEUE: TASK_QUEUE,
-        REELFLOW_ARCHIVE_DIR: path.join(scratch, 'archive'),
-        REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
-        REELFLOW_CALLBACK_PORT: String(callbackPort),
-        REELFLOW_CALLBACK_HOST: '127.0.0.1',
-        REELFLOW_CALLBACK_BASE_URL: `http://127.0.0.1:${callbackPort}`,
-        REELFLOW_CALLBACK_SECRET: randomBytes(24).toString('hex'),
+        ...localWorkerEnv({
+          server,
+          emulatorUrl: emulator.url,
+          taskQueue: TASK_QUEUE,
+          archiveDir: path.join(scratch, 'archive'),
+          callbackPort,
+        }),
       },
       log: (line) => say(`[worker] ${line}`),
     });

@@ -11,31 +11,13 @@ import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { createVendorClient } from '../../src/vendor-api';
 import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
-import { CALLBACK_SECRET, startHarness, waitForStatus, type Harness } from './harness';
+import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
 
 const MODEL = 'video-model-1';
 const generationOnly = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
   generation: { model: MODEL, content: [{ type: 'text', text: 'callback forgery test' }] },
   options: { archive: false, callbacks: true, ...options },
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function post(url: string, body: unknown): Promise<number> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (r) => (await r.arrayBuffer(), r.status));
-}
 
 /** The URL the vendor got for a pipeline's generation create, attempt 1. */
 const generationCallbackUrl = (h: Harness, pipelineId: string) =>

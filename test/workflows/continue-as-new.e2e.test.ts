@@ -18,7 +18,7 @@ import {
   type PipelineResult,
 } from '../../src/workflows/messages';
 import type { videoPipeline } from '../../src/workflows';
-import { CALLBACK_SECRET, startHarness, waitForStatus, type Harness } from './harness';
+import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
 
 const EventType = temporal.api.enums.v1.EventType;
 type Pipeline = WorkflowHandleWithFirstExecutionRunId<typeof videoPipeline>;
@@ -33,24 +33,6 @@ const generationOnly = (options: PipelineDefinitionInput['options'] = {}): Pipel
   generation: { model: MODEL, content: [{ type: 'text', text: 'continue-as-new test' }] },
   options: { archive: false, callbacks: true, historyEventsBeforeContinueAsNew: HISTORY_LIMIT, ...options },
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function post(url: string, body: unknown): Promise<number> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (r) => (await r.arrayBuffer(), r.status));
-}
 
 const runIdOf = async (handle: Pipeline) => (await handle.describe()).runId;
 

@@ -200,3 +200,27 @@ export async function rejection<E extends Error>(p: Promise<unknown>, type: new 
   if (outcome instanceof type) return outcome;
   throw new Error(`expected a ${type.name}, got ${outcome instanceof Error ? outcome.stack : String(outcome)}`);
 }
+
+/** Polls `probe` until it returns a value (every 200 ms, up to `ms`). */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** POSTs JSON (as a vendor callback would) and returns the status code. */
+export function post(url: string, body: unknown): Promise<number> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => (await r.arrayBuffer(), r.status));
+}
