@@ -29,8 +29,8 @@ function expectNoDuplicates(h: Harness) {
   expect(new Set(groupNames).size).toBe(groupNames.length);
 }
 
-/** The vendor queries a full pipeline makes (listAssetsPage and getAssetGroup only in reconcile / by id). */
-const QUERY_TYPES = ['reviewGetTask', 'generationGet', 'eraseGet', 'listAssetGroups'];
+/** The vendor queries a full pipeline makes (getAssetGroup only for a group given by id). */
+const QUERY_TYPES = ['reviewGetTask', 'listAssetGroups', 'listAssetsPage', 'generationGet', 'eraseGet'];
 
 /** The activity type a local activity's marker records (core's "data" detail). */
 function markerActivityType(e: HistoryEvent): string | undefined {
