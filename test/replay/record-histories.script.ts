@@ -99,13 +99,17 @@ test('record replay histories', async () => {
     save('cancelled', cancelled.workflowId);
 
     // 4. A pipeline that continued as new while polling: its first run ends in ContinuedAsNew.
-    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 6 } } });
+    //    Nine unknown-state polls: with queries as local activities a poll adds ~6 events, not ~11.
+    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 9 } } });
     const long = await h.start({
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'long' }] },
       options: { archive: false, historyEventsBeforeContinueAsNew: 50 },
     });
     const firstRunId = long.firstExecutionRunId;
     await long.result();
+    const longFirst = await h.client.workflow.getHandle(long.workflowId, firstRunId).describe();
+    if (longFirst.status.name !== 'CONTINUED_AS_NEW')
+      throw new Error('"continued" did not continue as new: poll longer');
     save('continued', long.workflowId, firstRunId);
 
     // 5. A pipeline that continued as new during an operator wait (signals grew its history):
