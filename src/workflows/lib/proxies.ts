@@ -5,6 +5,8 @@
  * (Retry-After, never below the interface minimum, see src/activities/vendor.ts).
  */
 import {
+  ActivityFailure,
+  ApplicationFailure,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -112,8 +114,22 @@ export function runQuery<K extends LocalQuery>(
 ): Promise<Awaited<ReturnType<ReelflowActivities[K]>>> {
   if (patched(LOCAL_QUERIES_PATCH)) {
     const local = localQueries[name] as unknown as QueryCall<K, LocalActivityOptions>;
-    return local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args);
+    return local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {
+      throw asActivityFailure(name, err);
+    });
   }
   const regular = queries[name] as unknown as QueryCall<K, ActivityOptions>;
   return regular.executeWithOptions({ ...QUERY_OPTIONS, summary }, args);
+}
+
+/**
+ * A local activity's own failure arrives bare, where the server wraps a regular activity's in
+ * an ActivityFailure (timeouts and cancellations come wrapped either way). Wrapped alike, the
+ * failure classification (failures.ts) and the poll loop read both paths the same.
+ */
+function asActivityFailure(activityType: string, err: unknown): unknown {
+  if (!(err instanceof ApplicationFailure)) return err;
+  const final = err.nonRetryable || FATAL_TYPES.includes(err.type ?? '');
+  const state = final ? 'NON_RETRYABLE_FAILURE' : 'MAXIMUM_ATTEMPTS_REACHED';
+  return new ActivityFailure('Local activity failed', activityType, undefined, state, undefined, err);
 }
