@@ -2,11 +2,12 @@
  * Records histories for the replay tests: run with `npm run record-histories` after a
  * deliberate workflow change. Not part of `npm test`: committed histories stand for
  * pipelines already running in production when a new worker version is deployed, so this
- * script only ADDS files (named by today's date) and never overwrites one: a change that
- * breaks an old history needs `patched()` or a new workflow type, not a re-recording.
+ * script only ADDS files (named by today's date, with -2, -3… when a set was already
+ * recorded that day) and never overwrites one: a change that breaks an old history needs
+ * `patched()` or a new workflow type, not a re-recording.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTemporalCli } from '../../src/devstack/temporal-cli';
 import {
@@ -23,11 +24,20 @@ const IDS = path.join(OUT, 'workflow-ids.json');
 const ids: Record<string, string> = existsSync(IDS)
   ? (JSON.parse(readFileSync(IDS, 'utf8')) as Record<string, string>)
   : {};
-const day = new Date().toISOString().slice(0, 10);
+
+/** Today's date, or today's date with -2, -3… when a set of histories was already recorded today. */
+function freshStamp(): string {
+  const day = new Date().toISOString().slice(0, 10);
+  const taken = (stamp: string) => readdirSync(OUT).some((f) => f.startsWith(`${stamp}.`));
+  let stamp = day;
+  for (let n = 2; taken(stamp); n++) stamp = `${day}-${n}`;
+  return stamp;
+}
+const stamp = freshStamp();
 
 /** The Temporal CLI writes the canonical proto3 JSON that historyFromJSON reads. */
 function save(name: string, workflowId: string, runId?: string): void {
-  const file = `${day}.${name}.json`;
+  const file = `${stamp}.${name}.json`;
   if (existsSync(path.join(OUT, file))) {
     console.log(`kept ${file}: recorded histories are never overwritten`);
     return;
@@ -89,13 +99,17 @@ test('record replay histories', async () => {
     save('cancelled', cancelled.workflowId);
 
     // 4. A pipeline that continued as new while polling: its first run ends in ContinuedAsNew.
-    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 6 } } });
+    //    Nine unknown-state polls: with queries as local activities a poll adds ~6 events, not ~11.
+    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 9 } } });
     const long = await h.start({
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'long' }] },
       options: { archive: false, historyEventsBeforeContinueAsNew: 50 },
     });
     const firstRunId = long.firstExecutionRunId;
     await long.result();
+    const longFirst = await h.client.workflow.getHandle(long.workflowId, firstRunId).describe();
+    if (longFirst.status.name !== 'CONTINUED_AS_NEW')
+      throw new Error('"continued" did not continue as new: poll longer');
     save('continued', long.workflowId, firstRunId);
 
     // 5. A pipeline that continued as new during an operator wait (signals grew its history):

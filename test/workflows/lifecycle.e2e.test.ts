@@ -181,7 +181,9 @@ describe('invalid definitions', () => {
 describe('long polls', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ emulator: { profile: { generationQueuedMs: 0, generationRunningMs: 25_000 } } });
+    // 70 s of rendering is about 8 polls: with queries as local activities a poll adds ~6 events to the
+    // history, so the 50-event limit is crossed while polling.
+    h = await startHarness({ emulator: { profile: { generationQueuedMs: 0, generationRunningMs: 70_000 } } });
   });
   afterAll(async () => h?.close());
 
@@ -196,7 +198,7 @@ describe('long polls', () => {
     expect(h.emulator.inspect().generationTasks).toHaveLength(1);
     expect(result.generation?.taskId).toBe(h.emulator.inspect().generationTasks[0].id);
     expect(result.calls['generation.create']).toBe(1);
-  });
+  }, 180_000);
 });
 
 describe('review cancelled at the vendor', () => {

@@ -9,8 +9,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { statusQuery, type PipelineResult } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from './harness';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 function sha256(file: string) {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -26,10 +29,41 @@ function expectNoDuplicates(h: Harness) {
   expect(new Set(groupNames).size).toBe(groupNames.length);
 }
 
-/** Every activity and timer is summarized, prefixed by its stage, with ids and never a URL. */
+/** The vendor queries a full pipeline makes (getAssetGroup only for a group given by id). */
+const QUERY_TYPES = ['reviewGetTask', 'listAssetGroups', 'listAssetsPage', 'generationGet', 'eraseGet'];
+
+/** The activity type a local activity's marker records (core's "data" detail). */
+function markerActivityType(e: HistoryEvent): string | undefined {
+  const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0];
+  return data ? defaultPayloadConverter.fromPayload<{ activity_type?: string }>(data).activity_type : undefined;
+}
+
+/**
+ * Vendor status queries are local activities (markers, no scheduled activity); creates,
+ * GetAsset (its rate-limited queue) and the archive stay scheduled activities.
+ */
+function expectQueriesAsMarkers(events: HistoryEvent[]) {
+  const scheduled = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+  const local = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  for (const q of QUERY_TYPES) {
+    expect(scheduled).not.toContain(q);
+    expect(local.map(markerActivityType)).toContain(q);
+  }
+  expect(scheduled).toEqual(
+    expect.arrayContaining(['reviewSubmit', 'createAssetGroup', 'createAsset', 'getAsset', 'generationCreate']),
+  );
+  expect(scheduled).toEqual(expect.arrayContaining(['eraseCreate', 'archiveOutput']));
+  expect(local.map(markerActivityType)).not.toContain('getAsset');
+}
+
+/** Every activity, local activity and timer is summarized, prefixed by its stage, with ids and never a URL. */
 async function expectSummaries(handle: WorkflowHandle, result: PipelineResult) {
   const events = (await handle.fetchHistory()).events ?? [];
-  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
+  expectQueriesAsMarkers(events);
+  // Local activities: the vendor queries (the definition check before any stage has no summary).
+  const scheduled = events.filter(
+    (e) => e.activityTaskScheduledEventAttributes || QUERY_TYPES.includes(markerActivityType(e) ?? ''),
+  );
   const summary = (e: (typeof events)[number]) =>
     e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : '';
   const activities = scheduled.map(summary);

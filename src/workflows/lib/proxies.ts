@@ -4,7 +4,16 @@
  * Queries retry 1 s, 2 s, 4 s on network failures; a 429 sets the next delay itself
  * (Retry-After, never below the interface minimum, see src/activities/vendor.ts).
  */
-import { proxyActivities, proxyLocalActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { getAssetTaskQueue } from '../messages';
 import { FailureType } from '../../failures';
@@ -46,6 +55,7 @@ export const ARCHIVE_OPTIONS: ActivityOptions = {
 };
 
 export const creates = proxyActivities<ReelflowActivities>(CREATE_OPTIONS);
+/** Regular query activities: runs recorded before `local-queries`, and the rare check of a task a callback offers. */
 export const queries = proxyActivities<ReelflowActivities>(QUERY_OPTIONS);
 export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
 /** Definition validation: a local activity (pure; zod stays out of workflow code). */
@@ -63,4 +73,63 @@ export function getAssetActivity(profile: string) {
     scheduleToStartTimeout: '5m',
     taskQueue: getAssetTaskQueue(workflowInfo().taskQueue, profile),
   }).getAsset;
+}
+
+/**
+ * Status queries as local activities: one marker event in the workflow task that the poll
+ * timer woke, instead of a scheduled activity and a second workflow task. Never creates: a
+ * local activity is re-run when its workflow task fails or times out, so a paid create
+ * could be sent twice; queries are read-only, so a re-run costs nothing.
+ */
+export const LOCAL_QUERY_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: QUERY_OPTIONS.startToCloseTimeout,
+  retry: QUERY_OPTIONS.retry,
+  // Network backoffs (1-4 s) stay in the worker; a longer Retry-After becomes a durable timer
+  // rather than a long-held workflow task (each heartbeat of which adds events).
+  localRetryThreshold: '5s',
+};
+
+const localQueries = proxyLocalActivities<ReelflowActivities>(LOCAL_QUERY_OPTIONS);
+
+/** The read-only vendor queries that run as local activities (GetAsset keeps its rate-limited queue). */
+export type LocalQuery =
+  'reviewGetTask' | 'generationGet' | 'eraseGet' | 'listAssetsPage' | 'getAssetGroup' | 'listAssetGroups';
+
+/** Marks runs that query the vendor with local activities; runs recorded before keep regular ones. */
+export const LOCAL_QUERIES_PATCH = 'local-queries';
+
+/** One query's call-site API; the casts below only undo TypeScript's lost mapping of a generic key. */
+interface QueryCall<K extends LocalQuery, O> {
+  executeWithOptions(
+    options: O,
+    args: Parameters<ReelflowActivities[K]>,
+  ): Promise<Awaited<ReturnType<ReelflowActivities[K]>>>;
+}
+
+/** Runs one vendor query: a local activity on runs that start on this code, a regular one on older runs. */
+export function runQuery<K extends LocalQuery>(
+  name: K,
+  summary: string,
+  args: Parameters<ReelflowActivities[K]>,
+): Promise<Awaited<ReturnType<ReelflowActivities[K]>>> {
+  if (patched(LOCAL_QUERIES_PATCH)) {
+    const local = localQueries[name] as unknown as QueryCall<K, LocalActivityOptions>;
+    return local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {
+      throw asActivityFailure(name, err);
+    });
+  }
+  const regular = queries[name] as unknown as QueryCall<K, ActivityOptions>;
+  return regular.executeWithOptions({ ...QUERY_OPTIONS, summary }, args);
+}
+
+/**
+ * A local activity's own failure arrives bare, where the server wraps a regular activity's in
+ * an ActivityFailure (timeouts and cancellations come wrapped either way). Wrapped alike, the
+ * failure classification (failures.ts) and the poll loop read both paths the same.
+ */
+function asActivityFailure(activityType: string, err: unknown): unknown {
+  if (!(err instanceof ApplicationFailure)) return err;
+  const final = err.nonRetryable || FATAL_TYPES.includes(err.type ?? '');
+  const state = final ? 'NON_RETRYABLE_FAILURE' : 'MAXIMUM_ATTEMPTS_REACHED';
+  return new ActivityFailure('Local activity failed', activityType, undefined, state, undefined, err);
 }

@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../../definition/definition';
 import { inferMediaType } from '../../vendor-api/batching';
 import type { AssetResult, AssetsStageResult, PipelineResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, queries } from '../lib/proxies';
+import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, runQuery } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/create';
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone, type PollSpec } from '../lib/poll';
@@ -96,10 +96,9 @@ async function listAssets(
   let seen = 0;
   for (let page = 1; ; page++) {
     rt.count('assets.ListAssets');
-    const res = await queries.listAssetsPage.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: rt.summary(`list assets of group ${groupId} (page ${page})`) },
-      [{ profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE }],
-    );
+    const res = await runQuery('listAssetsPage', rt.summary(`list assets of group ${groupId} (page ${page})`), [
+      { profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE },
+    ]);
     res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
     seen += res.assets.length;
     // Count what came back, not what we asked for: the vendor's page size cap is not documented.
@@ -211,19 +210,15 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const { profile } = input;
   if ('id' in input.group) {
     rt.count('assets.GetAssetGroup');
-    const g = await queries.getAssetGroup.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: rt.summary(`GetAssetGroup ${input.group.id}`) },
-      [{ profile, id: input.group.id }],
-    );
+    const g = await runQuery('getAssetGroup', rt.summary(`GetAssetGroup ${input.group.id}`), [
+      { profile, id: input.group.id },
+    ]);
     return { id: g.id, name: g.name, created: false };
   }
   const { name, description } = input.group;
   const findByName = async () => {
     rt.count('assets.ListAssetGroups');
-    const groups = await queries.listAssetGroups.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: rt.summary(`find group "${name}"`) },
-      [{ profile }],
-    );
+    const groups = await runQuery('listAssetGroups', rt.summary(`find group "${name}"`), [{ profile }]);
     return groups.find((g) => g.name === name);
   };
   const found = await findByName();

@@ -4,7 +4,7 @@
  */
 import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { EraseStageResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
+import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
@@ -45,10 +45,7 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
         },
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
-    query: (id) =>
-      queries.eraseGet.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${id}`) }, [
-        { profile, taskId: id },
-      ]),
+    query: (id) => runQuery('eraseGet', rt.summary(`poll ${id}`), [{ profile, taskId: id }]),
   });
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
     throw stageFailure(

@@ -8,7 +8,7 @@ import {
 import type { PipelineDefinition } from '../../definition/definition';
 import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
+import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
@@ -45,10 +45,7 @@ export async function generationStage(
       );
       return { taskId: res.id };
     },
-    query: (id) =>
-      queries.generationGet.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${id}`) }, [
-        { profile, id },
-      ]),
+    query: (id) => runQuery('generationGet', rt.summary(`poll ${id}`), [{ profile, id }]),
   });
   if (task.status === 'expired') {
     throw stageFailure(

@@ -7,7 +7,7 @@ import { REVIEW_STATES, REVIEW_TERMINAL_STATES } from '../../vendor-api/assumed-
 import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
 import { RejectedError } from '../../vendor-api/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../messages';
-import { CREATE_OPTIONS, QUERY_OPTIONS, creates, queries } from '../lib/proxies';
+import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import {
   createWithoutDuplicates,
   stageFailure,
@@ -134,10 +134,7 @@ async function runBatch(
     policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    query: () =>
-      queries.reviewGetTask.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`poll ${taskId}`) }, [
-        { profile: input.profile, taskId },
-      ]),
+    query: () => runQuery('reviewGetTask', rt.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
     done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
     states: { of: (t) => t.status, known: REVIEW_STATES },
     notFoundGraceMs: input.notFoundGraceMs,
