@@ -12,6 +12,7 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../definition/definition';
@@ -25,10 +26,14 @@ import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
-import { validating } from './lib/proxies';
+import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
+  // Decided in the first workflow task, before any command: a new run records the marker
+  // there, so its replay meets it at the same place whatever the timing of later tasks
+  // (runs recorded with the marker at their first query still find it there: runQuery asks too).
+  patched(LOCAL_QUERIES_PATCH);
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = input.resume?.result ?? {
     pipelineId,

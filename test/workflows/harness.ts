@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { createReelflowWorkers } from '../../src/workers/worker';
@@ -223,4 +223,13 @@ export function post(url: string, body: unknown): Promise<number> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   }).then(async (r) => (await r.arrayBuffer(), r.status));
+}
+
+/**
+ * The pipeline's history replays on the current workflow code: what a worker does when it
+ * answers a query for a workflow it no longer caches, or takes over after a restart.
+ */
+export async function expectReplays(handle: WorkflowHandle): Promise<void> {
+  const history = await handle.fetchHistory();
+  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } }, history);
 }

@@ -6,7 +6,15 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { statusQuery } from '../../src/workflows/messages';
-import { CALLBACK_SECRET, fullDefinition, rejection, startHarness, type Harness, waitForStatus } from './harness';
+import {
+  CALLBACK_SECRET,
+  fullDefinition,
+  expectReplays,
+  rejection,
+  startHarness,
+  type Harness,
+  waitForStatus,
+} from './harness';
 import { FailureType } from '../../src/failures';
 
 describe('cancellation', () => {
@@ -87,6 +95,7 @@ describe('slow vendor', () => {
     expect(stuck.stages.assets.detail).toMatch(/contact vendor technical support/);
     await handle.result();
     expect((await handle.query(statusQuery)).state).toBe('completed');
+    await expectReplays(handle);
   });
 
   test('an asset Pending past its deadline fails the stage naming the asset', async () => {
