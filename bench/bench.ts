@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDevServer, type DevServer } from '../src/devstack/dev-server';
 import { cliVersion, findTemporalCli, repoRoot } from '../src/devstack/temporal-cli';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../src/workers/config';
 import { runBaseline } from './baseline-run';
@@ -21,6 +20,7 @@ import { killAllSpawned, Sampler } from './processes';
 import { runReelflow } from './reelflow-run';
 import { ratiosFor, thresholdFindings, writeReport, type BenchReport, type Machine } from './report';
 import { targetsFor } from './targets';
+import { startBenchServer, type BenchServer } from './temporal-server';
 import { getAssetVendorFloorMs, idealMs, minimumCalls, stageProcessingMs, type Workload } from './workload';
 
 function machine(cli: string | undefined): Machine {
@@ -96,14 +96,14 @@ async function main(): Promise<number> {
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 
   const cli = findTemporalCli((line) => log(line));
-  if (!cli) {
+  if (!cli && flags.temporal === 'dev') {
     process.stderr.write(
       'bench: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)\n',
     );
     return 1;
   }
   const sampler = new Sampler(500);
-  let server: DevServer | undefined;
+  let server: BenchServer | undefined;
   const stopAll = async () => {
     sampler.stop();
     await server?.stop();
@@ -124,16 +124,18 @@ async function main(): Promise<number> {
 
   try {
     log(`bench: run ${tag}, logs in ${path.relative(process.cwd(), runDir)}`);
-    server = await startDevServer({
-      cli: cli.path,
-      ...(flags.temporalDb === 'file' ? { dbFile: path.join(runDir, 'temporal.db') } : {}),
-      headless: true,
-      logFile: path.join(runDir, 'temporal.log'),
+    server = await startBenchServer({
+      kind: flags.temporal,
+      dir: runDir,
+      inMemory: flags.temporalDb === 'memory',
+      ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
+      database: 'reelflow_bench_temporal',
       log,
     });
     sampler.watch('temporal server', server.pid);
     sampler.start();
-    log(`bench: Temporal dev server at ${server.address}`);
+    const temporalServer = server.described;
+    log(`bench: ${temporalServer} at ${server.address}`);
 
     const runs: PhaseResult[] = [];
     for (const mode of flags.modes) {
@@ -172,7 +174,7 @@ async function main(): Promise<number> {
     const report: BenchReport = {
       startedAt,
       command,
-      machine: machine(cli.path),
+      machine: machine(cli?.path),
       settings: {
         pipelines: flags.pipelines,
         callbacks: flags.modes,
@@ -181,6 +183,7 @@ async function main(): Promise<number> {
         getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
         workerEnv: flags.workerEnv,
         temporalDb: flags.temporalDb,
+        temporalServer,
         timeoutSeconds: flags.timeoutMs / 1000,
       },
       ideal: {

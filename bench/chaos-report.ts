@@ -112,7 +112,8 @@ export function renderMarkdown(r: ChaosReport): string {
   }
   lines.push('');
   lines.push(
-    `Dev server restarts (same SQLite file): ${r.restarts.length}${o.ownServer ? '' : ' (shared server: restart off)'}.`,
+    `Temporal server restarts (same database): ${r.restarts.length}` +
+      `${o.ownServer ? ` (${o.temporalServer ?? 'dev server'})` : ' (shared server: restart off)'}.`,
   );
   for (const x of r.restarts) lines.push(`- t=${s(x.atMs)}: down ${s(x.downMs)}, ${x.inFlight} pipelines in flight`);
   lines.push('');

@@ -34,8 +34,7 @@ import {
   TimeoutFailure,
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
-import { startDevServer, type DevServer } from '../src/devstack/dev-server';
-import { findTemporalCli, repoRoot } from '../src/devstack/temporal-cli';
+import { repoRoot } from '../src/devstack/temporal-cli';
 import type { FaultConfig } from '../src/emulator/faults';
 import type { InspectionSnapshot } from '../src/emulator/inspection';
 import { findMediaDir } from '../src/emulator/media';
@@ -69,6 +68,7 @@ import {
   type PipelineOutcome,
 } from './chaos-invariants';
 import { natural429s, WindowCollector, type BusiestWindow } from './rate-window';
+import { startBenchServer, type BenchServer, type TemporalKind } from './temporal-server';
 
 export interface ChaosOptions {
   pipelines: number;
@@ -79,6 +79,8 @@ export interface ChaosOptions {
   restartServer: boolean;
   /** Worker processes running at any time. */
   workers: number;
+  /** The server it starts for itself: the dev server (default) or the real one on PostgreSQL. */
+  temporalKind?: TemporalKind;
   /** Use this Temporal server instead of starting one (the quick test shares jest's). */
   temporal?: { address: string; namespace?: string };
   /** Folder for logs, the SQLite file and the archive. Default: a new temp folder. */
@@ -138,6 +140,8 @@ export interface ChaosReport {
     profiles: number;
     taskQueue: string;
     ownServer: boolean;
+    /** The server it started (absent with a shared one). */
+    temporalServer?: string;
     timeoutMs: number;
   };
   workDir: string;
@@ -317,7 +321,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   });
   const callbackSecret = randomBytes(24).toString('hex');
 
-  let server: DevServer | undefined;
+  let server: BenchServer | undefined;
   let connection: Connection | undefined;
   /** Set once the run is over: a worker exiting then is not replaced. */
   let stopping = false;
@@ -329,20 +333,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       address = opts.temporal.address;
       namespace = opts.temporal.namespace ?? 'default';
     } else {
-      const cli = findTemporalCli((line) => log(line));
-      if (!cli)
-        throw new Error('chaos: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)');
-      server = await startDevServer({
-        cli: cli.path,
-        dbFile: path.join(workDir, 'temporal.db'),
-        headless: true,
-        logFile: path.join(logDir, 'temporal.log'),
+      server = await startBenchServer({
+        kind: opts.temporalKind ?? 'dev',
+        dir: workDir,
+        database: 'reelflow_chaos_temporal',
         log,
       });
       children.extraPids.add(server.pid);
       address = server.address;
       namespace = server.namespace;
-      log(`chaos: dev server ${address} (SQLite ${path.join(workDir, 'temporal.db')})`);
+      log(`chaos: ${server.described} at ${address}`);
     }
 
     // ---- the vendor emulator, with the fault mix and the seed
@@ -654,13 +654,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           restartAt = undefined;
           const before = inFlight();
           log(
-            `chaos: t=${(now / 1000).toFixed(1)}s restarting the dev server (same SQLite file), ${before} pipelines in flight`,
+            `chaos: t=${(now / 1000).toFixed(1)}s restarting the Temporal server (same database), ${before} pipelines in flight`,
           );
           const s0 = Date.now();
           await server.restart();
           children.extraPids.add(server.pid);
           restarts.push({ atMs: now, downMs: Date.now() - s0, inFlight: before });
-          log(`chaos: dev server back after ${((Date.now() - s0) / 1000).toFixed(1)} s`);
+          log(`chaos: Temporal server back after ${((Date.now() - s0) / 1000).toFixed(1)} s`);
         }
         if (now - lastProgress >= 10_000) {
           lastProgress = now;
@@ -777,6 +777,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         profiles,
         taskQueue,
         ownServer: !opts.temporal,
+        ...(server ? { temporalServer: server.described } : {}),
         timeoutMs,
       },
       workDir,

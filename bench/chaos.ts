@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- [--pipelines N] [--seed S] [--kills K] [--restart-server on|off]
- *                   [--workers W] [--timeout SECONDS] [--out DIR] [--ambiguous-policy ask|resubmit]`
+ *                   [--workers W] [--temporal dev|cluster] [--timeout SECONDS] [--out DIR] [--ambiguous-policy ask|resubmit]`
  *
  * N pipelines (default 200) under the emulator's faults while worker processes are
  * SIGKILLed and the dev server restarts once; then the invariants. Writes
@@ -14,7 +14,7 @@ import { renderMarkdown, writeReport } from './chaos-report';
 import { runChaos } from './chaos-run';
 
 const USAGE = `usage: npm run chaos -- [--pipelines 200] [--seed 1] [--kills 5] [--restart-server on|off]
-                        [--workers 2] [--timeout SECONDS] [--out reports] [--ambiguous-policy ask|resubmit]`;
+                        [--workers 2] [--temporal dev|cluster] [--timeout SECONDS] [--out reports] [--ambiguous-policy ask|resubmit]`;
 
 function positiveInt(name: string, value: string, min = 1): number {
   const n = Number(value);
@@ -34,6 +34,7 @@ async function main(): Promise<number> {
         kills: { type: 'string', default: '5' },
         'restart-server': { type: 'string', default: 'on' },
         workers: { type: 'string', default: '2' },
+        temporal: { type: 'string', default: 'dev' },
         timeout: { type: 'string' },
         out: { type: 'string', default: path.join(repoRoot(), 'reports') },
         'ambiguous-policy': { type: 'string', default: 'ask' },
@@ -50,6 +51,8 @@ async function main(): Promise<number> {
   }
   const restart = values['restart-server'];
   if (restart !== 'on' && restart !== 'off') throw new UsageError('--restart-server must be on or off');
+  const kind = values.temporal;
+  if (kind !== 'dev' && kind !== 'cluster') throw new UsageError(`--temporal must be dev or cluster, got ${kind}`);
   const policy = values['ambiguous-policy'];
   if (policy !== 'ask' && policy !== 'resubmit') throw new UsageError('--ambiguous-policy must be ask or resubmit');
   const report = await runChaos({
@@ -59,6 +62,7 @@ async function main(): Promise<number> {
     kills: positiveInt('kills', values.kills, 0),
     restartServer: restart === 'on',
     workers: positiveInt('workers', values.workers),
+    temporalKind: kind,
     ...(values.timeout ? { timeoutMs: positiveInt('timeout', values.timeout) * 1000 } : {}),
   });
   const files = writeReport(report, values.out);

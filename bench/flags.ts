@@ -14,6 +14,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own)
   --worker-env K=V       extra REELFLOW_* variable for the workers, repeatable (tuning experiments)
   --timings FILE         JSON of stage times in ms laid over the defaults, e.g. {"generationRunningMs": 10000}
+  --temporal dev|cluster the dev server (default), or the real server on the local PostgreSQL (fresh databases)
+  --shards N             history shards of --temporal cluster (default 4)
   --temporal-db file|memory  the dev server's SQLite: a file under .data/bench/<run>/ (default) or in memory
   --baseline on|off      also run the naive baseline (default on)
   --timeout SECONDS      per run (default 600 + N)
@@ -40,6 +42,9 @@ export interface BenchFlags {
   workerEnv: Record<string, string>;
   /** Where the dev server keeps its SQLite database. */
   temporalDb: 'file' | 'memory';
+  temporal: 'dev' | 'cluster';
+  /** History shards of the cluster. */
+  shards?: number;
 }
 
 const onOff = (flag: string, v: string): boolean => {
@@ -73,6 +78,8 @@ export function parseBenchFlags(
         timings: { type: 'string' },
         baseline: { type: 'string', default: 'on' },
         'temporal-db': { type: 'string', default: 'file' },
+        temporal: { type: 'string', default: 'dev' },
+        shards: { type: 'string' },
         timeout: { type: 'string' },
         out: { type: 'string', default: 'reports' },
         keep: { type: 'boolean', default: false },
@@ -148,6 +155,12 @@ export function parseBenchFlags(
   const temporalDb = values['temporal-db'];
   if (temporalDb !== 'file' && temporalDb !== 'memory')
     throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
+  const temporal = values.temporal;
+  if (temporal !== 'dev' && temporal !== 'cluster')
+    throw new UsageError(`--temporal: dev or cluster, got "${temporal}"`);
+  if (values.shards !== undefined && temporal !== 'cluster')
+    throw new UsageError('--shards: only with --temporal cluster');
+  const shards = values.shards === undefined ? undefined : wholeNumber('--shards', values.shards, 1, 1024);
   const timeoutS =
     values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
   return {
@@ -163,5 +176,7 @@ export function parseBenchFlags(
     cpuProfile: values['cpu-prof'],
     workerEnv,
     temporalDb,
+    temporal,
+    ...(shards !== undefined ? { shards } : {}),
   };
 }

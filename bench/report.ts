@@ -43,6 +43,8 @@ export interface BenchReport {
     /** Extra REELFLOW_* variables given to the workers. */
     workerEnv: Record<string, string>;
     temporalDb: 'file' | 'memory';
+    /** e.g. "temporal-server on PostgreSQL, 4 history shards" (absent in older reports: the dev server). */
+    temporalServer?: string;
     timeoutSeconds: number;
   };
   /**
@@ -263,7 +265,7 @@ export function renderMarkdown(report: BenchReport): string {
         .map(([k, v]) => `${k} ${secs(v)}`)
         .join(', ')} ` +
       `(tick ${w.timings.tickMs} ms). reelflow: ${s.workers} worker process${s.workers > 1 ? 'es' : ''} (\`node dist/src/workers/main.js\`) ` +
-      `on a Temporal dev server (SQLite ${s.temporalDb === 'memory' ? 'in memory' : 'file'})` +
+      `on ${s.temporalServer ?? `a Temporal dev server (SQLite ${s.temporalDb === 'memory' ? 'in memory' : 'file'})`}` +
       `${
         Object.keys(s.workerEnv).length
           ? ` with ${Object.entries(s.workerEnv)

@@ -12,6 +12,14 @@ describe('bench flags', () => {
     expect(f.baseline).toBe(true);
     expect(f.getAssetRate).toBeUndefined();
     expect(f.timeoutMs).toBe(800_000);
+    expect(f.temporal).toBe('dev');
+    expect(f.shards).toBeUndefined();
+  });
+
+  test('--temporal cluster with a shard count', () => {
+    const f = parseBenchFlags(['--temporal', 'cluster', '--shards', '8']);
+    expect(f.temporal).toBe('cluster');
+    expect(f.shards).toBe(8);
   });
 
   test('stages keep pipeline order whatever the order given', () => {
@@ -37,6 +45,9 @@ describe('bench flags', () => {
     [['--getasset-rate', '11'], /at most 10/],
     [['--archive', 'yes'], /--archive/],
     [['--bogus'], /bogus/],
+    [['--temporal', 'cloud'], /--temporal: dev or cluster/],
+    [['--shards', '4'], /--shards: only with --temporal cluster/],
+    [['--temporal', 'cluster', '--shards', '0'], /--shards/],
   ])('%j is a usage error', (argv, message) => {
     expect(() => parseBenchFlags(argv)).toThrow(UsageError);
     expect(() => parseBenchFlags(argv)).toThrow(message);
