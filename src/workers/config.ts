@@ -17,6 +17,7 @@
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
+ *   REELFLOW_MAX_CACHED_WORKFLOWS        pipelines kept in the worker's cache; default the SDK's (from the heap size)
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
  *
  * Errors name the variable; a secret's value is never printed (nor is any other value:
@@ -67,6 +68,8 @@ export interface WorkerConfig {
   getAssetRatePerSecond: number;
   maxConcurrentActivities: number;
   maxConcurrentWorkflowTasks: number;
+  /** Workflows kept in memory between tasks; undefined = the SDK's default (from the heap size). */
+  maxCachedWorkflows?: number;
   metricsBind?: string;
 }
 
@@ -142,6 +145,7 @@ function schemaFor(cores: number) {
       ),
       REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),
       REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
+      REELFLOW_MAX_CACHED_WORKFLOWS: optional(wholeNumber(2, 1_000_000)),
       REELFLOW_METRICS_BIND: optional(
         z
           .string()
@@ -173,6 +177,7 @@ function schemaFor(cores: number) {
         maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
         maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
       };
+      if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
       if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
       if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
       if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
@@ -205,6 +210,7 @@ export function describeWorkerConfig(c: WorkerConfig): string {
     `callbacks=${c.callbackBaseUrl ? `${c.callbackBaseUrl}/callbacks/…` : 'off (polling only)'}`,
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
+  if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
   if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
   return parts.join(' ');

@@ -37,7 +37,12 @@ export interface ReelflowWorkersOptions {
   namespace?: string;
   config: Pick<
     WorkerConfig,
-    'taskQueue' | 'profiles' | 'getAssetRatePerSecond' | 'maxConcurrentActivities' | 'maxConcurrentWorkflowTasks'
+    | 'taskQueue'
+    | 'profiles'
+    | 'getAssetRatePerSecond'
+    | 'maxConcurrentActivities'
+    | 'maxConcurrentWorkflowTasks'
+    | 'maxCachedWorkflows'
   >;
   /** All activities (createActivities(deps)); must include `getAsset`. */
   activities: Record<string, ActivityFn>;
@@ -132,6 +137,7 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
       activities,
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
       maxConcurrentWorkflowTaskExecutions: config.maxConcurrentWorkflowTasks,
+      ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
     }),
   });
   log(`task queue ${config.taskQueue}: workflows (${described}) and ${Object.keys(activities).length} activities`);

@@ -45,6 +45,7 @@ test('every variable is read; blanks count as unset', () => {
       REELFLOW_GETASSET_RATE: '2.5',
       REELFLOW_MAX_CONCURRENT_ACTIVITIES: '7',
       REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '3',
+      REELFLOW_MAX_CACHED_WORKFLOWS: '150',
       REELFLOW_METRICS_BIND: '0.0.0.0:9464',
       UNRELATED: 'x',
     },
@@ -62,6 +63,7 @@ test('every variable is read; blanks count as unset', () => {
     getAssetRatePerSecond: 2.5,
     maxConcurrentActivities: 7,
     maxConcurrentWorkflowTasks: 3,
+    maxCachedWorkflows: 150,
     metricsBind: '0.0.0.0:9464',
   });
   expect(c.callbackSecret).toBe(SECRET);
@@ -126,6 +128,7 @@ test.each<[string, string, Env, RegExp]>([
     { REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '1' },
     /at least 2/,
   ],
+  ['cache of one', 'REELFLOW_MAX_CACHED_WORKFLOWS', { REELFLOW_MAX_CACHED_WORKFLOWS: '1' }, /at least 2/],
   ['metrics bind', 'REELFLOW_METRICS_BIND', { REELFLOW_METRICS_BIND: '9464' }, /host:port/],
   [
     'archive opt-in not a switch',
