@@ -16,7 +16,7 @@ import { runBaseline } from './baseline-run';
 import { parseBenchFlags, UsageError, USAGE, type BenchFlags } from './flags';
 import type { PhaseContext, PhaseResult } from './phase';
 import { summarizeProfiles } from './cpu-profile';
-import { killAllSpawned, Sampler } from './processes';
+import { killAllSpawned, pidsNamed, Sampler } from './processes';
 import { runReelflow } from './reelflow-run';
 import { ratiosFor, thresholdFindings, writeReport, type BenchReport, type Machine } from './report';
 import { targetsFor } from './targets';
@@ -133,6 +133,8 @@ async function main(): Promise<number> {
       log,
     });
     sampler.watch('temporal server', server.pid);
+    // The real server's persistence: the local PostgreSQL's processes (shared with anything else using it).
+    if (server.kind === 'cluster') sampler.watchGroup('postgresql', () => pidsNamed('postgres'));
     sampler.start();
     const temporalServer = server.described;
     log(`bench: ${temporalServer} at ${server.address}`);

@@ -84,8 +84,31 @@ export function readMachineCpu(): MachineCpu | undefined {
   }
 }
 
+/** Pids whose command name (/proc/<pid>/comm) is `comm`, e.g. every PostgreSQL backend. */
+export function pidsNamed(comm: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-x', comm], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // none (pgrep exits 1), or no pgrep
+  }
+}
+
+/** A group's figures: CPU summed over its processes (exited ones keep their last), peak RSS the largest. */
+function groupStats(members: Iterable<ProcStats>): ProcStats {
+  let cpuSeconds = 0;
+  let rssKb = 0;
+  let hwmKb = 0;
+  for (const m of members) {
+    cpuSeconds += m.cpuSeconds;
+    rssKb = Math.max(rssKb, m.rssKb);
+    hwmKb = Math.max(hwmKb, m.hwmKb);
+  }
+  return { cpuSeconds, rssKb, hwmKb };
+}
+
 export class Sampler {
   private readonly pids = new Map<string, number>();
+  private readonly groups = new Map<string, { find: () => number[]; members: Map<number, ProcStats> }>();
   private readonly last = new Map<string, ProcStats>();
   private timer?: NodeJS.Timeout;
 
@@ -93,6 +116,12 @@ export class Sampler {
 
   watch(name: string, pid: number): void {
     this.pids.set(name, pid);
+    this.sample();
+  }
+
+  /** Watches every process `find` returns at each sample (e.g. a database's backends) as one. */
+  watchGroup(name: string, find: () => number[]): void {
+    this.groups.set(name, { find, members: new Map() });
     this.sample();
   }
 
@@ -111,6 +140,13 @@ export class Sampler {
     for (const [name, pid] of this.pids) {
       const s = readProcStats(pid);
       if (s) this.last.set(name, s);
+    }
+    for (const [name, g] of this.groups) {
+      for (const pid of g.find()) {
+        const s = readProcStats(pid);
+        if (s) g.members.set(pid, s);
+      }
+      this.last.set(name, groupStats(g.members.values()));
     }
     return new Map(this.last);
   }

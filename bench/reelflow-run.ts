@@ -204,6 +204,9 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     const context = [
       processUse('temporal server', before.get('temporal server'), after.get('temporal server')),
       processUse('emulator', before.get('emulator'), after.get('emulator')),
+      ...(before.has('postgresql')
+        ? [processUse('postgresql', before.get('postgresql'), after.get('postgresql'))]
+        : []),
     ];
     const machineLoad = window.end(cpuOf([...processes, ...context]));
     const measured: Measured = {

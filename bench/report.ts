@@ -218,6 +218,11 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
       '',
     ],
     [
+      'context: PostgreSQL CPU s (real server only)',
+      ...cell((p) => num(p.context.find((x) => x.name === 'postgresql')?.cpuSeconds ?? NaN, 1)),
+      '',
+    ],
+    [
       'context: emulator CPU s',
       ...cell((p) => num(p.context.find((x) => x.name === 'emulator')?.cpuSeconds ?? NaN, 1)),
       '',

@@ -1,5 +1,6 @@
 import { packageOf, summarizeProfile } from '../../bench/cpu-profile';
-import { parseProcStatCpu, parseStatusKb } from '../../bench/processes';
+import { spawnSync } from 'node:child_process';
+import { parseProcStatCpu, parseStatusKb, pidsNamed, readProcStats, Sampler } from '../../bench/processes';
 
 describe('/proc parsing', () => {
   test('utime + stime, with a process name holding spaces and parentheses', () => {
@@ -13,6 +14,26 @@ describe('/proc parsing', () => {
     expect(parseStatusKb(status, 'VmHWM')).toBe(123456);
     expect(parseStatusKb(status, 'VmRSS')).toBe(65432);
     expect(parseStatusKb(status, 'VmSwap')).toBeNaN();
+  });
+});
+
+describe('process groups (e.g. PostgreSQL backends)', () => {
+  test('pidsNamed finds this process by its command name', () => {
+    const comm = spawnSync('cat', [`/proc/${process.pid}/comm`], { encoding: 'utf8' }).stdout.trim();
+    expect(pidsNamed(comm)).toContain(process.pid);
+    expect(pidsNamed('no-such-command-xyz')).toEqual([]);
+  });
+
+  test('a group sums CPU and keeps the last figures of members that are gone', () => {
+    const members = [process.pid];
+    const sampler = new Sampler(1_000);
+    sampler.watchGroup('group', () => members);
+    const own = readProcStats(process.pid)!;
+    members.splice(0, 1, 999_999_999); // this pid leaves the group, a missing one joins
+    const g = sampler.sample().get('group')!;
+    expect(g.cpuSeconds).toBeGreaterThanOrEqual(own.cpuSeconds - 0.5);
+    expect(g.cpuSeconds).toBeGreaterThan(0);
+    expect(g.hwmKb).toBeGreaterThan(0);
   });
 });
 
