@@ -64,7 +64,7 @@ export const scheduleCreate: CommandFn = async (ctx, session) => {
     throw err;
   }
   const d = await handle.describe();
-  const nextRuns = d.info.nextActionTimes.map((t) => t.toISOString());
+  const nextRuns = d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString());
   const spec = opts.cron !== undefined ? `cron ${opts.cron}` : `every ${opts.every}`;
   const doc = {
     scheduleId: handle.scheduleId,
