@@ -235,7 +235,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   }),
   cmd(
     'wait',
-    '',
+    '--batch <id>',
     'wait until every pipeline of a batch has ended, then summarize',
     'temporal',
     [0, 0],
