@@ -182,6 +182,11 @@ describe('batches and schedules through the CLI', () => {
       expect(listed.json().schedules).toContainEqual(
         expect.objectContaining({ scheduleId, spec: 'every 2s', overlap: 'skip', paused: false }),
       );
+      const byQuery = await eventually(
+        ['list', '--query', `TemporalScheduledById = '${scheduleId}'`, '--status', 'completed', '--json'],
+        (r) => r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === runId),
+      );
+      expect(byQuery.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(runId);
       const table = await cli(['schedule', 'list']);
       expect(table.stdout).toMatch(new RegExp(`^${scheduleId}\\s+every 2s\\s+skip\\s+\\S+`, 'm'));
     } finally {
