@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { DefinitionFileError, parseJsonText, validateDefinitionValue, type DefinitionIssue } from './definition-file';
-import { checkIdPart, startPipeline } from './pipeline-client';
+import { checkIdPart, failureChain, startPipeline } from './pipeline-client';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -118,8 +118,15 @@ async function startLine(
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError)
       return { line: l.line, outcome: 'already-started', workflowId };
-    const error = `${opts.source ?? 'batch'}:${l.line}: ${err instanceof Error ? err.message : String(err)}`;
-    return { line: l.line, outcome: 'failed', error, workflowId };
+    const chain = failureChain(err).join(': ');
+    // A namespace set up before ReelflowBatch existed lacks it: say how to add it.
+    const hint = /search attribute/i.test(chain) ? " (register reelflow's search attributes: reelflow setup)" : '';
+    return {
+      line: l.line,
+      outcome: 'failed',
+      error: `${opts.source ?? 'batch'}:${l.line}: ${chain}${hint}`,
+      workflowId,
+    };
   }
 }
 

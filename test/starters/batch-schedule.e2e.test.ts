@@ -111,6 +111,28 @@ describe('batches and schedules through the CLI', () => {
     expect(human.stdout).toContain(`batch ${batchId}: 0 started, 2 already started, 1 failed`);
   });
 
+  test('on a namespace without the search attributes, each line says why and how to fix it', async () => {
+    const namespace = `no-sa-${randomUUID().slice(0, 8)}`;
+    await h.client.connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: { seconds: 86_400 as never },
+    });
+    const defs = file(`${namespace}.jsonl`, JSON.stringify(generation('a quiet street')));
+    const r = await eventually(
+      ['start', '--batch', defs, '--namespace', namespace, '--json'],
+      (x) => !/namespace .* not found/i.test(x.stdout),
+    );
+    expect(r.code).toBe(1);
+    expect(r.json().failed).toEqual([
+      expect.objectContaining({
+        line: 1,
+        error: expect.stringMatching(
+          /:1: .*no mapping defined for search attribute Reelflow\w+ \(register .*: reelflow setup\)$/,
+        ),
+      }),
+    ]);
+  });
+
   test('wait exits non-zero when a pipeline of the batch failed, and says why', async () => {
     const batchId = `b-${randomUUID().slice(0, 8)}`;
     const defs = file(
