@@ -75,7 +75,7 @@ export interface BatchReport {
 }
 
 /** A line's definition, or why it is not one (with the line number and the field). */
-function checkLine(l: BatchLine, source: string, maxPayloadBytes?: number) {
+export function checkBatchLine(l: BatchLine, source: string, maxPayloadBytes?: number) {
   const where = `${source}:${l.line}`;
   try {
     return validateDefinitionValue(parseJsonText(l.text, where), where, {
@@ -147,7 +147,7 @@ export async function startBatch(client: Client, text: string, opts: StartBatchO
   const firstLineOf = new Map<string, number>();
   const toStart: { l: BatchLine; input: unknown; workflowId: string }[] = [];
   for (const l of lines) {
-    const checked = checkLine(l, source, opts.maxPayloadBytes);
+    const checked = checkBatchLine(l, source, opts.maxPayloadBytes);
     if ('outcome' in checked) {
       report(checked);
       continue;

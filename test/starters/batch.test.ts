@@ -1,5 +1,5 @@
 /** Batches and schedules without a server: ids, line numbering, the batch state, intervals, usage errors. */
-import { batchLines, batchWorkflowId, defaultBatchId } from '../../src/starters/batch';
+import { batchLines, batchWorkflowId, checkBatchLine, defaultBatchId } from '../../src/starters/batch';
 import { batchState } from '../../src/starters/batch-wait';
 import type { PipelineSummary } from '../../src/starters/pipeline-client';
 import { buildListQuery } from '../../src/starters/pipeline-client';
@@ -35,6 +35,37 @@ describe('batch ids', () => {
       { line: 1, text: '{"a":1}' },
       { line: 4, text: '{"b":2}' },
     ]);
+  });
+});
+
+test('a bad line is named by its line number, and its column or field', () => {
+  expect(checkBatchLine({ line: 7, text: '{"name" 1}' }, 'defs.jsonl')).toEqual({
+    line: 7,
+    outcome: 'failed',
+    error: expect.stringMatching(/^defs\.jsonl:7:9: invalid JSON: Expected ':' after property name/),
+  });
+  // Where V8 gives no position, the line alone.
+  expect(checkBatchLine({ line: 8, text: '{"name": }' }, 'defs.jsonl')).toMatchObject({
+    error: expect.stringMatching(/^defs\.jsonl:8: invalid JSON: /),
+  });
+  expect(checkBatchLine({ line: 2, text: '[1]' }, 'defs.jsonl')).toMatchObject({
+    line: 2,
+    outcome: 'failed',
+    field: '(root)',
+    error: 'defs.jsonl:2: (root): a pipeline definition is a JSON object, got an array',
+  });
+  expect(
+    checkBatchLine({ line: 3, text: '{"generation":{"content":[{"type":"text","text":"x"}]}}' }, 'd'),
+  ).toMatchObject({
+    line: 3,
+    outcome: 'failed',
+    field: 'generation.model',
+    error: expect.stringMatching(/^d:3: generation\.model: /),
+  });
+  expect(
+    checkBatchLine({ line: 1, text: '{"erase":false,"review":{"media":["https://a.example/x.png"]}}' }, 'd'),
+  ).toMatchObject({
+    definition: { review: { media: ['https://a.example/x.png'] } },
   });
 });
 
