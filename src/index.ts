@@ -51,6 +51,37 @@ export {
   type PipelineSummary,
 } from './starters/pipeline-client';
 
+// Batches (one pipeline per JSON line, tagged ReelflowBatch) and schedules (Temporal Schedules).
+export {
+  startBatch,
+  batchLines,
+  batchWorkflowId,
+  defaultBatchId,
+  type StartBatchOptions,
+  type BatchReport,
+  type BatchLine,
+  type BatchLineResult,
+} from './starters/batch';
+export {
+  waitForBatch,
+  batchState,
+  batchFailures,
+  type WaitForBatchOptions,
+  type BatchState,
+  type BatchFailure,
+} from './starters/batch-wait';
+export {
+  createPipelineSchedule,
+  listPipelineSchedules,
+  deletePipelineSchedule,
+  parseEvery,
+  OVERLAP_POLICIES,
+  MIN_INTERVAL_MS,
+  type OverlapPolicy,
+  type PipelineScheduleOptions,
+  type PipelineScheduleSummary,
+} from './starters/schedules';
+
 // A Temporal client from the standard environment / config profile.
 export {
   connectClient,
@@ -95,6 +126,7 @@ export {
   STAGE as STAGE_SEARCH_ATTRIBUTE,
   STATUS as STATUS_SEARCH_ATTRIBUTE,
   VENDOR_TASK_IDS as VENDOR_TASK_IDS_SEARCH_ATTRIBUTE,
+  BATCH as BATCH_SEARCH_ATTRIBUTE,
   REELFLOW_SEARCH_ATTRIBUTES,
 } from './workflows/search-attributes';
 

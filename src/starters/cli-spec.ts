@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { MAX_REVIEW_BATCH } from '../vendor-api/assumed-values';
 import { LIST_STAGES, LIST_STATUSES } from './pipeline-client';
+import { OVERLAP_POLICIES } from './schedules';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -136,9 +137,34 @@ export const COMMANDS: readonly CommandSpec[] = [
       examples: ['reelflow run examples/pipeline.json', 'cat def.json | reelflow run - --json'],
     },
   ),
-  cmd('start', '<file>', 'start a pipeline and print its workflow id', 'temporal', [1, 1], START, {
-    examples: ['id=$(reelflow start examples/pipeline.json)'],
-  }),
+  cmd(
+    'start',
+    '<file>',
+    'start a pipeline and print its workflow id (--batch: one per line of a file)',
+    'temporal',
+    [0, 1],
+    {
+      ...START,
+      batch: {
+        type: 'string',
+        value: '<file.jsonl>',
+        help: 'start one pipeline per line (JSON Lines; blank lines skipped) instead of <file>',
+      },
+      'batch-id': {
+        type: 'string',
+        value: '<id>',
+        help: 'with --batch: the batch id (default batch-<hash of the file>); ids are <batch id>-<hash of the line>',
+      },
+    },
+    {
+      description:
+        'With --batch, re-running the same batch starts nothing twice (lines already started are reported as such, while Temporal keeps their runs); a bad line is reported with its line number and the others still start. Exit code 1 when a line failed.',
+      examples: [
+        'id=$(reelflow start examples/pipeline.json)',
+        'reelflow start --batch defs.jsonl --batch-id launch-42 --json',
+      ],
+    },
+  ),
   cmd(
     'status',
     '<workflow-id>',
@@ -205,7 +231,64 @@ export const COMMANDS: readonly CommandSpec[] = [
     'vendor-task': { type: 'string', value: '<id>', help: 'pipelines that recorded this vendor task id' },
     limit: { type: 'string', value: '<n>', integer: true, help: 'at most n pipelines (default 50)' },
     query: { type: 'string', value: '<query>', help: 'extra visibility query, ANDed' },
+    batch: { type: 'string', value: '<id>', help: 'the pipelines of this batch (all of them unless --limit)' },
   }),
+  cmd(
+    'wait',
+    '--batch <id>',
+    'wait until every pipeline of a batch has ended, then summarize',
+    'temporal',
+    [0, 0],
+    {
+      batch: { type: 'string', value: '<id>', help: 'the batch id (required)' },
+      expect: {
+        type: 'string',
+        value: '<n>',
+        integer: true,
+        help: 'wait until at least n pipelines are listed (visibility lags the starts; default 1)',
+      },
+      timeout: { type: 'string', value: '<seconds>', integer: true, help: 'give up after this long (exit 1)' },
+      interval: { type: 'string', value: '<ms>', integer: true, help: 'between visibility queries (default 2000)' },
+    },
+    {
+      description:
+        'Exit code: 0 all completed, 1 any failed or timed out (or --timeout passed), 3 any cancelled or terminated.',
+      examples: ['reelflow wait --batch launch-42 --expect 40'],
+    },
+  ),
+  cmd(
+    'schedule create',
+    '<schedule-id> <file>',
+    'start a pipeline on a schedule (Temporal Schedules)',
+    'temporal',
+    [2, 2],
+    {
+      cron: { type: 'string', value: '<expr>', help: 'cron expression (5-7 fields, or @daily, @hourly, …), in UTC' },
+      every: { type: 'string', value: '<duration>', help: 'interval: 30s, 5m, 2h, 1d (at least 1s)' },
+      overlap: {
+        type: 'string',
+        value: '<policy>',
+        choices: OVERLAP_POLICIES,
+        help: `when a run is due while the last one runs: ${OVERLAP_POLICIES.join(', ')} (default skip)`,
+      },
+      ...SIZE,
+      'task-queue': START['task-queue'],
+      'id-prefix': {
+        type: 'string',
+        value: '<prefix>',
+        help: "each run's workflow id: <prefix>-<scheduled time> (default the schedule id)",
+      },
+    },
+    {
+      description: 'Give exactly one of --cron and --every. The definition is validated before anything is created.',
+      examples: [
+        'reelflow schedule create nightly-teaser examples/pipeline.json --cron "0 3 * * *"',
+        'reelflow schedule create every-hour examples/pipeline.json --every 1h --overlap buffer-one',
+      ],
+    },
+  ),
+  cmd('schedule list', '', 'list the schedules that start pipelines', 'temporal', [0, 0]),
+  cmd('schedule delete', '<schedule-id>', 'delete a schedule (runs already started go on)', 'temporal', [1, 1]),
   cmd(
     'setup',
     '',
@@ -277,7 +360,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('review get', '<task-id>', 'show a review task and its items', 'vendor', [1, 1]),
 ];
 
-const GROUPS = ['groups', 'assets', 'review'];
+const GROUPS = ['schedule', 'groups', 'assets', 'review'];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);

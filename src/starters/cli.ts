@@ -16,10 +16,14 @@ import { list } from './commands/list';
 import { resolve } from './commands/resolve';
 import { result } from './commands/result';
 import { run } from './commands/run';
+import { scheduleCreate } from './commands/schedule-create';
+import { scheduleDelete } from './commands/schedule-delete';
+import { scheduleList } from './commands/schedule-list';
 import { setup } from './commands/setup';
 import { start } from './commands/start';
 import { status } from './commands/status';
 import { validate } from './commands/validate';
+import { wait } from './commands/wait';
 import { runVendorCommand } from './commands/vendor';
 
 export type { CliIo } from './cli-output';
@@ -36,6 +40,10 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   resolve,
   setup,
   list,
+  wait,
+  'schedule create': scheduleCreate,
+  'schedule list': scheduleList,
+  'schedule delete': scheduleDelete,
 };
 
 /** The whole CLI. Resolves with the exit code; never throws. */

@@ -176,35 +176,32 @@ export function validateDefinitionValue(
   }
 }
 
-/** Reads, parses and validates a definition file ("-" = stdin). */
-export async function loadDefinitionFile(file: string, opts: LoadOptions = {}): Promise<LoadedDefinition> {
+/** The text of a file ("-" = stdin); a DefinitionFileError names the file when it cannot be read. */
+export async function readDefinitionText(
+  file: string,
+  opts: Pick<LoadOptions, 'cwd' | 'stdin'> = {},
+): Promise<{ source: string; text: string }> {
   if (!file) throw new DefinitionFileError('not-found', '', 'no definition file given (a path, or - for stdin)');
-  let text: string;
-  let source: string;
-  if (file === '-') {
-    source = STDIN_NAME;
-    text = await readAll(opts.stdin ?? process.stdin);
-  } else {
-    source = file;
-    const full = path.resolve(opts.cwd ?? process.cwd(), file);
-    try {
-      text = await readFile(full, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') {
-        throw new DefinitionFileError('not-found', source, `${source}: no such file (looked at ${full})`, {
-          cause: err,
-        });
-      }
-      if (code === 'EISDIR') {
-        throw new DefinitionFileError('unreadable', source, `${source}: is a directory, not a definition file`, {
-          cause: err,
-        });
-      }
-      throw new DefinitionFileError('unreadable', source, `${source}: cannot read: ${code ?? String(err)}`, {
+  if (file === '-') return { source: STDIN_NAME, text: await readAll(opts.stdin ?? process.stdin) };
+  const full = path.resolve(opts.cwd ?? process.cwd(), file);
+  try {
+    return { source: file, text: await readFile(full, 'utf8') };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new DefinitionFileError('not-found', file, `${file}: no such file (looked at ${full})`, { cause: err });
+    }
+    if (code === 'EISDIR') {
+      throw new DefinitionFileError('unreadable', file, `${file}: is a directory, not a definition file`, {
         cause: err,
       });
     }
+    throw new DefinitionFileError('unreadable', file, `${file}: cannot read: ${code ?? String(err)}`, { cause: err });
   }
+}
+
+/** Reads, parses and validates a definition file ("-" = stdin). */
+export async function loadDefinitionFile(file: string, opts: LoadOptions = {}): Promise<LoadedDefinition> {
+  const { source, text } = await readDefinitionText(file, opts);
   return validateDefinitionValue(parseJsonText(text, source), source, opts);
 }

@@ -12,6 +12,7 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import {
+  type SearchAttributePair,
   ActivityFailure,
   ApplicationFailure,
   CancelledFailure,
@@ -19,6 +20,7 @@ import {
   ServerFailure,
   TerminatedFailure,
   TimeoutFailure,
+  WorkflowIdReusePolicy,
 } from '@temporalio/common';
 import { durationMs, parseDefinition, type PipelineDefinition } from '../definition/definition';
 import {
@@ -33,7 +35,7 @@ import {
   type ResolveCreateResult,
   type StageName,
 } from '../workflows/messages';
-import { STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
+import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 
 /** Workflow type name of the parent pipeline workflow (src/workflows: `videoPipeline`). */
@@ -52,9 +54,24 @@ export interface StartPipelineOptions {
   namePrefix?: string;
   /** Refuse a definition bigger than this as workflow input (default: $REELFLOW_MAX_PAYLOAD_BYTES, else Temporal's 2 MiB). */
   maxPayloadBytes?: number;
+  /**
+   * Tags the pipeline with the ReelflowBatch search attribute at start (`listPipelines({ batchId })`),
+   * and refuses its workflow id while an earlier run of it is kept (retention): a batch starts nothing twice.
+   */
+  batchId?: string;
 }
 
 const ID_PART = /^[A-Za-z0-9_.-]+$/;
+
+/** A batch or schedule id goes into workflow ids and visibility queries: an id part, at most 200 characters. */
+export function checkIdPart(field: string, value: string): string {
+  if (!ID_PART.test(value) || value.length > 200) {
+    throw new RangeError(
+      `${field}: 1 to 200 letters, digits, '.', '-' and '_' (got ${JSON.stringify(value.slice(0, 210))})`,
+    );
+  }
+  return value;
+}
 
 /** A short random suffix: 8 characters of [a-z0-9]. */
 function shortRandom(): string {
@@ -147,6 +164,33 @@ export function pipelineDetails(def: PipelineDefinition): string {
 }
 
 /**
+ * What every start of a pipeline carries, whoever starts it (startPipeline, a batch, a
+ * schedule's action): input, summary and details for the Web UI, the search attributes
+ * (first stage, `running`, the batch when there is one) and the pipeline deadline.
+ */
+export function pipelineStartFields(
+  wire: PipelineInput['definition'],
+  def: PipelineDefinition,
+  opts: { taskQueue?: string; batchId?: string } = {},
+) {
+  const input: PipelineInput = { definition: wire };
+  return {
+    taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
+    args: [input] as [PipelineInput],
+    staticSummary: pipelineSummary(def),
+    staticDetails: pipelineDetails(def),
+    typedSearchAttributes: [
+      { key: STAGE, value: definedStages(def)[0] },
+      { key: STATUS, value: 'running' },
+      ...(opts.batchId !== undefined ? [{ key: BATCH, value: opts.batchId }] : []),
+    ] as SearchAttributePair[],
+    ...(def.options.deadlines.pipeline !== undefined
+      ? { workflowExecutionTimeout: durationMs(def.options.deadlines.pipeline) }
+      : {}),
+  };
+}
+
+/**
  * Starts a pipeline and returns its handle. The definition is validated first, as the
  * workflow will read it and for its size: a DefinitionError (naming the field paths) is
  * thrown before anything starts.
@@ -160,21 +204,11 @@ export async function startPipeline(
   const def = parseDefinition(wire);
   const workflowId = opts.workflowId ?? pipelineWorkflowId(def, opts.namePrefix);
   if (!workflowId.trim()) throw new RangeError('workflowId: must not be empty');
-  const stages = definedStages(def);
-  const input: PipelineInput = { definition: wire };
+  if (opts.batchId !== undefined) checkIdPart('batchId', opts.batchId);
   return client.workflow.start<VideoPipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
-    taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId,
-    args: [input],
-    staticSummary: pipelineSummary(def),
-    staticDetails: pipelineDetails(def),
-    typedSearchAttributes: [
-      { key: STAGE, value: stages[0] },
-      { key: STATUS, value: 'running' },
-    ],
-    ...(def.options.deadlines.pipeline !== undefined
-      ? { workflowExecutionTimeout: durationMs(def.options.deadlines.pipeline) }
-      : {}),
+    ...pipelineStartFields(wire, def, opts),
+    ...(opts.batchId !== undefined ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
   });
 }
 
@@ -406,6 +440,8 @@ export interface ListPipelinesOptions {
   status?: ListStatus;
   stage?: (typeof LIST_STAGES)[number];
   vendorTaskId?: string;
+  /** Pipelines started by `reelflow start --batch` with this batch id. */
+  batchId?: string;
   /** Extra visibility query, ANDed (e.g. "StartTime > '2025-01-01T00:00:00Z'"). */
   query?: string;
   /** At most this many (default 100), newest first. */
@@ -440,6 +476,7 @@ export function buildListQuery(opts: ListPipelinesOptions = {}): string {
   }
   if (opts.vendorTaskId !== undefined)
     parts.push(`${VENDOR_TASK_IDS.name} = ${literal('vendorTaskId', opts.vendorTaskId)}`);
+  if (opts.batchId !== undefined) parts.push(`${BATCH.name} = ${literal('batch', opts.batchId)}`);
   if (opts.query?.trim()) parts.push(`(${opts.query.trim()})`);
   return parts.join(' AND ');
 }
@@ -453,6 +490,8 @@ export interface PipelineSummary {
   status?: string;
   stage?: string;
   vendorTaskIds: string[];
+  /** The batch it was started in (`reelflow start --batch`). */
+  batch?: string;
   taskQueue: string;
   startTime: string;
   closeTime?: string;
@@ -477,6 +516,8 @@ export function summarizeExecution(info: WorkflowExecutionInfo): PipelineSummary
   const stage = sa.get(STAGE);
   if (status !== undefined) summary.status = status;
   if (stage !== undefined) summary.stage = stage;
+  const batch = sa.get(BATCH);
+  if (batch !== undefined) summary.batch = batch;
   if (info.closeTime) summary.closeTime = info.closeTime.toISOString();
   return summary;
 }

@@ -8,10 +8,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const STAGE = defineSearchAttributeKey('ReelflowStage', SearchAttributeType.KEYWORD);
 export const STATUS = defineSearchAttributeKey('ReelflowStatus', SearchAttributeType.KEYWORD);
 export const VENDOR_TASK_IDS = defineSearchAttributeKey('ReelflowVendorTaskIds', SearchAttributeType.KEYWORD_LIST);
+/** Set by the client at start (`reelflow start --batch`), never by the workflow: its upserts name only the keys above. */
+export const BATCH = defineSearchAttributeKey('ReelflowBatch', SearchAttributeType.KEYWORD);
 
 /** Name → type, for registering on a server. */
 export const REELFLOW_SEARCH_ATTRIBUTES = {
   ReelflowStage: 'Keyword',
   ReelflowStatus: 'Keyword',
   ReelflowVendorTaskIds: 'KeywordList',
+  ReelflowBatch: 'Keyword',
 } as const;

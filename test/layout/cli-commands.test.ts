@@ -1,15 +1,18 @@
 /**
  * The CLI is a small dispatcher over one module per command: every pipeline command of
  * the synopsis (cli-spec.ts) is src/starters/commands/<name>.ts exporting a function of
- * that name; the vendor commands (groups, assets, review) share commands/vendor.ts.
+ * that name ("schedule create": schedule-create.ts exporting scheduleCreate); the vendor
+ * commands (groups, assets, review) share commands/vendor.ts.
  */
 import { COMMANDS } from '../../src/starters/cli-spec';
 
 const pipelineCommands = COMMANDS.filter((c) => c.needs !== 'vendor').map((c) => c.name);
 
 it.each(pipelineCommands)('%s is a module of its own', async (name) => {
-  const mod = (await import(`../../src/starters/commands/${name}`)) as Record<string, unknown>;
-  expect(typeof mod[name]).toBe('function');
+  const file = name.replace(' ', '-');
+  const fn = name.replace(/ (\w)/, (_, c: string) => c.toUpperCase());
+  const mod = (await import(`../../src/starters/commands/${file}`)) as Record<string, unknown>;
+  expect(typeof mod[fn]).toBe('function');
 });
 
 test('the vendor commands share one module', async () => {

@@ -15,13 +15,13 @@ export interface CliRun {
 
 export async function cli(
   argv: string[],
-  opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; signal?: AbortSignal } = {},
+  opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; stderrTty?: boolean; signal?: AbortSignal } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
     stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false, columns: 200 },
-    stderr: { write: (s: string) => (stderr += s) },
+    stderr: { write: (s: string) => (stderr += s), isTTY: opts.stderrTty ?? false },
     stdin: Readable.from(opts.stdin !== undefined ? [opts.stdin] : []),
     env: opts.env ?? process.env,
     cwd: ROOT,

@@ -18,8 +18,8 @@ export function maxPayloadBytes(ctx: CommandContext): number {
   }
 }
 
-export async function loadDefinition(ctx: CommandContext) {
-  return loadDefinitionFile(ctx.positionals[0], {
+export async function loadDefinition(ctx: CommandContext, file = ctx.positionals[0]) {
+  return loadDefinitionFile(file, {
     cwd: ctx.io.cwd,
     maxPayloadBytes: maxPayloadBytes(ctx),
     ...(ctx.io.stdin ? { stdin: ctx.io.stdin } : {}),

@@ -1,4 +1,4 @@
-/** `reelflow list [--status …] [--stage …] [--vendor-task …] [--query …]`: pipelines from Temporal visibility, newest first. */
+/** `reelflow list [--status …] [--stage …] [--vendor-task …] [--batch …] [--query …]`: pipelines from Temporal visibility, newest first. */
 import { EXIT, table } from '../cli-output';
 import { UsageError } from '../cli-spec';
 import type { CommandFn } from '../cli-session';
@@ -11,7 +11,9 @@ export const list: CommandFn = async (ctx, session) => {
     ...(ctx.str('stage') ? { stage: ctx.str('stage') as ListPipelinesOptions['stage'] } : {}),
     ...(ctx.str('vendor-task') ? { vendorTaskId: ctx.str('vendor-task') } : {}),
     ...(ctx.str('query') ? { query: ctx.str('query') } : {}),
-    limit: ctx.int('limit') ?? 50,
+    ...(ctx.str('batch') !== undefined ? { batchId: ctx.str('batch') } : {}),
+    // A batch is listed whole unless --limit says otherwise.
+    limit: ctx.int('limit') ?? (ctx.str('batch') !== undefined ? Number.MAX_SAFE_INTEGER : 50),
   };
   let items;
   try {

@@ -1,10 +1,11 @@
-/** `reelflow start <file>`: starts a pipeline and prints its workflow id. */
+/** `reelflow start <file>`: starts a pipeline and prints its workflow id (`--batch <file.jsonl>`: start-batch.ts). */
 import { DEFAULT_TASK_QUEUE } from '../../workflows/messages';
 import { EXIT, type CommandContext } from '../cli-output';
 import { UsageError } from '../cli-spec';
 import type { CommandFn, Session } from '../cli-session';
 import { pipelineWorkflowId, startPipeline } from '../pipeline-client';
 import { loadDefinition, maxPayloadBytes } from './definition-arg';
+import { startBatchFile } from './start-batch';
 
 /** Starts the pipeline of the command's definition file (`start`, `run`). */
 export async function startFromDefinition(ctx: CommandContext, session: Session) {
@@ -35,6 +36,12 @@ export function uiLink(env: NodeJS.ProcessEnv, namespace: string | undefined, wo
 }
 
 export const start: CommandFn = async (ctx, session) => {
+  if (ctx.str('batch') !== undefined) return startBatchFile(ctx, session);
+  if (ctx.str('batch-id') !== undefined) {
+    throw new UsageError('option --batch-id goes with --batch <file.jsonl>', '--batch-id', ctx.name);
+  }
+  if (ctx.positionals.length === 0)
+    throw new UsageError('"start" needs <file> (or --batch <file.jsonl>)', '<file>', ctx.name);
   const { handle, taskQueue } = await startFromDefinition(ctx, session);
   ctx.emit(
     { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, taskQueue, namespace: session.namespace },
