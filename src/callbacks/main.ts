@@ -5,13 +5,15 @@
  *   REELFLOW_CALLBACK_SECRET (required, the workers' secret), REELFLOW_CALLBACK_PORT
  *   (default 8089), REELFLOW_CALLBACK_HOST (default 0.0.0.0): its own config (config.ts),
  *   none of the worker's; Temporal connection from envconfig (TEMPORAL_ADDRESS,
- *   TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles).
+ *   TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles); the payload codec from
+ *   REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID when set (src/codec).
  *
  * SIGINT/SIGTERM close it. Logs never carry the secret or a token. When Temporal cannot
  * be reached at start, it says which address it tried and exits 1 (no gRPC stack).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { CodecConfigError, codecDataConverter } from '../codec';
 import { printable } from '../workflows/lib/printable';
 import { ConfigError, loadReceiverConfig } from './config';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
@@ -45,6 +47,8 @@ export async function startStandaloneReceiver(
   const env = opts.env ?? process.env;
   const log = opts.log ?? ((line: string) => console.log(`reelflow callbacks: ${line}`));
   const config = loadReceiverConfig(env);
+  // Signals carry callback payloads: encrypted like every other payload when the codec is on.
+  const dataConverter = codecDataConverter(env);
   const overrideEnvVars = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
   );
@@ -60,7 +64,7 @@ export async function startStandaloneReceiver(
     host: config.host,
     port: config.port,
     secret: config.secret,
-    client: new Client({ connection, namespace }),
+    client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
     log,
     temporalAddress: address,
   }).catch(async (err: unknown) => {
@@ -73,7 +77,9 @@ export async function startStandaloneReceiver(
 
 /** Configuration and connection errors are their own (secret-free) message; others keep a stack. */
 function describeStartupError(err: unknown): string {
-  if (err instanceof ConfigError || err instanceof TemporalUnreachableError) return err.message;
+  if (err instanceof ConfigError || err instanceof CodecConfigError || err instanceof TemporalUnreachableError) {
+    return err.message;
+  }
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 

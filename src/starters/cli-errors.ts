@@ -4,6 +4,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { CodecConfigError } from '../codec';
 import { DefinitionError } from '../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor-api';
 import { EXIT } from './cli-output';
@@ -53,8 +54,8 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       doc: { kind: 'definition', message: err.message, issues: err.issues },
     };
   }
-  if (err instanceof VendorConfigError || err instanceof MissingCredentialError) {
-    const variable = err instanceof VendorConfigError ? err.variable : err.field;
+  if (err instanceof VendorConfigError || err instanceof MissingCredentialError || err instanceof CodecConfigError) {
+    const variable = err instanceof MissingCredentialError ? err.field : err.variable;
     return {
       code: EXIT.usage,
       kind: 'config',

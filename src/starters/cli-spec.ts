@@ -19,7 +19,7 @@ export interface OptionSpec {
   integer?: boolean;
 }
 
-export type Needs = 'temporal' | 'vendor' | 'none';
+export type Needs = 'temporal' | 'vendor' | 'codec' | 'none';
 
 export interface CommandSpec {
   /** e.g. "run", "groups list". */
@@ -309,6 +309,31 @@ export const COMMANDS: readonly CommandSpec[] = [
       examples: ['reelflow setup', 'reelflow setup --namespace prod --wait 120'],
     },
   ),
+  cmd(
+    'codec-server',
+    '',
+    'decrypt payloads for the Web UI and the temporal CLI (until Ctrl-C)',
+    'codec',
+    [0, 0],
+    {
+      host: { type: 'string', value: '<ip>', help: 'interface to listen on (default 127.0.0.1)' },
+      port: { type: 'string', value: '<port>', help: 'port (default 8888; 0: any free port)' },
+      'cors-origin': {
+        type: 'string',
+        multiple: true,
+        value: '<origin>',
+        help: 'Web UI origin allowed to call it (repeatable; default http://localhost:8233 and http://127.0.0.1:8233)',
+      },
+    },
+    {
+      description:
+        'POST /decode and /encode as the Web UI and `temporal --codec-endpoint` expect. With REELFLOW_CODEC_SERVER_TOKEN every request needs "Authorization: Bearer <token>"; without it, loopback only.',
+      examples: [
+        'REELFLOW_CODEC_KEYS=kid1:$(openssl rand -base64 32) reelflow codec-server',
+        'temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:8888',
+      ],
+    },
+  ),
   cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], SIZE, {
     examples: ['reelflow validate examples/pipeline.json'],
   }),
@@ -526,6 +551,9 @@ export function commandHelp(c: CommandSpec): string {
       'Temporal connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / temporal.toml.',
     );
   }
+  if (c.needs === 'codec') {
+    lines.push('', 'Keys: REELFLOW_CODEC_KEYS, REELFLOW_CODEC_KEY_ID; auth: REELFLOW_CODEC_SERVER_TOKEN.');
+  }
   if (c.needs === 'vendor') {
     lines.push('', 'Vendor: VENDOR_BASE_URL, VENDOR_IDENTITY_URL and REELFLOW_PROFILE_<NAME>_ACCESS_TOKEN / _API_KEY.');
   }
@@ -546,6 +574,8 @@ export function mainHelp(group?: string): string {
     ...section('pipelines', 'temporal'),
     '',
     ...section('definitions', 'none'),
+    '',
+    ...section('encrypted payloads', 'codec'),
     '',
     ...section('vendor', 'vendor'),
     '',

@@ -12,6 +12,7 @@ import { CommandContext, EXIT, type CliIo } from './cli-output';
 import { Session, type CommandFn } from './cli-session';
 import { commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli-spec';
 import { cancel } from './commands/cancel';
+import { codecServer } from './commands/codec-server';
 import { list } from './commands/list';
 import { resolve } from './commands/resolve';
 import { result } from './commands/result';
@@ -44,6 +45,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   'schedule create': scheduleCreate,
   'schedule list': scheduleList,
   'schedule delete': scheduleDelete,
+  'codec-server': codecServer,
 };
 
 /** The whole CLI. Resolves with the exit code; never throws. */

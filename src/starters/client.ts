@@ -3,10 +3,13 @@
  * the Temporal config file (temporal.toml, $TEMPORAL_CONFIG_FILE, $TEMPORAL_PROFILE)
  * overridden by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*
  * and TEMPORAL_GRPC_META_*. The same settings the `temporal` CLI reads, so a user who
- * can `temporal workflow list` can `reelflow list`.
+ * can `temporal workflow list` can `reelflow list`. The payload codec, when
+ * REELFLOW_CODEC_KEYS is set, comes from the same environment (src/codec).
  */
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { codecDataConverter } from '../codec';
 
 export interface ClientSettings {
   /** Temporal config profile (default: $TEMPORAL_PROFILE, else "default"). */
@@ -20,6 +23,8 @@ export interface ClientSettings {
   env?: NodeJS.ProcessEnv;
   /** Connect timeout in ms (default 10 s). */
   connectTimeoutMs?: number;
+  /** Default: the payload codec of REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID in `env`, if set. */
+  dataConverter?: DataConverter;
 }
 
 export interface ResolvedClientSettings {
@@ -79,6 +84,7 @@ export interface ConnectedClient {
 /** Connects (eagerly: an unreachable server fails here, with the address in the message). */
 export async function connectClient(settings: ClientSettings = {}): Promise<ConnectedClient> {
   const resolved = resolveClientSettings(settings);
+  const dataConverter = settings.dataConverter ?? codecDataConverter(settings.env ?? process.env);
   let connection: Connection;
   try {
     connection = await Connection.connect(resolved.connectionOptions);
@@ -90,7 +96,7 @@ export async function connectClient(settings: ClientSettings = {}): Promise<Conn
       { cause: err },
     );
   }
-  const client = new Client({ connection, namespace: resolved.namespace });
+  const client = new Client({ connection, namespace: resolved.namespace, ...(dataConverter ? { dataConverter } : {}) });
   return {
     client,
     connection,

@@ -9,6 +9,8 @@
  * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, built
  *   first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
+ * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
+ *   the receiver's client encrypt every payload they write and decrypt what they read.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
  *   receiver, the connections and the vendor clients are closed.
  *
@@ -19,6 +21,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
+import { CodecConfigError, codecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
 import {
   createVendorClient,
@@ -123,6 +126,8 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const log = opts.log ?? ((line: string) => console.log(`reelflow worker: ${line}`));
   const config = loadWorkerConfig(env);
   const clients = vendorClients(config, env);
+  const codec = codecFromEnv(env);
+  const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
   const activities = createActivities(activityDeps(config, clients));
   if (config.metricsBind) installMetrics(config.metricsBind, log);
 
@@ -145,6 +150,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       }`,
     );
     log(describeWorkerConfig(config));
+    log(codec ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}` : 'payload codec: off');
 
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
@@ -155,6 +161,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       config,
       activities,
       ...workflowSource,
+      ...(dataConverter ? { workerOptions: { dataConverter } } : {}),
       log,
     });
 
@@ -166,7 +173,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
         host: config.callbackHost,
         port: config.callbackPort,
         secret: config.callbackSecret,
-        client: new Client({ connection: clientConnection, namespace }),
+        client: new Client({ connection: clientConnection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
         log: (line) => log(line),
       });
       const started = receiver;
@@ -192,7 +199,9 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
 
 /** Errors of configuration are printed as their (secret-free) message; others with a stack. */
 function describeStartupError(err: unknown): string {
-  if (err instanceof WorkerConfigError || err instanceof VendorConfigError) return err.message;
+  if (err instanceof WorkerConfigError || err instanceof VendorConfigError || err instanceof CodecConfigError) {
+    return err.message;
+  }
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 

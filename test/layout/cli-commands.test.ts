@@ -1,8 +1,9 @@
 /**
  * The CLI is a small dispatcher over one module per command: every pipeline command of
  * the synopsis (cli-spec.ts) is src/starters/commands/<name>.ts exporting a function of
- * that name ("schedule create": schedule-create.ts exporting scheduleCreate); the vendor
- * commands (groups, assets, review) share commands/vendor.ts.
+ * that name in camelCase ("schedule create": schedule-create.ts exporting scheduleCreate;
+ * codec-server.ts exporting codecServer); the vendor commands (groups, assets, review)
+ * share commands/vendor.ts.
  */
 import { COMMANDS } from '../../src/starters/cli-spec';
 
@@ -10,7 +11,7 @@ const pipelineCommands = COMMANDS.filter((c) => c.needs !== 'vendor').map((c) =>
 
 it.each(pipelineCommands)('%s is a module of its own', async (name) => {
   const file = name.replace(' ', '-');
-  const fn = name.replace(/ (\w)/, (_, c: string) => c.toUpperCase());
+  const fn = name.replace(/[ -](\w)/g, (_, c: string) => c.toUpperCase());
   const mod = (await import(`../../src/starters/commands/${file}`)) as Record<string, unknown>;
   expect(typeof mod[fn]).toBe('function');
 });

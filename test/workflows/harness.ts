@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   accessToken?: string;
   /** false: no in-process workers (the test runs worker processes itself). */
   inProcessWorkers?: boolean;
+  /** The client's and the workers' (e.g. the payload codec). */
+  dataConverter?: DataConverter;
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -51,7 +54,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
   const connection = await Connection.connect({ address });
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const client = new Client({ connection, namespace });
+  const dataConverter = opts.dataConverter ? { dataConverter: opts.dataConverter } : {};
+  const client = new Client({ connection, namespace, ...dataConverter });
   const nativeConnection = await NativeConnection.connect({ address });
   let receiver: CallbackReceiver | undefined;
   if (opts.callbacks) {
@@ -99,6 +103,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
             },
             activities,
             workflowBundle,
+            workerOptions: dataConverter,
           }),
         ];
   let workers = await makeWorkers();
@@ -109,6 +114,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     /** The worker's own vendor client (to read what the vendor answers, as the pipeline does). */
     vendor,
     client,
+    connection,
     taskQueue,
     archiveRoot,
     receiver,
