@@ -4,7 +4,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
-import { CodecConfigError } from '../codec';
+import { CodecConfigError, ENCODING, KEYS_VARIABLE } from '../codec';
 import { DefinitionError } from '../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../vendor-api';
 import { EXIT } from './cli-output';
@@ -99,6 +99,16 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
     };
   }
   const chain = failureChain(err);
+  // The SDK's own words for a payload it cannot read: say what would read it.
+  if (chain.some((line) => line.includes(`Unknown encoding: ${ENCODING}`))) {
+    const message = `this pipeline's payloads are encrypted: set ${KEYS_VARIABLE} (and REELFLOW_CODEC_KEY_ID) to the workers' keys`;
+    return {
+      code: EXIT.failed,
+      kind: 'encrypted',
+      lines: [`reelflow: ${message}`],
+      doc: { kind: 'encrypted', message },
+    };
+  }
   const label = err instanceof WorkflowUpdateFailedError ? 'rejected' : 'error';
   return {
     code: EXIT.failed,
