@@ -34,6 +34,7 @@ import {
   TimeoutFailure,
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
+import { codecDataConverter, codecEnv } from '../src/codec';
 import { repoRoot } from '../src/devstack/temporal-cli';
 import type { FaultConfig } from '../src/emulator/faults';
 import type { InspectionSnapshot } from '../src/emulator/inspection';
@@ -380,7 +381,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     };
 
     // ---- the callback receiver (standalone process)
-    const temporalEnv = { PATH: process.env.PATH, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace };
+    // REELFLOW_CODEC_KEYS in chaos's environment: the receiver, the workers and the client encrypt.
+    const temporalEnv = {
+      PATH: process.env.PATH,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_NAMESPACE: namespace,
+      ...codecEnv(process.env),
+    };
     const receiver = children.node('receiver', dist.receiver, [], {
       ...temporalEnv,
       REELFLOW_CALLBACK_SECRET: callbackSecret,
@@ -443,7 +450,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     // ---- Temporal client and the pipelines
     connection = await Connection.connect({ address });
-    const client = new Client({ connection, namespace });
+    const dataConverter = codecDataConverter(process.env);
+    const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
     const retrying = async <T>(what: string, fn: () => Promise<T>, deadline = Date.now() + 120_000): Promise<T> => {
       for (;;) {
         try {

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { codecDataConverter, codecEnv } from '../src/codec';
 import { freePort } from '../src/devstack/dev-server';
 import type { PipelineResult } from '../src/workflows/messages';
 import { historyCounts } from './history-counts';
@@ -58,7 +59,8 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
     };
     if (opts.getAssetRate !== undefined) env.REELFLOW_GETASSET_RATE = String(opts.getAssetRate);
-    Object.assign(env, opts.workerEnv);
+    // REELFLOW_CODEC_KEYS in the bench's environment: workers and client encrypt (its cost is measured).
+    Object.assign(env, codecEnv(process.env), opts.workerEnv);
     if (ctx.callbacks) {
       const port = await freePort();
       Object.assign(env, {
@@ -89,7 +91,8 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
   let workers: NodeProcess[] = [];
   const connection = await Connection.connect({ address: opts.temporal.address });
   try {
-    const client = new Client({ connection });
+    const dataConverter = codecDataConverter(process.env);
+    const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });
     const definitions = await definitionsFor(ctx, emulator.url);
     const taskQueue = `bench-${ctx.tag}-${mode}`;
     workers = await startWorkers(opts, emulator.url, taskQueue);

@@ -91,6 +91,18 @@ export {
   type ResolvedClientSettings,
 } from './starters/client';
 
+// The optional payload codec (AES-256-GCM, keys from REELFLOW_CODEC_KEYS) and its HTTP server:
+// connectClient uses it by itself; pass codecDataConverter() to createReelflowWorkers' workerOptions.
+export {
+  codecDataConverter,
+  codecFromEnv,
+  loadCodecKeys,
+  EncryptionCodec,
+  CodecConfigError,
+  type CodecKeys,
+} from './codec';
+export { startCodecServer, type CodecServer, type CodecServerOptions } from './codec/server';
+
 // Definition files.
 export {
   loadDefinitionFile,
