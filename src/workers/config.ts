@@ -19,6 +19,7 @@
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
  *   REELFLOW_MAX_CACHED_WORKFLOWS        pipelines kept in the worker's cache; default the SDK's (from the heap size)
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
+ *   REELFLOW_METRICS_REFRESH             seconds between visibility counts for gauges; default 15
  *
  * Errors name the variable; a secret's value is never printed (nor is any other value:
  * the name and the rule are enough to fix it).
@@ -54,6 +55,9 @@ export type { Env } from '../callbacks/config';
  */
 export const DEFAULT_GETASSET_RATE_PER_SECOND = 9;
 
+/** A count of the queue's waiting pipelines every 15 s: cheap for visibility, fresh enough for an alert. */
+const DEFAULT_METRICS_REFRESH_SECONDS = 15;
+
 export interface WorkerConfig {
   taskQueue: string;
   profiles: string[];
@@ -71,6 +75,8 @@ export interface WorkerConfig {
   /** Workflows kept in memory between tasks; undefined = the SDK's default (from the heap size). */
   maxCachedWorkflows?: number;
   metricsBind?: string;
+  /** Seconds between the visibility counts behind reelflow_operator_waits. */
+  metricsRefreshSeconds: number;
 }
 
 export class WorkerConfigError extends ConfigError {
@@ -152,6 +158,7 @@ function schemaFor(cores: number) {
           .trim()
           .regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port'),
       ),
+      REELFLOW_METRICS_REFRESH: optional(wholeNumber(1, 3600)),
     })
     .superRefine((e, ctx) => {
       const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
@@ -176,6 +183,7 @@ function schemaFor(cores: number) {
         // (V8 isolates): 2 per core keeps a 2-core machine responsive.
         maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
         maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
+        metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
       };
       if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
       if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
@@ -211,7 +219,7 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
   if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
-  if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
+  if (c.metricsBind) parts.push(`metrics=${c.metricsBind} (refresh ${c.metricsRefreshSeconds} s)`);
   if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
   return parts.join(' ');
 }

@@ -11,6 +11,7 @@
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
  *   the receiver's client encrypt every payload they write and decrypt what they read.
+ * - Metrics (REELFLOW_METRICS_BIND): the SDK's and reelflow's (src/metrics) on one Prometheus endpoint.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
  *   receiver, the connections and the vendor clients are closed.
  *
@@ -31,6 +32,8 @@ import {
   VendorConfigError,
   type VendorClient,
 } from '../vendor-api';
+import { METRICS, STAGE_DURATION_BUCKETS } from '../metrics/names';
+import { startOperatorWaitsGauge } from '../metrics/operator-waits';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { createReelflowWorkers } from './worker';
@@ -111,12 +114,16 @@ function definedEnv(env: Env): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-function installMetrics(bindAddress: string, log: (line: string) => void): void {
+/** The SDK's metrics and reelflow's own (src/metrics) on one Prometheus endpoint. */
+function installMetrics(bindAddress: string, log: (line: string) => void): boolean {
+  const histogramBucketOverrides = { [METRICS.stageDuration.name]: STAGE_DURATION_BUCKETS };
   try {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress, histogramBucketOverrides } } } });
     log(`metrics: Prometheus on http://${bindAddress}/metrics`);
+    return true;
   } catch {
     log(`metrics: not enabled (the SDK runtime was already installed in this process)`);
+    return false;
   }
 }
 
@@ -129,7 +136,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const codec = codecFromEnv(env);
   const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
   const activities = createActivities(activityDeps(config, clients));
-  if (config.metricsBind) installMetrics(config.metricsBind, log);
+  const metricsOn = config.metricsBind !== undefined && installMetrics(config.metricsBind, log);
 
   const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
     opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
@@ -151,6 +158,17 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     );
     log(describeWorkerConfig(config));
     log(codec ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}` : 'payload codec: off');
+    if (metricsOn) {
+      const gauge = startOperatorWaitsGauge({
+        connection,
+        namespace,
+        taskQueue: config.taskQueue,
+        meter: Runtime.instance().metricMeter,
+        intervalMs: config.metricsRefreshSeconds * 1000,
+        log,
+      });
+      closers.push(() => Promise.resolve(gauge.stop()));
+    }
 
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }

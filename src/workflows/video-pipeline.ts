@@ -26,6 +26,7 @@ import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
+import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
 import type { StageCommon } from './lib/stage-common';
 
@@ -67,6 +68,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.status.stage = 'done';
   rt.status.state = 'completed';
   rt.refresh();
+  countPipelineEnd(rt.status);
   return finalResult(rt, result);
 }
 
@@ -152,6 +154,7 @@ function close(
   st.state = state;
   st.endedAt = new Date().toISOString();
   result.timings[name] = Date.parse(st.endedAt) - Date.parse(st.startedAt!);
+  recordStageDuration(name, state, result.timings[name]);
   rt.stuck = false;
   rt.refresh();
 }
@@ -199,6 +202,7 @@ function ended(rt: PipelineRuntime, err: unknown): void {
     ? `cancelled; vendor tasks that may still be running (the vendor shows no cancel endpoint): ${running.map((t) => `${t.kind} ${t.id}`).join(', ') || 'none'}`
     : messageOf(err);
   rt.refresh();
+  countPipelineEnd(s, err);
 }
 
 function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {

@@ -26,6 +26,7 @@ test('defaults, sized for 2 cores', () => {
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 4,
+    metricsRefreshSeconds: 15,
   });
   expect(c.callbackSecret).toBeUndefined();
 });
@@ -47,6 +48,7 @@ test('every variable is read; blanks count as unset', () => {
       REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '3',
       REELFLOW_MAX_CACHED_WORKFLOWS: '150',
       REELFLOW_METRICS_BIND: '0.0.0.0:9464',
+      REELFLOW_METRICS_REFRESH: '60',
       UNRELATED: 'x',
     },
     { cores: 2 },
@@ -65,6 +67,7 @@ test('every variable is read; blanks count as unset', () => {
     maxConcurrentWorkflowTasks: 3,
     maxCachedWorkflows: 150,
     metricsBind: '0.0.0.0:9464',
+    metricsRefreshSeconds: 60,
   });
   expect(c.callbackSecret).toBe(SECRET);
   expect(loadWorkerConfig({ REELFLOW_TASK_QUEUE: '  ', REELFLOW_CALLBACK_PORT: '' }, { cores: 2 }).taskQueue).toBe(
@@ -117,6 +120,7 @@ test.each<[string, string, Env, RegExp]>([
     /at most 65535/,
   ],
   ['rate over the vendor limit', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '11' }, /at most 10/],
+  ['metrics refresh zero', 'REELFLOW_METRICS_REFRESH', { REELFLOW_METRICS_REFRESH: '0' }, /at least 1/],
   ['rate zero', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '0' }, /above 0/],
   ['rate not a number', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: 'fast' }, /number/],
   ['bad profile name', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: 'ok,not ok' }, /letters/],
