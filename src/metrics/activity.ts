@@ -1,6 +1,6 @@
 /**
  * Metrics emitted by activities, through the activity's own meter (the SDK adds
- * namespace, task_queue and activity_type). Outside an activity (a unit test calling the
+ * namespace, taskQueue and activityType). Outside an activity (a unit test calling the
  * function directly) nothing is emitted.
  */
 import { Context } from '@temporalio/activity';

@@ -1,8 +1,9 @@
 /**
  * Every reelflow_* metric in one place: name, help text and labels. They go out through
  * the Temporal SDK's metric meter, on the worker's Prometheus endpoint
- * (REELFLOW_METRICS_BIND) beside the SDK's own temporal_* metrics. The SDK adds its own
- * labels (namespace, task_queue, activity_type or workflow_type). README "Metrics" lists
+ * (REELFLOW_METRICS_BIND) beside the SDK's own temporal_* metrics. The SDK adds its labels
+ * for custom metrics: namespace, taskQueue, and activityType or workflowType (camelCase,
+ * unlike its temporal_* ones); the gauge uses taskQueue to match. README "Metrics" lists
  * them with the alerts an operator needs.
  *
  * Pure module: workflow code imports it (no I/O, no node built-ins).
@@ -24,7 +25,7 @@ export const METRICS = {
     name: 'reelflow_reconcile_total',
     help: 'Ambiguous creates reconciled, by task kind and outcome',
   },
-  /** Labels: task_queue. Worker process, from visibility every REELFLOW_METRICS_REFRESH seconds. */
+  /** Labels: taskQueue. Worker process, from visibility every REELFLOW_METRICS_REFRESH seconds. */
   operatorWaits: {
     name: 'reelflow_operator_waits',
     help: 'Running pipelines of this task queue waiting for an operator decision (resolveCreate)',

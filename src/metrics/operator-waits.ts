@@ -40,7 +40,7 @@ export function startOperatorWaitsGauge(opts: OperatorWaitsOptions): OperatorWai
     try {
       const res = await opts.connection.workflowService.countWorkflowExecutions({ namespace: opts.namespace, query });
       const count = Number(res.count ?? 0);
-      gauge.set(count, { task_queue: opts.taskQueue });
+      gauge.set(count, { taskQueue: opts.taskQueue });
       lastError = '';
       return count;
     } catch (err) {

@@ -3,8 +3,9 @@
  * setup), a real worker with the real activities, and the vendor emulator over HTTP.
  * Each harness uses its own task queue and archive folder.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
@@ -151,6 +152,39 @@ export async function startHarness(opts: HarnessOptions = {}) {
       await connection.close();
     },
   };
+}
+
+const WORKER_MAIN = path.resolve(__dirname, '../../dist/src/workers/main.js');
+
+/**
+ * The real worker entry (dist/src/workers/main.js, built by `npm test` before jest starts)
+ * as a child process serving this harness (start it with `inProcessWorkers: false`); its
+ * output goes to `<archiveRoot>/<name>.log`. `env` adds or overrides variables.
+ */
+export function spawnWorker(h: Harness, name: string, env: Record<string, string> = {}): ChildProcess {
+  if (!existsSync(WORKER_MAIN))
+    throw new Error(`${WORKER_MAIN} missing: run \`npm test\` (it compiles first) or \`npm run build\``);
+  const log = openSync(path.join(h.archiveRoot, `${name}.log`), 'a');
+  const callbacks = h.receiver
+    ? { REELFLOW_CALLBACK_BASE_URL: h.receiver.url, REELFLOW_CALLBACK_SECRET: CALLBACK_SECRET }
+    : {};
+  return spawn(process.execPath, [WORKER_MAIN], {
+    stdio: ['ignore', log, log],
+    env: {
+      PATH: process.env.PATH,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      VENDOR_BASE_URL: h.emulator.url,
+      VENDOR_IDENTITY_URL: h.emulator.url,
+      REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
+      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+      REELFLOW_TASK_QUEUE: h.taskQueue,
+      REELFLOW_ARCHIVE_DIR: h.archiveRoot,
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
+      ...callbacks,
+      ...env,
+    },
+  });
 }
 
 /** Definition pieces the tests share. */
