@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
 import { FailureType } from '../failures';
-import { VendorError } from '../vendor-api/errors';
+import { VendorConfigError, VendorError } from '../vendor-api/errors';
 import { METRICS, type VendorCallOutcome } from './names';
 
 const OUTCOMES: Partial<Record<string, VendorCallOutcome>> = {
@@ -22,8 +22,12 @@ const OUTCOMES: Partial<Record<string, VendorCallOutcome>> = {
   [FailureType.MissingCredentialError]: 'missing_credential',
 };
 
-/** What a vendor call's error says about it, as the `outcome` label (`error` for anything not the vendor's). */
-export function vendorCallOutcome(err: unknown): VendorCallOutcome {
+/**
+ * What a vendor call's error says about it, as the `outcome` label (`error` for anything not
+ * the vendor's); undefined when no call was made (the worker does not serve the profile).
+ */
+export function vendorCallOutcome(err: unknown): VendorCallOutcome | undefined {
+  if (err instanceof VendorConfigError) return undefined;
   return (err instanceof VendorError && OUTCOMES[err.name]) || 'error';
 }
 
@@ -36,7 +40,7 @@ function meter(): MetricMeter | undefined {
 }
 
 /** One vendor HTTP call: `endpoint` as the client names it ("generation.create", "assets.GetAsset"). */
-export function countVendorCall(endpoint: string, outcome: VendorCallOutcome): void {
+function countVendorCall(endpoint: string, outcome: VendorCallOutcome): void {
   const m = METRICS.vendorCalls;
   const iface = endpoint.split('.')[0];
   meter()?.createCounter(m.name, undefined, m.help).add(1, { interface: iface, endpoint, outcome });
@@ -49,7 +53,8 @@ export async function countedCall<T>(endpoint: string, call: () => Promise<T>): 
     countVendorCall(endpoint, 'ok');
     return out;
   } catch (err) {
-    countVendorCall(endpoint, vendorCallOutcome(err));
+    const outcome = vendorCallOutcome(err);
+    if (outcome) countVendorCall(endpoint, outcome);
     throw err;
   }
 }

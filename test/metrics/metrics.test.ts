@@ -16,6 +16,7 @@ import {
   ResponseShapeError,
   UnauthorizedError,
   UpstreamFailedError,
+  VendorConfigError,
   VendorError,
 } from '../../src/vendor-api/errors';
 
@@ -36,6 +37,10 @@ test.each<[Error, string]>([
   [new TypeError('a bug'), 'error'],
 ])('%s is counted as %s', (err, outcome) => {
   expect(vendorCallOutcome(err)).toBe(outcome);
+});
+
+test('a profile this worker does not serve is no vendor call: not counted', () => {
+  expect(vendorCallOutcome(new VendorConfigError('profile "x" is not served', 'REELFLOW_PROFILES'))).toBeUndefined();
 });
 
 test('operator waits are counted per task queue, running pipelines only', () => {
