@@ -69,6 +69,8 @@ export const FailureType = {
   QueryRejected: 'QueryRejected',
   /** A vendor task did not finish before its deadline. */
   VendorTaskDeadline: 'VendorTaskDeadline',
+  /** Rerun: a reused output (the generated video URL, an asset's signed URL) has expired and cannot be refreshed. */
+  ReusedOutputExpired: 'ReusedOutputExpired',
 
   // ---- the pipeline
   /** The pipeline failed; its cause is the stage's failure. */
