@@ -35,7 +35,7 @@ export const FailureType = {
   VendorConfigError: 'VendorConfigError',
 
   // ---- the definition
-  /** The pipeline's definition fails validation (the workflow's own check, before any vendor call). */
+  /** The pipeline's definition (or a rerun's `reuse`) fails validation (the workflow's own check, before any vendor call). */
   InvalidDefinition: 'InvalidDefinition',
 
   // ---- stage failures: raised by the workflow's stages, the cause of PipelineFailed

@@ -151,6 +151,21 @@ describe('rerun: reuse paid work', () => {
     });
   });
 
+  test('a malformed reuse (a hand-made workflow input) fails naming the field, before any vendor call', async () => {
+    const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
+    const generation = { ...earlier.generation!, videoUrlExpiresAt: 'tomorrow' };
+    const seq = lastSeq();
+    const handle = await startPipeline(h.client, definition, {
+      taskQueue: h.taskQueue,
+      reuse: { fromPipelineId: earlierId, review: earlier.review, assets: earlier.assets, generation },
+    });
+    const err = await rejection(handle.result(), WorkflowFailedError);
+    const refusal = (err.cause as ApplicationFailure).cause as ApplicationFailure;
+    expect(refusal.type).toBe(FailureType.InvalidDefinition);
+    expect(refusal.message).toBe('reuse.generation.videoUrlExpiresAt: an ISO time');
+    expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
+  });
+
   test('a running pipeline is refused; a finished one needs --from; usage errors name the option', async () => {
     const running = await h.start(fullDefinition());
     try {

@@ -8,6 +8,7 @@
  * No `patched()`: every command here runs only when the input carries `reuse`, which no
  * run recorded before this code can have, so their histories replay as before.
  */
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../../definition/definition';
 import { FailureType } from '../../failures';
 import { STAGES, type AssetResult, type AssetsStageResult, type PipelineResult, type PipelineReuse } from '../messages';
@@ -25,6 +26,8 @@ export async function reuseOutputs(
   reuse: PipelineReuse,
   result: PipelineResult,
 ): Promise<void> {
+  const bad = reuseIssue(reuse);
+  if (bad) throw ApplicationFailure.nonRetryable(`reuse.${bad}`, FailureType.InvalidDefinition);
   const from = reuse.fromPipelineId;
   const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.status.stages[s].state !== 'skipped');
   if (stages.includes('review')) result.review = reuse.review;
@@ -75,4 +78,28 @@ async function refreshAssetUrls(
     return { ...a, status: got.status, signedUrl: got.url, signedUrlFetchedAt: new Date().toISOString() };
   };
   return { ...assets, items: await Promise.all(assets.items.map(refresh)) };
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** The first field of a reuse (workflow input, e.g. from `temporal workflow start`) that cannot be used, or undefined. */
+function reuseIssue(reuse: PipelineReuse): string | undefined {
+  const { review, assets, generation, erase } = reuse;
+  if (!isText(reuse.fromPipelineId)) return "fromPipelineId: the earlier pipeline's id is required";
+  if (review && !Array.isArray(review.items)) return 'review.items: an array of review item results';
+  const badItem = review?.items.findIndex((i) => i.passed && !isText(i.assetUrl)) ?? -1;
+  if (badItem >= 0) return `review.items[${badItem}].assetUrl: a passed item needs its Asset:// address`;
+  if (assets && (!isText(assets.groupId) || !Array.isArray(assets.items))) {
+    return 'assets: needs groupId and items';
+  }
+  const badAsset = assets?.items.findIndex((a) => !isText(a.name) || !isText(a.assetId) || !isText(a.assetUrl)) ?? -1;
+  if (badAsset >= 0) return `assets.items[${badAsset}]: needs name, assetId and assetUrl`;
+  if (generation && (!isText(generation.taskId) || !isText(generation.videoUrl))) {
+    return 'generation: needs taskId and videoUrl';
+  }
+  if (generation && Number.isNaN(Date.parse(generation.videoUrlExpiresAt))) {
+    return 'generation.videoUrlExpiresAt: an ISO time';
+  }
+  if (erase && (!isText(erase.taskId) || !isText(erase.videoUrl))) return 'erase: needs taskId and videoUrl';
+  return undefined;
 }
