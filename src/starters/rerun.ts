@@ -131,7 +131,15 @@ export async function rerunPipeline(
     );
   }
   const deadline = Date.now() + (opts.queryTimeoutMs ?? 30_000);
-  const outputs = await client.withDeadline(deadline, () => earlier.query(outputsQuery));
+  const outputs = await client
+    .withDeadline(deadline, () => earlier.query(outputsQuery))
+    .catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `the outputs query of ${pipelineId} was not answered (${why}): is a reelflow worker running on task queue "${described.taskQueue}"?`,
+        { cause: err },
+      );
+    });
   const plan = planRerun(pipelineId, parseDefinition(outputs.definition), outputs.result, opts.from);
   const handle = await startPipeline(client, outputs.definition, {
     taskQueue: opts.taskQueue ?? described.taskQueue,

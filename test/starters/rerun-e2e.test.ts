@@ -151,6 +151,16 @@ describe('rerun: reuse paid work', () => {
     });
   });
 
+  // A pipeline that never ran a workflow task: the server refuses the query at once (with no
+  // worker polling, a pipeline that did run would time out instead: same message).
+  test('when the earlier pipeline cannot answer the outputs query, the error names its task queue', async () => {
+    const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
+    const orphan = await startPipeline(h.client, definition, { taskQueue: `${h.taskQueue}-nobody` });
+    await orphan.terminate('test');
+    const err = await rejection(rerunPipeline(h.client, orphan.workflowId, { queryTimeoutMs: 1_000 }), Error);
+    expect(err.message).toContain(`is a reelflow worker running on task queue "${h.taskQueue}-nobody"?`);
+  });
+
   test('a malformed reuse (a hand-made workflow input) fails naming the field, before any vendor call', async () => {
     const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
     const generation = { ...earlier.generation!, videoUrlExpiresAt: 'tomorrow' };
