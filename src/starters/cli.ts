@@ -14,6 +14,7 @@ import { commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli
 import { cancel } from './commands/cancel';
 import { codecServer } from './commands/codec-server';
 import { list } from './commands/list';
+import { rerun } from './commands/rerun';
 import { resolve } from './commands/resolve';
 import { result } from './commands/result';
 import { run } from './commands/run';
@@ -39,6 +40,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   result,
   cancel,
   resolve,
+  rerun,
   setup,
   list,
   wait,
