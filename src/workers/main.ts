@@ -12,17 +12,22 @@
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
  *   the receiver's client encrypt every payload they write and decrypt what they read.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
- *   receiver, the connections and the vendor clients are closed.
+ *   receiver, the connections, the vendor clients and the span exporter are closed.
  *
- * Logs say where it listens and which task queues it polls; never a secret.
+ * Logs: JSON lines on stdout at REELFLOW_LOG_LEVEL (src/telemetry/logger.ts), the SDK's
+ * own through the same logger (./runtime.ts). They say where it listens and which task
+ * queues it polls; never a secret. Tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set
+ * (src/telemetry/tracing.ts, ./tracing.ts).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
 import { CodecConfigError, codecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
+import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
+import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import {
   createVendorClient,
   loadVendorConfig,
@@ -33,6 +38,8 @@ import {
 } from '../vendor-api';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
+import { installRuntime } from './runtime';
+import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers } from './worker';
 
 export interface WorkerProcessOptions {
@@ -40,6 +47,9 @@ export interface WorkerProcessOptions {
   env?: Env;
   /** Workflows module to bundle in memory instead of the prebuilt bundle (tests, development). */
   workflowsPath?: string;
+  /** The JSON logger. Default: pino on stdout at REELFLOW_LOG_LEVEL. */
+  logger?: Logger;
+  /** Instead of stdout: each JSON line, as a string (tests, the demo's log file). */
   log?: (line: string) => void;
 }
 
@@ -111,31 +121,35 @@ function definedEnv(env: Env): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-function installMetrics(bindAddress: string, log: (line: string) => void): void {
-  try {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
-    log(`metrics: Prometheus on http://${bindAddress}/metrics`);
-  } catch {
-    log(`metrics: not enabled (the SDK runtime was already installed in this process)`);
-  }
+function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env): Logger {
+  if (opts.logger) return opts.logger;
+  const destination = opts.log ? { destination: lineDestination(opts.log) } : {};
+  return createLogger({ name: 'reelflow-worker', level: config.logLevel, env, ...destination });
 }
 
 /** Starts everything; the returned `done` settles when the process may exit. */
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
   const env = opts.env ?? process.env;
-  const log = opts.log ?? ((line: string) => console.log(`reelflow worker: ${line}`));
   const config = loadWorkerConfig(env);
+  const logger = workerLogger(opts, config, env);
+  const log: LogLine = lineLogger(logger);
   const clients = vendorClients(config, env);
   const codec = codecFromEnv(env);
   const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
   const activities = createActivities(activityDeps(config, clients));
-  if (config.metricsBind) installMetrics(config.metricsBind, log);
+  // Before any connection: the Runtime is created with the first one.
+  installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
+  const tracing = await startTracing(env, 'reelflow-worker');
 
   const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
     opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
   );
   const namespace = configuredNamespace ?? 'default';
-  const closers: (() => Promise<unknown>)[] = [() => Promise.all([...clients.values()].map((c) => c.close()))];
+  // Closed in reverse: the span exporter last, after the workers' final spans.
+  const closers: (() => Promise<unknown>)[] = [
+    ...(tracing ? [() => tracing.shutdown()] : []),
+    () => Promise.all([...clients.values()].map((c) => c.close())),
+  ];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     closers.length = 0;
@@ -152,16 +166,20 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     log(describeWorkerConfig(config));
     log(codec ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}` : 'payload codec: off');
 
+    if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
-      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log })).codePath } };
+      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, tracing: !!tracing })).codePath } };
+    const tracingOptions = tracing
+      ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath })
+      : {};
     const workers = await createReelflowWorkers({
       connection,
       namespace,
       config,
       activities,
       ...workflowSource,
-      ...(dataConverter ? { workerOptions: { dataConverter } } : {}),
+      workerOptions: { ...(dataConverter ? { dataConverter } : {}), ...tracingOptions },
       log,
     });
 
@@ -173,8 +191,14 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
         host: config.callbackHost,
         port: config.callbackPort,
         secret: config.callbackSecret,
-        client: new Client({ connection: clientConnection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
-        log: (line) => log(line),
+        // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
+        client: new Client({
+          connection: clientConnection,
+          namespace,
+          ...(dataConverter ? { dataConverter } : {}),
+          ...(await tracingClientInterceptors(env)),
+        }),
+        log,
       });
       const started = receiver;
       closers.push(() => started.close());
@@ -206,15 +230,17 @@ function describeStartupError(err: unknown): string {
 }
 
 if (require.main === module) {
+  // Before the configuration is read (it may be what failed), lines go out at the default level.
+  const processLogger = createLogger({ name: 'reelflow-worker' });
   startWorkerProcess()
     .then((w) => w.done)
     .then(
       () => {
-        console.log('reelflow worker: stopped');
+        processLogger.info('stopped');
         process.exit(0);
       },
       (err: unknown) => {
-        console.error(`reelflow worker: ${describeStartupError(err)}`);
+        processLogger.fatal(describeStartupError(err));
         process.exit(1);
       },
     );
