@@ -13,7 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
+import { expectReplays, fullDefinition, startHarness, type Harness } from '../workflows/harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKER_MAIN = path.join(ROOT, 'dist/src/workers/main.js');
@@ -157,8 +157,10 @@ describe('a pipeline with tracing on', () => {
     );
     expect(started.stderr).toBe('');
     const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
-    const result: unknown = await h.client.workflow.getHandle(workflowId).result();
-    expect(result).toMatchObject({ generation: { taskId: expect.any(String) } });
+    const handle = h.client.workflow.getHandle(workflowId);
+    expect(await handle.result()).toMatchObject({ generation: { taskId: expect.any(String) } });
+    // Recorded with the tracing interceptors, it replays without them: tracing can be turned off.
+    await expectReplays(handle);
 
     // The workflow's span ends with the workflow; it then travels sink → batch → collector.
     await until(() => collector.spans.some((s) => s.name === 'RunWorkflow:videoPipeline'), 60_000, 'workflow span');
