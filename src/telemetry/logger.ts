@@ -28,6 +28,8 @@ const SECRET_KEYS = [
   'authorization',
   'Authorization',
   'callbackUrl',
+  // The SDK's debug lines: a token that completes the activity, for whoever may call Temporal.
+  'taskToken',
 ];
 export const REDACT_PATHS = [
   ...SECRET_KEYS,
