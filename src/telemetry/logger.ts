@@ -6,8 +6,9 @@
  * - redact paths: fields that carry credentials by name (`secret`, `apiKey`,
  *   `authorization`, a callback URL, ...) print as "[redacted]" wherever they sit;
  * - every written line has the values of the process's secret variables (a name ending in
- *   SECRET, TOKEN, API_KEY or PASSWORD) replaced, so a secret that slips into a message or
- *   an error's text is still not printed.
+ *   SECRET, TOKEN, API_KEY, PASSWORD or _KEYS) replaced, each item of a list value too
+ *   (REELFLOW_CODEC_KEYS is "id:key,…"), so a secret that slips into a message or an
+ *   error's text is still not printed.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from './levels';
@@ -40,7 +41,7 @@ export const REDACT_PATHS = [
   '*.headers.cookie',
 ];
 
-const SECRET_VARIABLE = /(SECRET|TOKEN|API_KEY|PASSWORD)$/i;
+const SECRET_VARIABLE = /(SECRET|TOKEN|API_KEY|PASSWORD|_KEYS)$/i;
 /** Shorter values are not secrets worth the name (and would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
 
@@ -48,9 +49,13 @@ const MIN_SECRET_LENGTH = 8;
 export function secretValues(env: Record<string, string | undefined>): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
-    if (!SECRET_VARIABLE.test(name) || value === undefined || value.trim().length < MIN_SECRET_LENGTH) continue;
-    values.add(value);
-    values.add(JSON.stringify(value).slice(1, -1));
+    if (!SECRET_VARIABLE.test(name) || value === undefined) continue;
+    const items = value.split(',').flatMap((item) => [item.trim(), item.slice(item.indexOf(':') + 1).trim()]);
+    for (const v of [value, ...items]) {
+      if (v.trim().length < MIN_SECRET_LENGTH) continue;
+      values.add(v);
+      values.add(JSON.stringify(v).slice(1, -1));
+    }
   }
   return [...values].sort((a, b) => b.length - a.length);
 }

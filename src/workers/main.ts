@@ -170,9 +170,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
       : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, tracing: !!tracing })).codePath } };
-    const tracingOptions = tracing
-      ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath })
-      : {};
+    const tracingOptions = tracing ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath }) : {};
     const workers = await createReelflowWorkers({
       connection,
       namespace,

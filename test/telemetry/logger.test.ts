@@ -13,6 +13,8 @@ const ENV = {
   REELFLOW_PROFILE_DEFAULT_API_KEY: 'sk-unit-test-api-key-987',
   REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'at-unit-test-token-654',
   TEMPORAL_API_KEY: 'short', // under 8 characters: not treated as a secret value
+  REELFLOW_CODEC_KEYS:
+    'k1:c2VjcmV0LWtleS1vbmUtMzItYnl0ZXMtbG9uZy0xMjM=,k2:b2xkLWtleS10d28tMzItYnl0ZXMtbG9uZy0wMDAwMDA=',
   REELFLOW_TASK_QUEUE: 'reelflow',
 };
 
@@ -67,6 +69,9 @@ test('secret values come from variables named like secrets, long enough to be on
   const values = secretValues(ENV);
   expect(values).toContain(ENV.REELFLOW_PROFILE_DEFAULT_API_KEY);
   expect(values).not.toContain('short');
+  // Each key of a list, alone too (the ids are no secret and too short to count).
+  expect(values).toContain('b2xkLWtleS10d28tMzItYnl0ZXMtbG9uZy0wMDAwMDA=');
+  expect(values).not.toContain('k2');
   expect(values).not.toContain('reelflow');
 });
 
