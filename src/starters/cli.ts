@@ -7,6 +7,7 @@
  * runCli() is the whole program with injectable streams and environment, so tests run
  * it in-process; the bottom of this file wires it to the real process.
  */
+import { startTracing } from '../telemetry/tracing';
 import { reportError } from './cli-errors';
 import { CommandContext, EXIT, type CliIo } from './cli-output';
 import { Session, type CommandFn } from './cli-session';
@@ -91,6 +92,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     abort.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);
+  // With OTEL_EXPORTER_OTLP_ENDPOINT: starts and vendor calls are spans (flushed before exit).
+  const tracing = await startTracing(process.env, 'reelflow-cli');
   try {
     return await runCli(argv, {
       stdout: process.stdout,
@@ -102,6 +105,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     });
   } finally {
     process.off('SIGINT', onSigint);
+    await tracing?.shutdown();
   }
 }
 

@@ -1,7 +1,9 @@
 /**
- * Prebuilds the workflow bundle: `node dist/src/workers/build-bundle.js [--if-stale]`.
+ * Prebuilds the workflow bundle: `node dist/src/workers/build-bundle.js [--if-stale] [--tracing]`.
  * Writes dist/workflow-bundle.js (+ .json fingerprint); the worker loads it instead of
- * bundling at start. With --if-stale it does nothing when the bundle is fresh.
+ * bundling at start. With --if-stale it does nothing when the bundle is fresh. With
+ * --tracing it also builds dist/workflow-bundle-tracing.js, the bundle a worker with
+ * OTEL_EXPORTER_OTLP_ENDPOINT set loads (see bundle.ts).
  */
 import { buildWorkflowBundle, ensureWorkflowBundle } from './bundle';
 
@@ -9,11 +11,13 @@ async function main(args: string[]): Promise<void> {
   const log = (line: string): void => {
     process.stderr.write(`reelflow: ${line}\n`);
   };
-  if (args.includes('--if-stale')) {
-    const { codePath, built } = await ensureWorkflowBundle({ log });
-    if (!built) log(`workflow bundle is fresh: ${codePath}`);
-  } else {
-    await buildWorkflowBundle({ log });
+  for (const tracing of args.includes('--tracing') ? [false, true] : [false]) {
+    if (args.includes('--if-stale')) {
+      const { codePath, built } = await ensureWorkflowBundle({ log, tracing });
+      if (!built) log(`workflow bundle is fresh: ${codePath}`);
+    } else {
+      await buildWorkflowBundle({ log, tracing });
+    }
   }
 }
 

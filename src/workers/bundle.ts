@@ -9,6 +9,12 @@
  * import definition/ and vendor-api/ modules too. Any change there rebuilds: conservative,
  * never stale.
  *
+ * With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), the worker loads a second bundle,
+ * dist/workflow-bundle-tracing.js: the same workflows plus the OpenTelemetry workflow
+ * interceptors. The default bundle does not carry them, so with tracing off the workflow
+ * code is exactly what it was (no spans, no headers, nothing for the bench to count).
+ * The interceptors add no commands, so histories replay on either bundle (replay test).
+ *
  *   node dist/src/workers/build-bundle.js      builds it (see build-bundle.ts)
  */
 import { createHash } from 'node:crypto';
@@ -25,6 +31,15 @@ export interface BundlePaths {
   outFile?: string;
   /** Folder whose files decide freshness. Default: the parent of the workflows folder. */
   sourceRoot?: string;
+  /** With the OpenTelemetry workflow interceptors (default outFile: dist/workflow-bundle-tracing.js). */
+  tracing?: boolean;
+}
+
+/** The OpenTelemetry workflow interceptors module (enters the tracing bundle only). */
+export const TRACING_INTERCEPTORS_MODULE = '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
+
+interface ResolvedPaths extends Required<Omit<BundlePaths, 'tracing'>> {
+  interceptorModules: string[];
 }
 
 export interface BundleBuildOptions extends BundlePaths {
@@ -55,23 +70,26 @@ export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
 }
 
-export function defaultBundlePath(): string {
-  return path.join(packageRoot(), 'dist', 'workflow-bundle.js');
+export function defaultBundlePath(opts: { tracing?: boolean } = {}): string {
+  return path.join(packageRoot(), 'dist', opts.tracing ? 'workflow-bundle-tracing.js' : 'workflow-bundle.js');
 }
 
-function resolvePaths(p: BundlePaths): Required<BundlePaths> {
+function resolvePaths(p: BundlePaths | ResolvedPaths): ResolvedPaths {
   const workflowsPath = path.resolve(p.workflowsPath ?? defaultWorkflowsPath());
   const workflowsDir = statSync(workflowsPath).isDirectory() ? workflowsPath : path.dirname(workflowsPath);
+  const tracing = 'tracing' in p && p.tracing === true;
   return {
     workflowsPath,
-    outFile: path.resolve(p.outFile ?? defaultBundlePath()),
+    outFile: path.resolve(p.outFile ?? defaultBundlePath({ tracing })),
     sourceRoot: path.resolve(p.sourceRoot ?? path.dirname(workflowsDir)),
+    interceptorModules:
+      'interceptorModules' in p ? p.interceptorModules : tracing ? [require.resolve(TRACING_INTERCEPTORS_MODULE)] : [],
   };
 }
 
 const SOURCE_FILE = /\.(ts|js|mjs|cjs|json)$/;
 
-function sourceFingerprint(workflowsPath: string, sourceRoot: string): string {
+function sourceFingerprint({ workflowsPath, sourceRoot, interceptorModules }: ResolvedPaths): string {
   const lines: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -87,7 +105,7 @@ function sourceFingerprint(workflowsPath: string, sourceRoot: string): string {
   walk(sourceRoot);
   lines.sort();
   return createHash('sha256')
-    .update(`${workflowsPath}\n${workflowSdkVersion}\n${lines.join('\n')}`)
+    .update(`${workflowsPath}\n${workflowSdkVersion}\n${interceptorModules.join(',')}\n${lines.join('\n')}`)
     .digest('hex');
 }
 
@@ -104,20 +122,23 @@ export function isBundleFresh(paths: BundlePaths = {}): boolean {
   const p = resolvePaths(paths);
   if (!existsSync(p.outFile)) return false;
   const m = readManifest(p.outFile);
-  return (
-    !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p.workflowsPath, p.sourceRoot)
-  );
+  return !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p);
 }
 
 /** Bundles the workflows and writes the bundle (atomically) and its fingerprint. */
 export async function buildWorkflowBundle(opts: BundleBuildOptions = {}): Promise<{ codePath: string; bytes: number }> {
   const p = resolvePaths(opts);
-  const fingerprint = sourceFingerprint(p.workflowsPath, p.sourceRoot);
-  opts.log?.(`bundling workflows from ${p.workflowsPath}`);
+  const fingerprint = sourceFingerprint(p);
+  const tracing = p.interceptorModules.length > 0 ? ' with the tracing interceptors' : '';
+  opts.log?.(`bundling workflows from ${p.workflowsPath}${tracing}`);
   // The bundler's progress report is long; only its warnings and errors are worth a line.
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logger = new DefaultLogger('WARN', ({ level, message }) => log(`workflow bundler ${level}: ${message}`));
-  const { code } = await bundleWorkflowCode({ workflowsPath: p.workflowsPath, logger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: p.workflowsPath,
+    workflowInterceptorModules: p.interceptorModules,
+    logger,
+  });
   await mkdir(path.dirname(p.outFile), { recursive: true });
   const tmp = `${p.outFile}.${process.pid}.tmp`;
   await writeFile(tmp, code);

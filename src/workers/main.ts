@@ -13,9 +13,12 @@
  *   the receiver's client encrypt every payload they write and decrypt what they read.
  * - Metrics (REELFLOW_METRICS_BIND): the SDK's and reelflow's (src/metrics) on one Prometheus endpoint.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
- *   receiver, the connections and the vendor clients are closed.
+ *   receiver, the connections, the vendor clients and the span exporter are closed.
  *
- * Logs say where it listens and which task queues it polls; never a secret.
+ * Logs: JSON lines on stdout at REELFLOW_LOG_LEVEL (src/telemetry/logger.ts), the SDK's
+ * own through the same logger (./runtime.ts). They say where it listens and which task
+ * queues it polls; never a secret. Tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set
+ * (src/telemetry/tracing.ts, ./tracing.ts).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
@@ -24,6 +27,8 @@ import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
 import { CodecConfigError, codecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
+import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
+import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import {
   createVendorClient,
   loadVendorConfig,
@@ -32,10 +37,11 @@ import {
   VendorConfigError,
   type VendorClient,
 } from '../vendor-api';
-import { METRICS, STAGE_DURATION_BUCKETS } from '../metrics/names';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
+import { installRuntime } from './runtime';
+import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers } from './worker';
 
 export interface WorkerProcessOptions {
@@ -43,6 +49,9 @@ export interface WorkerProcessOptions {
   env?: Env;
   /** Workflows module to bundle in memory instead of the prebuilt bundle (tests, development). */
   workflowsPath?: string;
+  /** The JSON logger. Default: pino on stdout at REELFLOW_LOG_LEVEL. */
+  logger?: Logger;
+  /** Instead of stdout: each JSON line, as a string (tests, the demo's log file). */
   log?: (line: string) => void;
 }
 
@@ -114,35 +123,36 @@ function definedEnv(env: Env): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-/** The SDK's metrics and reelflow's own (src/metrics) on one Prometheus endpoint. */
-function installMetrics(bindAddress: string, log: (line: string) => void): boolean {
-  const histogramBucketOverrides = { [METRICS.stageDuration.name]: STAGE_DURATION_BUCKETS };
-  try {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress, histogramBucketOverrides } } } });
-    log(`metrics: Prometheus on http://${bindAddress}/metrics`);
-    return true;
-  } catch {
-    log(`metrics: not enabled (the SDK runtime was already installed in this process)`);
-    return false;
-  }
+function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env): Logger {
+  if (opts.logger) return opts.logger;
+  const destination = opts.log ? { destination: lineDestination(opts.log) } : {};
+  return createLogger({ name: 'reelflow-worker', level: config.logLevel, env, ...destination });
 }
 
 /** Starts everything; the returned `done` settles when the process may exit. */
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
   const env = opts.env ?? process.env;
-  const log = opts.log ?? ((line: string) => console.log(`reelflow worker: ${line}`));
   const config = loadWorkerConfig(env);
+  const logger = workerLogger(opts, config, env);
+  const log: LogLine = lineLogger(logger);
   const clients = vendorClients(config, env);
   const codec = codecFromEnv(env);
   const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
   const activities = createActivities(activityDeps(config, clients));
-  const metricsOn = config.metricsBind !== undefined && installMetrics(config.metricsBind, log);
+  // Before any connection: the Runtime is created with the first one.
+  const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
+  const metricsOn = config.metricsBind !== undefined && runtimeOn;
+  const tracing = await startTracing(env, 'reelflow-worker');
 
   const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
     opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
   );
   const namespace = configuredNamespace ?? 'default';
-  const closers: (() => Promise<unknown>)[] = [() => Promise.all([...clients.values()].map((c) => c.close()))];
+  // Closed in reverse: the span exporter last, after the workers' final spans.
+  const closers: (() => Promise<unknown>)[] = [
+    ...(tracing ? [() => tracing.shutdown()] : []),
+    () => Promise.all([...clients.values()].map((c) => c.close())),
+  ];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     closers.length = 0;
@@ -170,16 +180,18 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       closers.push(() => Promise.resolve(gauge.stop()));
     }
 
+    if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
-      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log })).codePath } };
+      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, tracing: !!tracing })).codePath } };
+    const tracingOptions = tracing ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath }) : {};
     const workers = await createReelflowWorkers({
       connection,
       namespace,
       config,
       activities,
       ...workflowSource,
-      ...(dataConverter ? { workerOptions: { dataConverter } } : {}),
+      workerOptions: { ...(dataConverter ? { dataConverter } : {}), ...tracingOptions },
       log,
     });
 
@@ -191,8 +203,14 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
         host: config.callbackHost,
         port: config.callbackPort,
         secret: config.callbackSecret,
-        client: new Client({ connection: clientConnection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
-        log: (line) => log(line),
+        // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
+        client: new Client({
+          connection: clientConnection,
+          namespace,
+          ...(dataConverter ? { dataConverter } : {}),
+          ...(await tracingClientInterceptors(env)),
+        }),
+        log,
       });
       const started = receiver;
       closers.push(() => started.close());
@@ -224,15 +242,17 @@ function describeStartupError(err: unknown): string {
 }
 
 if (require.main === module) {
+  // Before the configuration is read (it may be what failed), lines go out at the default level.
+  const processLogger = createLogger({ name: 'reelflow-worker' });
   startWorkerProcess()
     .then((w) => w.done)
     .then(
       () => {
-        console.log('reelflow worker: stopped');
+        processLogger.info('stopped');
         process.exit(0);
       },
       (err: unknown) => {
-        console.error(`reelflow worker: ${describeStartupError(err)}`);
+        processLogger.fatal(describeStartupError(err));
         process.exit(1);
       },
     );

@@ -56,7 +56,7 @@ export interface ReelflowWorkersOptions {
   workerOptions?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>
   >;
-  log?: (line: string) => void;
+  log?: (line: string, level?: 'warn' | 'error') => void;
 }
 
 export interface ReelflowWorker {
@@ -187,7 +187,10 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
     const runs = created.map(({ worker, taskQueue }) =>
       worker.run().catch((err: unknown) => {
         firstError ??= err instanceof Error ? err : new Error(String(err));
-        log(`worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`);
+        log(
+          `worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`,
+          'error',
+        );
         shutdown();
       }),
     );

@@ -5,10 +5,12 @@
  * while polling, the run after a continue-as-new during an operator wait, and a rerun
  * that reuses a finished pipeline's outputs.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { buildWorkflowBundle } from '../../src/workers/bundle';
 
 const DIR = path.join(__dirname, 'histories');
 const ids: Record<string, string> = JSON.parse(readFileSync(path.join(DIR, 'workflow-ids.json'), 'utf8'));
@@ -26,6 +28,23 @@ test.each(files)('%s replays on the current workflow code', async (file) => {
     load(file),
     ids[file],
   );
+});
+
+describe('with the OpenTelemetry workflow interceptors (a worker with tracing on)', () => {
+  let codePath: string;
+  beforeAll(async () => {
+    const outFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'reelflow-tracing-bundle-')), 'bundle.js');
+    ({ codePath } = await buildWorkflowBundle({ tracing: true, outFile }));
+  }, 120_000);
+
+  // Turning tracing on must not break pipelines already running: the interceptors add no command.
+  test.each(files)('%s replays on the tracing bundle', async (file) => {
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath }, sinks: { exporter: { export: { fn: () => undefined } } } },
+      load(file),
+      ids[file],
+    );
+  });
 });
 
 test('an incompatible change to videoPipeline is caught as a determinism violation', async () => {
