@@ -27,6 +27,7 @@ import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
 import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
+import { Notifier } from './notify';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
@@ -55,19 +56,26 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     throw err;
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
+  const notifier = Notifier.of(rt, def);
+  if (notifier) rt.onWait = (w) => notifier.waiting(w);
   if (!input.resume) skipDisabled(rt, def);
   try {
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
+    await CancellationScope.nonCancellable(async () => {
+      ended(rt, err);
+      await notifier?.ended(undefined, err);
+    });
     if (isCancellation(err)) throw err;
     throw pipelineFailure(pipelineId, rt.status.stage, err);
   }
   rt.status.stage = 'done';
   rt.status.state = 'completed';
   rt.refresh();
-  return finalResult(rt, result);
+  const final = finalResult(rt, result);
+  await notifier?.ended(final);
+  return final;
 }
 
 /** The parsed definition, or the validator's own InvalidDefinition failure (not wrapped in an ActivityFailure). */
