@@ -21,6 +21,8 @@ import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src
 import { videoPipeline } from '../../src/workflows';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
+/** The default profile's webhook signing secret (whsec_ + base64 of 24 bytes). */
+export const WEBHOOK_SECRET = `whsec_${Buffer.from('reelflow-test-webhook-key').toString('base64')}`;
 
 export interface HarnessOptions {
   emulator?: EmulatorOptions;
@@ -80,6 +82,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
       : undefined,
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
+    webhookSecretFor: (profile) => (profile === 'default' ? WEBHOOK_SECRET : undefined),
   });
   const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
