@@ -108,7 +108,7 @@ export function createAddressGuard(opts: {
   let agent: Dispatcher | undefined;
   const dispatcher = (): Dispatcher => {
     if (agent) return agent;
-    if (allowAll) return (agent = withRedirects(new Agent()));
+    if (allowAll) return (agent = withRedirects(new Agent(opts.lookup ? { connect: { lookup: opts.lookup } } : {})));
     const base = buildConnector({ lookup: guardedLookup, timeout: opts.connectTimeoutMs ?? 10_000 });
     const connect: buildConnector.connector = (options, callback) => {
       const literal = refusalOf(options.hostname);
