@@ -12,6 +12,7 @@ import { FailureType } from '../../src/failures';
 import { notificationDeliveries } from '../../src/starters/notifications';
 import { statusQuery, type NotificationRecord } from '../../src/workflows/messages';
 import { rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
+import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000 };
@@ -67,6 +68,13 @@ test('a completed pipeline: one verified delivery despite a 500, a late replay r
     return d.state === 'delivered' ? d : undefined;
   });
   expect(delivered).toMatchObject({ attempt: 2, httpStatus: 200 });
+  // `reelflow status` shows it, as JSON and as a line.
+  const json = await cli(['status', handle.workflowId, '--json']);
+  expect(json.json().notifications).toEqual([{ ...records[0], state: 'delivered', attempt: 2, httpStatus: 200 }]);
+  const human = await cli(['status', handle.workflowId]);
+  expect(human.stdout).toContain(
+    `webhook pipeline.completed: delivered (attempt 2; HTTP 200) · ${handle.workflowId}/notify/ended`,
+  );
 
   // Replayed six minutes later (past the 5 min tolerance): refused. A tampered body: refused.
   const replay = async (body: string) => {
@@ -104,6 +112,8 @@ test('a down endpoint: the pipeline completes, the delivery is seen retrying, th
   });
   expect(pending.lastError).toMatch(/unreachable \(ECONNREFUSED\)/);
   expect(pending.lastError).not.toContain('/hook'); // the origin only
+  const human = await cli(['status', retrying.handle.workflowId]);
+  expect(human.stdout).toMatch(/webhook pipeline\.completed: pending \(attempt \d+; last error: .*ECONNREFUSED/);
   const failed = await until('a delivery given up at its timeout', async () => {
     const [d] = await notificationDeliveries(h.client, await recordsOf(givenUp));
     return d.state === 'failed' ? d : undefined;
