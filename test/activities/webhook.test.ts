@@ -11,7 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivitiesOptions } from '../../src/activities/webhook';
 import { FailureType } from '../../src/failures';
 import { verifyWebhook } from '../../src/webhooks/signing';
-import type { NotifyInput } from '../../src/workflows/messages';
+import type { NotifyInput, NotifyResult } from '../../src/workflows/messages';
 
 const SECRET = `whsec_${Buffer.from('unit-test-webhook-secret-key').toString('base64')}`;
 let server: Server;
@@ -59,7 +59,7 @@ function input(url: string, over: Partial<NotifyInput> = {}): NotifyInput {
   };
 }
 
-function deliver(i: NotifyInput, opts: WebhookActivitiesOptions = {}) {
+function deliver(i: NotifyInput, opts: WebhookActivitiesOptions = {}): Promise<NotifyResult> {
   const env = new MockActivityEnvironment({ attempt: 3 }, { logger: new DefaultLogger('ERROR') });
   const { deliverWebhook } = createWebhookActivities({ secretFor: () => SECRET, lookup, ...opts });
   return env.run(deliverWebhook, i);

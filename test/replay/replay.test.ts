@@ -2,7 +2,8 @@
  * Replay tests on committed histories (test/replay/histories): a workflow change that
  * would break pipelines already running fails here. Every recorded case replays: all
  * stages with a reconciled fault, an operator decision, a cancellation, continue-as-new
- * while polling, and the run after a continue-as-new during an operator wait.
+ * while polling, the run after a continue-as-new during an operator wait, and a pipeline
+ * with webhooks (an operator wait and its end) with the delivery workflow it started.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,8 @@ const load = (f: string): unknown => JSON.parse(readFileSync(path.join(DIR, f), 
 
 test('histories cover every case the pipeline records', () => {
   const cases = new Set(files.map((f) => f.split('.')[1]));
-  for (const c of ['full', 'ask', 'cancelled', 'continued', 'waited']) expect(cases).toContain(c);
+  for (const c of ['full', 'ask', 'cancelled', 'continued', 'waited', 'notify', 'notify-delivery'])
+    expect(cases).toContain(c);
 });
 
 test.each(files)('%s replays on the current workflow code', async (file) => {
