@@ -13,7 +13,6 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -34,7 +33,10 @@ import type {
 import { messageOf } from './lib/failures';
 import type { PipelineRuntime } from './lib/pipeline-runtime';
 
-/** Marks pipelines that may start delivery workflows; runs recorded before start none. */
+/**
+ * Marks pipelines that may start delivery workflows; runs recorded before start none. Asked
+ * in the pipeline's first workflow task, before any command (see videoPipeline).
+ */
 export const NOTIFY_PATCH = 'notify-webhooks';
 
 /** Delivers one event: the activity retries (1 s doubling to 10 min) until the delivery timeout. */
@@ -70,10 +72,10 @@ export class Notifier {
     private readonly target: Target,
   ) {}
 
-  /** A notifier when the definition names a URL and this run may start children; else undefined. */
+  /** A notifier when the definition names a URL (the caller checked NOTIFY_PATCH first); else undefined. */
   static of(rt: PipelineRuntime, def: PipelineDefinition): Notifier | undefined {
     const notify = def.options.notify;
-    if (!notify || !patched(NOTIFY_PATCH)) return undefined;
+    if (!notify) return undefined;
     return new Notifier(rt, {
       url: notify.url,
       profile: def.options.profile,

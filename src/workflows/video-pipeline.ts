@@ -27,7 +27,7 @@ import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
 import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
-import { Notifier } from './notify';
+import { NOTIFY_PATCH, Notifier } from './notify';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
@@ -35,6 +35,9 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // there, so its replay meets it at the same place whatever the timing of later tasks
   // (runs recorded with the marker at their first query still find it there: runQuery asks too).
   patched(LOCAL_QUERIES_PATCH);
+  // Same reason: decided here, not after the definition's local activity, whose result a
+  // replay may hand over in an earlier workflow task than the original run saw it.
+  const notifying = patched(NOTIFY_PATCH);
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = input.resume?.result ?? {
     pipelineId,
@@ -56,7 +59,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     throw err;
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
-  const notifier = Notifier.of(rt, def);
+  const notifier = notifying ? Notifier.of(rt, def) : undefined;
   if (notifier) rt.onWait = (w) => notifier.waiting(w);
   if (!input.resume) skipDisabled(rt, def);
   try {

@@ -234,5 +234,10 @@ export function post(url: string, body: unknown): Promise<number> {
  */
 export async function expectReplays(handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } }, history);
+  // Under its own id: workflow code may derive ids from it (webhook delivery workflows do).
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } },
+    history,
+    handle.workflowId,
+  );
 }

@@ -10,8 +10,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FailureType } from '../../src/failures';
 import { notificationDeliveries } from '../../src/starters/notifications';
-import { statusQuery, type NotificationRecord } from '../../src/workflows/messages';
-import { rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
+import {
+  resolveCreateUpdate,
+  statusQuery,
+  vendorCallbackSignal,
+  type NotificationRecord,
+} from '../../src/workflows/messages';
+import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
 import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';
 
@@ -50,6 +55,7 @@ test('a completed pipeline: one verified delivery despite a 500, a late replay r
   expect(event.type).toBe('pipeline.completed');
   expect(event.data.pipelineId).toBe(handle.workflowId);
   expect(event.data.result?.generation?.taskId).toBe(result.generation!.taskId);
+  await expectReplays(handle); // from scratch, as a worker without it in cache would
 
   // The first attempt got a 500; the retry carried the same webhook-id, so the receiver acted once.
   const deliveries = receiver.deliveriesOf(webhookId);
@@ -139,6 +145,35 @@ test('an operator wait sends its reason; the cancelled pipeline sends its end', 
   const ended = await until('the cancellation webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
   expect(ended.type).toBe('pipeline.cancelled');
   expect(ended.data.error).toMatch(/^cancelled; vendor tasks that may still be running/);
+});
+
+test('an operator wait carried across continue-as-new is sent once', async () => {
+  h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+  const handle = await h.start({
+    ...generation({ url: receiver.url }, 'carried wait'),
+    options: { archive: false, historyEventsBeforeContinueAsNew: 50, notify: { url: receiver.url } },
+  });
+  const waiting = (await waitForStatus(handle, (s) => s.state === 'waiting-operator')).waiting!;
+  const waitId = `${handle.workflowId}:wait-${waiting.step}-${waiting.attempt}`;
+  await until('the operator-wait webhook', () => receiver.accepted.get(waitId));
+  // Signals grow the history until the pipeline continues as new; the next run resumes the wait.
+  const firstRun = (await handle.describe()).runId;
+  while ((await handle.describe()).runId === firstRun) {
+    await handle.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 });
+  }
+  await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+  const [task] = h.emulator.inspect().generationTasks.slice(-1);
+  await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
+  await handle.result();
+  await until('the completion webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
+  // One delivery workflow for the wait: its two attempts (500, then 200), no second start.
+  expect(receiver.deliveriesOf(waitId).map((d) => d.status)).toEqual([500, 200]);
+  const status = await handle.query(statusQuery);
+  expect(status.notifications?.map((n) => n.event)).toEqual(['pipeline.waiting_operator', 'pipeline.completed']);
+  // Both runs replay from scratch (the signals made the server refuse some workflow task
+  // completions, which makes the worker replay them).
+  await expectReplays(handle);
+  await expectReplays(h.client.workflow.getHandle(handle.workflowId, firstRun));
 });
 
 test('a failed pipeline sends its failure type', async () => {
