@@ -56,6 +56,16 @@ test('a completed pipeline: one verified delivery despite a 500, a late replay r
   expect(event.data.pipelineId).toBe(handle.workflowId);
   expect(event.data.result?.generation?.taskId).toBe(result.generation!.taskId);
   await expectReplays(handle); // from scratch, as a worker without it in cache would
+  // The signing secret is in neither history (the pipeline's, the delivery's).
+  const key = WEBHOOK_SECRET.slice('whsec_'.length);
+  for (const id of [handle.workflowId, `${handle.workflowId}/notify/ended`]) {
+    // Payloads come base64-encoded: decoded, so that a plain secret or URL would show.
+    const history = JSON.stringify(await h.client.workflow.getHandle(id).fetchHistory(), (k, v: unknown) =>
+      k === 'data' && typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v,
+    );
+    expect(history).toContain(receiver.url.split('?')[0]);
+    expect(history).not.toContain(key);
+  }
 
   // The first attempt got a 500; the retry carried the same webhook-id, so the receiver acted once.
   const deliveries = receiver.deliveriesOf(webhookId);
