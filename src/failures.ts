@@ -97,6 +97,14 @@ export const FailureType = {
   ArchiveInvalidInput: 'ArchiveInvalidInput',
   /** Another local file-system failure (permissions, I/O). */
   ArchiveWriteError: 'ArchiveWriteError',
+
+  // ---- completion webhooks: the delivery activity's failures
+  /** The webhook URL's host is or resolves to a loopback, private or link-local address (not retried). */
+  WebhookAddressRefused: 'WebhookAddressRefused',
+  /** The endpoint answered other than 2xx (retried until options.notify.deliveryTimeout). */
+  WebhookHttpError: 'WebhookHttpError',
+  /** Connection refused, reset or timed out (retried until options.notify.deliveryTimeout). */
+  WebhookNetworkError: 'WebhookNetworkError',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

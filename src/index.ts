@@ -93,6 +93,16 @@ export {
   type RerunPlan,
   type RerunRefusal,
 } from './starters/rerun';
+// Completion webhooks: verify a delivery in your backend; read a pipeline's delivery state.
+export {
+  verifyWebhook,
+  signWebhook,
+  WebhookVerificationError,
+  DEFAULT_TOLERANCE_SECONDS as WEBHOOK_TOLERANCE_SECONDS,
+  type VerifyWebhookOptions,
+  type WebhookVerificationCode,
+} from './webhooks/signing';
+export { notificationDeliveries, type NotificationDelivery } from './starters/notifications';
 
 // A Temporal client from the standard environment / config profile.
 export {

@@ -18,4 +18,10 @@ export interface ActivityDeps {
   archiveAllowPrivate?: boolean;
   /** Largest archived file in bytes; default 2 GiB. */
   archiveMaxBytes?: number;
+  /** A credential profile's webhook signing secret (whsec_…), if the worker has one. */
+  webhookSecretFor?: (profile: string) => string | undefined;
+  /** Webhook URL for definitions without options.notify (REELFLOW_NOTIFY_URL). */
+  notifyDefaultUrl?: string;
+  /** The default URL may be a loopback/private address (REELFLOW_NOTIFY_ALLOW_PRIVATE). Default false. */
+  notifyDefaultAllowPrivate?: boolean;
 }

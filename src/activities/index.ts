@@ -8,6 +8,7 @@ import { createClaimActivities } from './claims';
 import { createDefinitionActivities } from './definition';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
+import { createWebhookActivities } from './webhook';
 
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
@@ -17,7 +18,12 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createVendorActivities(deps),
     ...createClaimActivities(deps),
-    ...createDefinitionActivities(),
+    ...createDefinitionActivities(deps),
+    ...createWebhookActivities({
+      ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
+      ...(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),
+      defaultAllowPrivate: deps.notifyDefaultAllowPrivate ?? false,
+    }),
     ...createArchiveActivities({
       archiveRoot: deps.archiveRoot,
       allowPrivate: deps.archiveAllowPrivate ?? false,

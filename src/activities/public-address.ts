@@ -1,5 +1,5 @@
 /**
- * Which addresses an archive download may reach: only public ones, unless the worker opts
+ * Which addresses an archive download (or a webhook) may reach: only public ones, unless the worker opts
  * in for local testing. Judged on the literal host first (no DNS), then on every address a
  * name resolves to, right before the socket connects to it (so DNS rebinding between a check
  * and the connect cannot slip through), and once more on the socket's peer address.
@@ -73,6 +73,8 @@ export function createAddressGuard(opts: {
   /** DNS seam (tests map a name to 127.0.0.1); default node:dns lookup. */
   lookup?: LookupFunction;
   connectTimeoutMs?: number;
+  /** Redirects followed (default 5); 0 answers a 3xx as it is (webhooks: a POST is not re-sent elsewhere). */
+  maxRedirections?: number;
 }): AddressGuard {
   const allowAll = opts.allowPrivate === true;
   const allowed = Array.isArray(opts.allowPrivate) ? blockListOf(opts.allowPrivate) : undefined;
@@ -100,10 +102,13 @@ export function createAddressGuard(opts: {
     });
   };
 
+  const maxRedirections = opts.maxRedirections ?? 5;
+  const withRedirects = (base: Agent): Dispatcher =>
+    maxRedirections > 0 ? base.compose(interceptors.redirect({ maxRedirections })) : base;
   let agent: Dispatcher | undefined;
   const dispatcher = (): Dispatcher => {
     if (agent) return agent;
-    if (allowAll) return (agent = new Agent().compose(interceptors.redirect({ maxRedirections: 5 })));
+    if (allowAll) return (agent = withRedirects(new Agent(opts.lookup ? { connect: { lookup: opts.lookup } } : {})));
     const base = buildConnector({ lookup: guardedLookup, timeout: opts.connectTimeoutMs ?? 10_000 });
     const connect: buildConnector.connector = (options, callback) => {
       const literal = refusalOf(options.hostname);
@@ -117,7 +122,7 @@ export function createAddressGuard(opts: {
         callback(late, null);
       });
     };
-    return (agent = new Agent({ connect }).compose(interceptors.redirect({ maxRedirections: 5 })));
+    return (agent = withRedirects(new Agent({ connect })));
   };
 
   return { refusalOf: (host) => refusalOf(host), dispatcher };

@@ -133,6 +133,24 @@ function hostIssues(def: Def): CrossFieldIssue[] {
   return out;
 }
 
+/** The webhook target: reached from the worker, so a non-public host only with the opt-in. */
+function notifyIssues(def: Def): CrossFieldIssue[] {
+  const url = def.options.notify?.url;
+  const parts = url === undefined ? undefined : parseHttpUrl(url);
+  if (!parts?.ok) return [];
+  const path = ['options', 'notify', 'url'];
+  const invalid = invalidIpReason(parts.host);
+  if (invalid) return [{ path, message: invalid }];
+  const reason = def.options.allowPrivateHosts ? undefined : nonPublicHostReason(parts.host);
+  if (!reason) return [];
+  return [
+    {
+      path,
+      message: `${reason}: webhooks go to public addresses only (options.allowPrivateHosts: true for local testing)`,
+    },
+  ];
+}
+
 export function crossFieldIssues(def: Def): CrossFieldIssue[] {
   const assetTypes = new Map<string, MediaType | undefined>();
   return [
@@ -140,5 +158,6 @@ export function crossFieldIssues(def: Def): CrossFieldIssue[] {
     ...assetIssues(def, assetTypes),
     ...generationIssues(def, assetTypes),
     ...hostIssues(def),
+    ...notifyIssues(def),
   ];
 }

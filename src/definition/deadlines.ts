@@ -14,6 +14,9 @@ export const DEADLINE_DEFAULTS = {
   notFoundGrace: '60s',
 } as const;
 
+/** How long a webhook delivery keeps retrying before it is given up (options.notify.deliveryTimeout). */
+export const NOTIFY_DELIVERY_TIMEOUT = '24h';
+
 export const MIN_DEADLINE_MS = 1_000;
 /** A year: far beyond any pipeline, and well within what timers and timeouts can hold. */
 export const MAX_DEADLINE_MS = 8_760 * 3_600_000;

@@ -19,7 +19,7 @@ import {
 } from '../vendor-api/schemas/common';
 import { generationFields } from '../vendor-api/schemas/generation';
 import { crossFieldIssues } from './cross-checks';
-import { DEADLINE_DEFAULTS, deadlineProblem } from './deadlines';
+import { DEADLINE_DEFAULTS, NOTIFY_DELIVERY_TIMEOUT, deadlineProblem } from './deadlines';
 import { definitionErrorMap, definitionIssues, type DefinitionIssue } from './issues';
 import { ASSET_REF, REVIEW_REF } from './refs';
 
@@ -194,6 +194,17 @@ export const OptionsSchema = z.strictObject({
    * testing against the emulator: the real vendor cannot reach them.
    */
   allowPrivateHosts: z.boolean().default(false),
+  /**
+   * Completion webhooks: the pipeline's end and each operator wait are POSTed here, signed
+   * (Standard Webhooks), from a small workflow of their own that retries for `deliveryTimeout`.
+   * A public http(s) URL (allowPrivateHosts opts in to local ones). The worker may set a default.
+   */
+  notify: z
+    .strictObject({
+      url: HttpUrlSchema,
+      deliveryTimeout: Deadline.default(NOTIFY_DELIVERY_TIMEOUT),
+    })
+    .optional(),
 });
 
 export const PipelineDefinitionSchema = z

@@ -14,6 +14,9 @@
  *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
  *   REELFLOW_CALLBACK_HOST               receiver interface; default 0.0.0.0
  *                                        (the receiver's rules: src/callbacks/config.ts)
+ *   REELFLOW_NOTIFY_URL                  webhook URL for definitions without options.notify; optional
+ *                                        (then every profile needs REELFLOW_PROFILE_<NAME>_WEBHOOK_SECRET)
+ *   REELFLOW_NOTIFY_ALLOW_PRIVATE        1/true: that URL may be a loopback/private address; default 0
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
@@ -45,7 +48,9 @@ import {
   type Env,
 } from '../callbacks/config';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
+import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
+import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
 
 export type { Env } from '../callbacks/config';
@@ -69,6 +74,8 @@ export interface WorkerConfig {
   archiveRoot: string;
   archiveAllowPrivate: boolean;
   archiveMaxBytes: number;
+  notifyUrl?: string;
+  notifyAllowPrivate: boolean;
   callbackBaseUrl?: string;
   /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly callbackSecret?: string;
@@ -93,6 +100,13 @@ export class WorkerConfigError extends ConfigError {
     super(problems);
   }
 }
+
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(1|0|true|false)$/, 'must be 1, 0, true or false')
+  .transform((s) => s === '1' || s === 'true');
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const TASK_QUEUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
@@ -121,14 +135,14 @@ function schemaFor(cores: number) {
           ),
       ),
       REELFLOW_ARCHIVE_DIR: optional(z.string()),
-      REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(flag),
+      REELFLOW_NOTIFY_URL: optional(
         z
           .string()
           .trim()
-          .toLowerCase()
-          .regex(/^(1|0|true|false)$/, 'must be 1, 0, true or false')
-          .transform((s) => s === '1' || s === 'true'),
+          .refine((s) => parseHttpUrl(s).ok, 'must be an http(s) URL without credentials'),
       ),
+      REELFLOW_NOTIFY_ALLOW_PRIVATE: optional(flag),
       REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
       REELFLOW_CALLBACK_BASE_URL: optional(
         z
@@ -172,6 +186,15 @@ function schemaFor(cores: number) {
     })
     .superRefine((e, ctx) => {
       const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
+      const notifyHost = e.REELFLOW_NOTIFY_URL === undefined ? undefined : parseHttpUrl(e.REELFLOW_NOTIFY_URL);
+      const notifyProblem = notifyHost?.ok && !e.REELFLOW_NOTIFY_ALLOW_PRIVATE && nonPublicHostReason(notifyHost.host);
+      if (notifyProblem) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['REELFLOW_NOTIFY_URL'],
+          message: `${notifyProblem} (REELFLOW_NOTIFY_ALLOW_PRIVATE=1 for local testing)`,
+        });
+      }
       if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
         ctx.addIssue({
           code: 'custom',
@@ -187,6 +210,7 @@ function schemaFor(cores: number) {
         archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
         archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
         archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
+        notifyAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? false,
         callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
         getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
         // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
@@ -201,6 +225,7 @@ function schemaFor(cores: number) {
       if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
       if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
       if (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.tracingEndpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+      if (e.REELFLOW_NOTIFY_URL !== undefined) config.notifyUrl = e.REELFLOW_NOTIFY_URL;
       if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
         Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
       }
@@ -237,5 +262,8 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   // The host only: a collector URL may carry credentials.
   if (c.tracingEndpoint) parts.push(`tracing=${new URL(c.tracingEndpoint).host}`);
   if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
+  // The origin only: a webhook URL's path or query may hold a token.
+  if (c.notifyUrl)
+    parts.push(`notify=${new URL(c.notifyUrl).origin}/…${c.notifyAllowPrivate ? ' (private allowed)' : ''}`);
   return parts.join(' ');
 }

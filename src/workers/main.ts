@@ -4,7 +4,8 @@
  * - Temporal connection from @temporalio/envconfig: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  *   TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and the temporal.toml config file.
  * - Vendor addresses from VENDOR_* and credentials per profile from
- *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor-api/config.ts).
+ *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor-api/config.ts); webhook signing
+ *   secrets from REELFLOW_PROFILE_<NAME>_WEBHOOK_SECRET (src/webhooks/secrets.ts).
  * - reelflow's own settings from REELFLOW_* (./config.ts).
  * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, built
  *   first when missing or stale (./bundle.ts).
@@ -38,6 +39,7 @@ import {
   type VendorClient,
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
+import { readWebhookSecrets } from '../webhooks/secrets';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
@@ -95,7 +97,18 @@ function vendorClients(config: WorkerConfig, env: Env): Map<string, VendorClient
   return clients;
 }
 
-export function activityDeps(config: WorkerConfig, clients: Map<string, VendorClient>): ActivityDeps {
+/** Signing secrets per served profile; all required when the worker has a default webhook URL. */
+function webhookSecrets(config: WorkerConfig, env: Env): Map<string, string> {
+  const { secrets, problems } = readWebhookSecrets(config.profiles, env, config.notifyUrl !== undefined);
+  if (problems.length > 0) throw new WorkerConfigError(problems);
+  return secrets;
+}
+
+export function activityDeps(
+  config: WorkerConfig,
+  clients: Map<string, VendorClient>,
+  secrets: Map<string, string> = new Map(),
+): ActivityDeps {
   const deps: ActivityDeps = {
     vendorFor(profile: string): VendorClient {
       const client = clients.get(profile);
@@ -110,7 +123,10 @@ export function activityDeps(config: WorkerConfig, clients: Map<string, VendorCl
     archiveRoot: config.archiveRoot,
     archiveAllowPrivate: config.archiveAllowPrivate,
     archiveMaxBytes: config.archiveMaxBytes,
+    webhookSecretFor: (profile) => secrets.get(profile),
+    notifyDefaultAllowPrivate: config.notifyAllowPrivate,
   };
+  if (config.notifyUrl) deps.notifyDefaultUrl = config.notifyUrl;
   const { callbackBaseUrl, callbackSecret } = config;
   if (callbackBaseUrl && callbackSecret) {
     deps.callbackUrlFor = (workflowId, step, attempt) =>
@@ -138,7 +154,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const clients = vendorClients(config, env);
   const codec = codecFromEnv(env);
   const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
-  const activities = createActivities(activityDeps(config, clients));
+  const activities = createActivities(activityDeps(config, clients, webhookSecrets(config, env)));
   // Before any connection: the Runtime is created with the first one.
   const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
   const metricsOn = config.metricsBind !== undefined && runtimeOn;

@@ -62,6 +62,8 @@ export interface PipelineStatus {
   /** Vendor calls made so far, by endpoint (e.g. "generation.get"). */
   calls: Record<string, number>;
   error?: string;
+  /** Webhooks this pipeline started delivering (options.notify), each in its own workflow. */
+  notifications?: NotificationRecord[];
 }
 
 export interface ReviewItemResult {
@@ -166,6 +168,62 @@ export interface PipelineOutputs {
 export interface PipelineResume {
   runtime: RuntimeCarry;
   result: PipelineResult;
+}
+
+// ---- completion webhooks (options.notify)
+
+export type WebhookEventType =
+  'pipeline.completed' | 'pipeline.failed' | 'pipeline.cancelled' | 'pipeline.waiting_operator';
+
+/** A webhook's body (the Standard Webhooks payload shape: type, timestamp, data). */
+export interface WebhookEvent {
+  type: WebhookEventType;
+  /** When it happened (ISO, workflow time); the same on every delivery attempt. */
+  timestamp: string;
+  data: {
+    pipelineId: string;
+    state: PipelineState;
+    stage: PipelineStatus['stage'];
+    /** pipeline.completed */
+    result?: PipelineResult;
+    /** pipeline.failed and pipeline.cancelled: what ended it. */
+    error?: string;
+    /** pipeline.failed: the stage failure's type (src/failures.ts), e.g. GenerationFailed. */
+    failureType?: string;
+    /** pipeline.waiting_operator: what the operator is asked about. */
+    waiting?: PendingDecision;
+  };
+}
+
+/** One webhook the pipeline handed to its delivery workflow. */
+export interface NotificationRecord {
+  event: WebhookEventType;
+  /** The delivery workflow: `<pipelineId>/notify/<key>`. */
+  workflowId: string;
+  /** The webhook-id header: `<pipelineId>:<key>`, the same on every attempt (receivers dedupe on it). */
+  webhookId: string;
+  /** Why the delivery workflow could not be started (e.g. one with its id is still running). */
+  startError?: string;
+}
+
+/** The delivery workflow's input. The signing secret is not in it: the worker holds it per profile. */
+export interface NotifyInput {
+  url: string;
+  webhookId: string;
+  /** Credential profile whose signing secret signs the webhook. */
+  profile: string;
+  /** The definition's opt-in to loopback/private targets (checked again at send time). */
+  allowPrivateHosts: boolean;
+  /** Retries stop this long after the first attempt was scheduled. */
+  deliveryTimeoutMs: number;
+  event: WebhookEvent;
+}
+
+export interface NotifyResult {
+  /** The endpoint's 2xx status. */
+  status: number;
+  /** Which attempt succeeded (1 = the first). */
+  attempt: number;
 }
 
 /** Operator decision for a create whose outcome is ambiguous (policy `ask`). */

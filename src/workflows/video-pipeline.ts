@@ -37,6 +37,7 @@ import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
+import { NOTIFY_PATCH, Notifier } from './notify';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
@@ -44,6 +45,9 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // there, so its replay meets it at the same place whatever the timing of later tasks
   // (runs recorded with the marker at their first query still find it there: runQuery asks too).
   patched(LOCAL_QUERIES_PATCH);
+  // Same reason: decided here, not after the definition's local activity, whose result a
+  // replay may hand over in an earlier workflow task than the original run saw it.
+  const notifying = patched(NOTIFY_PATCH);
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = input.resume?.result ?? {
     pipelineId,
@@ -67,13 +71,18 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     throw err;
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
+  const notifier = notifying ? Notifier.of(rt, def) : undefined;
+  if (notifier) rt.onWait = (w) => notifier.waiting(w);
   if (!input.resume) skipDisabled(rt, def);
   try {
     if (input.reuse && !input.resume) await reuseOutputs(rt, def, input.reuse, result);
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
+    await CancellationScope.nonCancellable(async () => {
+      ended(rt, err);
+      await notifier?.ended(undefined, err);
+    });
     if (isCancellation(err)) throw err;
     throw pipelineFailure(pipelineId, rt.status.stage, err);
   }
@@ -81,7 +90,9 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.status.state = 'completed';
   rt.refresh();
   countPipelineEnd(rt.status);
-  return finalResult(rt, result);
+  const final = finalResult(rt, result);
+  await notifier?.ended(final);
+  return final;
 }
 
 /** The parsed definition, or the validator's own InvalidDefinition failure (not wrapped in an ActivityFailure). */

@@ -410,3 +410,43 @@ describe('messages name the field and what is wrong', () => {
     expect(issueOf(def)).toEqual(issue);
   });
 });
+
+describe('options.notify: a webhook URL the worker may reach', () => {
+  const withNotify = (notify: unknown, extra: Record<string, unknown> = {}) => ({
+    generation: generation(),
+    options: { notify, ...extra },
+  });
+
+  it('takes a public http(s) URL; the delivery timeout defaults to 24h', () => {
+    const def = parseDefinition(withNotify({ url: 'https://api.example.com/hooks/reelflow?k=1' }));
+    expect(def.options.notify).toEqual({ url: 'https://api.example.com/hooks/reelflow?k=1', deliveryTimeout: '24h' });
+    expect(
+      parseDefinition(withNotify({ url: 'https://a.example.com/', deliveryTimeout: '1h' })).options.notify,
+    ).toMatchObject({ deliveryTimeout: '1h' });
+    expect(parseDefinition({ generation: generation() }).options.notify).toBeUndefined();
+  });
+
+  it.each([
+    [{ url: 'ftp://a.example.com/x' }, 'options.notify.url', /http/],
+    [{ url: 'https://user:pw@a.example.com/x' }, 'options.notify.url', /user name or password/],
+    [{}, 'options.notify.url', /required/i],
+    [{ url: 'https://a.example.com/', deliveryTimeout: '0s' }, 'options.notify.deliveryTimeout', /positive/],
+    [{ url: 'https://a.example.com/', retries: 3 }, 'options.notify.retries', /./],
+  ])('refuses %j naming the field', (notify, path, message) => {
+    const issue = issueOf(withNotify(notify));
+    expect(issue.path).toBe(path);
+    expect(issue.message).toMatch(message);
+  });
+
+  it.each(['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://10.0.0.5/hook', 'http://hooks.internal/x'])(
+    'refuses the non-public %s unless options.allowPrivateHosts',
+    (url) => {
+      const issue = issueOf(withNotify({ url }));
+      expect(issue.path).toBe('options.notify.url');
+      expect(issue.message).toMatch(
+        /not a public one: webhooks go to public addresses only \(options\.allowPrivateHosts/,
+      );
+      expect(parseDefinition(withNotify({ url }, { allowPrivateHosts: true })).options.notify?.url).toBe(url);
+    },
+  );
+});

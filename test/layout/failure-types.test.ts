@@ -98,6 +98,7 @@ test('the failure type strings never change', () => {
     ...['PipelineFailed'],
     ...['ArchiveUrlGone', 'ArchiveHttpError', 'ArchiveNetworkError', 'ArchiveSizeMismatch', 'ArchiveTooLarge'],
     ...['ArchiveAddressRefused', 'ArchiveUnsafePath', 'ArchiveDiskFull', 'ArchiveInvalidInput', 'ArchiveWriteError'],
+    ...['WebhookAddressRefused', 'WebhookHttpError', 'WebhookNetworkError'],
   ]);
   for (const [key, value] of Object.entries(FailureType)) expect(value).toBe(key);
 });

@@ -21,7 +21,8 @@ import {
   type AssetResult,
   type PipelineStatus,
 } from '../../src/workflows/messages';
-import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
+import { fullDefinition, startHarness, WEBHOOK_SECRET, type Harness } from '../workflows/harness';
+import { startWebhookReceiver } from '../workflows/webhook-receiver';
 
 const OUT = path.join(__dirname, 'histories');
 const IDS = path.join(OUT, 'workflow-ids.json');
@@ -160,6 +161,33 @@ test('record replay histories', async () => {
 
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
+    await h.close();
+  }
+});
+
+// `npm run record-histories -- -t notify` records this case alone.
+test('record replay histories: notify', async () => {
+  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
+  const receiver = await startWebhookReceiver(WEBHOOK_SECRET);
+  try {
+    // 6. Webhooks: an operator wait, then the completion; each delivery answered 500 once, then 200.
+    h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+    const notify = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'notify' }] },
+      options: { archive: false, notify: { url: receiver.url } },
+    });
+    await until(h, notify, (s) => s.state === 'waiting-operator');
+    const [task] = h.emulator.inspect().generationTasks.slice(-1);
+    await notify.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
+    await notify.result();
+    const delivery = h.client.workflow.getHandle(`${notify.workflowId}/notify/ended`);
+    await delivery.result();
+    if (receiver.accepted.size !== 2) throw new Error(`expected 2 webhooks accepted, got ${receiver.accepted.size}`);
+    save('notify', notify.workflowId);
+    save('notify-delivery', delivery.workflowId);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await receiver.close();
     await h.close();
   }
 });

@@ -2,8 +2,9 @@
  * Replay tests on committed histories (test/replay/histories): a workflow change that
  * would break pipelines already running fails here. Every recorded case replays: all
  * stages with a reconciled fault, an operator decision, a cancellation, continue-as-new
- * while polling, the run after a continue-as-new during an operator wait, and a rerun
- * that reuses a finished pipeline's outputs.
+ * while polling, the run after a continue-as-new during an operator wait, a rerun that
+ * reuses a finished pipeline's outputs, and a pipeline with webhooks (an operator wait and
+ * its end) with the delivery workflow it started.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -19,7 +20,8 @@ const load = (f: string): unknown => JSON.parse(readFileSync(path.join(DIR, f), 
 
 test('histories cover every case the pipeline records', () => {
   const cases = new Set(files.map((f) => f.split('.')[1]));
-  for (const c of ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun']) expect(cases).toContain(c);
+  const expected = ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun', 'notify', 'notify-delivery'];
+  for (const c of expected) expect(cases).toContain(c);
 });
 
 test.each(files)('%s replays on the current workflow code', async (file) => {

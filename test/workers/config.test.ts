@@ -22,6 +22,7 @@ test('defaults, sized for 2 cores', () => {
     archiveRoot: path.resolve('archive'),
     archiveAllowPrivate: false,
     archiveMaxBytes: 2 ** 31,
+    notifyAllowPrivate: false,
     callbackHost: '0.0.0.0',
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
@@ -180,4 +181,22 @@ test('a short secret is refused by name, and its value is not in the message', (
 test('several problems are reported together', () => {
   const err = errorOf({ REELFLOW_GETASSET_RATE: '50', REELFLOW_CALLBACK_PORT: 'x' });
   expect(err.variables).toEqual(expect.arrayContaining(['REELFLOW_GETASSET_RATE', 'REELFLOW_CALLBACK_PORT']));
+});
+
+test('REELFLOW_NOTIFY_URL: an http(s) URL, public unless REELFLOW_NOTIFY_ALLOW_PRIVATE; the log shows its origin only', () => {
+  const c = loadWorkerConfig({ REELFLOW_NOTIFY_URL: 'https://hooks.example.com/reelflow?token=t0k3n' }, { cores: 2 });
+  expect([c.notifyUrl, c.notifyAllowPrivate]).toEqual(['https://hooks.example.com/reelflow?token=t0k3n', false]);
+  expect(describeWorkerConfig(c)).toContain('notify=https://hooks.example.com/…');
+  expect(describeWorkerConfig(c)).not.toContain('t0k3n');
+  expect(errorOf({ REELFLOW_NOTIFY_URL: 'ftp://hooks.example.com/x' }).message).toMatch(
+    /REELFLOW_NOTIFY_URL must be an http\(s\) URL/,
+  );
+  expect(errorOf({ REELFLOW_NOTIFY_URL: 'http://127.0.0.1:9000/hook' }).message).toMatch(
+    /REELFLOW_NOTIFY_URL host 127\.0\.0\.1 is a loopback address.*REELFLOW_NOTIFY_ALLOW_PRIVATE=1/,
+  );
+  const local = loadWorkerConfig(
+    { REELFLOW_NOTIFY_URL: 'http://127.0.0.1:9000/hook', REELFLOW_NOTIFY_ALLOW_PRIVATE: '1' },
+    { cores: 2 },
+  );
+  expect(local.notifyAllowPrivate).toBe(true);
 });

@@ -23,6 +23,8 @@ import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src
 import { videoPipeline } from '../../src/workflows';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
+/** The default profile's webhook signing secret (whsec_ + base64 of 24 bytes). */
+export const WEBHOOK_SECRET = `whsec_${Buffer.from('reelflow-test-webhook-key').toString('base64')}`;
 
 export interface HarnessOptions {
   emulator?: EmulatorOptions;
@@ -85,6 +87,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
       : undefined,
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
+    webhookSecretFor: (profile) => (profile === 'default' ? WEBHOOK_SECRET : undefined),
   });
   const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
@@ -271,5 +274,10 @@ export function post(url: string, body: unknown): Promise<number> {
  */
 export async function expectReplays(handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } }, history);
+  // Under its own id: workflow code may derive ids from it (webhook delivery workflows do).
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } },
+    history,
+    handle.workflowId,
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * `reelflow status <workflow-id> [--follow]`: the live status from the `status` query;
- * when no worker answers, what Temporal itself knows of the pipeline.
+ * when no worker answers, what Temporal itself knows of the pipeline. Webhooks (options.notify)
+ * are shown with their delivery state, read from their delivery workflows.
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { STAGE } from '../../workflows/search-attributes';
@@ -9,6 +10,7 @@ import type { CommandFn } from '../cli-session';
 import { followWithDisplay, interrupted, printOutcome } from '../cli-follow';
 import { executionStatusName, failureChain, pipelineStatus } from '../pipeline-client';
 import { renderStatus } from '../progress';
+import { notificationDeliveries, renderDeliveries } from '../notifications';
 
 export const status: CommandFn = async (ctx, session) => {
   const id = ctx.positionals[0];
@@ -27,7 +29,9 @@ export const status: CommandFn = async (ctx, session) => {
   }
   try {
     const current = await pipelineStatus(client, id, { timeoutMs: 10_000 });
-    ctx.emit(current, () => renderStatus(current));
+    const notifications = await notificationDeliveries(client, current.notifications ?? []);
+    const doc = notifications.length ? { ...current, notifications } : current;
+    ctx.emit(doc, () => [...renderStatus(current), ...renderDeliveries(notifications)]);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw err;

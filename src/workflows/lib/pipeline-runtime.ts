@@ -22,6 +22,7 @@ import {
   statusQuery,
   vendorCallbackSignal,
   type CreateDecision,
+  type PendingDecision,
   type PipelineStatus,
   type ResolveCreateInput,
   type ResolveCreateResult,
@@ -171,6 +172,9 @@ export class PipelineRuntime {
   set progress(p: { done: number; total: number } | undefined) {
     this.current.progress = p;
   }
+
+  /** Called once when an operator wait begins (not when a continued run resumes it): the webhook. */
+  onWait?: (waiting: PendingDecision) => Promise<void>;
 
   /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
   stuck = false;
@@ -347,6 +351,7 @@ export class PipelineRuntime {
       since: (carried && this.status.waiting?.since) || new Date().toISOString(),
     };
     this.refresh();
+    if (!carried) await this.onWait?.(this.status.waiting);
     const settled = () => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined;
     // Signals and Updates grow the history while it waits: continue as new (the wait resumes) when long.
     while (!settled()) {

@@ -1,0 +1,209 @@
+/**
+ * Completion webhooks end to end: real dev server, real worker, the emulator over HTTP, and
+ * a receiver that verifies each delivery with verifyWebhook. Every event is delivered once
+ * to the receiver's logic despite retries, a late replay is refused, a down endpoint never
+ * holds up or fails the pipeline, and a loopback target needs the opt-in.
+ */
+import { createServer } from 'node:net';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import { FailureType } from '../../src/failures';
+import { notificationDeliveries } from '../../src/starters/notifications';
+import {
+  resolveCreateUpdate,
+  statusQuery,
+  vendorCallbackSignal,
+  type NotificationRecord,
+} from '../../src/workflows/messages';
+import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
+import { cli } from '../starters/helpers';
+import { startWebhookReceiver } from './webhook-receiver';
+
+const quick = { generationQueuedMs: 300, generationRunningMs: 1_000 };
+
+const generation = (notify: { url: string; deliveryTimeout?: string }, text = 'webhook'): PipelineDefinitionInput => ({
+  generation: { model: 'video-model-1', content: [{ type: 'text', text }] },
+  options: { archive: false, notify },
+});
+
+/** A port nothing listens on: connections to it are refused. */
+async function refusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+let h: Harness;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+beforeAll(async () => {
+  h = await startHarness({ emulator: { profile: quick } });
+  receiver = await startWebhookReceiver(WEBHOOK_SECRET);
+});
+afterAll(async () => {
+  await h?.close();
+  await receiver?.close();
+});
+beforeEach(() => h.emulator.reset());
+
+test('a completed pipeline: one verified delivery despite a 500, a late replay refused', async () => {
+  const { handle, result } = await h.run(generation({ url: receiver.url }));
+  const webhookId = `${handle.workflowId}:ended`;
+  const event = await until('the completion webhook accepted', () => receiver.accepted.get(webhookId));
+  expect(event.type).toBe('pipeline.completed');
+  expect(event.data.pipelineId).toBe(handle.workflowId);
+  expect(event.data.result?.generation?.taskId).toBe(result.generation!.taskId);
+  await expectReplays(handle); // from scratch, as a worker without it in cache would
+  // The signing secret is in neither history (the pipeline's, the delivery's).
+  const key = WEBHOOK_SECRET.slice('whsec_'.length);
+  for (const id of [handle.workflowId, `${handle.workflowId}/notify/ended`]) {
+    // Payloads come base64-encoded: decoded, so that a plain secret or URL would show.
+    const history = JSON.stringify(await h.client.workflow.getHandle(id).fetchHistory(), (k, v: unknown) =>
+      k === 'data' && typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v,
+    );
+    expect(history).toContain(receiver.url.split('?')[0]);
+    expect(history).not.toContain(key);
+  }
+
+  // The first attempt got a 500; the retry carried the same webhook-id, so the receiver acted once.
+  const deliveries = receiver.deliveriesOf(webhookId);
+  expect(deliveries.map((d) => d.status)).toEqual([500, 200]);
+  expect(deliveries[0].body).toBe(deliveries[1].body);
+  expect([...receiver.accepted.keys()].filter((id) => id.startsWith(handle.workflowId))).toEqual([webhookId]);
+
+  // The status names the delivery workflow, and reads it as delivered on attempt 2.
+  const status = await handle.query(statusQuery);
+  const records = status.notifications ?? [];
+  expect(records).toEqual([
+    { event: 'pipeline.completed', workflowId: `${handle.workflowId}/notify/ended`, webhookId },
+  ]);
+  const delivered = await until('the delivery workflow completed', async () => {
+    const [d] = await notificationDeliveries(h.client, records);
+    return d.state === 'delivered' ? d : undefined;
+  });
+  expect(delivered).toMatchObject({ attempt: 2, httpStatus: 200 });
+  // `reelflow status` shows it, as JSON and as a line.
+  const json = await cli(['status', handle.workflowId, '--json']);
+  expect(json.json().notifications).toEqual([{ ...records[0], state: 'delivered', attempt: 2, httpStatus: 200 }]);
+  const human = await cli(['status', handle.workflowId]);
+  expect(human.stdout).toContain(
+    `webhook pipeline.completed: delivered (attempt 2; HTTP 200) · ${handle.workflowId}/notify/ended`,
+  );
+
+  // Replayed six minutes later (past the 5 min tolerance): refused. A tampered body: refused.
+  const replay = async (body: string) => {
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((k) => [k, String(deliveries[1].headers[k])]),
+    );
+    const res = await fetch(receiver.url, { method: 'POST', headers, body });
+    return { status: res.status, refused: receiver.raw[receiver.raw.length - 1].refused };
+  };
+  receiver.setClockOffset(6 * 60_000);
+  expect(await replay(deliveries[1].body)).toEqual({ status: 400, refused: 'timestamp_out_of_tolerance' });
+  receiver.setClockOffset(0);
+  expect(await replay(deliveries[1].body.replace('completed', 'failed'))).toEqual({
+    status: 400,
+    refused: 'no_matching_signature',
+  });
+});
+
+test('a down endpoint: the pipeline completes, the delivery is seen retrying, then given up', async () => {
+  const port = await refusedPort();
+  const url = `http://127.0.0.1:${port}/hook`;
+  const [retrying, givenUp] = await Promise.all([
+    h.run(generation({ url }, 'down endpoint')),
+    h.run(generation({ url, deliveryTimeout: '2s' }, 'down endpoint, short timeout')),
+  ]);
+  // Both pipelines ended completed while nothing answered their webhooks.
+  for (const { handle } of [retrying, givenUp]) {
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+  }
+  const recordsOf = async (run: typeof retrying): Promise<NotificationRecord[]> =>
+    (await run.handle.query(statusQuery)).notifications ?? [];
+  const pending = await until('a retried delivery', async () => {
+    const [d] = await notificationDeliveries(h.client, await recordsOf(retrying));
+    return d.state === 'pending' && (d.attempt ?? 0) >= 2 && d.lastError ? d : undefined;
+  });
+  expect(pending.lastError).toMatch(/unreachable \(ECONNREFUSED\)/);
+  expect(pending.lastError).not.toContain('/hook'); // the origin only
+  const human = await cli(['status', retrying.handle.workflowId]);
+  expect(human.stdout).toMatch(/webhook pipeline\.completed: pending \(attempt \d+; last error: .*ECONNREFUSED/);
+  const failed = await until('a delivery given up at its timeout', async () => {
+    const [d] = await notificationDeliveries(h.client, await recordsOf(givenUp));
+    return d.state === 'failed' ? d : undefined;
+  });
+  // Retries stop at the delivery timeout; the delivery fails with the last attempt's error.
+  expect(failed.lastError).toMatch(/unreachable \(ECONNREFUSED\)/);
+  await h.client.workflow.getHandle(pending.workflowId).terminate('test cleanup');
+});
+
+test('an operator wait sends its reason; the cancelled pipeline sends its end', async () => {
+  h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+  const handle = await h.start(generation({ url: receiver.url }, 'operator wait'));
+  const waiting = (await waitForStatus(handle, (s) => s.state === 'waiting-operator')).waiting!;
+  const waitId = `${handle.workflowId}:wait-${waiting.step}-${waiting.attempt}`;
+  const event = await until('the operator-wait webhook', () => receiver.accepted.get(waitId));
+  expect(event.type).toBe('pipeline.waiting_operator');
+  expect(event.data.waiting).toMatchObject({ stage: 'generation', step: waiting.step, attempt: waiting.attempt });
+  expect(event.data.waiting?.reason).toBe(waiting.reason);
+  expect(event.data.waiting?.reason.length).toBeGreaterThan(20);
+
+  await handle.cancel();
+  await rejection(handle.result(), WorkflowFailedError);
+  const ended = await until('the cancellation webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
+  expect(ended.type).toBe('pipeline.cancelled');
+  expect(ended.data.error).toMatch(/^cancelled; vendor tasks that may still be running/);
+});
+
+test('an operator wait carried across continue-as-new is sent once', async () => {
+  h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+  const handle = await h.start({
+    ...generation({ url: receiver.url }, 'carried wait'),
+    options: { archive: false, historyEventsBeforeContinueAsNew: 50, notify: { url: receiver.url } },
+  });
+  const waiting = (await waitForStatus(handle, (s) => s.state === 'waiting-operator')).waiting!;
+  const waitId = `${handle.workflowId}:wait-${waiting.step}-${waiting.attempt}`;
+  await until('the operator-wait webhook', () => receiver.accepted.get(waitId));
+  // Signals grow the history until the pipeline continues as new; the next run resumes the wait.
+  const firstRun = (await handle.describe()).runId;
+  while ((await handle.describe()).runId === firstRun) {
+    await handle.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 });
+  }
+  await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+  const [task] = h.emulator.inspect().generationTasks.slice(-1);
+  await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
+  await handle.result();
+  await until('the completion webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
+  // One delivery workflow for the wait: its two attempts (500, then 200), no second start.
+  expect(receiver.deliveriesOf(waitId).map((d) => d.status)).toEqual([500, 200]);
+  const status = await handle.query(statusQuery);
+  expect(status.notifications?.map((n) => n.event)).toEqual(['pipeline.waiting_operator', 'pipeline.completed']);
+  // Both runs replay from scratch (the signals made the server refuse some workflow task
+  // completions, which makes the worker replay them).
+  await expectReplays(handle);
+  await expectReplays(h.client.workflow.getHandle(handle.workflowId, firstRun));
+});
+
+test('a failed pipeline sends its failure type', async () => {
+  h.emulator.setFaults({ 'generation.create': { expire: { next: 1 } } });
+  const handle = await h.start(generation({ url: receiver.url }, 'expires'));
+  await rejection(handle.result(), WorkflowFailedError);
+  const ended = await until('the failure webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
+  expect(ended.type).toBe('pipeline.failed');
+  expect(ended.data.failureType).toBe(FailureType.GenerationExpired);
+  expect(ended.data.stage).toBe('generation');
+});
+
+test('a loopback target needs the opt-in: refused with the field named', async () => {
+  const handle = await h.start({
+    ...generation({ url: receiver.url }),
+    options: { archive: false, allowPrivateHosts: false, notify: { url: receiver.url } },
+  });
+  const err = await rejection(handle.result(), WorkflowFailedError);
+  expect(err.cause).toBeInstanceOf(ApplicationFailure);
+  expect((err.cause as ApplicationFailure).type).toBe(FailureType.InvalidDefinition);
+  expect(err.cause?.message).toMatch(/options\.notify\.url: host 127\.0\.0\.1 is a loopback address/);
+  expect(receiver.raw.filter((r) => r.headers['webhook-id']?.includes(handle.workflowId))).toEqual([]);
+});

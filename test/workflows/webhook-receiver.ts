@@ -1,0 +1,65 @@
+/**
+ * A user's webhook endpoint, as the README tells users to write one: it verifies every
+ * delivery with verifyWebhook and acts on each webhook-id once. It answers 500 to the
+ * first delivery of each id (so every event is retried), and its clock can be moved on
+ * (a replayed delivery arrives late).
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signing';
+import type { WebhookEvent } from '../../src/workflows/messages';
+
+export interface RawDelivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** What the receiver answered. */
+  status: number;
+  /** The verification failure's code, when refused. */
+  refused?: string;
+}
+
+export async function startWebhookReceiver(secret: string) {
+  const raw: RawDelivery[] = [];
+  /** Events acted on, by webhook-id: each at most once. */
+  const accepted = new Map<string, WebhookEvent>();
+  const seen = new Set<string>();
+  let clockOffsetMs = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const record: RawDelivery = { headers: req.headers, body, status: 200 };
+      raw.push(record);
+      try {
+        const event = verifyWebhook<WebhookEvent>(secret, req.headers, body, { now: Date.now() + clockOffsetMs });
+        const id = String(req.headers['webhook-id']);
+        if (!seen.has(id)) {
+          seen.add(id);
+          record.status = 500; // the first delivery of every event fails: the retry must carry the same id
+        } else if (!accepted.has(id)) {
+          accepted.set(id, event);
+        }
+      } catch (err) {
+        if (!(err instanceof WebhookVerificationError)) throw err;
+        record.status = 400;
+        record.refused = err.code;
+      }
+      res.writeHead(record.status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/reelflow?token=abc`;
+  return {
+    url,
+    raw,
+    accepted,
+    /** Deliveries that carried this webhook-id. */
+    deliveriesOf: (id: string) => raw.filter((r) => r.headers['webhook-id'] === id),
+    /** Moves the receiver's clock (ms) for the next requests. */
+    setClockOffset(ms: number) {
+      clockOffsetMs = ms;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
