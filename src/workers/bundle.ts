@@ -9,6 +9,10 @@
  * import definition/ and vendor-api/ modules too. Any change there rebuilds: conservative,
  * never stale.
  *
+ * A bundle with a failure converter (the codec's, src/codec/failure-converter.ts) is another
+ * bundle, beside the default one: dist/workflow-bundle.<converter file name>.js. Workers
+ * with the codec load it; the default bundle stays as it was for workers without.
+ *
  *   node dist/src/workers/build-bundle.js      builds it (see build-bundle.ts)
  */
 import { createHash } from 'node:crypto';
@@ -25,7 +29,11 @@ export interface BundlePaths {
   outFile?: string;
   /** Folder whose files decide freshness. Default: the parent of the workflows folder. */
   sourceRoot?: string;
+  /** A failure converter module to bundle in (DataConverter.failureConverterPath). Default: none. */
+  failureConverterPath?: string;
 }
+
+type ResolvedPaths = Required<Omit<BundlePaths, 'failureConverterPath'>> & { failureConverterPath?: string };
 
 export interface BundleBuildOptions extends BundlePaths {
   log?: (line: string) => void;
@@ -33,6 +41,7 @@ export interface BundleBuildOptions extends BundlePaths {
 
 interface Manifest {
   workflowsPath: string;
+  failureConverterPath?: string;
   fingerprint: string;
   builtAt: string;
 }
@@ -55,23 +64,27 @@ export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
 }
 
-export function defaultBundlePath(): string {
-  return path.join(packageRoot(), 'dist', 'workflow-bundle.js');
+/** dist/workflow-bundle.js, or with a failure converter dist/workflow-bundle.<its file name>.js. */
+export function defaultBundlePath(failureConverterPath?: string): string {
+  const variant = failureConverterPath ? `.${path.parse(failureConverterPath).name}` : '';
+  return path.join(packageRoot(), 'dist', `workflow-bundle${variant}.js`);
 }
 
-function resolvePaths(p: BundlePaths): Required<BundlePaths> {
+function resolvePaths(p: BundlePaths): ResolvedPaths {
   const workflowsPath = path.resolve(p.workflowsPath ?? defaultWorkflowsPath());
   const workflowsDir = statSync(workflowsPath).isDirectory() ? workflowsPath : path.dirname(workflowsPath);
+  const failureConverterPath = p.failureConverterPath ? path.resolve(p.failureConverterPath) : undefined;
   return {
     workflowsPath,
-    outFile: path.resolve(p.outFile ?? defaultBundlePath()),
+    outFile: path.resolve(p.outFile ?? defaultBundlePath(failureConverterPath)),
     sourceRoot: path.resolve(p.sourceRoot ?? path.dirname(workflowsDir)),
+    ...(failureConverterPath ? { failureConverterPath } : {}),
   };
 }
 
 const SOURCE_FILE = /\.(ts|js|mjs|cjs|json)$/;
 
-function sourceFingerprint(workflowsPath: string, sourceRoot: string): string {
+function sourceFingerprint({ workflowsPath, sourceRoot, failureConverterPath }: ResolvedPaths): string {
   const lines: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -87,7 +100,7 @@ function sourceFingerprint(workflowsPath: string, sourceRoot: string): string {
   walk(sourceRoot);
   lines.sort();
   return createHash('sha256')
-    .update(`${workflowsPath}\n${workflowSdkVersion}\n${lines.join('\n')}`)
+    .update(`${workflowsPath}\n${failureConverterPath ?? ''}\n${workflowSdkVersion}\n${lines.join('\n')}`)
     .digest('hex');
 }
 
@@ -104,25 +117,31 @@ export function isBundleFresh(paths: BundlePaths = {}): boolean {
   const p = resolvePaths(paths);
   if (!existsSync(p.outFile)) return false;
   const m = readManifest(p.outFile);
-  return (
-    !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p.workflowsPath, p.sourceRoot)
-  );
+  return !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p);
 }
 
 /** Bundles the workflows and writes the bundle (atomically) and its fingerprint. */
 export async function buildWorkflowBundle(opts: BundleBuildOptions = {}): Promise<{ codePath: string; bytes: number }> {
   const p = resolvePaths(opts);
-  const fingerprint = sourceFingerprint(p.workflowsPath, p.sourceRoot);
-  opts.log?.(`bundling workflows from ${p.workflowsPath}`);
+  const fingerprint = sourceFingerprint(p);
+  const converter = p.failureConverterPath ? { failureConverterPath: p.failureConverterPath } : {};
+  opts.log?.(
+    `bundling workflows from ${p.workflowsPath}${p.failureConverterPath ? ` with ${p.failureConverterPath}` : ''}`,
+  );
   // The bundler's progress report is long; only its warnings and errors are worth a line.
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logger = new DefaultLogger('WARN', ({ level, message }) => log(`workflow bundler ${level}: ${message}`));
-  const { code } = await bundleWorkflowCode({ workflowsPath: p.workflowsPath, logger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: p.workflowsPath, logger, ...converter });
   await mkdir(path.dirname(p.outFile), { recursive: true });
   const tmp = `${p.outFile}.${process.pid}.tmp`;
   await writeFile(tmp, code);
   await rename(tmp, p.outFile);
-  const manifest: Manifest = { workflowsPath: p.workflowsPath, fingerprint, builtAt: new Date().toISOString() };
+  const manifest: Manifest = {
+    workflowsPath: p.workflowsPath,
+    ...converter,
+    fingerprint,
+    builtAt: new Date().toISOString(),
+  };
   await writeFile(`${tmp}.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(`${tmp}.json`, `${p.outFile}.json`);
   const bytes = Buffer.byteLength(code);

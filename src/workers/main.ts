@@ -6,11 +6,12 @@
  * - Vendor addresses from VENDOR_* and credentials per profile from
  *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor-api/config.ts).
  * - reelflow's own settings from REELFLOW_* (./config.ts).
- * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, built
- *   first when missing or stale (./bundle.ts).
+ * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js (with the
+ *   codec, the bundle with its failure converter), built first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
- *   the receiver's client encrypt every payload they write and decrypt what they read.
+ *   the receiver's client encrypt every payload they write (failure messages and stacks
+ *   included) and decrypt what they read.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
  *   receiver, the connections and the vendor clients are closed.
  *
@@ -21,7 +22,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
-import { CodecConfigError, codecFromEnv } from '../codec';
+import { CodecConfigError, codecDataConverterOf, codecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
 import {
   createVendorClient,
@@ -127,7 +128,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const config = loadWorkerConfig(env);
   const clients = vendorClients(config, env);
   const codec = codecFromEnv(env);
-  const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
+  const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
   const activities = createActivities(activityDeps(config, clients));
   if (config.metricsBind) installMetrics(config.metricsBind, log);
 
@@ -154,7 +155,12 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
 
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
-      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log })).codePath } };
+      : {
+          workflowBundle: {
+            codePath: (await ensureWorkflowBundle({ log, failureConverterPath: dataConverter?.failureConverterPath }))
+              .codePath,
+          },
+        };
     const workers = await createReelflowWorkers({
       connection,
       namespace,

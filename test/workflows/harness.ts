@@ -2,8 +2,11 @@
  * Test harness for pipelines: the REAL Temporal dev server (started by the global
  * setup), a real worker with the real activities, and the vendor emulator over HTTP.
  * Each harness uses its own task queue and archive folder.
+ *
+ * REELFLOW_TEST_CODEC=1 runs every harness with the payload codec on (a key of this
+ * process), failures encrypted too: e.g. the failure-chain tests against encrypted histories.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +14,8 @@ import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { codecDataConverter } from '../../src/codec';
+import { ensureWorkflowBundle } from '../../src/workers/bundle';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
@@ -40,6 +45,27 @@ export interface HarnessOptions {
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
+const TEST_CODEC_KEYS = `test:${randomBytes(32).toString('base64')}`;
+
+/** The converter of REELFLOW_TEST_CODEC=1 (else none). */
+function envDataConverter(): DataConverter | undefined {
+  return process.env.REELFLOW_TEST_CODEC === '1'
+    ? codecDataConverter({ REELFLOW_CODEC_KEYS: TEST_CODEC_KEYS })
+    : undefined;
+}
+
+/**
+ * The bundle a worker with `dataConverter` runs: the global setup's, or with the converter's
+ * failureConverterPath the bundle that has it (built once per test run, beside the other).
+ */
+export async function testBundle(dataConverter?: DataConverter): Promise<{ codePath: string }> {
+  const failureConverterPath = dataConverter?.failureConverterPath;
+  const codePath = process.env.REELFLOW_TEST_BUNDLE!;
+  if (!failureConverterPath) return { codePath };
+  const outFile = path.join(path.dirname(codePath), `workflow-bundle.${path.parse(failureConverterPath).name}.js`);
+  return { codePath: (await ensureWorkflowBundle({ failureConverterPath, outFile })).codePath };
+}
+
 export async function startHarness(opts: HarnessOptions = {}) {
   const address = process.env.TEMPORAL_ADDRESS!;
   const apiKey = opts.apiKey ?? 'emu-key';
@@ -54,7 +80,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
   const connection = await Connection.connect({ address });
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const dataConverter = opts.dataConverter ? { dataConverter: opts.dataConverter } : {};
+  const converter = opts.dataConverter ?? envDataConverter();
+  const dataConverter = converter ? { dataConverter: converter } : {};
   const client = new Client({ connection, namespace, ...dataConverter });
   const nativeConnection = await NativeConnection.connect({ address });
   let receiver: CallbackReceiver | undefined;
@@ -85,7 +112,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
   });
-  const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
+  const workflowBundle = await testBundle(converter);
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
   const makeWorkers = async () =>
     opts.inProcessWorkers === false
@@ -237,5 +264,9 @@ export function post(url: string, body: unknown): Promise<number> {
  */
 export async function expectReplays(handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } }, history);
+  const converter = envDataConverter();
+  await Worker.runReplayHistory(
+    { workflowBundle: await testBundle(converter), ...(converter ? { dataConverter: converter } : {}) },
+    history,
+  );
 }
