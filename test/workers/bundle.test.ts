@@ -5,7 +5,8 @@ import { NativeConnection } from '@temporalio/worker';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
+import { FAILURE_CONVERTER_PATH } from '../../src/codec';
+import { defaultBundlePath, ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { getAssetTaskQueue } from '../../src/workflows/messages';
 
@@ -32,6 +33,10 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
   });
   expect(isBundleFresh(paths)).toBe(true);
   expect(await ensureWorkflowBundle({ ...paths, log })).toEqual({ codePath: paths.outFile, built: false });
+  // A failure converter makes another bundle: its own default path, never this one's fingerprint.
+  expect(isBundleFresh({ ...paths, failureConverterPath: FAILURE_CONVERTER_PATH })).toBe(false);
+  expect(path.basename(defaultBundlePath(FAILURE_CONVERTER_PATH))).toBe('workflow-bundle.failure-converter.js');
+  expect(path.basename(defaultBundlePath())).toBe('workflow-bundle.js');
 
   writeFileSync(watched, 'export const a = 22;\n');
   expect(isBundleFresh(paths)).toBe(false);
