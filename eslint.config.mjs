@@ -25,6 +25,11 @@ const SANDBOX_PATTERNS = [
     allowTypeImports: true,
   },
   {
+    regex: '(^|/)metrics/(?!names$)',
+    message: 'workflow code takes only the metric names (metrics/names); the emitters are worker-side',
+    allowTypeImports: true,
+  },
+  {
     group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
     message: 'workflow code imports @temporalio/workflow only',
   },

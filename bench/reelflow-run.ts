@@ -79,7 +79,7 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
     });
     workers.push(proc);
     // One at a time: the first may (re)build the workflow bundle.
-    await proc.waitForLine(/reelflow worker: polling /, 180_000);
+    await proc.waitForLine(/"msg":"polling /, 180_000);
   }
   return workers;
 }

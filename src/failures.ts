@@ -35,7 +35,7 @@ export const FailureType = {
   VendorConfigError: 'VendorConfigError',
 
   // ---- the definition
-  /** The pipeline's definition fails validation (the workflow's own check, before any vendor call). */
+  /** The pipeline's definition (or a rerun's `reuse`) fails validation (the workflow's own check, before any vendor call). */
   InvalidDefinition: 'InvalidDefinition',
 
   // ---- stage failures: raised by the workflow's stages, the cause of PipelineFailed
@@ -69,6 +69,8 @@ export const FailureType = {
   QueryRejected: 'QueryRejected',
   /** A vendor task did not finish before its deadline. */
   VendorTaskDeadline: 'VendorTaskDeadline',
+  /** Rerun: a reused output (the generated video URL, an asset's signed URL) has expired and cannot be refreshed. */
+  ReusedOutputExpired: 'ReusedOutputExpired',
 
   // ---- the pipeline
   /** The pipeline failed; its cause is the stage's failure. */

@@ -82,6 +82,18 @@ export {
   type PipelineScheduleSummary,
 } from './starters/schedules';
 
+// Rerun: a new pipeline reusing an earlier one's finished outputs (no paid vendor task twice).
+export {
+  rerunPipeline,
+  planRerun,
+  RerunRefusedError,
+  RERUN_FROM,
+  type RerunFrom,
+  type RerunOptions,
+  type RerunPlan,
+  type RerunRefusal,
+} from './starters/rerun';
+
 // A Temporal client from the standard environment / config profile.
 export {
   connectClient,

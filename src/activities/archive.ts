@@ -24,6 +24,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { request } from 'undici';
 import type { ArchivedFile } from '../workflows/messages';
+import { countArchivedBytes } from '../metrics/activity';
 import { invalidInput, onDisk, redactUrl, sizeMismatch, statusFailure, toFailure, tooLarge } from './archive-failures';
 import {
   createExclusive,
@@ -260,6 +261,7 @@ export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
         if (found) return found;
         const { hex, bytes } = await download(input, p, signal);
         await onDisk(commit(input, p, hex, bytes));
+        countArchivedBytes(bytes);
         return resultOf(input, p, hex, bytes);
       } catch (err) {
         if (folderIsSafe) {

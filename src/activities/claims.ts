@@ -10,6 +10,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
+import { countedCall } from '../metrics/activity';
 import { RejectedError, toFailureInfo, VendorError } from '../vendor-api/errors';
 import { TASK_ID_PATTERN } from '../workflows/lib/offers';
 import { VENDOR_TASK_IDS } from '../workflows/search-attributes';
@@ -45,6 +46,13 @@ export interface InspectOfferedTaskInput {
 const MAX_CLAIMS = 5;
 const MAX_ROWS = 100;
 const MAX_SOURCE_URLS = 100;
+
+/** The vendor query each kind of offered task is checked with (the client's endpoint names). */
+const ENDPOINT_OF: Record<OfferedTaskKind, string> = {
+  generation: 'generation.get',
+  erase: 'erase.get',
+  review: 'review.getTask',
+};
 
 type Loose = Record<string, unknown>;
 
@@ -120,7 +128,9 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
       }
       let answer: Loose;
       try {
-        answer = await vendorAnswer(input, Context.current().cancellationSignal);
+        answer = await countedCall(ENDPOINT_OF[input.kind], () =>
+          vendorAnswer(input, Context.current().cancellationSignal),
+        );
       } catch (err) {
         if (err instanceof VendorError && (err.status === 404 || err instanceof RejectedError)) {
           return { found: false, notFound: err.message, claimedBy: [] };

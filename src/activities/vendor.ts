@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
+import { countedCall } from '../metrics/activity';
 import type { ActivityDeps } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
@@ -40,9 +41,10 @@ function toApplicationFailure(err: unknown): unknown {
   });
 }
 
-async function call<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** One vendor call, counted by endpoint and outcome (reelflow_vendor_calls_total). */
+async function call<T>(endpoint: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   try {
-    return await fn(Context.current().cancellationSignal);
+    return await countedCall(endpoint, () => fn(Context.current().cancellationSignal));
   } catch (err) {
     throw toApplicationFailure(err);
   }
@@ -72,7 +74,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       },
     ): Promise<{ taskId: string; callbackUsed: boolean }> => {
       const url = callbackUrl(deps, input.callback);
-      const res = await call((signal) =>
+      const res = await call('review.submitAsync', (signal) =>
         v(input.profile).review.submitAsync(
           {
             images: input.urls,
@@ -88,7 +90,7 @@ export function createVendorActivities(deps: ActivityDeps) {
     },
     /** `status` is the vendor's as is (possibly a state reelflow does not know). */
     reviewGetTask: async (input: ProfileInput & { taskId: string }) => {
-      const t = await call((signal) => v(input.profile).review.getTask(input.taskId, { signal }));
+      const t = await call('review.getTask', (signal) => v(input.profile).review.getTask(input.taskId, { signal }));
       return {
         taskId: t.task_id,
         status: t.status,
@@ -108,15 +110,19 @@ export function createVendorActivities(deps: ActivityDeps) {
 
     // ---- asset management (spec 4.4)
     listAssetGroups: async (input: ProfileInput) => {
-      const r = await call((signal) => v(input.profile).assets.listAssetGroups({}, { signal }));
+      const r = await call('assets.ListAssetGroups', (signal) =>
+        v(input.profile).assets.listAssetGroups({}, { signal }),
+      );
       return r.AssetGroups.map((g) => ({ id: g.Id, name: g.Name, groupType: g.GroupType }));
     },
     getAssetGroup: async (input: ProfileInput & { id: string }) => {
-      const g = await call((signal) => v(input.profile).assets.getAssetGroup({ Id: input.id }, { signal }));
+      const g = await call('assets.GetAssetGroup', (signal) =>
+        v(input.profile).assets.getAssetGroup({ Id: input.id }, { signal }),
+      );
       return { id: g.Id, name: g.Name };
     },
     createAssetGroup: async (input: ProfileInput & { name: string; description?: string }) => {
-      const g = await call((signal) =>
+      const g = await call('assets.CreateAssetGroup', (signal) =>
         v(input.profile).assets.createAssetGroup(
           { Name: input.name, ...(input.description ? { Description: input.description } : {}) },
           { signal },
@@ -125,7 +131,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { id: g.Id };
     },
     listAssetsPage: async (input: ProfileInput & { groupId: string; pageNumber: number; pageSize: number }) => {
-      const r = await call((signal) =>
+      const r = await call('assets.ListAssets', (signal) =>
         v(input.profile).assets.listAssets(
           { Filter: { GroupIds: [input.groupId] }, PageNumber: input.pageNumber, PageSize: input.pageSize },
           { signal },
@@ -134,7 +140,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { total: r.Total, assets: r.Assets.map((a) => ({ id: a.Id, name: a.Name, status: a.Status })) };
     },
     createAsset: async (input: ProfileInput & { groupId: string; url: string; assetType: string; name: string }) => {
-      const r = await call((signal) =>
+      const r = await call('assets.CreateAsset', (signal) =>
         v(input.profile).assets.createAsset(
           { GroupId: input.groupId, URL: input.url, AssetType: input.assetType as 'Image', Name: input.name },
           { signal },
@@ -147,14 +153,16 @@ export function createVendorActivities(deps: ActivityDeps) {
      * is the vendor's as is (e.g. `Processing`, still pending: ASSET_PENDING_STATES).
      */
     getAsset: async (input: ProfileInput & { id: string }) => {
-      const a = await call((signal) => v(input.profile).assets.getAsset({ Id: input.id }, { signal }));
+      const a = await call('assets.GetAsset', (signal) =>
+        v(input.profile).assets.getAsset({ Id: input.id }, { signal }),
+      );
       return { id: a.Id, name: a.Name, status: a.Status, url: a.URL };
     },
 
     // ---- generation (spec 4.1; query shape assumed)
     generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
       const url = callbackUrl(deps, input.callback);
-      const r = await call((signal) =>
+      const r = await call('generation.create', (signal) =>
         v(input.profile).generation.create(
           { ...(input.request as object), ...(url ? { callback_url: url } : {}) } as never,
           { signal },
@@ -164,7 +172,7 @@ export function createVendorActivities(deps: ActivityDeps) {
     },
     /** Any dialect, one shape (times in unix seconds); `status` may be a state reelflow does not know. */
     generationGet: async (input: ProfileInput & { id: string }) => {
-      const t = await call((signal) => v(input.profile).generation.get(input.id, { signal }));
+      const t = await call('generation.get', (signal) => v(input.profile).generation.get(input.id, { signal }));
       return {
         id: t.id,
         status: t.status,
@@ -182,14 +190,14 @@ export function createVendorActivities(deps: ActivityDeps) {
     // ---- erase (spec 4.2, 4.3)
     eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
       const url = callbackUrl(deps, input.callback);
-      const r = await call((signal) =>
+      const r = await call('erase.create', (signal) =>
         v(input.profile).erase.create({ video_url: input.videoUrl, ...(url ? { callback_url: url } : {}) }, { signal }),
       );
       return { taskId: r.task_id, requestId: r.request_id, callbackUsed: Boolean(url) };
     },
     /** `status` is the vendor's as is (possibly NOT_START, UNKNOWN, or another unknown state). */
     eraseGet: async (input: ProfileInput & { taskId: string }) => {
-      const t = await call((signal) => v(input.profile).erase.get(input.taskId, { signal }));
+      const t = await call('erase.get', (signal) => v(input.profile).erase.get(input.taskId, { signal }));
       return { taskId: t.task_id, status: t.status, videoUrl: t.video_url, failReason: t.fail_reason };
     },
   };

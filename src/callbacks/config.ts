@@ -7,11 +7,14 @@
  *   REELFLOW_CALLBACK_SECRET   HMAC key, ≥ 16 characters; required
  *   REELFLOW_CALLBACK_PORT     default 8089 (0: any free port)
  *   REELFLOW_CALLBACK_HOST     interface; default 0.0.0.0
+ *   REELFLOW_LOG_LEVEL         trace|debug|info|warn|error; default info (JSON logs, src/telemetry)
+ *   OTEL_EXPORTER_OTLP_ENDPOINT  OTLP/HTTP collector, tracing on when set (src/telemetry/tracing.ts)
  *
  * Errors name the variable; no value is ever printed (the name and the rule are enough
  * to fix it, and one of them is a secret).
  */
 import { z } from 'zod';
+import { DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../telemetry/levels';
 
 export type Env = Record<string, string | undefined>;
 
@@ -60,6 +63,27 @@ export const CALLBACK_VARIABLES = {
   REELFLOW_CALLBACK_HOST: optional(z.string().trim().min(1)),
 };
 
+/** The log level, shared by the worker and the standalone receiver. */
+export const LOG_VARIABLES = {
+  REELFLOW_LOG_LEVEL: optional(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })),
+  ),
+};
+
+/** Checked here so a bad collector URL is reported with the rest; src/telemetry/tracing.ts reads it. */
+export const TRACING_VARIABLES = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/[^\s/?#]+(\/\S*)?$/i, 'must be an http(s) URL, e.g. http://127.0.0.1:4318'),
+  ),
+};
+
 const SECRET_VARIABLES = new Set(['REELFLOW_CALLBACK_SECRET']);
 
 /** One problem per zod issue, naming its variable. Zod never quotes the input; for a secret, say even less. */
@@ -82,11 +106,12 @@ export function pickVariables(shape: object, env: Env): Record<string, string | 
 export interface ReceiverConfig {
   host: string;
   port: number;
+  logLevel: LogLevel;
   /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly secret: string;
 }
 
-const ReceiverEnvSchema = z.object(CALLBACK_VARIABLES);
+const ReceiverEnvSchema = z.object({ ...CALLBACK_VARIABLES, ...LOG_VARIABLES, ...TRACING_VARIABLES });
 
 /** Reads and validates the receiver's environment; throws a ConfigError naming every bad variable. */
 export function loadReceiverConfig(env: Env = process.env): ReceiverConfig {
@@ -100,6 +125,7 @@ export function loadReceiverConfig(env: Env = process.env): ReceiverConfig {
   const config = {
     host: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
     port: e.REELFLOW_CALLBACK_PORT ?? DEFAULT_CALLBACK_PORT,
+    logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
   };
   Object.defineProperty(config, 'secret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
   return config as ReceiverConfig;

@@ -8,12 +8,15 @@
  *   TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles); the payload codec from
  *   REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID when set (src/codec).
  *
- * SIGINT/SIGTERM close it. Logs never carry the secret or a token. When Temporal cannot
+ * SIGINT/SIGTERM close it. Logs are JSON lines on stdout at REELFLOW_LOG_LEVEL
+ * (src/telemetry/logger.ts) and never carry the secret or a token. When Temporal cannot
  * be reached at start, it says which address it tried and exits 1 (no gRPC stack).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { CodecConfigError, codecDataConverter } from '../codec';
+import { createLogger, lineDestination, lineLogger, type Logger } from '../telemetry/logger';
+import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import { printable } from '../workflows/lib/printable';
 import { ConfigError, loadReceiverConfig } from './config';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
@@ -41,14 +44,24 @@ export interface StandaloneReceiver {
   close(): Promise<void>;
 }
 
-export async function startStandaloneReceiver(
-  opts: { env?: Record<string, string | undefined>; log?: (line: string) => void } = {},
-): Promise<StandaloneReceiver> {
+export interface StandaloneReceiverOptions {
+  /** Default process.env. */
+  env?: Record<string, string | undefined>;
+  /** The JSON logger. Default: pino on stdout at REELFLOW_LOG_LEVEL. */
+  logger?: Logger;
+  /** Instead of stdout: each JSON line, as a string (tests). */
+  log?: (line: string) => void;
+}
+
+export async function startStandaloneReceiver(opts: StandaloneReceiverOptions = {}): Promise<StandaloneReceiver> {
   const env = opts.env ?? process.env;
-  const log = opts.log ?? ((line: string) => console.log(`reelflow callbacks: ${line}`));
   const config = loadReceiverConfig(env);
   // Signals carry callback payloads: encrypted like every other payload when the codec is on.
   const dataConverter = codecDataConverter(env);
+  const destination = opts.log ? { destination: lineDestination(opts.log) } : {};
+  const log = lineLogger(
+    opts.logger ?? createLogger({ name: 'reelflow-callbacks', level: config.logLevel, env, ...destination }),
+  );
   const overrideEnvVars = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
   );
@@ -60,19 +73,30 @@ export async function startStandaloneReceiver(
   } catch (err) {
     throw new TemporalUnreachableError(address, err);
   }
+  // Traced, each callback is a trace: this signal → the workflow's handler.
+  const tracing = await startTracing(env, 'reelflow-callbacks');
+  const closeAll = async (): Promise<void> => {
+    await connection.close();
+    await tracing?.shutdown();
+  };
   const receiver = await startCallbackReceiver({
     host: config.host,
     port: config.port,
     secret: config.secret,
-    client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
+    client: new Client({
+      connection,
+      namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+      ...(await tracingClientInterceptors(env)),
+    }),
     log,
     temporalAddress: address,
   }).catch(async (err: unknown) => {
-    await connection.close();
+    await closeAll();
     throw err;
   });
   log(`listening on ${config.host}:${receiver.port}; signalling workflows in namespace ${namespace} at ${address}`);
-  return { receiver, close: () => receiver.close().then(() => connection.close()) };
+  return { receiver, close: () => receiver.close().then(closeAll) };
 }
 
 /** Configuration and connection errors are their own (secret-free) message; others keep a stack. */
@@ -84,17 +108,19 @@ function describeStartupError(err: unknown): string {
 }
 
 if (require.main === module) {
+  // Before the configuration is read (it may be what failed), lines go out at the default level.
+  const processLogger = createLogger({ name: 'reelflow-callbacks' });
   startStandaloneReceiver().then(
     (running) => {
       const stop = (signal: string): void => {
-        console.log(`reelflow callbacks: ${signal}: closing`);
+        processLogger.info(`${signal}: closing`);
         void running.close().then(() => process.exit(0));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     },
     (err: unknown) => {
-      console.error(`reelflow callbacks: ${describeStartupError(err)}`);
+      processLogger.fatal(describeStartupError(err));
       process.exit(1);
     },
   );

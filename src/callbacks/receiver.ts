@@ -44,7 +44,8 @@ export interface CallbackReceiverOptions {
   port: number;
   secret: string;
   client: Client;
-  log?: (line: string) => void;
+  /** One line per event; rejections and refusals are 'warn', failures 'error'. */
+  log?: (line: string, level?: 'warn' | 'error') => void;
   /** Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Deadline of the signal call to Temporal; past it the vendor gets 503. Default 10 s. */
@@ -195,7 +196,7 @@ function verdictClient(client: Client): Client {
 
 export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
   if (!opts.secret) throw new TypeError('startCallbackReceiver: secret must not be empty');
-  const log = opts.log ?? ((line: string) => console.log(line));
+  const log: NonNullable<CallbackReceiverOptions['log']> = opts.log ?? ((line: string) => console.log(line));
   const limit = opts.bodyLimitBytes ?? CALLBACK_BODY_LIMIT_BYTES;
   const signalTimeoutMs = opts.signalTimeoutMs ?? 10_000;
   const verdictTimeoutMs = opts.verdictTimeoutMs ?? 5_000;
@@ -224,7 +225,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
   /** Replays and floods are logged once per run of refusals, then every 100th: a flood must not flood the log. */
   function logRefusal(key: RelayKey, line: string): void {
     const n = guard.refusedInARow(key);
-    if (n === 1 || n % 100 === 0) log(n === 1 ? line : `${line} (${n} refused in a row)`);
+    if (n === 1 || n % 100 === 0) log(n === 1 ? line : `${line} (${n} refused in a row)`, 'warn');
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -239,7 +240,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
     if (req.method !== 'POST') return reply(res, 405, 'method not allowed');
     if (!auth.ok) {
       // Nothing from the path is logged: it is attacker-chosen and may carry a real token.
-      log('callback rejected: bad token (no signal sent)');
+      log('callback rejected: bad token (no signal sent)', 'warn');
       return reply(res, 401, 'unauthorized', true);
     }
     const { workflowId, step, attempt } = auth.target;
@@ -247,7 +248,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
 
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
-      log(`callback rejected: body of ${declared} bytes over the ${limit}-byte limit; ${where}`);
+      log(`callback rejected: body of ${declared} bytes over the ${limit}-byte limit; ${where}`, 'warn');
       return reply(res, 413, 'body too large', true);
     }
     let raw: Buffer;
@@ -255,7 +256,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       raw = await readBody(req, limit);
     } catch (err) {
       if (err instanceof BodyTooLarge) {
-        log(`callback rejected: body over the ${limit}-byte limit; ${where}`);
+        log(`callback rejected: body over the ${limit}-byte limit; ${where}`, 'warn');
         return reply(res, 413, 'body too large', true);
       }
       throw err;
@@ -264,7 +265,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
     try {
       body = JSON.parse(raw.toString('utf8'));
     } catch {
-      log(`callback rejected: body is not JSON; ${where}`);
+      log(`callback rejected: body is not JSON; ${where}`, 'warn');
       return reply(res, 400, 'body is not JSON');
     }
 
@@ -296,7 +297,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       return reply(res, 410, 'workflow not found or closed');
     }
     if (verdict === 'limit') {
-      log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`);
+      log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`, 'warn');
       return reply(res, 429, 'the workflow takes no more callbacks for this step', false, {
         'retry-after': String(STAGE_LIMIT_RETRY_AFTER_S),
       });
@@ -316,7 +317,10 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
         return reply(res, 410, 'workflow not found or closed');
       }
       const reason = err instanceof Error ? err.name : 'error';
-      log(`callback not delivered, signalling ${temporal} failed (${reason}; 503, the vendor may retry): ${what}`);
+      log(
+        `callback not delivered, signalling ${temporal} failed (${reason}; 503, the vendor may retry): ${what}`,
+        'error',
+      );
       return reply(res, 503, 'temporarily unavailable');
     }
     log(`callback signalled: ${what}`);
@@ -325,7 +329,7 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`);
+      log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`, 'error');
       reply(res, 500, 'internal error', true);
     });
   });

@@ -12,6 +12,7 @@ import { UsageError, type CommandSpec } from './cli-spec';
 import { DefinitionFileError } from './definition-file';
 import { failureChain } from './pipeline-client';
 import { renderFailure } from './progress';
+import { RerunRefusedError } from './rerun';
 
 export interface ErrorReport {
   code: number;
@@ -77,6 +78,20 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
         ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
         ...(err.field !== undefined ? { field: err.field } : {}),
         ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
+      },
+    };
+  }
+  if (err instanceof RerunRefusedError) {
+    return {
+      code: EXIT.failed,
+      kind: 'refused',
+      lines: [`reelflow: rerun refused: ${err.message}`],
+      doc: {
+        kind: 'refused',
+        reason: err.reason,
+        message: err.message,
+        pipelineId: err.pipelineId,
+        ...(err.output ? { output: err.output } : {}),
       },
     };
   }

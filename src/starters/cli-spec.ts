@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { MAX_REVIEW_BATCH } from '../vendor-api/assumed-values';
 import { LIST_STAGES, LIST_STATUSES } from './pipeline-client';
 import { OVERLAP_POLICIES } from './schedules';
+import { RERUN_FROM } from './rerun';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -217,6 +218,31 @@ export const COMMANDS: readonly CommandSpec[] = [
       examples: [
         'reelflow resolve reelflow-demo-k3j9x2ab --task-id cgt-2025-abc',
         'reelflow resolve reelflow-demo-k3j9x2ab --resubmit',
+      ],
+    },
+  ),
+  cmd(
+    'rerun',
+    '<workflow-id>',
+    "start the pipeline again, reusing the earlier run's finished outputs (no paid task twice)",
+    'temporal',
+    [1, 1],
+    {
+      from: {
+        type: 'string',
+        value: '<step>',
+        choices: RERUN_FROM,
+        help: `redo from this step: ${RERUN_FROM.join(', ')} (default: the first that did not finish)`,
+      },
+      id: { type: 'string', value: '<id>', help: 'workflow id of the new pipeline (default reelflow-<name>-<random>)' },
+      'task-queue': { type: 'string', value: '<queue>', help: "task queue (default: the earlier pipeline's)" },
+    },
+    {
+      description:
+        'Every step before --from must have finished; its outputs (Asset:// addresses, assets, the generation and erase tasks) are reused, with no vendor create. Refused when a reused URL has expired (the generated video: 24 h).',
+      examples: [
+        'reelflow rerun reelflow-demo-k3j9x2ab --from erase',
+        'reelflow rerun reelflow-demo-k3j9x2ab --from archive',
       ],
     },
   ),

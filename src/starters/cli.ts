@@ -7,6 +7,7 @@
  * runCli() is the whole program with injectable streams and environment, so tests run
  * it in-process; the bottom of this file wires it to the real process.
  */
+import { startTracing } from '../telemetry/tracing';
 import { reportError } from './cli-errors';
 import { CommandContext, EXIT, type CliIo } from './cli-output';
 import { Session, type CommandFn } from './cli-session';
@@ -14,6 +15,7 @@ import { commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli
 import { cancel } from './commands/cancel';
 import { codecServer } from './commands/codec-server';
 import { list } from './commands/list';
+import { rerun } from './commands/rerun';
 import { resolve } from './commands/resolve';
 import { result } from './commands/result';
 import { run } from './commands/run';
@@ -39,6 +41,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   result,
   cancel,
   resolve,
+  rerun,
   setup,
   list,
   wait,
@@ -89,6 +92,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     abort.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);
+  // With OTEL_EXPORTER_OTLP_ENDPOINT: starts and vendor calls are spans (flushed before exit).
+  const tracing = await startTracing(process.env, 'reelflow-cli');
   try {
     return await runCli(argv, {
       stdout: process.stdout,
@@ -100,6 +105,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     });
   } finally {
     process.off('SIGINT', onSigint);
+    await tracing?.shutdown();
   }
 }
 

@@ -5,11 +5,17 @@
  * and TEMPORAL_GRPC_META_*. The same settings the `temporal` CLI reads, so a user who
  * can `temporal workflow list` can `reelflow list`. The payload codec, when
  * REELFLOW_CODEC_KEYS is set, comes from the same environment (src/codec).
+ *
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, the client carries the SDK's OpenTelemetry
+ * interceptor: a start or signal is a span whose context travels in the workflow's
+ * headers, so the pipeline's spans join its trace. The spans go to the globally registered
+ * tracer provider (the CLI registers one, src/telemetry/tracing.ts; a host app its own).
  */
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { codecDataConverter } from '../codec';
+import { tracingClientInterceptors } from '../telemetry/tracing';
 
 export interface ClientSettings {
   /** Temporal config profile (default: $TEMPORAL_PROFILE, else "default"). */
@@ -96,7 +102,12 @@ export async function connectClient(settings: ClientSettings = {}): Promise<Conn
       { cause: err },
     );
   }
-  const client = new Client({ connection, namespace: resolved.namespace, ...(dataConverter ? { dataConverter } : {}) });
+  const client = new Client({
+    connection,
+    namespace: resolved.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(await tracingClientInterceptors(settings.env ?? process.env)),
+  });
   return {
     client,
     connection,

@@ -31,6 +31,7 @@ import {
   type CreateDecision,
   type PipelineInput,
   type PipelineResult,
+  type PipelineReuse,
   type PipelineStatus,
   type ResolveCreateResult,
   type StageName,
@@ -59,6 +60,8 @@ export interface StartPipelineOptions {
    * and refuses its workflow id while an earlier run of it is kept (retention): a batch starts nothing twice.
    */
   batchId?: string;
+  /** Finished outputs of an earlier pipeline to reuse (see rerunPipeline, which builds them). */
+  reuse?: PipelineReuse;
 }
 
 const ID_PART = /^[A-Za-z0-9_.-]+$/;
@@ -171,16 +174,19 @@ export function pipelineDetails(def: PipelineDefinition): string {
 export function pipelineStartFields(
   wire: PipelineInput['definition'],
   def: PipelineDefinition,
-  opts: { taskQueue?: string; batchId?: string } = {},
+  opts: { taskQueue?: string; batchId?: string; reuse?: PipelineReuse } = {},
 ) {
-  const input: PipelineInput = { definition: wire };
+  const { reuse } = opts;
+  const input: PipelineInput = { definition: wire, ...(reuse ? { reuse } : {}) };
+  const rerunOf = reuse ? ` (rerun of ${reuse.fromPipelineId})` : '';
   return {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     args: [input] as [PipelineInput],
-    staticSummary: pipelineSummary(def),
+    staticSummary: `${pipelineSummary(def)}${rerunOf}`,
     staticDetails: pipelineDetails(def),
     typedSearchAttributes: [
-      { key: STAGE, value: definedStages(def)[0] },
+      // A rerun starts at its first stage that is not reused (the archive when all are).
+      { key: STAGE, value: definedStages(def).find((s) => reuse?.[s] === undefined) ?? 'archive' },
       { key: STATUS, value: 'running' },
       ...(opts.batchId !== undefined ? [{ key: BATCH, value: opts.batchId }] : []),
     ] as SearchAttributePair[],

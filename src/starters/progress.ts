@@ -12,6 +12,7 @@ import type {
   VendorTaskRecord,
 } from '../workflows/messages';
 import { STAGES } from '../workflows/messages';
+import { stateText } from '../workflows/lib/details';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -52,7 +53,7 @@ export function resolveHint(pipelineId: string, waiting: PendingDecision): strin
 function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): string {
   const tasks = stageTasks(status, stage);
   const notes = [tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '', s.detail ?? ''].filter(Boolean);
-  return `  ${stage.padEnd(STAGE_WIDTH)}  ${s.state.padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
+  return `  ${stage.padEnd(STAGE_WIDTH)}  ${stateText(s).padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
     /\s+$/,
     '',
   );
@@ -89,7 +90,7 @@ export function statusChanges(prev: PipelineStatus | undefined, next: PipelineSt
       !a || a.state !== b.state || progressText(a.progress) !== progressText(b.progress) || a.detail !== b.detail;
     if (!changed) continue;
     if (!prev && b.state === 'pending') continue;
-    const bits = [b.state, progressText(b.progress), b.detail].filter(Boolean);
+    const bits = [stateText(b), progressText(b.progress), b.detail].filter(Boolean);
     out.push(`${stage}: ${bits.join(' ')}`);
   }
   const known = new Map((prev?.vendorTasks ?? []).map((t) => [`${t.kind}:${t.id}`, t]));

@@ -49,6 +49,8 @@ export interface Exchange<S extends z.ZodType> {
   endpoint: string;
   method: 'GET' | 'POST';
   url: string;
+  /** Path template for the trace span when the path carries an id (see ./spans.ts). */
+  route?: string;
   auth: Auth;
   traceHeader?: 'X-Trace-ID' | 'X-Track-Id';
   body?: unknown;
@@ -93,6 +95,7 @@ export async function exchange<S extends z.ZodType>(
     endpoint: x.endpoint,
     method: x.method,
     url: x.url,
+    ...(x.route ? { route: x.route } : {}),
     headers,
     body: x.body,
     ...(x.traceHeader ? { traceHeader: x.traceHeader } : {}),

@@ -1,6 +1,7 @@
 /** Subtitle erasure (spec 4.2, 4.3). */
 import { z } from 'zod';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
+import { pathOf } from './spans';
 import {
   EraseCreateRequestSchema,
   EraseCreateResponseSchema,
@@ -63,7 +64,15 @@ export function createEraseApi(ctx: VendorContext): EraseApi {
       const url = joinUrl(ctx.baseUrl, `/api/v1/${ctx.pathWord}-tasks/${pathParam(endpoint, 'task_id', taskId)}`);
       return exchange(
         ctx,
-        { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: EraseTaskSchema },
+        {
+          endpoint,
+          method: 'GET',
+          url,
+          route: pathOf(joinUrl(ctx.baseUrl, `/api/v1/${ctx.pathWord}-tasks/{task_id}`)),
+          auth: 'apiKey',
+          idempotent: true,
+          response: EraseTaskSchema,
+        },
         opts,
       );
     },

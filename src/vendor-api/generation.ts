@@ -1,6 +1,7 @@
 /** Generation interface: create (spec 4.1) and the assumed query (assumptions.ts). */
 import { GenerationTaskSchema, type GenerationTask } from './assumptions';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
+import { pathOf } from './spans';
 import {
   GenerationCreateRequestSchema,
   GenerationCreateResponseSchema,
@@ -43,7 +44,15 @@ export function createGenerationApi(ctx: VendorContext): GenerationApi {
       const url = joinUrl(ctx.baseUrl, `/v1/task/get/${pathParam(endpoint, 'id', id)}`);
       return exchange(
         ctx,
-        { endpoint, method: 'GET', url, auth: 'apiKey', idempotent: true, response: GenerationTaskSchema },
+        {
+          endpoint,
+          method: 'GET',
+          url,
+          route: pathOf(joinUrl(ctx.baseUrl, '/v1/task/get/{id}')),
+          auth: 'apiKey',
+          idempotent: true,
+          response: GenerationTaskSchema,
+        },
         opts,
       );
     },

@@ -26,6 +26,7 @@ import {
   type VendorErrorOptions,
 } from './errors';
 import { parseRetryAfter } from './retry-after';
+import { inVendorSpan } from './spans';
 
 export interface Timeouts {
   /** TCP + TLS connect. Applied by the Agent (see client.ts), not per dispatch. */
@@ -57,6 +58,8 @@ export interface HttpCall {
   endpoint: string;
   method: 'GET' | 'POST';
   url: string;
+  /** Path template for the trace span when the path carries an id, e.g. '/v1/task/get/{id}'. */
+  route?: string;
   /** Credentials and the like; never copied into errors. */
   headers?: Record<string, string>;
   /** undefined → no body; a string → sent verbatim; anything else → JSON. */
@@ -86,8 +89,12 @@ export interface HttpResponse {
   traceId?: string;
 }
 
-/** Performs one call. Resolves only for 2xx with a JSON (or empty) body; throws a VendorError otherwise. */
-export async function httpRequest(call: HttpCall): Promise<HttpResponse> {
+/** Performs one call, in a trace span (./spans.ts). Resolves only for 2xx with a JSON (or empty) body; throws a VendorError otherwise. */
+export function httpRequest(call: HttpCall): Promise<HttpResponse> {
+  return inVendorSpan(call, () => send(call));
+}
+
+async function send(call: HttpCall): Promise<HttpResponse> {
   const traceId = call.traceHeader ? newTraceId() : undefined;
   const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
   if (call.traceHeader && traceId) headers[call.traceHeader] = traceId;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { RAW_ENTRY_POINTS_BASE } from './assumptions';
 import { exchange, joinUrl, type CallOptions, type VendorContext } from './context';
+import { pathOf } from './spans';
 import { RejectedError } from './errors';
 
 /** Spec 4.6, verbatim (`<image_model>` written as `{model}`). */
@@ -79,6 +80,7 @@ export function createRawApi(ctx: VendorContext): RawApi {
           endpoint: `raw.${template}`,
           method,
           url: joinUrl(base, path),
+          route: pathOf(joinUrl(base, template.slice(template.indexOf(' ') + 1))),
           auth: 'apiKey',
           body,
           idempotent: method === 'GET',

@@ -13,6 +13,7 @@ import {
 } from './assumptions';
 import { inferMediaType } from './batching';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
+import { pathOf } from './spans';
 import {
   ReviewAcceptedSchema,
   ReviewSubmitRequestSchema,
@@ -79,6 +80,7 @@ export function createReviewApi(ctx: VendorContext): ReviewApi {
           endpoint,
           method: 'GET',
           url,
+          route: pathOf(joinUrl(ctx.identityUrl, '/api/task/{task_id}')),
           auth: 'accessToken',
           traceHeader: 'X-Track-Id',
           idempotent: true,

@@ -1,17 +1,28 @@
 /**
- * Prebuilds the workflow bundles: `node dist/src/workers/build-bundle.js [--if-stale]`.
- * Writes dist/workflow-bundle.js and, for workers with the payload codec, the bundle with
- * its failure converter (see bundle.ts), each with its .json fingerprint; the worker loads
- * them instead of bundling at start. With --if-stale a fresh bundle is left as it is.
+ * Prebuilds the workflow bundles: `node dist/src/workers/build-bundle.js [--if-stale] [--tracing] [--codec]`.
+ * Writes dist/workflow-bundle.js (+ .json fingerprint); the worker loads it instead of
+ * bundling at start. With --if-stale a fresh bundle is left as it is. Each flag also builds
+ * the variants a worker with that setting loads (see bundle.ts): --tracing those with the
+ * OpenTelemetry interceptors (OTEL_EXPORTER_OTLP_ENDPOINT set), --codec those with the codec's
+ * failure converter (REELFLOW_CODEC_KEYS set); both flags: all four.
  */
 import { FAILURE_CONVERTER_PATH } from '../codec';
-import { buildWorkflowBundle, ensureWorkflowBundle } from './bundle';
+import { buildWorkflowBundle, ensureWorkflowBundle, type BundleVariant } from './bundle';
+
+const FLAGS = ['--if-stale', '--tracing', '--codec'];
 
 async function main(args: string[]): Promise<void> {
   const log = (line: string): void => {
     process.stderr.write(`reelflow: ${line}\n`);
   };
-  for (const variant of [{}, { failureConverterPath: FAILURE_CONVERTER_PATH }]) {
+  const unknown = args.filter((a) => !FLAGS.includes(a));
+  if (unknown.length) throw new Error(`unknown argument ${unknown.join(' ')} (known: ${FLAGS.join(' ')})`);
+  const tracings = args.includes('--tracing') ? [false, true] : [false];
+  const converters = args.includes('--codec') ? [undefined, FAILURE_CONVERTER_PATH] : [undefined];
+  const variants: BundleVariant[] = tracings.flatMap((tracing) =>
+    converters.map((failureConverterPath) => ({ tracing, ...(failureConverterPath ? { failureConverterPath } : {}) })),
+  );
+  for (const variant of variants) {
     if (args.includes('--if-stale')) {
       const { codePath, built } = await ensureWorkflowBundle({ ...variant, log });
       if (!built) log(`workflow bundle is fresh: ${codePath}`);

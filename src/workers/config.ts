@@ -19,6 +19,9 @@
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
  *   REELFLOW_MAX_CACHED_WORKFLOWS        pipelines kept in the worker's cache; default the SDK's (from the heap size)
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
+ *   REELFLOW_METRICS_REFRESH             seconds between visibility counts for gauges; default 15
+ *   REELFLOW_LOG_LEVEL                   trace|debug|info|warn|error; default info (JSON on stdout)
+ *   OTEL_EXPORTER_OTLP_ENDPOINT          OTLP/HTTP collector: tracing on when set (src/telemetry/tracing.ts)
  *
  * Errors name the variable; a secret's value is never printed (nor is any other value:
  * the name and the rule are enough to fix it).
@@ -31,7 +34,9 @@ import {
   CALLBACK_VARIABLES,
   ConfigError,
   DEFAULT_CALLBACK_HOST,
+  LOG_VARIABLES,
   SECRET_REQUIRED,
+  TRACING_VARIABLES,
   optional,
   pickVariables,
   problemsOf,
@@ -39,6 +44,7 @@ import {
   type ConfigProblem,
   type Env,
 } from '../callbacks/config';
+import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
 
@@ -53,6 +59,9 @@ export type { Env } from '../callbacks/config';
  * a busy event loop to bunch calls before an eleventh lands in one vendor second.
  */
 export const DEFAULT_GETASSET_RATE_PER_SECOND = 9;
+
+/** A count of the queue's waiting pipelines every 15 s: cheap for visibility, fresh enough for an alert. */
+const DEFAULT_METRICS_REFRESH_SECONDS = 15;
 
 export interface WorkerConfig {
   taskQueue: string;
@@ -71,6 +80,11 @@ export interface WorkerConfig {
   /** Workflows kept in memory between tasks; undefined = the SDK's default (from the heap size). */
   maxCachedWorkflows?: number;
   metricsBind?: string;
+  /** Seconds between the visibility counts behind reelflow_operator_waits. */
+  metricsRefreshSeconds: number;
+  logLevel: LogLevel;
+  /** OTLP/HTTP collector base URL: tracing is on when set. */
+  tracingEndpoint?: string;
 }
 
 export class WorkerConfigError extends ConfigError {
@@ -127,6 +141,7 @@ function schemaFor(cores: number) {
           .transform((s) => s.replace(/\/+$/, '')),
       ),
       ...CALLBACK_VARIABLES,
+      ...TRACING_VARIABLES,
       REELFLOW_GETASSET_RATE: optional(
         z
           .string()
@@ -152,6 +167,8 @@ function schemaFor(cores: number) {
           .trim()
           .regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port'),
       ),
+      REELFLOW_METRICS_REFRESH: optional(wholeNumber(1, 3600)),
+      ...LOG_VARIABLES,
     })
     .superRefine((e, ctx) => {
       const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
@@ -176,11 +193,14 @@ function schemaFor(cores: number) {
         // (V8 isolates): 2 per core keeps a 2-core machine responsive.
         maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
         maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
+        metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
+        logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
       };
       if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
       if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
       if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
       if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
+      if (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.tracingEndpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
       if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
         Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
       }
@@ -211,7 +231,11 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
   if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
+  if (c.metricsBind) parts.push(`metrics=${c.metricsBind} (refresh ${c.metricsRefreshSeconds} s)`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
+  parts.push(`logLevel=${c.logLevel}`);
+  // The host only: a collector URL may carry credentials.
+  if (c.tracingEndpoint) parts.push(`tracing=${new URL(c.tracingEndpoint).host}`);
   if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
   return parts.join(' ');
 }

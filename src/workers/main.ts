@@ -6,16 +6,20 @@
  * - Vendor addresses from VENDOR_* and credentials per profile from
  *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor-api/config.ts).
  * - reelflow's own settings from REELFLOW_* (./config.ts).
- * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js (with the
- *   codec, the bundle with its failure converter), built first when missing or stale (./bundle.ts).
+ * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, or the
+ *   variant matching tracing and the codec, built first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
  *   the receiver's client encrypt every payload they write (failure messages and stacks
  *   included) and decrypt what they read.
+ * - Metrics (REELFLOW_METRICS_BIND): the SDK's and reelflow's (src/metrics) on one Prometheus endpoint.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
- *   receiver, the connections and the vendor clients are closed.
+ *   receiver, the connections, the vendor clients and the span exporter are closed.
  *
- * Logs say where it listens and which task queues it polls; never a secret.
+ * Logs: JSON lines on stdout at REELFLOW_LOG_LEVEL (src/telemetry/logger.ts), the SDK's
+ * own through the same logger (./runtime.ts). They say where it listens and which task
+ * queues it polls; never a secret. Tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set
+ * (src/telemetry/tracing.ts, ./tracing.ts).
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
@@ -24,6 +28,8 @@ import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
 import { CodecConfigError, codecDataConverterOf, codecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
+import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
+import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import {
   createVendorClient,
   loadVendorConfig,
@@ -32,8 +38,11 @@ import {
   VendorConfigError,
   type VendorClient,
 } from '../vendor-api';
+import { startOperatorWaitsGauge } from '../metrics/operator-waits';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
+import { installRuntime } from './runtime';
+import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers } from './worker';
 
 export interface WorkerProcessOptions {
@@ -41,6 +50,9 @@ export interface WorkerProcessOptions {
   env?: Env;
   /** Workflows module to bundle in memory instead of the prebuilt bundle (tests, development). */
   workflowsPath?: string;
+  /** The JSON logger. Default: pino on stdout at REELFLOW_LOG_LEVEL. */
+  logger?: Logger;
+  /** Instead of stdout: each JSON line, as a string (tests, the demo's log file). */
   log?: (line: string) => void;
 }
 
@@ -112,31 +124,36 @@ function definedEnv(env: Env): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-function installMetrics(bindAddress: string, log: (line: string) => void): void {
-  try {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
-    log(`metrics: Prometheus on http://${bindAddress}/metrics`);
-  } catch {
-    log(`metrics: not enabled (the SDK runtime was already installed in this process)`);
-  }
+function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env): Logger {
+  if (opts.logger) return opts.logger;
+  const destination = opts.log ? { destination: lineDestination(opts.log) } : {};
+  return createLogger({ name: 'reelflow-worker', level: config.logLevel, env, ...destination });
 }
 
 /** Starts everything; the returned `done` settles when the process may exit. */
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
   const env = opts.env ?? process.env;
-  const log = opts.log ?? ((line: string) => console.log(`reelflow worker: ${line}`));
   const config = loadWorkerConfig(env);
+  const logger = workerLogger(opts, config, env);
+  const log: LogLine = lineLogger(logger);
   const clients = vendorClients(config, env);
   const codec = codecFromEnv(env);
   const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
   const activities = createActivities(activityDeps(config, clients));
-  if (config.metricsBind) installMetrics(config.metricsBind, log);
+  // Before any connection: the Runtime is created with the first one.
+  const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
+  const metricsOn = config.metricsBind !== undefined && runtimeOn;
+  const tracing = await startTracing(env, 'reelflow-worker');
 
   const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
     opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
   );
   const namespace = configuredNamespace ?? 'default';
-  const closers: (() => Promise<unknown>)[] = [() => Promise.all([...clients.values()].map((c) => c.close()))];
+  // Closed in reverse: the span exporter last, after the workers' final spans.
+  const closers: (() => Promise<unknown>)[] = [
+    ...(tracing ? [() => tracing.shutdown()] : []),
+    () => Promise.all([...clients.values()].map((c) => c.close())),
+  ];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     closers.length = 0;
@@ -152,22 +169,32 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     );
     log(describeWorkerConfig(config));
     log(codec ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}` : 'payload codec: off');
+    if (metricsOn) {
+      const gauge = startOperatorWaitsGauge({
+        connection,
+        namespace,
+        taskQueue: config.taskQueue,
+        meter: Runtime.instance().metricMeter,
+        intervalMs: config.metricsRefreshSeconds * 1000,
+        log,
+      });
+      closers.push(() => Promise.resolve(gauge.stop()));
+    }
 
+    if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
+    // The bundle that matches this worker: tracing interceptors, the codec's failure converter.
+    const bundleVariant = { tracing: !!tracing, failureConverterPath: dataConverter?.failureConverterPath };
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
-      : {
-          workflowBundle: {
-            codePath: (await ensureWorkflowBundle({ log, failureConverterPath: dataConverter?.failureConverterPath }))
-              .codePath,
-          },
-        };
+      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, ...bundleVariant })).codePath } };
+    const tracingOptions = tracing ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath }) : {};
     const workers = await createReelflowWorkers({
       connection,
       namespace,
       config,
       activities,
       ...workflowSource,
-      ...(dataConverter ? { workerOptions: { dataConverter } } : {}),
+      workerOptions: { ...(dataConverter ? { dataConverter } : {}), ...tracingOptions },
       log,
     });
 
@@ -179,8 +206,14 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
         host: config.callbackHost,
         port: config.callbackPort,
         secret: config.callbackSecret,
-        client: new Client({ connection: clientConnection, namespace, ...(dataConverter ? { dataConverter } : {}) }),
-        log: (line) => log(line),
+        // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
+        client: new Client({
+          connection: clientConnection,
+          namespace,
+          ...(dataConverter ? { dataConverter } : {}),
+          ...(await tracingClientInterceptors(env)),
+        }),
+        log,
       });
       const started = receiver;
       closers.push(() => started.close());
@@ -212,15 +245,17 @@ function describeStartupError(err: unknown): string {
 }
 
 if (require.main === module) {
+  // Before the configuration is read (it may be what failed), lines go out at the default level.
+  const processLogger = createLogger({ name: 'reelflow-worker' });
   startWorkerProcess()
     .then((w) => w.done)
     .then(
       () => {
-        console.log('reelflow worker: stopped');
+        processLogger.info('stopped');
         process.exit(0);
       },
       (err: unknown) => {
-        console.error(`reelflow worker: ${describeStartupError(err)}`);
+        processLogger.fatal(describeStartupError(err));
         process.exit(1);
       },
     );

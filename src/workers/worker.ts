@@ -58,7 +58,7 @@ export interface ReelflowWorkersOptions {
   workerOptions?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>
   >;
-  log?: (line: string) => void;
+  log?: (line: string, level?: 'warn' | 'error') => void;
 }
 
 export interface ReelflowWorker {
@@ -89,8 +89,9 @@ function workflowSource(
   if (opts.workflowsPath) return { workflowsPath: opts.workflowsPath, described: opts.workflowsPath };
   // The sandbox must convert failures as the activities do (the codec's converter): its own bundle.
   const failureConverterPath = opts.workerOptions?.dataConverter?.failureConverterPath;
-  if (isBundleFresh(failureConverterPath ? { failureConverterPath } : {})) {
-    const codePath = defaultBundlePath(failureConverterPath);
+  const variant = failureConverterPath ? { failureConverterPath } : {};
+  if (isBundleFresh(variant)) {
+    const codePath = defaultBundlePath(variant);
     return { workflowBundle: { codePath }, described: `prebuilt ${codePath}` };
   }
   const workflowsPath = defaultWorkflowsPath();
@@ -191,7 +192,10 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
     const runs = created.map(({ worker, taskQueue }) =>
       worker.run().catch((err: unknown) => {
         firstError ??= err instanceof Error ? err : new Error(String(err));
-        log(`worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`);
+        log(
+          `worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`,
+          'error',
+        );
         shutdown();
       }),
     );

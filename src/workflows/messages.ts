@@ -46,6 +46,8 @@ export interface StageStatus {
   endedAt?: string;
   progress?: { done: number; total: number };
   detail?: string;
+  /** The earlier pipeline whose output this stage reuses (`rerun`): done without running. */
+  reusedFrom?: string;
 }
 
 export type PipelineState = 'running' | 'waiting-operator' | 'stuck' | 'completed' | 'failed' | 'cancelled';
@@ -130,12 +132,34 @@ export interface PipelineResult {
   calls: Record<string, number>;
   /** Only where the spec gives a price (erase). */
   cost: { erase?: { calls: number; unitPrice: number; currency: '¥'; total: number } };
+  /** Set by `rerun`: the stages whose outputs came from an earlier pipeline, not from vendor tasks of this one. */
+  reused?: { fromPipelineId: string; stages: StageName[] };
 }
 
 export interface PipelineInput {
   definition: PipelineDefinitionInput;
   /** Set only by the pipeline itself when it continues as new: what it had done so far. */
   resume?: PipelineResume;
+  /** Set by `rerun`: finished outputs of an earlier pipeline; their stages are not run again. */
+  reuse?: PipelineReuse;
+}
+
+/**
+ * Finished stage outputs of an earlier pipeline (its result, as the `outputs` query gives
+ * it). A reused stage makes no vendor call; expiring URLs are checked at start.
+ */
+export interface PipelineReuse {
+  fromPipelineId: string;
+  review?: ReviewStageResult;
+  assets?: AssetsStageResult;
+  generation?: GenerationStageResult;
+  erase?: EraseStageResult;
+}
+
+/** What a pipeline has produced so far, and from which definition: what `rerun` reuses. */
+export interface PipelineOutputs {
+  definition: PipelineDefinitionInput;
+  result: PipelineResult;
 }
 
 /** What a pipeline carries across continue-as-new: its status, Retry-After holds and finished outputs. */
@@ -175,6 +199,8 @@ export interface VendorCallbackSignal {
 export type CallbackVerdict = 'new' | 'duplicate' | 'settled' | 'mismatch' | 'stale' | 'limit';
 
 export const statusQuery = defineQuery<PipelineStatus>('status');
+/** Answered in every state, a failed or cancelled pipeline too (by replay, while its history is kept). */
+export const outputsQuery = defineQuery<PipelineOutputs>('outputs');
 export const resolveCreateUpdate = defineUpdate<ResolveCreateResult, [ResolveCreateInput]>('resolveCreate');
 export const vendorCallbackSignal = defineSignal<[VendorCallbackSignal]>('vendorCallback');
 export const callbackVerdictQuery = defineQuery<CallbackVerdict, [VendorCallbackSignal]>('callbackVerdict');

@@ -13,12 +13,20 @@ import {
   continueAsNew,
   isCancellation,
   patched,
+  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
 import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
-import { STAGES, type PipelineInput, type PipelineResult, type PipelineStatus, type StageName } from './messages';
+import {
+  STAGES,
+  outputsQuery,
+  type PipelineInput,
+  type PipelineResult,
+  type PipelineStatus,
+  type StageName,
+} from './messages';
 import { archiveOutput } from './stages/archive';
 import { assetsStage, assetSources } from './stages/assets';
 import { eraseStage } from './stages/erase';
@@ -26,7 +34,9 @@ import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
+import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
+import { reuseOutputs } from './lib/reuse';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
@@ -43,6 +53,8 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     calls: {},
     cost: {},
   };
+  // What `rerun` reuses; a query writes no history, so runs recorded before it replay as they were.
+  setHandler(outputsQuery, () => ({ definition: input.definition, result }));
   // Handlers first: the status query answers while the definition is being validated.
   const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
     continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
@@ -57,6 +69,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
   if (!input.resume) skipDisabled(rt, def);
   try {
+    if (input.reuse && !input.resume) await reuseOutputs(rt, def, input.reuse, result);
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
@@ -67,6 +80,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.status.stage = 'done';
   rt.status.state = 'completed';
   rt.refresh();
+  countPipelineEnd(rt.status);
   return finalResult(rt, result);
 }
 
@@ -152,6 +166,7 @@ function close(
   st.state = state;
   st.endedAt = new Date().toISOString();
   result.timings[name] = Date.parse(st.endedAt) - Date.parse(st.startedAt!);
+  recordStageDuration(name, state, result.timings[name]);
   rt.stuck = false;
   rt.refresh();
 }
@@ -199,6 +214,7 @@ function ended(rt: PipelineRuntime, err: unknown): void {
     ? `cancelled; vendor tasks that may still be running (the vendor shows no cancel endpoint): ${running.map((t) => `${t.kind} ${t.id}`).join(', ') || 'none'}`
     : messageOf(err);
   rt.refresh();
+  countPipelineEnd(s, err);
 }
 
 function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {

@@ -20,7 +20,7 @@ function errorOf(env: Record<string, string>): ConfigError {
 
 test('defaults: port 8089 on 0.0.0.0; the secret never shows', () => {
   const c = loadReceiverConfig({ REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: ' ' });
-  expect(c).toEqual({ host: '0.0.0.0', port: 8089 });
+  expect(c).toEqual({ host: '0.0.0.0', port: 8089, logLevel: 'info' });
   expect(c.secret).toBe(SECRET);
   expect(JSON.stringify(c) + inspect(c, { depth: 5 }) + JSON.stringify({ ...c })).not.toContain(SECRET);
 });
@@ -35,6 +35,7 @@ test('reads host and port', () => {
   ).toEqual({
     host: '127.0.0.1',
     port: 0,
+    logLevel: 'info',
   });
 });
 
@@ -46,7 +47,7 @@ test("the worker-only variables are not the receiver's business, even when malfo
     REELFLOW_CALLBACK_BASE_URL: 'ftp://x',
   };
   expect(() => loadWorkerConfig(env)).toThrow(/REELFLOW_GETASSET_RATE/);
-  expect(loadReceiverConfig(env)).toEqual({ host: '0.0.0.0', port: 8089 });
+  expect(loadReceiverConfig(env)).toEqual({ host: '0.0.0.0', port: 8089, logLevel: 'info' });
 });
 
 test.each<[string, Record<string, string>, string]>([
@@ -69,6 +70,11 @@ test.each<[string, Record<string, string>, string]>([
     'a port too big',
     { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: '70000' },
     'worker config: REELFLOW_CALLBACK_PORT must be at most 65535',
+  ],
+  [
+    'an unknown log level',
+    { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_LOG_LEVEL: 'verbose' },
+    'worker config: REELFLOW_LOG_LEVEL must be one of trace, debug, info, warn, error',
   ],
 ])('%s: the same message as the worker config gives', (_, env, message) => {
   const err = errorOf(env);

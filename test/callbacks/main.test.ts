@@ -1,7 +1,8 @@
 /**
  * The standalone receiver process (dist/src/callbacks/main.js, built by `npm test`):
  * started against the real dev server it relays a callback; with nothing listening at
- * the Temporal address it says which address it tried and exits 1, without a stack.
+ * the Temporal address it says which address it tried (one JSON log line) and exits 1,
+ * without a stack.
  */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
@@ -46,12 +47,16 @@ test('Temporal down: the process names the address it tried and exits 1, no gRPC
     REELFLOW_CALLBACK_PORT: '0',
   });
   expect(code).toBe(1);
-  const lines = stderr.trim().split('\n');
+  // One JSON line on stdout says why (src/telemetry/logger.ts); nothing on stderr.
+  expect(stderr).toBe('');
+  const lines = stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(
-    new RegExp(`^reelflow callbacks: cannot reach Temporal at ${address} \\(.+\\); start it, or set TEMPORAL_ADDRESS`),
+  const line = JSON.parse(lines[0]) as { level: string; name: string; msg: string };
+  expect(line).toMatchObject({ level: 'fatal', name: 'reelflow-callbacks' });
+  expect(line.msg).toMatch(
+    new RegExp(`^cannot reach Temporal at ${address} \\(.+\\); start it, or set TEMPORAL_ADDRESS`),
   );
-  expect(stderr + stdout).not.toMatch(/^\s+at /m);
+  expect(line.msg).not.toMatch(/\n\s+at /);
   expect(stderr + stdout).not.toContain(SECRET);
 });
 
@@ -91,7 +96,7 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
     const res = await fetch(url, { method: 'POST', body: JSON.stringify({ id: 'g-1', status: 'running' }) });
     expect(res.status).toBe(204);
     expect(await handle.result()).toEqual({ step: 'generation', attempt: 1, taskId: 'g-1', status: 'running' });
-    expect(logs[0]).toMatch(
+    expect((JSON.parse(logs[0]) as { msg: string }).msg).toMatch(
       new RegExp(`^listening on 127\\.0\\.0\\.1:\\d+; signalling workflows in namespace ${namespace} at ${address}$`),
     );
   } finally {

@@ -169,7 +169,10 @@ test('the CLI with the keys shows the failure with its cause chain and vendor co
 
 test("the failed pipeline's history replays on the codec's bundle", async () => {
   const history = await h.client.workflow.getHandle(failedId).fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: await testBundle(converter), dataConverter: converter }, history);
+  await Worker.runReplayHistory(
+    { workflowBundle: await testBundle({ dataConverter: converter }), dataConverter: converter },
+    history,
+  );
 });
 
 test('summaries and details, decrypted, carry neither the prompt nor a URL', async () => {

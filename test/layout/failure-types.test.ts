@@ -94,7 +94,8 @@ test('the failure type strings never change', () => {
     ...['MissingCredentialError', 'VendorConfigError', 'InvalidDefinition', 'InvalidReference'],
     ...['ReviewNotPassed', 'ReviewCancelled', 'ReviewFailed', 'AssetFailed', 'GenerationExpired'],
     ...['GenerationFailed', 'VideoUrlExpired', 'EraseFailed', 'VendorUnavailable', 'AmbiguousCreate'],
-    ...['CreateAbandoned', 'TaskUnknownAtVendor', 'QueryRejected', 'VendorTaskDeadline', 'PipelineFailed'],
+    ...['CreateAbandoned', 'TaskUnknownAtVendor', 'QueryRejected', 'VendorTaskDeadline', 'ReusedOutputExpired'],
+    ...['PipelineFailed'],
     ...['ArchiveUrlGone', 'ArchiveHttpError', 'ArchiveNetworkError', 'ArchiveSizeMismatch', 'ArchiveTooLarge'],
     ...['ArchiveAddressRefused', 'ArchiveUnsafePath', 'ArchiveDiskFull', 'ArchiveInvalidInput', 'ArchiveWriteError'],
   ]);

@@ -10,10 +10,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTemporalCli } from '../../src/devstack/temporal-cli';
+import { parseDefinition } from '../../src/definition/definition';
+import { startPipeline } from '../../src/starters/pipeline-client';
+import { planRerun } from '../../src/starters/rerun';
 import {
+  outputsQuery,
   resolveCreateUpdate,
   statusQuery,
   vendorCallbackSignal,
+  type AssetResult,
   type PipelineStatus,
 } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
@@ -74,6 +79,19 @@ test('record replay histories', async () => {
     h.emulator.setFaults({ 'erase.create': { error500AfterCreate: { next: 1 } } });
     const { handle: full } = await h.run(fullDefinition({ options: { callbacks: true } }));
     save('full', full.workflowId);
+
+    // 1b. A rerun of it from erase: review, assets and generation reused (asset URLs made
+    //     stale, so GetAsset refreshes them), one new erase task.
+    const outputs = await full.query(outputsQuery);
+    const plan = planRerun(full.workflowId, parseDefinition(outputs.definition), outputs.result, 'erase');
+    const stale = (a: AssetResult) => ({ ...a, signedUrlFetchedAt: '2026-01-01T00:00:00.000Z' });
+    const assets = { ...plan.reuse.assets!, items: plan.reuse.assets!.items.map(stale) };
+    const rerun = await startPipeline(h.client, outputs.definition, {
+      taskQueue: h.taskQueue,
+      reuse: { ...plan.reuse, assets },
+    });
+    await rerun.result();
+    save('rerun', rerun.workflowId);
 
     // 2. An ambiguous paid create resolved by the operator Update.
     h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });

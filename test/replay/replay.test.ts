@@ -2,16 +2,16 @@
  * Replay tests on committed histories (test/replay/histories): a workflow change that
  * would break pipelines already running fails here. Every recorded case replays: all
  * stages with a reconciled fault, an operator decision, a cancellation, continue-as-new
- * while polling, and the run after a continue-as-new during an operator wait. Each also
- * replays on the bundle of workers with the payload codec (its failure converter bundled in).
+ * while polling, the run after a continue-as-new during an operator wait, and a rerun
+ * that reuses a finished pipeline's outputs. Each replays on every bundle a worker may load.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from '@temporalio/worker';
+import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { codecDataConverter } from '../../src/codec';
-import { testBundle } from '../workflows/harness';
+import { testBundle, type TestVariant } from '../workflows/harness';
 
 const DIR = path.join(__dirname, 'histories');
 const ids: Record<string, string> = JSON.parse(readFileSync(path.join(DIR, 'workflow-ids.json'), 'utf8'));
@@ -20,25 +20,33 @@ const load = (f: string): unknown => JSON.parse(readFileSync(path.join(DIR, f), 
 
 test('histories cover every case the pipeline records', () => {
   const cases = new Set(files.map((f) => f.split('.')[1]));
-  for (const c of ['full', 'ask', 'cancelled', 'continued', 'waited']) expect(cases).toContain(c);
+  for (const c of ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun']) expect(cases).toContain(c);
 });
 
-test.each(files)('%s replays on the current workflow code', async (file) => {
-  await Worker.runReplayHistory(
-    { workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } },
-    load(file),
-    ids[file],
-  );
-});
+// Turning tracing or the codec on must not break pipelines already running: the tracing
+// interceptors add no command, the codec's failure converter converts failures only.
+const codec = codecDataConverter({ REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` });
+const variants: [string, TestVariant][] = [
+  ['plain', {}],
+  ['tracing', { tracing: true }],
+  ['codec', { dataConverter: codec }],
+  ['tracing and codec', { tracing: true, dataConverter: codec }],
+];
 
-// Turning the codec on: its bundle converts failures otherwise, never commands.
-test.each(files)('%s replays on the bundle of workers with the codec', async (file) => {
-  const dataConverter = codecDataConverter({ REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` })!;
-  await Worker.runReplayHistory(
-    { workflowBundle: await testBundle(dataConverter), dataConverter },
-    load(file),
-    ids[file],
-  );
+describe.each(variants)('on the %s bundle', (_name, variant) => {
+  let options: ReplayWorkerOptions;
+  beforeAll(async () => {
+    options = {
+      workflowBundle: await testBundle(variant),
+      ...(variant.dataConverter ? { dataConverter: variant.dataConverter } : {}),
+      // The tracing interceptors export through this sink; a replay drops what they export.
+      ...(variant.tracing ? { sinks: { exporter: { export: { fn: () => undefined } } } } : {}),
+    };
+  }, 120_000);
+
+  test.each(files)('%s replays', async (file) => {
+    await Worker.runReplayHistory(options, load(file), ids[file]);
+  });
 });
 
 test('an incompatible change to videoPipeline is caught as a determinism violation', async () => {

@@ -33,10 +33,19 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
   });
   expect(isBundleFresh(paths)).toBe(true);
   expect(await ensureWorkflowBundle({ ...paths, log })).toEqual({ codePath: paths.outFile, built: false });
-  // A failure converter makes another bundle: its own default path, never this one's fingerprint.
-  expect(isBundleFresh({ ...paths, failureConverterPath: FAILURE_CONVERTER_PATH })).toBe(false);
-  expect(path.basename(defaultBundlePath(FAILURE_CONVERTER_PATH))).toBe('workflow-bundle.failure-converter.js');
-  expect(path.basename(defaultBundlePath())).toBe('workflow-bundle.js');
+  // Tracing and a failure converter make other bundles: their own default paths, never this one's fingerprint.
+  const failureConverterPath = FAILURE_CONVERTER_PATH;
+  for (const variant of [{ tracing: true }, { failureConverterPath }, { tracing: true, failureConverterPath }])
+    expect(isBundleFresh({ ...paths, ...variant })).toBe(false);
+  const names = [{}, { tracing: true }, { failureConverterPath }, { tracing: true, failureConverterPath }].map((v) =>
+    path.basename(defaultBundlePath(v)),
+  );
+  expect(names).toEqual([
+    'workflow-bundle.js',
+    'workflow-bundle-tracing.js',
+    'workflow-bundle.failure-converter.js',
+    'workflow-bundle-tracing.failure-converter.js',
+  ]);
 
   writeFileSync(watched, 'export const a = 22;\n');
   expect(isBundleFresh(paths)).toBe(false);

@@ -26,6 +26,8 @@ test('defaults, sized for 2 cores', () => {
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 4,
+    metricsRefreshSeconds: 15,
+    logLevel: 'info',
   });
   expect(c.callbackSecret).toBeUndefined();
 });
@@ -47,6 +49,9 @@ test('every variable is read; blanks count as unset', () => {
       REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '3',
       REELFLOW_MAX_CACHED_WORKFLOWS: '150',
       REELFLOW_METRICS_BIND: '0.0.0.0:9464',
+      REELFLOW_METRICS_REFRESH: '60',
+      REELFLOW_LOG_LEVEL: ' DEBUG ',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       UNRELATED: 'x',
     },
     { cores: 2 },
@@ -65,7 +70,12 @@ test('every variable is read; blanks count as unset', () => {
     maxConcurrentWorkflowTasks: 3,
     maxCachedWorkflows: 150,
     metricsBind: '0.0.0.0:9464',
+    metricsRefreshSeconds: 60,
+    logLevel: 'debug',
+    tracingEndpoint: 'http://collector:4318',
   });
+  expect(describeWorkerConfig(c)).toContain('logLevel=debug');
+  expect(describeWorkerConfig(c)).toContain('tracing=collector:4318');
   expect(c.callbackSecret).toBe(SECRET);
   expect(loadWorkerConfig({ REELFLOW_TASK_QUEUE: '  ', REELFLOW_CALLBACK_PORT: '' }, { cores: 2 }).taskQueue).toBe(
     'reelflow',
@@ -117,9 +127,17 @@ test.each<[string, string, Env, RegExp]>([
     /at most 65535/,
   ],
   ['rate over the vendor limit', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '11' }, /at most 10/],
+  ['metrics refresh zero', 'REELFLOW_METRICS_REFRESH', { REELFLOW_METRICS_REFRESH: '0' }, /at least 1/],
   ['rate zero', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: '0' }, /above 0/],
   ['rate not a number', 'REELFLOW_GETASSET_RATE', { REELFLOW_GETASSET_RATE: 'fast' }, /number/],
   ['bad profile name', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: 'ok,not ok' }, /letters/],
+  [
+    'unknown log level',
+    'REELFLOW_LOG_LEVEL',
+    { REELFLOW_LOG_LEVEL: 'loud' },
+    /must be one of trace, debug, info, warn, error/,
+  ],
+  ['collector not a URL', 'OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /http/],
   ['no profile', 'REELFLOW_PROFILES', { REELFLOW_PROFILES: ' , ' }, /at least one/],
   ['bad task queue', 'REELFLOW_TASK_QUEUE', { REELFLOW_TASK_QUEUE: 'a queue' }, /letters/],
   [

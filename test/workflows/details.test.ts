@@ -63,3 +63,9 @@ test('text from outside cannot break the table', () => {
   const md = renderDetails(status({ stages: { ...status().stages, erase: { state: 'failed', detail: 'a|b\nc' } } }));
   expect(rowOf(md, 'erase')).toBe('| erase | failed: a\\|b\\nc |  |  |  |');
 });
+
+test('a stage reused by a rerun says where its output came from', () => {
+  const s = status();
+  s.stages.assets = { state: 'done', reusedFrom: 'p-0' };
+  expect(rowOf(renderDetails(s), 'assets')).toBe('| assets | done (reused from p-0) | asset-1 |  |  |');
+});

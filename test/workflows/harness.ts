@@ -6,8 +6,9 @@
  * REELFLOW_TEST_CODEC=1 runs every harness with the payload codec on (a key of this
  * process), failures encrypted too: e.g. the failure-chain tests against encrypted histories.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
@@ -15,7 +16,7 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { codecDataConverter } from '../../src/codec';
-import { ensureWorkflowBundle } from '../../src/workers/bundle';
+import { defaultBundlePath, ensureWorkflowBundle } from '../../src/workers/bundle';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
@@ -54,16 +55,23 @@ function envDataConverter(): DataConverter | undefined {
     : undefined;
 }
 
+/** What picks a worker's bundle (src/workers/bundle.ts): tracing, and the converter's failureConverterPath. */
+export interface TestVariant {
+  tracing?: boolean;
+  dataConverter?: DataConverter | undefined;
+}
+
 /**
- * The bundle a worker with `dataConverter` runs: the global setup's, or with the converter's
- * failureConverterPath the bundle that has it (built once per test run, beside the other).
+ * The bundle a worker of `variant` runs: the global setup's plain one, or the variant's
+ * (built once per test run, beside it).
  */
-export async function testBundle(dataConverter?: DataConverter): Promise<{ codePath: string }> {
+export async function testBundle({ tracing = false, dataConverter }: TestVariant = {}): Promise<{ codePath: string }> {
   const failureConverterPath = dataConverter?.failureConverterPath;
   const codePath = process.env.REELFLOW_TEST_BUNDLE!;
-  if (!failureConverterPath) return { codePath };
-  const outFile = path.join(path.dirname(codePath), `workflow-bundle.${path.parse(failureConverterPath).name}.js`);
-  return { codePath: (await ensureWorkflowBundle({ failureConverterPath, outFile })).codePath };
+  if (!tracing && !failureConverterPath) return { codePath };
+  const variant = { tracing, ...(failureConverterPath ? { failureConverterPath } : {}) };
+  const outFile = path.join(path.dirname(codePath), path.basename(defaultBundlePath(variant)));
+  return { codePath: (await ensureWorkflowBundle({ ...variant, outFile })).codePath };
 }
 
 export async function startHarness(opts: HarnessOptions = {}) {
@@ -112,7 +120,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
   });
-  const workflowBundle = await testBundle(converter);
+  const workflowBundle = await testBundle({ dataConverter: converter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
   const makeWorkers = async () =>
     opts.inProcessWorkers === false
@@ -178,6 +186,40 @@ export async function startHarness(opts: HarnessOptions = {}) {
       await connection.close();
     },
   };
+}
+
+const WORKER_MAIN = path.resolve(__dirname, '../../dist/src/workers/main.js');
+
+/**
+ * The real worker entry (dist/src/workers/main.js, built by `npm test` before jest starts)
+ * as a child process serving this harness (start it with `inProcessWorkers: false`); its
+ * output goes to `<archiveRoot>/<name>.log`. `env` adds or overrides variables.
+ */
+export function spawnWorker(h: Harness, name: string, env: Record<string, string> = {}): ChildProcess {
+  if (!existsSync(WORKER_MAIN))
+    throw new Error(`${WORKER_MAIN} missing: run \`npm test\` (it compiles first) or \`npm run build\``);
+  const log = openSync(path.join(h.archiveRoot, `${name}.log`), 'a');
+  const callbacks = h.receiver
+    ? { REELFLOW_CALLBACK_BASE_URL: h.receiver.url, REELFLOW_CALLBACK_SECRET: CALLBACK_SECRET }
+    : {};
+  return spawn(process.execPath, [WORKER_MAIN], {
+    stdio: ['ignore', log, log],
+    env: {
+      PATH: process.env.PATH,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      VENDOR_BASE_URL: h.emulator.url,
+      VENDOR_IDENTITY_URL: h.emulator.url,
+      REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
+      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+      REELFLOW_TASK_QUEUE: h.taskQueue,
+      REELFLOW_ARCHIVE_DIR: h.archiveRoot,
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
+      ...(process.env.REELFLOW_TEST_CODEC === '1' ? { REELFLOW_CODEC_KEYS: TEST_CODEC_KEYS } : {}),
+      ...callbacks,
+      ...env,
+    },
+  });
 }
 
 /** Definition pieces the tests share. */
@@ -266,7 +308,10 @@ export async function expectReplays(handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
   const converter = envDataConverter();
   await Worker.runReplayHistory(
-    { workflowBundle: await testBundle(converter), ...(converter ? { dataConverter: converter } : {}) },
+    {
+      workflowBundle: await testBundle({ dataConverter: converter }),
+      ...(converter ? { dataConverter: converter } : {}),
+    },
     history,
   );
 }

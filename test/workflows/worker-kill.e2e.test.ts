@@ -3,33 +3,11 @@
  * started: the pipeline completes with exactly one vendor task. Runs the real worker
  * entry (dist/src/workers/main.js, built by `npm test` before jest starts).
  */
-import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, openSync } from 'node:fs';
-import path from 'node:path';
-import { CALLBACK_SECRET, startHarness, type Harness } from './harness';
-
-const WORKER_MAIN = path.resolve(__dirname, '../../dist/src/workers/main.js');
+import type { ChildProcess } from 'node:child_process';
+import { spawnWorker, startHarness, type Harness } from './harness';
 
 function startWorkerProcess(h: Harness, name: string): ChildProcess {
-  const log = openSync(path.join(h.archiveRoot, `${name}.log`), 'a');
-  return spawn(process.execPath, [WORKER_MAIN], {
-    stdio: ['ignore', log, log],
-    env: {
-      PATH: process.env.PATH,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-      VENDOR_BASE_URL: h.emulator.url,
-      VENDOR_IDENTITY_URL: h.emulator.url,
-      VENDOR_HEADERS_TIMEOUT_MS: '60000',
-      REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
-      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
-      REELFLOW_TASK_QUEUE: h.taskQueue,
-      REELFLOW_ARCHIVE_DIR: h.archiveRoot,
-      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
-      REELFLOW_CALLBACK_BASE_URL: h.receiver!.url,
-      REELFLOW_CALLBACK_SECRET: CALLBACK_SECRET,
-    },
-  });
+  return spawnWorker(h, name, { VENDOR_HEADERS_TIMEOUT_MS: '60000' });
 }
 
 async function until(pred: () => boolean, ms: number, what: string) {
@@ -44,8 +22,6 @@ describe('worker process killed mid-pipeline', () => {
   let h: Harness;
   const procs: ChildProcess[] = [];
   beforeAll(async () => {
-    if (!existsSync(WORKER_MAIN))
-      throw new Error(`${WORKER_MAIN} missing: run \`npm test\` (it compiles first) or \`npm run build\``);
     h = await startHarness({
       callbacks: true,
       inProcessWorkers: false,

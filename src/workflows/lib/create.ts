@@ -13,6 +13,8 @@ import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../messag
 import type { ProofSpec } from './callback-book';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
 import { holdUntil, interfaceOf } from './holds';
+import { countReconcile } from './metrics';
+import type { ReconcileOutcome } from '../../metrics/names';
 import { duration } from './summaries';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
@@ -184,6 +186,7 @@ function reconciled<T>(run: CreateRun<T>, found: T, after: 'retryLater' | 'ambig
   const { spec } = run;
   const id = spec.taskIdOf(found);
   const byCallback = after === 'ambiguous' && spec.rt.provenTask(spec.step, run.attempt) === id;
+  countReconcile(spec.kind, byCallback ? 'found_by_callback' : 'found_by_name');
   return recorded(run, found, id, byCallback ? 'callback' : 'reconcile-name');
 }
 
@@ -204,8 +207,11 @@ function resubmitOrAsk<T>(run: CreateRun<T>, message: string, waitResumed: boole
       );
     }
     spec.rt.setAmbiguous(spec.step, undefined);
+    countReconcile(spec.kind, 'resubmitted');
     return undefined;
   }
+  // A wait resumed after continue-as-new was counted when it began.
+  if (!waitResumed) countReconcile(spec.kind, 'waited');
   return (
     `${spec.label} outcome unknown (${message}); reconcile found no task` +
     `${offered ? ' that passes the proof, and a task may exist' : ''}. ` +
@@ -216,6 +222,7 @@ function resubmitOrAsk<T>(run: CreateRun<T>, message: string, waitResumed: boole
 /** An operator's decision (or a callback's proven task): the task, or undefined to resubmit. */
 function decided<T>(run: CreateRun<T>, decision: CreateDecision | { proven: string }): Created<T> | undefined {
   const { spec } = run;
+  countReconcile(spec.kind, decisionOutcome(decision));
   if ('proven' in decision) return recorded(run, spec.fromTaskId(decision.proven), decision.proven, 'callback');
   if ('taskId' in decision) return recorded(run, spec.fromTaskId(decision.taskId), decision.taskId, 'operator');
   if ('abandon' in decision) {
@@ -223,6 +230,12 @@ function decided<T>(run: CreateRun<T>, decision: CreateDecision | { proven: stri
   }
   spec.rt.setAmbiguous(spec.step, undefined);
   return undefined;
+}
+
+function decisionOutcome(decision: CreateDecision | { proven: string }): ReconcileOutcome {
+  if ('proven' in decision) return 'found_by_callback';
+  if ('taskId' in decision) return 'found_by_operator';
+  return 'abandon' in decision ? 'abandoned' : 'resubmitted';
 }
 
 /**

@@ -3,7 +3,7 @@
  * stage that runs (state, vendor task ids, progress, elapsed), then any operator wait
  * and error. Pure: the runtime calls it on every refresh.
  */
-import { STAGES, type PipelineStatus, type StageName } from '../messages';
+import { STAGES, type PipelineStatus, type StageName, type StageStatus } from '../messages';
 import { printable } from './printable';
 
 /**
@@ -25,6 +25,11 @@ function taskIds(s: PipelineStatus, stage: StageName): string {
   return ids.length > 3 ? `${ids.slice(0, 3).join(', ')} +${ids.length - 3}` : ids.join(', ');
 }
 
+/** "done (reused from <pipelineId>)" for a stage whose output an earlier pipeline made. */
+export function stateText(st: StageStatus): string {
+  return st.reusedFrom ? `${st.state} (reused from ${st.reusedFrom})` : st.state;
+}
+
 /** Table cells must not carry a pipe or a newline. */
 const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
 
@@ -33,7 +38,7 @@ export function renderDetails(s: PipelineStatus): string {
     const st = s.stages[name];
     // "2 of 3": the UI's markdown turns "2/3" into a fraction glyph.
     const progress = st.progress ? `${st.progress.done} of ${st.progress.total}` : '';
-    const shown = s.waiting?.stage === name ? 'waiting-operator' : st.state;
+    const shown = s.waiting?.stage === name ? 'waiting-operator' : stateText(st);
     const state = st.detail ? `${shown}: ${st.detail}` : shown;
     return `| ${name} | ${cell(state)} | ${cell(taskIds(s, name))} | ${progress} | ${elapsed(st.startedAt, st.endedAt)} |`;
   });

@@ -9,10 +9,8 @@ import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
+import { ERASE_SAFETY_MARGIN_MS } from '../lib/expiry';
 import { FailureType } from '../../failures';
-
-/** Time an erase needs before the source URL expires; closer than this, we refuse. */
-export const ERASE_SAFETY_MARGIN_MS = 10 * 60_000;
 
 export interface EraseStageInput extends SingleTaskInput {
   videoUrl: string;
