@@ -15,8 +15,6 @@ async function main(args: string[]): Promise<void> {
   const log = (line: string): void => {
     process.stderr.write(`reelflow: ${line}\n`);
   };
-  const unknown = args.filter((a) => !FLAGS.includes(a));
-  if (unknown.length) throw new Error(`unknown argument ${unknown.join(' ')} (known: ${FLAGS.join(' ')})`);
   const tracings = args.includes('--tracing') ? [false, true] : [false];
   const converters = args.includes('--codec') ? [undefined, FAILURE_CONVERTER_PATH] : [undefined];
   const variants: BundleVariant[] = tracings.flatMap((tracing) =>
@@ -33,6 +31,11 @@ async function main(args: string[]): Promise<void> {
 }
 
 if (require.main === module) {
+  const unknown = process.argv.slice(2).filter((a) => !FLAGS.includes(a));
+  if (unknown.length) {
+    process.stderr.write(`reelflow: build-bundle: unknown argument ${unknown.join(' ')} (known: ${FLAGS.join(' ')})\n`);
+    process.exit(2);
+  }
   main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(
       `reelflow: building the workflow bundle failed: ${err instanceof Error ? err.stack : String(err)}\n`,

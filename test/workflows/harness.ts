@@ -48,11 +48,14 @@ export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 const TEST_CODEC_KEYS = `test:${randomBytes(32).toString('base64')}`;
 
+/** The codec's variables of REELFLOW_TEST_CODEC=1 (else none), for the processes a test spawns. */
+export function testCodecEnv(): Record<string, string> {
+  return process.env.REELFLOW_TEST_CODEC === '1' ? { REELFLOW_CODEC_KEYS: TEST_CODEC_KEYS } : {};
+}
+
 /** The converter of REELFLOW_TEST_CODEC=1 (else none). */
 function envDataConverter(): DataConverter | undefined {
-  return process.env.REELFLOW_TEST_CODEC === '1'
-    ? codecDataConverter({ REELFLOW_CODEC_KEYS: TEST_CODEC_KEYS })
-    : undefined;
+  return codecDataConverter(testCodecEnv());
 }
 
 /** What picks a worker's bundle (src/workers/bundle.ts): tracing, and the converter's failureConverterPath. */
@@ -215,7 +218,7 @@ export function spawnWorker(h: Harness, name: string, env: Record<string, string
       REELFLOW_TASK_QUEUE: h.taskQueue,
       REELFLOW_ARCHIVE_DIR: h.archiveRoot,
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
-      ...(process.env.REELFLOW_TEST_CODEC === '1' ? { REELFLOW_CODEC_KEYS: TEST_CODEC_KEYS } : {}),
+      ...testCodecEnv(),
       ...callbacks,
       ...env,
     },
