@@ -9,7 +9,7 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
-RUN npx tsc -p tsconfig.json && node dist/src/workers/build-bundle.js --tracing
+RUN npx tsc -p tsconfig.json && node dist/src/workers/build-bundle.js --tracing --codec
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -400,8 +400,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const receiverUrl = `http://127.0.0.1:${receiverPort}`;
     log(`chaos: callback receiver ${receiverUrl}`);
 
-    // ---- the workflow bundle, once, before the workers race to build it
-    const bundler = children.node('bundle', dist.buildBundle, ['--if-stale'], { PATH: process.env.PATH });
+    // ---- the workflow bundle (with the codec's keys set, its variant too), once, before the workers race to build it
+    const codecFlag = process.env.REELFLOW_CODEC_KEYS ? ['--codec'] : [];
+    const bundler = children.node('bundle', dist.buildBundle, ['--if-stale', ...codecFlag], { PATH: process.env.PATH });
     const bundled = await new Promise<number | null>((resolve) => bundler.once('exit', resolve));
     if (bundled !== 0) throw new Error(`chaos: building the workflow bundle failed (see ${logDir}/bundle.log)`);
 

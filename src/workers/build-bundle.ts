@@ -1,27 +1,41 @@
 /**
- * Prebuilds the workflow bundle: `node dist/src/workers/build-bundle.js [--if-stale] [--tracing]`.
+ * Prebuilds the workflow bundles: `node dist/src/workers/build-bundle.js [--if-stale] [--tracing] [--codec]`.
  * Writes dist/workflow-bundle.js (+ .json fingerprint); the worker loads it instead of
- * bundling at start. With --if-stale it does nothing when the bundle is fresh. With
- * --tracing it also builds dist/workflow-bundle-tracing.js, the bundle a worker with
- * OTEL_EXPORTER_OTLP_ENDPOINT set loads (see bundle.ts).
+ * bundling at start. With --if-stale a fresh bundle is left as it is. Each flag also builds
+ * the variants a worker with that setting loads (see bundle.ts): --tracing those with the
+ * OpenTelemetry interceptors (OTEL_EXPORTER_OTLP_ENDPOINT set), --codec those with the codec's
+ * failure converter (REELFLOW_CODEC_KEYS set); both flags: all four.
  */
-import { buildWorkflowBundle, ensureWorkflowBundle } from './bundle';
+import { FAILURE_CONVERTER_PATH } from '../codec';
+import { buildWorkflowBundle, ensureWorkflowBundle, type BundleVariant } from './bundle';
+
+const FLAGS = ['--if-stale', '--tracing', '--codec'];
 
 async function main(args: string[]): Promise<void> {
   const log = (line: string): void => {
     process.stderr.write(`reelflow: ${line}\n`);
   };
-  for (const tracing of args.includes('--tracing') ? [false, true] : [false]) {
+  const tracings = args.includes('--tracing') ? [false, true] : [false];
+  const converters = args.includes('--codec') ? [undefined, FAILURE_CONVERTER_PATH] : [undefined];
+  const variants: BundleVariant[] = tracings.flatMap((tracing) =>
+    converters.map((failureConverterPath) => ({ tracing, ...(failureConverterPath ? { failureConverterPath } : {}) })),
+  );
+  for (const variant of variants) {
     if (args.includes('--if-stale')) {
-      const { codePath, built } = await ensureWorkflowBundle({ log, tracing });
+      const { codePath, built } = await ensureWorkflowBundle({ ...variant, log });
       if (!built) log(`workflow bundle is fresh: ${codePath}`);
     } else {
-      await buildWorkflowBundle({ log, tracing });
+      await buildWorkflowBundle({ ...variant, log });
     }
   }
 }
 
 if (require.main === module) {
+  const unknown = process.argv.slice(2).filter((a) => !FLAGS.includes(a));
+  if (unknown.length) {
+    process.stderr.write(`reelflow: build-bundle: unknown argument ${unknown.join(' ')} (known: ${FLAGS.join(' ')})\n`);
+    process.exit(2);
+  }
   main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(
       `reelflow: building the workflow bundle failed: ${err instanceof Error ? err.stack : String(err)}\n`,

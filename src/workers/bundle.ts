@@ -4,18 +4,21 @@
  * and fresh, and (re)builds it when it is missing or stale.
  *
  * Freshness is a fingerprint written next to the bundle (workflow-bundle.js.json): the
- * workflows path, the SDK version, and the path, size and mtime of every source file
- * under the folder that holds the workflows folder (src/ or dist/src/), since workflows
- * import definition/ and vendor-api/ modules too. Any change there rebuilds: conservative,
- * never stale.
+ * workflows path, the SDK version, the variant, and the path, size and mtime of every
+ * source file under the folder that holds the workflows folder (src/ or dist/src/), since
+ * workflows import definition/ and vendor-api/ modules too. Any change there rebuilds:
+ * conservative, never stale.
  *
- * With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), the worker loads a second bundle,
- * dist/workflow-bundle-tracing.js: the same workflows plus the OpenTelemetry workflow
- * interceptors. The default bundle does not carry them, so with tracing off the workflow
- * code is exactly what it was (no spans, no headers, nothing for the bench to count).
- * The interceptors add no commands, so histories replay on either bundle (replay test).
+ * Variants: a worker loads the bundle that matches its settings, one file each, beside the
+ * plain one, which stays exactly as it was for workers with neither:
+ * - tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): the OpenTelemetry workflow interceptors are
+ *   bundled in, dist/workflow-bundle-tracing.js. They add no commands.
+ * - a failure converter (the codec's, src/codec/failure-converter.ts) bundled in:
+ *   dist/workflow-bundle.<converter file name>.js. It converts failures, never commands.
+ * - both: dist/workflow-bundle-tracing.<converter file name>.js.
+ * So histories replay on every variant (replay test).
  *
- *   node dist/src/workers/build-bundle.js      builds it (see build-bundle.ts)
+ *   node dist/src/workers/build-bundle.js      builds them (see build-bundle.ts)
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -24,29 +27,33 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { version as workflowSdkVersion } from '@temporalio/workflow/package.json';
 
-export interface BundlePaths {
+/** Which bundle: the settings that change what goes into it. */
+export interface BundleVariant {
+  /** With the OpenTelemetry workflow interceptors. */
+  tracing?: boolean;
+  /** A failure converter module to bundle in (DataConverter.failureConverterPath). */
+  failureConverterPath?: string;
+}
+
+export interface BundlePaths extends BundleVariant {
   /** The workflows module (file or folder with index). Default: src/workflows. */
   workflowsPath?: string;
-  /** Default: <package>/dist/workflow-bundle.js. */
+  /** Default: <package>/dist/ plus the variant's name (defaultBundlePath). */
   outFile?: string;
   /** Folder whose files decide freshness. Default: the parent of the workflows folder. */
   sourceRoot?: string;
-  /** With the OpenTelemetry workflow interceptors (default outFile: dist/workflow-bundle-tracing.js). */
-  tracing?: boolean;
 }
 
-/** The OpenTelemetry workflow interceptors module (enters the tracing bundle only). */
+/** The OpenTelemetry workflow interceptors module (enters the tracing bundles only). */
 export const TRACING_INTERCEPTORS_MODULE = '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 
-interface ResolvedPaths extends Required<Omit<BundlePaths, 'tracing'>> {
-  interceptorModules: string[];
-}
+type ResolvedPaths = Required<Omit<BundlePaths, 'failureConverterPath'>> & { failureConverterPath?: string };
 
 export interface BundleBuildOptions extends BundlePaths {
   log?: (line: string) => void;
 }
 
-interface Manifest {
+interface Manifest extends BundleVariant {
   workflowsPath: string;
   fingerprint: string;
   builtAt: string;
@@ -70,26 +77,33 @@ export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
 }
 
-export function defaultBundlePath(opts: { tracing?: boolean } = {}): string {
-  return path.join(packageRoot(), 'dist', opts.tracing ? 'workflow-bundle-tracing.js' : 'workflow-bundle.js');
+/** dist/workflow-bundle[-tracing][.<failure converter's file name>].js */
+export function defaultBundlePath({ tracing, failureConverterPath }: BundleVariant = {}): string {
+  const converter = failureConverterPath ? `.${path.parse(failureConverterPath).name}` : '';
+  return path.join(packageRoot(), 'dist', `workflow-bundle${tracing ? '-tracing' : ''}${converter}.js`);
 }
 
-function resolvePaths(p: BundlePaths | ResolvedPaths): ResolvedPaths {
+function resolvePaths(p: BundlePaths): ResolvedPaths {
   const workflowsPath = path.resolve(p.workflowsPath ?? defaultWorkflowsPath());
   const workflowsDir = statSync(workflowsPath).isDirectory() ? workflowsPath : path.dirname(workflowsPath);
-  const tracing = 'tracing' in p && p.tracing === true;
+  const failureConverterPath = p.failureConverterPath ? path.resolve(p.failureConverterPath) : undefined;
+  const variant = { tracing: p.tracing === true, ...(failureConverterPath ? { failureConverterPath } : {}) };
   return {
     workflowsPath,
-    outFile: path.resolve(p.outFile ?? defaultBundlePath({ tracing })),
+    outFile: path.resolve(p.outFile ?? defaultBundlePath(variant)),
     sourceRoot: path.resolve(p.sourceRoot ?? path.dirname(workflowsDir)),
-    interceptorModules:
-      'interceptorModules' in p ? p.interceptorModules : tracing ? [require.resolve(TRACING_INTERCEPTORS_MODULE)] : [],
+    ...variant,
   };
+}
+
+function interceptorModules(p: ResolvedPaths): string[] {
+  return p.tracing ? [require.resolve(TRACING_INTERCEPTORS_MODULE)] : [];
 }
 
 const SOURCE_FILE = /\.(ts|js|mjs|cjs|json)$/;
 
-function sourceFingerprint({ workflowsPath, sourceRoot, interceptorModules }: ResolvedPaths): string {
+function sourceFingerprint(p: ResolvedPaths): string {
+  const { workflowsPath, sourceRoot, failureConverterPath } = p;
   const lines: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -105,7 +119,11 @@ function sourceFingerprint({ workflowsPath, sourceRoot, interceptorModules }: Re
   walk(sourceRoot);
   lines.sort();
   return createHash('sha256')
-    .update(`${workflowsPath}\n${workflowSdkVersion}\n${interceptorModules.join(',')}\n${lines.join('\n')}`)
+    .update(
+      [workflowsPath, workflowSdkVersion, interceptorModules(p).join(','), failureConverterPath ?? '', ...lines].join(
+        '\n',
+      ),
+    )
     .digest('hex');
 }
 
@@ -129,21 +147,29 @@ export function isBundleFresh(paths: BundlePaths = {}): boolean {
 export async function buildWorkflowBundle(opts: BundleBuildOptions = {}): Promise<{ codePath: string; bytes: number }> {
   const p = resolvePaths(opts);
   const fingerprint = sourceFingerprint(p);
-  const tracing = p.interceptorModules.length > 0 ? ' with the tracing interceptors' : '';
-  opts.log?.(`bundling workflows from ${p.workflowsPath}${tracing}`);
+  const converter = p.failureConverterPath ? { failureConverterPath: p.failureConverterPath } : {};
+  const extras = [p.tracing ? 'the tracing interceptors' : '', p.failureConverterPath ?? ''].filter(Boolean);
+  opts.log?.(`bundling workflows from ${p.workflowsPath}${extras.length ? ` with ${extras.join(' and ')}` : ''}`);
   // The bundler's progress report is long; only its warnings and errors are worth a line.
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logger = new DefaultLogger('WARN', ({ level, message }) => log(`workflow bundler ${level}: ${message}`));
   const { code } = await bundleWorkflowCode({
     workflowsPath: p.workflowsPath,
-    workflowInterceptorModules: p.interceptorModules,
+    workflowInterceptorModules: interceptorModules(p),
     logger,
+    ...converter,
   });
   await mkdir(path.dirname(p.outFile), { recursive: true });
   const tmp = `${p.outFile}.${process.pid}.tmp`;
   await writeFile(tmp, code);
   await rename(tmp, p.outFile);
-  const manifest: Manifest = { workflowsPath: p.workflowsPath, fingerprint, builtAt: new Date().toISOString() };
+  const manifest: Manifest = {
+    workflowsPath: p.workflowsPath,
+    tracing: p.tracing,
+    ...converter,
+    fingerprint,
+    builtAt: new Date().toISOString(),
+  };
   await writeFile(`${tmp}.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await rename(`${tmp}.json`, `${p.outFile}.json`);
   const bytes = Buffer.byteLength(code);

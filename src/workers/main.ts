@@ -7,11 +7,12 @@
  *   REELFLOW_PROFILE_<NAME>_{API_KEY,ACCESS_TOKEN} (src/vendor-api/config.ts); webhook signing
  *   secrets from REELFLOW_PROFILE_<NAME>_WEBHOOK_SECRET (src/webhooks/secrets.ts).
  * - reelflow's own settings from REELFLOW_* (./config.ts).
- * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, built
- *   first when missing or stale (./bundle.ts).
+ * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, or the
+ *   variant matching tracing and the codec, built first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
- *   the receiver's client encrypt every payload they write and decrypt what they read.
+ *   the receiver's client encrypt every payload they write (failure messages and stacks
+ *   included) and decrypt what they read.
  * - Metrics (REELFLOW_METRICS_BIND): the SDK's and reelflow's (src/metrics) on one Prometheus endpoint.
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
  *   receiver, the connections, the vendor clients and the span exporter are closed.
@@ -26,7 +27,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
-import { CodecConfigError, codecFromEnv } from '../codec';
+import { CodecConfigError, codecDataConverterOf, codecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
 import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
@@ -153,7 +154,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const log: LogLine = lineLogger(logger);
   const clients = vendorClients(config, env);
   const codec = codecFromEnv(env);
-  const dataConverter = codec ? { payloadCodecs: [codec] } : undefined;
+  const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
   const activities = createActivities(activityDeps(config, clients, webhookSecrets(config, env)));
   // Before any connection: the Runtime is created with the first one.
   const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
@@ -197,9 +198,11 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     }
 
     if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
+    // The bundle that matches this worker: tracing interceptors, the codec's failure converter.
+    const bundleVariant = { tracing: !!tracing, failureConverterPath: dataConverter?.failureConverterPath };
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
-      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, tracing: !!tracing })).codePath } };
+      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, ...bundleVariant })).codePath } };
     const tracingOptions = tracing ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath }) : {};
     const workers = await createReelflowWorkers({
       connection,

@@ -47,8 +47,10 @@ export interface ReelflowWorkersOptions {
   /** All activities (createActivities(deps)); must include `getAsset`. */
   activities: Record<string, ActivityFn>;
   /**
-   * Workflow code. Default: the prebuilt dist/workflow-bundle.js when fresh, else the
-   * workflows module (bundled in memory by the SDK at start).
+   * Workflow code. Default: the prebuilt dist/workflow-bundle.js when fresh (the bundle with
+   * the data converter's failureConverterPath when it has one), else the workflows module
+   * (bundled in memory by the SDK at start, with that converter). A bundle given here must
+   * have been built with the same failureConverterPath.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
   workflowsPath?: string;
@@ -85,8 +87,11 @@ function workflowSource(
     return { workflowBundle: b, described: 'codePath' in b ? `bundle ${b.codePath}` : 'given bundle' };
   }
   if (opts.workflowsPath) return { workflowsPath: opts.workflowsPath, described: opts.workflowsPath };
-  if (isBundleFresh()) {
-    const codePath = defaultBundlePath();
+  // The sandbox must convert failures as the activities do (the codec's converter): its own bundle.
+  const failureConverterPath = opts.workerOptions?.dataConverter?.failureConverterPath;
+  const variant = failureConverterPath ? { failureConverterPath } : {};
+  if (isBundleFresh(variant)) {
+    const codePath = defaultBundlePath(variant);
     return { workflowBundle: { codePath }, described: `prebuilt ${codePath}` };
   }
   const workflowsPath = defaultWorkflowsPath();

@@ -1,6 +1,18 @@
 /** The payload codec's keys and encryption (pure: no server). */
 import { randomBytes } from 'node:crypto';
-import { defaultPayloadConverter, METADATA_ENCODING_KEY, ValueError, type Payload } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  defaultPayloadConverter,
+  METADATA_ENCODING_KEY,
+  ValueError,
+  type Payload,
+} from '@temporalio/common';
+import {
+  decodeOptionalFailureToOptionalError,
+  encodeErrorToFailure,
+} from '@temporalio/common/lib/internal-non-workflow/codec-helpers';
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers';
+import { failureConverter } from '../../src/codec/failure-converter';
 import {
   CodecConfigError,
   codecDataConverter,
@@ -128,5 +140,48 @@ describe('AES-GCM payloads', () => {
     await expect(c.decode([{ ...enc, data }])).rejects.toThrow(/altered/);
     const noId: Payload = { ...enc, metadata: { [METADATA_ENCODING_KEY]: Buffer.from(ENCODING) } };
     await expect(c.decode([noId])).rejects.toThrow(/without an encryption-key-id/);
+  });
+});
+
+describe('failures', () => {
+  const env = { REELFLOW_CODEC_KEYS: `kid1:${K1}` };
+  const failure = () =>
+    ApplicationFailure.create({
+      type: 'GenerationFailed',
+      message: `generation failed for "${PROMPT}"`,
+      nonRetryable: true,
+      details: [{ vendorCode: 'OutputVideoSensitiveContentDetected' }],
+      cause: new Error(`vendor said no to https://media.example.com/x.png?sig=abc`),
+    });
+  const everyText = (v: unknown): string =>
+    JSON.stringify(v, (_k, x: unknown) => (x instanceof Uint8Array ? text(x) : x));
+
+  test("the codec's converter moves messages and stacks, the cause's too, into encrypted payloads", async () => {
+    const converter = loadDataConverter(codecDataConverter(env));
+    expect(converter.failureConverter).toBe(failureConverter);
+    const proto = await encodeErrorToFailure(converter, failure());
+    const shown = everyText(proto);
+    for (const secret of [PROMPT, 'https://', 'sig=abc', 'OutputVideoSensitiveContentDetected']) {
+      expect(shown).not.toContain(secret);
+    }
+    expect([proto.message, proto.cause?.message]).toEqual(['Encoded failure', 'Encoded failure']);
+    expect(text(proto.encodedAttributes?.metadata?.[METADATA_ENCODING_KEY])).toBe(ENCODING);
+    expect(proto.applicationFailureInfo?.type).toBe('GenerationFailed');
+
+    const back = await decodeOptionalFailureToOptionalError(converter, proto);
+    expect(back).toBeInstanceOf(ApplicationFailure);
+    const app = back as ApplicationFailure;
+    expect([app.type, app.nonRetryable, app.message]).toEqual([
+      'GenerationFailed',
+      true,
+      `generation failed for "${PROMPT}"`,
+    ]);
+    expect(app.details).toEqual([{ vendorCode: 'OutputVideoSensitiveContentDetected' }]);
+    expect(app.stack).toContain('codec.test');
+    expect(app.cause?.message).toContain('https://media.example.com/x.png?sig=abc');
+    // Without the keys the SDK says it cannot read it (the CLI turns this into its hint).
+    await expect(decodeOptionalFailureToOptionalError(loadDataConverter(), proto)).rejects.toThrow(
+      `Unknown encoding: ${ENCODING}`,
+    );
   });
 });

@@ -1,21 +1,24 @@
 /**
  * With the payload codec on (real dev server, emulator, callbacks through the receiver):
  * a finished pipeline's raw history, fetched without the codec, holds no prompt and no
- * URL anywhere (payload bytes and the JSON of every event);
+ * URL anywhere (payload bytes and the JSON of every event), and neither does a failed
+ * one's, whose failure messages and stacks are ciphertext too;
  * summaries and details carry neither even decrypted; the CLI with the codec's
- * environment still shows the result; `reelflow codec-server` decrypts a history payload
- * for whoever has the token, after the keys rotated.
+ * environment still shows the result, and the failure with its cause chain and vendor
+ * code; `reelflow codec-server` decrypts a history payload for whoever has the token,
+ * after the keys rotated.
  */
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter, type DataConverter, type Payload } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
-import { codecFromEnv, type EncryptionCodec } from '../../src/codec';
+import { codecDataConverter, codecFromEnv, type EncryptionCodec } from '../../src/codec';
 import { runCli } from '../../src/starters/cli';
 import { startPipeline } from '../../src/starters/pipeline-client';
 import type { PipelineResult } from '../../src/workflows/messages';
 import { cli, ROOT } from '../starters/helpers';
-import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
+import { fullDefinition, startHarness, testBundle, type Harness } from '../workflows/harness';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -25,12 +28,18 @@ const KID2 = randomBytes(32).toString('base64');
 const BEFORE_ROTATION = { REELFLOW_CODEC_KEYS: `kid1:${KID1}` };
 const AFTER_ROTATION = { REELFLOW_CODEC_KEYS: `kid1:${KID1},kid2:${KID2}`, REELFLOW_CODEC_KEY_ID: 'kid2' };
 const TOKEN = 'codec-server-token-0123456789';
+// A private address: reelflow lets it through (allowPrivateHosts), the vendor refuses it.
+const REJECTED_URL = 'http://10.20.30.40/audio/theme.mp3';
+const VENDOR_SAYS = 'URL must be a public http(s) URL reachable by the upstream';
 
 let h: Harness;
 let codec: EncryptionCodec;
+let converter: DataConverter;
 let workflowId: string;
+let failedId: string;
 let result: PipelineResult;
 let histories: History[];
+let failedHistory: History;
 
 async function rawHistory(id: string): Promise<History> {
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
@@ -57,9 +66,21 @@ function texts(value: unknown, out: string[] = []): string[] {
 
 const decodeText = async (p: Payload) => defaultPayloadConverter.fromPayload<string>((await codec.decode([p]))[0]);
 
+/** Every failure in `value` (events' failures and their causes), found by shape. */
+function failures(value: unknown, out: temporal.api.failure.v1.IFailure[] = []): temporal.api.failure.v1.IFailure[] {
+  if (!value || typeof value !== 'object') return out;
+  for (const [k, v] of Object.entries(value)) {
+    if ((k === 'failure' || k === 'cause') && v && typeof v === 'object')
+      out.push(v as temporal.api.failure.v1.IFailure);
+    failures(v, out);
+  }
+  return out;
+}
+
 beforeAll(async () => {
   codec = codecFromEnv(BEFORE_ROTATION)!;
-  h = await startHarness({ callbacks: true, dataConverter: { payloadCodecs: [codec] } });
+  converter = codecDataConverter(BEFORE_ROTATION)!;
+  h = await startHarness({ callbacks: true, dataConverter: converter });
   const base = fullDefinition();
   const generation = base.generation!;
   const definition = {
@@ -67,10 +88,28 @@ beforeAll(async () => {
     options: { allowPrivateHosts: true },
     generation: { ...generation, content: [{ type: 'text' as const, text: PROMPT }, ...generation.content.slice(1)] },
   };
-  const handle = await startPipeline(h.client, definition, { taskQueue: h.taskQueue });
+  // Fails at the assets stage: the vendor rejects the audio's URL (400 InvalidParameter).
+  const failing = {
+    name: 'rejected-media',
+    options: { allowPrivateHosts: true },
+    assets: { group: { name: `rejected-${Date.now()}` }, items: [{ name: 'bgm', url: REJECTED_URL, type: 'Audio' }] },
+    generation: {
+      ...generation,
+      content: [
+        { type: 'text' as const, text: PROMPT },
+        { type: 'audio_url' as const, audio_url: { url: 'ref:asset/bgm' }, role: 'reference_audio' },
+      ],
+    },
+  };
+  const [handle, failed] = await Promise.all([
+    startPipeline(h.client, definition, { taskQueue: h.taskQueue }),
+    startPipeline(h.client, failing, { taskQueue: h.taskQueue }),
+  ]);
   workflowId = handle.workflowId;
-  result = await handle.result();
-  histories = [await rawHistory(workflowId)];
+  failedId = failed.workflowId;
+  [result] = await Promise.all([handle.result(), failed.result().catch(() => undefined)]);
+  failedHistory = await rawHistory(failedId);
+  histories = [await rawHistory(workflowId), failedHistory];
 });
 
 afterAll(() => h?.close());
@@ -84,13 +123,56 @@ test('the pipeline ran through every stage, with the prompt', () => {
 test('the raw history holds no prompt and no URL: not in any payload, not in the JSON of any event', () => {
   const everything = histories.flatMap((hist) => [...texts(hist), JSON.stringify(hist)]);
   expect(everything.length).toBeGreaterThan(100);
-  const needles = [PROMPT, 'http://', 'https://', 'media.example.com', result.erase!.videoUrl];
+  const needles = [PROMPT, 'http://', 'https://', 'media.example.com', result.erase!.videoUrl, REJECTED_URL];
   expect(everything.filter((t) => needles.some((n) => t.includes(n)))).toEqual([]);
   // Inputs and results are encrypted, under the key id of their metadata.
   const started = histories[0].events![0].workflowExecutionStartedEventAttributes!;
   const input = started.input!.payloads![0];
   expect(Buffer.from(input.metadata!.encoding).toString()).toBe('binary/encrypted');
   expect(Buffer.from(input.metadata!['encryption-key-id']).toString()).toBe('kid1');
+});
+
+test('a failed pipeline: every failure message and stack in its raw history is ciphertext', () => {
+  const events = failedHistory.events ?? [];
+  expect(events.at(-1)?.workflowExecutionFailedEventAttributes).toBeTruthy();
+  const found = failures(events);
+  // The activity's (the vendor's answer), the pipeline's and its cause, the stage's.
+  expect(found.length).toBeGreaterThanOrEqual(3);
+  for (const f of found) {
+    expect({ message: f.message, stackTrace: f.stackTrace }).toEqual({ message: 'Encoded failure', stackTrace: '' });
+    expect(Buffer.from(f.encodedAttributes!.metadata!.encoding).toString()).toBe('binary/encrypted');
+  }
+  // The types stay in clear: they are what clients and the workflow match on.
+  expect(found.map((f) => f.applicationFailureInfo?.type)).toEqual(
+    expect.arrayContaining(['PipelineFailed', 'RejectedError']),
+  );
+  const raw = [...texts(failedHistory), JSON.stringify(failedHistory)].join('\n');
+  for (const clear of [VENDOR_SAYS, 'InvalidParameter', 'at async', '.ts:']) expect(raw).not.toContain(clear);
+});
+
+test('the CLI with the keys shows the failure with its cause chain and vendor code; without them, what to set', async () => {
+  const env = { ...process.env, ...AFTER_ROTATION };
+  const shown = await cli(['result', failedId], { env });
+  expect(shown.code).toBe(1);
+  const out = shown.stdout + shown.stderr;
+  expect(out).toMatch(new RegExp(`pipeline ${failedId} failed: .*`));
+  expect(out).toMatch(/caused by: RejectedError: .*InvalidParameter: URL must be a public/);
+  const json = (await cli(['result', failedId, '--json'], { env })).json<{ error: { chain: string[] } }>();
+  expect(json.error.chain.length).toBeGreaterThanOrEqual(3);
+  expect(json.error.chain.join('\n')).toContain(VENDOR_SAYS);
+  expect(json.error.chain.join('\n')).not.toContain('Encoded failure');
+  const plain = await cli(['result', failedId], { env: { ...process.env, REELFLOW_CODEC_KEYS: '' } });
+  expect(plain.code).toBe(1);
+  expect(plain.stderr).toContain('payloads are encrypted: set REELFLOW_CODEC_KEYS');
+  expect(plain.stdout + plain.stderr).not.toContain(VENDOR_SAYS);
+});
+
+test("the failed pipeline's history replays on the codec's bundle", async () => {
+  const history = await h.client.workflow.getHandle(failedId).fetchHistory();
+  await Worker.runReplayHistory(
+    { workflowBundle: await testBundle({ dataConverter: converter }), dataConverter: converter },
+    history,
+  );
 });
 
 test('summaries and details, decrypted, carry neither the prompt nor a URL', async () => {

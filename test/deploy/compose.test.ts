@@ -30,6 +30,20 @@ test('the file is valid with no variable set (the CLI needs no secret)', () => {
   expect(services.worker.environment!.REELFLOW_CALLBACK_SECRET ?? '').toBe('');
 });
 
+test('the payload codec: off (empty) unless set, and the worker and the cli get the same variables', () => {
+  for (const name of ['worker', 'cli']) {
+    const env = services[name].environment!;
+    expect([env.REELFLOW_CODEC_KEYS, env.REELFLOW_CODEC_KEY_ID]).toEqual(['', '']);
+  }
+});
+
+// A worker that would build its bundle at start may find dist/ read-only in the image.
+test('the image prebuilds the bundle of every setting its worker may have (tracing, codec)', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const flags = /build-bundle\.js([^\n&]*)/.exec(dockerfile)?.[1].trim().split(/\s+/);
+  expect(flags).toEqual(expect.arrayContaining(['--tracing', '--codec']));
+});
+
 test('Temporal runs from temporalio/server with matching admin-tools, never the retired auto-setup', () => {
   const images = Object.values(services).map((s) => s.image ?? '');
   expect(images.filter((i) => i.includes('auto-setup'))).toEqual([]);

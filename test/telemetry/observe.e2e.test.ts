@@ -13,7 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expectReplays, fullDefinition, startHarness, type Harness } from '../workflows/harness';
+import { expectReplays, fullDefinition, startHarness, testCodecEnv, type Harness } from '../workflows/harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKER_MAIN = path.join(ROOT, 'dist/src/workers/main.js');
@@ -116,6 +116,7 @@ describe('a pipeline with tracing on', () => {
       PATH: process.env.PATH,
       TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
       TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      ...testCodecEnv(), // REELFLOW_TEST_CODEC=1: tracing and the codec together
     };
     worker = spawn(process.execPath, [WORKER_MAIN], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,8 @@ import { NativeConnection } from '@temporalio/worker';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
+import { FAILURE_CONVERTER_PATH } from '../../src/codec';
+import { defaultBundlePath, ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { getAssetTaskQueue } from '../../src/workflows/messages';
 
@@ -32,6 +33,19 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
   });
   expect(isBundleFresh(paths)).toBe(true);
   expect(await ensureWorkflowBundle({ ...paths, log })).toEqual({ codePath: paths.outFile, built: false });
+  // Tracing and a failure converter make other bundles: their own default paths, never this one's fingerprint.
+  const failureConverterPath = FAILURE_CONVERTER_PATH;
+  for (const variant of [{ tracing: true }, { failureConverterPath }, { tracing: true, failureConverterPath }])
+    expect(isBundleFresh({ ...paths, ...variant })).toBe(false);
+  const names = [{}, { tracing: true }, { failureConverterPath }, { tracing: true, failureConverterPath }].map((v) =>
+    path.basename(defaultBundlePath(v)),
+  );
+  expect(names).toEqual([
+    'workflow-bundle.js',
+    'workflow-bundle-tracing.js',
+    'workflow-bundle.failure-converter.js',
+    'workflow-bundle-tracing.failure-converter.js',
+  ]);
 
   writeFileSync(watched, 'export const a = 22;\n');
   expect(isBundleFresh(paths)).toBe(false);

@@ -2,9 +2,12 @@
  * Test harness for pipelines: the REAL Temporal dev server (started by the global
  * setup), a real worker with the real activities, and the vendor emulator over HTTP.
  * Each harness uses its own task queue and archive folder.
+ *
+ * REELFLOW_TEST_CODEC=1 runs every harness with the payload codec on (a key of this
+ * process), failures encrypted too: e.g. the failure-chain tests against encrypted histories.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +15,8 @@ import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { codecDataConverter } from '../../src/codec';
+import { defaultBundlePath, ensureWorkflowBundle } from '../../src/workers/bundle';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
@@ -43,6 +48,37 @@ export interface HarnessOptions {
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
+const TEST_CODEC_KEYS = `test:${randomBytes(32).toString('base64')}`;
+
+/** The codec's variables of REELFLOW_TEST_CODEC=1 (else none), for the processes a test spawns. */
+export function testCodecEnv(): Record<string, string> {
+  return process.env.REELFLOW_TEST_CODEC === '1' ? { REELFLOW_CODEC_KEYS: TEST_CODEC_KEYS } : {};
+}
+
+/** The converter of REELFLOW_TEST_CODEC=1 (else none). */
+function envDataConverter(): DataConverter | undefined {
+  return codecDataConverter(testCodecEnv());
+}
+
+/** What picks a worker's bundle (src/workers/bundle.ts): tracing, and the converter's failureConverterPath. */
+export interface TestVariant {
+  tracing?: boolean;
+  dataConverter?: DataConverter | undefined;
+}
+
+/**
+ * The bundle a worker of `variant` runs: the global setup's plain one, or the variant's
+ * (built once per test run, beside it).
+ */
+export async function testBundle({ tracing = false, dataConverter }: TestVariant = {}): Promise<{ codePath: string }> {
+  const failureConverterPath = dataConverter?.failureConverterPath;
+  const codePath = process.env.REELFLOW_TEST_BUNDLE!;
+  if (!tracing && !failureConverterPath) return { codePath };
+  const variant = { tracing, ...(failureConverterPath ? { failureConverterPath } : {}) };
+  const outFile = path.join(path.dirname(codePath), path.basename(defaultBundlePath(variant)));
+  return { codePath: (await ensureWorkflowBundle({ ...variant, outFile })).codePath };
+}
+
 export async function startHarness(opts: HarnessOptions = {}) {
   const address = process.env.TEMPORAL_ADDRESS!;
   const apiKey = opts.apiKey ?? 'emu-key';
@@ -57,7 +93,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
   const connection = await Connection.connect({ address });
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const dataConverter = opts.dataConverter ? { dataConverter: opts.dataConverter } : {};
+  const converter = opts.dataConverter ?? envDataConverter();
+  const dataConverter = converter ? { dataConverter: converter } : {};
   const client = new Client({ connection, namespace, ...dataConverter });
   const nativeConnection = await NativeConnection.connect({ address });
   let receiver: CallbackReceiver | undefined;
@@ -89,7 +126,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
     webhookSecretFor: (profile) => (profile === 'default' ? WEBHOOK_SECRET : undefined),
   });
-  const workflowBundle = { codePath: process.env.REELFLOW_TEST_BUNDLE! };
+  const workflowBundle = await testBundle({ dataConverter: converter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
   const makeWorkers = async () =>
     opts.inProcessWorkers === false
@@ -184,6 +221,7 @@ export function spawnWorker(h: Harness, name: string, env: Record<string, string
       REELFLOW_TASK_QUEUE: h.taskQueue,
       REELFLOW_ARCHIVE_DIR: h.archiveRoot,
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
+      ...testCodecEnv(),
       ...callbacks,
       ...env,
     },
@@ -274,9 +312,13 @@ export function post(url: string, body: unknown): Promise<number> {
  */
 export async function expectReplays(handle: WorkflowHandle): Promise<void> {
   const history = await handle.fetchHistory();
+  const converter = envDataConverter();
   // Under its own id: workflow code may derive ids from it (webhook delivery workflows do).
   await Worker.runReplayHistory(
-    { workflowBundle: { codePath: process.env.REELFLOW_TEST_BUNDLE! } },
+    {
+      workflowBundle: await testBundle({ dataConverter: converter }),
+      ...(converter ? { dataConverter: converter } : {}),
+    },
     history,
     handle.workflowId,
   );
