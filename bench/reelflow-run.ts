@@ -61,6 +61,9 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
     if (opts.getAssetRate !== undefined) env.REELFLOW_GETASSET_RATE = String(opts.getAssetRate);
     // REELFLOW_CODEC_KEYS in the bench's environment: workers and client encrypt (its cost is measured).
     Object.assign(env, codecEnv(process.env), opts.workerEnv);
+    // OTEL_EXPORTER_OTLP_ENDPOINT in the bench's environment: workers trace (the tracing bundle's cost).
+    if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT)
+      env.OTEL_EXPORTER_OTLP_ENDPOINT = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     if (ctx.callbacks) {
       const port = await freePort();
       Object.assign(env, {
