@@ -33,6 +33,7 @@ import {
   type PipelineResult,
   type PipelineReuse,
   type PipelineStatus,
+  type ResolveCreateInput,
   type ResolveCreateResult,
   type StageName,
 } from '../workflows/messages';
@@ -393,8 +394,9 @@ export async function pipelineResult(client: Client, workflowId: string): Promis
 }
 
 /**
- * Requests cancellation. The workflow cancels its stage children and ends as cancelled;
- * vendor tasks already created keep running at the vendor (their ids stay in the status).
+ * Requests cancellation. The workflow cancels its activities and timers and ends as
+ * cancelled; vendor tasks already created keep running at the vendor (their ids stay in
+ * the status).
  */
 export async function cancelPipeline(client: Client, workflowId: string): Promise<void> {
   await client.workflow.getHandle(workflowId).cancel();
@@ -402,19 +404,42 @@ export async function cancelPipeline(client: Client, workflowId: string): Promis
 
 /**
  * Answers a pipeline that waits for an operator after an ambiguous create: a task id
- * found in the vendor console, `{ resubmit: true }` or `{ abandon: true }`. Goes to the
- * parent pipeline workflow, which forwards it to the waiting stage. Rejects with
- * WorkflowUpdateFailedError when the workflow refuses it (e.g. nothing is waiting).
+ * found in the vendor console, `{ resubmit: true }` or `{ abandon: true }`, through the
+ * pipeline workflow's `resolveCreate` Update. Rejects with WorkflowUpdateFailedError when
+ * the workflow refuses it (e.g. nothing is waiting).
+ *
+ * An Update that reaches the server while the workflow task in flight fails (the run
+ * continuing as new at that moment, say) is aborted before the workflow sees it, with
+ * FAILED_PRECONDITION: it is sent again, under the same update id, so the server never
+ * applies it twice.
  */
 export async function resolveCreate(
   client: Client,
   workflowId: string,
   decision: CreateDecision,
-  opts: { step?: string } = {},
+  opts: { step?: string; retryDelayMs?: number } = {},
 ): Promise<ResolveCreateResult> {
-  return client.workflow.getHandle(workflowId).executeUpdate(resolveCreateUpdate, {
-    args: [{ decision, ...(opts.step ? { step: opts.step } : {}) }],
-  });
+  const handle = client.workflow.getHandle(workflowId);
+  const updateId = `resolve-${randomBytes(8).toString('hex')}`;
+  const args: [ResolveCreateInput] = [{ decision, ...(opts.step ? { step: opts.step } : {}) }];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle.executeUpdate(resolveCreateUpdate, { args, updateId });
+    } catch (err) {
+      if (attempt >= RESOLVE_ATTEMPTS || !abortedBeforeTheWorkflowSawIt(err)) throw err;
+      await new Promise((r) => setTimeout(r, (opts.retryDelayMs ?? 250) * attempt));
+    }
+  }
+}
+
+const RESOLVE_ATTEMPTS = 5;
+const FAILED_PRECONDITION = 9;
+
+/** Exported for its unit test. */
+export function abortedBeforeTheWorkflowSawIt(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown; details?: unknown; message?: unknown } } | undefined)?.cause;
+  const text = [cause?.details, cause?.message].find((t): t is string => typeof t === 'string') ?? '';
+  return cause?.code === FAILED_PRECONDITION && /workflow task failure/i.test(text);
 }
 
 /** Filters of `listPipelines` / `reelflow list --status`. */

@@ -11,13 +11,13 @@ import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import {
-  resolveCreateUpdate,
   statusQuery,
   vendorCallbackSignal,
   type PipelineInput,
   type PipelineResult,
 } from '../../src/workflows/messages';
 import type { videoPipeline } from '../../src/workflows';
+import { resolveCreate } from '../../src/starters/pipeline-client';
 import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -228,9 +228,8 @@ describe('continue-as-new during the waits of an ambiguous create', () => {
 
     // Again, with the operator's Update sent as the history crosses the limit: whether the
     // old run or the new one takes it, it is answered and applied.
-    const again = await padUntilContinued(handle, () =>
-      handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task } }] }),
-    );
+    // (The library sends it again if the server aborted it with the workflow task it arrived in.)
+    const again = await padUntilContinued(handle, () => resolveCreate(h.client, handle.workflowId, { taskId: task }));
     expect(again.during).toEqual({ stage: 'generation', step: 'generation', accepted: { taskId: task } });
     const result = await handle.result();
     expectOneTask(h, result, task, 'operator');
@@ -252,9 +251,7 @@ describe('continue-as-new during the waits of an ambiguous create', () => {
     // The vendor's genuine callback (proven through the emulator) and the operator's Update, together.
     const [posted, update] = await Promise.all([
       post(callbackUrl(handle), { id: task, status: 'queued' }),
-      handle
-        .executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task } }] })
-        .catch((e: Error) => e.cause ?? e),
+      resolveCreate(h.client, handle.workflowId, { taskId: task }).catch((e: Error) => e.cause ?? e),
     ]);
     expect(posted).toBe(204);
     // Answered either way: accepted (it came first), or refused because the callback had already ended the wait.
