@@ -12,7 +12,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --archive on|off       download generated and erased videos (default on)
   --workers 1|2          reelflow worker processes (default 1)
   --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own)
-  --worker-env K=V       extra REELFLOW_* variable for the workers, repeatable (tuning experiments)
+  --worker-env K=V       extra REELFLOW_* variable or NODE_OPTIONS for the workers, repeatable (tuning)
   --timings FILE         JSON of stage times in ms laid over the defaults, e.g. {"generationRunningMs": 10000}
   --temporal dev|cluster the dev server (default), or the real server on the local PostgreSQL (fresh databases)
   --shards N             history shards of --temporal cluster (default 4)
@@ -146,8 +146,8 @@ export function parseBenchFlags(
   }
   const workerEnv: Record<string, string> = {};
   for (const kv of values['worker-env'] ?? []) {
-    const m = /^(REELFLOW_[A-Z0-9_]+)=(.*)$/.exec(kv);
-    if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value, got "${kv}"`);
+    const m = /^(REELFLOW_[A-Z0-9_]+|NODE_OPTIONS)=(.*)$/.exec(kv);
+    if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value or NODE_OPTIONS=flags, got "${kv}"`);
     if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]))
       throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
     workerEnv[m[1]] = m[2]!;

@@ -181,7 +181,7 @@ function reply(
   res.writeHead(status, headers).end(body);
 }
 
-const VERDICTS: readonly CallbackVerdict[] = ['new', 'duplicate', 'settled', 'mismatch', 'stale', 'limit'];
+const VERDICTS: readonly CallbackVerdict[] = ['new', 'duplicate', 'settled', 'mismatch', 'stale', 'limit', 'passing'];
 /** Retry-After when the stage itself says it takes no more callbacks for the step. */
 const STAGE_LIMIT_RETRY_AFTER_S = 60;
 

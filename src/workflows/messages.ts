@@ -254,7 +254,7 @@ export interface VendorCallbackSignal {
  * attempt this run does not know) are answered 204 without one; `limit` (the step's
  * signal or offer bound is reached) is answered 429.
  */
-export type CallbackVerdict = 'new' | 'duplicate' | 'settled' | 'mismatch' | 'stale' | 'limit';
+export type CallbackVerdict = 'new' | 'duplicate' | 'settled' | 'mismatch' | 'stale' | 'limit' | 'passing';
 
 export const statusQuery = defineQuery<PipelineStatus>('status');
 /** Answered in every state, a failed or cancelled pipeline too (by replay, while its history is kept). */

@@ -8,6 +8,7 @@
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { OfferedTaskKind } from '../../activities/claims';
 import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../messages';
+import { PASSING_STATES } from '../../vendor-api/assumed-values';
 import { failureMessage } from './failures';
 import {
   describeOffers,
@@ -211,6 +212,21 @@ export class CallbackBook {
     const offer = a.offers.get(id);
     if (offer) return offer.state === 'unchecked' ? 'new' : 'duplicate';
     return a.offers.size >= MAX_OFFERS_PER_ATTEMPT ? 'limit' : 'new';
+  }
+
+  /**
+   * The receiver's question before it signals: verdict(), except that a callback naming a
+   * state its known task passes through (running, QUEUED…) is `passing`, no news to a poll
+   * that waits for the end, and is not signalled. Only the query answers so (a query writes
+   * no history): a signal that still arrives is judged by verdict(), as recorded runs were.
+   */
+  askedVerdict(raw: unknown): CallbackVerdict {
+    const verdict = this.verdict(raw);
+    const cb = normalize(raw);
+    if (verdict !== 'new' || cb?.taskId === undefined || cb.status === undefined) return verdict;
+    const a = this.attempts.get(keyOf(cb.step, cb.attempt));
+    const passing = a && a.kind !== 'assetGroup' && cb.taskId === a.taskId && PASSING_STATES[a.kind].includes(cb.status);
+    return passing ? 'passing' : verdict;
   }
 
   /** The signal handler: counts every signal, acts only on `new` ones. */

@@ -92,7 +92,7 @@ export class PipelineRuntime {
     });
     setHandler(statusQuery, () => this.status);
     setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
-    setHandler(callbackVerdictQuery, (cb) => this.book.verdict(cb));
+    setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
       validator: (input: ResolveCreateInput) => this.validate(input),
     });
