@@ -225,7 +225,8 @@ export class CallbackBook {
     const cb = normalize(raw);
     if (verdict !== 'new' || cb?.taskId === undefined || cb.status === undefined) return verdict;
     const a = this.attempts.get(keyOf(cb.step, cb.attempt));
-    const passing = a && a.kind !== 'assetGroup' && cb.taskId === a.taskId && PASSING_STATES[a.kind].includes(cb.status);
+    const passing =
+      a && a.kind !== 'assetGroup' && cb.taskId === a.taskId && PASSING_STATES[a.kind].includes(cb.status);
     return passing ? 'passing' : verdict;
   }
 
