@@ -38,7 +38,7 @@ export interface BenchFlags {
   outDir: string;
   keep: boolean;
   cpuProfile: boolean;
-  /** Extra REELFLOW_* variables for the worker processes. */
+  /** Extra REELFLOW_* variables (and NODE_OPTIONS) for the worker processes. */
   workerEnv: Record<string, string>;
   /** Where the dev server keeps its SQLite database. */
   temporalDb: 'file' | 'memory';

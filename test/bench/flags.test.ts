@@ -22,6 +22,18 @@ describe('bench flags', () => {
     expect(f.shards).toBe(8);
   });
 
+  test('--worker-env: REELFLOW_* and NODE_OPTIONS pass, credentials and other variables are refused', () => {
+    const f = parseBenchFlags([
+      '--worker-env',
+      'REELFLOW_MAX_CACHED_WORKFLOWS=60',
+      '--worker-env',
+      'NODE_OPTIONS=--max-semi-space-size=4',
+    ]);
+    expect(f.workerEnv).toEqual({ REELFLOW_MAX_CACHED_WORKFLOWS: '60', NODE_OPTIONS: '--max-semi-space-size=4' });
+    expect(() => parseBenchFlags(['--worker-env', 'PATH=/tmp'])).toThrow(/NODE_OPTIONS=flags/);
+    expect(() => parseBenchFlags(['--worker-env', 'REELFLOW_CALLBACK_SECRET=x'])).toThrow(/set by the bench/);
+  });
+
   test('stages keep pipeline order whatever the order given', () => {
     const f = parseBenchFlags(['--stages', 'erase,generation', '--callbacks', 'on', '--pipelines', '1000']);
     expect(f.workload.stages).toEqual(['generation', 'erase']);
