@@ -250,8 +250,9 @@ export interface VendorCallbackSignal {
 /**
  * What a stage does with a callback, asked by the receiver BEFORE it signals (a query
  * writes no history): `new` is worth a signal; `duplicate` (already had), `settled` (the
- * step is done), `mismatch` (names another task than this attempt's) and `stale` (an
- * attempt this run does not know) are answered 204 without one; `limit` (the step's
+ * step is done), `mismatch` (names another task than this attempt's), `stale` (an
+ * attempt this run does not know) and `passing` (a state the attempt's known task passes
+ * through on the way to its end) are answered 204 without one; `limit` (the step's
  * signal or offer bound is reached) is answered 429.
  */
 export type CallbackVerdict = 'new' | 'duplicate' | 'settled' | 'mismatch' | 'stale' | 'limit' | 'passing';
