@@ -38,11 +38,15 @@ export interface DevServer {
 
 /**
  * One read/write partition per task queue: a task-queue rate limit is then enforced by
- * one matcher, exactly, instead of being split across partitions.
+ * one matcher, exactly, instead of being split across partitions. Eager activities: an
+ * activity the workflow schedules on its own task queue comes back with the workflow
+ * task's completion, without a trip through matching (the GetAsset queues are other
+ * queues, so their rate limit still applies). The same settings: deploy/dynamicconfig.yaml.
  */
 export const DEV_DYNAMIC_CONFIG: Record<string, unknown> = {
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
+  'system.enableActivityEagerExecution': true,
 };
 
 /**
