@@ -1,4 +1,4 @@
-import { GetAssetPacer, IntervalGate, livePollers } from '../../src/workers/getasset-pacer';
+import { GetAssetPacer, IntervalGate, JOIN_MARGIN_MS, livePollers } from '../../src/workers/getasset-pacer';
 
 describe('livePollers', () => {
   test('distinct identities seen within the live window of the newest poll, this process always counted', () => {
@@ -58,6 +58,27 @@ describe('GetAssetPacer', () => {
     fail = true;
     await pacer.refresh(['p']);
     expect(pacer.intervalMs('p')).toBe(200);
+  });
+
+  test('a process that has just started sends nothing until the others have counted it', async () => {
+    const pacer = new GetAssetPacer({
+      ratePerSecond: 20,
+      identity: 'me',
+      describe: () => Promise.resolve([]),
+      refreshMs: 100,
+    });
+    const paced = pacer.wrap((_input: { profile: string }) => Promise.resolve(performance.now()));
+    const t = performance.now();
+    pacer.start(['p']);
+    try {
+      const first = await paced({ profile: 'p' });
+      expect(first - t).toBeGreaterThanOrEqual(100 + JOIN_MARGIN_MS - 5); // the others' refresh, and the margin
+      const next = performance.now();
+      await paced({ profile: 'p' });
+      expect(performance.now() - next).toBeLessThan(100); // then only the spacing (50 ms)
+    } finally {
+      pacer.stop();
+    }
   });
 
   test('wrap: each profile has its own gate', async () => {
