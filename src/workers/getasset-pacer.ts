@@ -12,7 +12,7 @@
  *
  * Across processes: each process takes an equal share. The number of processes is read
  * from the server (DescribeTaskQueue: distinct poller identities on the profile's GetAsset
- * queue seen recently, plus this one), refreshed every few seconds. A dead process still
+ * queue seen recently, plus this one), refreshed every second. A dead process still
  * counts until its poller ages out: slower, never faster. A process that has just joined
  * is seen by the others at their next refresh, so it sends nothing before then: until that
  * hold, the others would still take the whole rate (seen live: two workers started together,
