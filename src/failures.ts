@@ -35,7 +35,10 @@ export const FailureType = {
   VendorConfigError: 'VendorConfigError',
 
   // ---- the definition
-  /** The pipeline's definition (or a rerun's `reuse`) fails validation (the workflow's own check, before any vendor call). */
+  /**
+   * The pipeline's definition (or a rerun's `reuse`, or a `resume` that no continue-as-new
+   * of this workflow handed over) fails validation (the workflow's own check, before any vendor call).
+   */
   InvalidDefinition: 'InvalidDefinition',
 
   // ---- stage failures: raised by the workflow's stages, the cause of PipelineFailed
@@ -63,6 +66,12 @@ export const FailureType = {
   AmbiguousCreate: 'AmbiguousCreate',
   /** An operator abandoned a create whose outcome was unknown. */
   CreateAbandoned: 'CreateAbandoned',
+  /**
+   * `resolveCreate`: the task id an operator typed fails the proof (unknown at the vendor, of
+   * another kind, created outside the attempt, claimed by another run). Fails the Update only:
+   * the pipeline goes on waiting.
+   */
+  TaskIdRefused: 'TaskIdRefused',
   /** A task id the create issued is still "not found" after the read-after-write grace. */
   TaskUnknownAtVendor: 'TaskUnknownAtVendor',
   /** A status query failed in a way no retry can fix (rejected, unauthorized, forbidden, …). */

@@ -6,6 +6,7 @@
 import { createArchiveActivities } from './archive';
 import { createClaimActivities } from './claims';
 import { createDefinitionActivities } from './definition';
+import { createPreviousRunActivities } from './previous-run';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
@@ -13,12 +14,14 @@ import { createWebhookActivities } from './webhook';
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
 export type { OfferedTaskFacts, OfferedTaskKind } from './claims';
+export type { PreviousRunFacts } from './previous-run';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createVendorActivities(deps),
     ...createClaimActivities(deps),
     ...createDefinitionActivities(deps),
+    ...createPreviousRunActivities(),
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
       ...(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),

@@ -35,8 +35,9 @@ import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
-import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
+import { LOCAL_QUERIES_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
+import { refusedResume } from './lib/resume-check';
 import { NOTIFY_PATCH, Notifier } from './notify';
 import type { StageCommon } from './lib/stage-common';
 
@@ -48,8 +49,11 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // Same reason: decided here, not after the definition's local activity, whose result a
   // replay may hand over in an earlier workflow task than the original run saw it.
   const notifying = patched(NOTIFY_PATCH);
+  const provesOperatorIds = patched(RESOLVE_PROOF_PATCH);
+  const refused = await refusedResume(input.resume);
+  const resume = refused ? undefined : input.resume;
   const pipelineId = workflowInfo().workflowId;
-  const result: PipelineResult = input.resume?.result ?? {
+  const result: PipelineResult = resume?.result ?? {
     pipelineId,
     vendorTasks: [],
     archived: [],
@@ -60,22 +64,25 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // What `rerun` reuses; a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({ definition: input.definition, result }));
   // Handlers first: the status query answers while the definition is being validated.
-  const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
+  const rt = new PipelineRuntime(resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
     continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
   );
+  rt.provesOperatorIds = provesOperatorIds;
   let def: PipelineDefinition;
   try {
+    if (refused) throw refused; // a forged `resume`: fails before any vendor call
     def = await validated(input);
   } catch (err) {
     await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
     throw err;
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
+  rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
   const notifier = notifying ? Notifier.of(rt, def) : undefined;
   if (notifier) rt.onWait = (w) => notifier.waiting(w);
-  if (!input.resume) skipDisabled(rt, def);
+  if (!resume) skipDisabled(rt, def);
   try {
-    if (input.reuse && !input.resume) await reuseOutputs(rt, def, input.reuse, result);
+    if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result);
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;

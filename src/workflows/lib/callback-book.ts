@@ -6,7 +6,7 @@
  * signals: that query and the signal handler apply the same rule, verdict().
  */
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
-import type { OfferedTaskKind } from '../../activities/claims';
+import type { OfferedTaskFacts, OfferedTaskKind } from '../../activities/claims';
 import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../messages';
 import { PASSING_STATES } from '../../vendor-api/assumed-values';
 import { failureMessage } from './failures';
@@ -16,6 +16,7 @@ import {
   judgeOffer,
   MAX_OFFERS_PER_ATTEMPT,
   MAX_SIGNALS_PER_STEP,
+  type AttemptWindow,
   type Offer,
   type OfferExpectation,
 } from './offers';
@@ -291,13 +292,8 @@ export class CallbackBook {
       return true;
     }
     const proof = a.proof;
-    this.host.count(proof.endpoint);
-    this.lastQuery.set(a.step, Date.now());
     try {
-      const facts = await queries.inspectOfferedTask.executeWithOptions(
-        { ...QUERY_OPTIONS, summary: this.host.summary(`check ${proof.kind} task ${offer.id}, offered by a callback`) },
-        [{ profile: proof.profile, kind: proof.kind, taskId: offer.id, exclude: ownWorkflowIds() }],
-      );
+      const facts = await this.inspect(a, proof, offer.id, 'offered by a callback');
       this.conclude(
         a,
         offer,
@@ -310,6 +306,37 @@ export class CallbackBook {
       this.host.offersChanged(a.step, a.attempt);
       return !isCancellation(err);
     }
+  }
+
+  /** One activity: what the vendor answers for `taskId` and which other pipelines claim it. */
+  private inspect(a: Attempt, proof: ProofSpec, taskId: string, by: string): Promise<OfferedTaskFacts> {
+    this.host.count(proof.endpoint);
+    this.lastQuery.set(a.step, Date.now());
+    return queries.inspectOfferedTask.executeWithOptions(
+      { ...QUERY_OPTIONS, summary: this.host.summary(`check ${proof.kind} task ${taskId}, ${by}`) },
+      [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds() }],
+    );
+  }
+
+  // ---- a task id an operator gives (resolveCreate): the same facts, judged by operator-proof.ts
+
+  /**
+   * The facts for an operator's task id for this attempt, with what its create asked for and
+   * its window; or why it is refused unqueried. Records no offer: the Update answers the operator.
+   */
+  async operatorFacts(
+    step: string,
+    attempt: number,
+    taskId: string,
+  ): Promise<{ refused: string } | { facts: OfferedTaskFacts; expect: OfferExpectation; window: AttemptWindow }> {
+    const a = this.attempts.get(keyOf(step, attempt));
+    const owner = this.host.stepOwning(taskId);
+    const unqueried =
+      (a?.proof ? undefined : `step ${step} has no check for a task id; resubmit or abandon`) ??
+      (owner !== undefined ? `task ${printable(taskId, 130)} is already the task of step ${owner}` : undefined);
+    if (unqueried !== undefined || !a?.proof) return { refused: unqueried ?? 'no proof' };
+    const facts = await this.inspect(a, a.proof, taskId, 'given by an operator');
+    return { facts, expect: a.proof.expect, window: { fromMs: a.fromMs, toMs: a.toMs ?? Date.now() } };
   }
 
   private conclude(a: Attempt, offer: Offer, reasons: string[]): void {

@@ -8,7 +8,9 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   condition,
+  isCancellation,
   log,
   patched,
   setCurrentDetails,
@@ -35,6 +37,10 @@ import { STAGE, STATUS, VENDOR_TASK_IDS } from '../search-attributes';
 import { CallbackBook, type BookCarry, type ProofSpec } from './callback-book';
 import { renderDetails } from './details';
 import { TASK_ID_PATTERN } from './offers';
+import { operatorRefusal } from './operator-proof';
+import { DEFAULT_NOT_FOUND_GRACE_MS } from './poll';
+import { failureMessage } from './failures';
+import { FailureType } from '../../failures';
 import { printable } from './printable';
 import { summaryOf } from './summaries';
 
@@ -69,6 +75,15 @@ export class PipelineRuntime {
    */
   /** Continue as new past this many history events (or when the server suggests it). */
   historyLimit = Number.POSITIVE_INFINITY;
+
+  /**
+   * An operator's task id is proven before it is accepted (patch `resolve-proof`, decided in
+   * the pipeline's first workflow task); runs recorded before accepted it unchecked.
+   */
+  provesOperatorIds = false;
+
+  /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
+  notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
   /** @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns */
   constructor(
@@ -327,10 +342,41 @@ export class PipelineRuntime {
 
   private async resolve(input: ResolveCreateInput): Promise<ResolveCreateResult> {
     const waiting = this.status.waiting!;
+    if (this.provesOperatorIds && 'taskId' in input.decision)
+      await this.proveOperatorId(waiting, input.decision.taskId);
     this.decisions.set(waiting.step, input.decision);
     await condition(() => this.status.waiting?.step !== waiting.step);
     log.info(`operator decision for ${printable(waiting.step)} taken`);
     return { stage: waiting.stage, step: waiting.step, accepted: input.decision };
+  }
+
+  /**
+   * The operator's task id passes the offers' proof, or the Update fails with TaskIdRefused
+   * saying why; the wait goes on either way (the operator can answer again).
+   */
+  private async proveOperatorId(waiting: PendingDecision, taskId: string): Promise<void> {
+    let why: string | undefined;
+    try {
+      const checked = await this.book.operatorFacts(waiting.step, waiting.attempt, taskId);
+      why =
+        'refused' in checked
+          ? checked.refused
+          : operatorRefusal({ taskId, ...checked, notFoundGraceMs: this.notFoundGraceMs, nowMs: Date.now() });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      why = `task ${printable(taskId, 130)} could not be checked (${printable(failureMessage(err), 160)}); try again`;
+    }
+    const w = this.status.waiting;
+    // The wait may have ended (a callback's task proven) or been answered while the id was checked.
+    if (
+      why === undefined &&
+      (w?.step !== waiting.step || w.attempt !== waiting.attempt || this.decisions.has(w.step))
+    ) {
+      why = `step ${waiting.step} attempt ${waiting.attempt} was decided while task ${printable(taskId, 130)} was checked`;
+    }
+    if (why === undefined) return;
+    log.warn(`operator's task id for ${printable(waiting.step)} refused: ${why}`);
+    throw ApplicationFailure.create({ type: FailureType.TaskIdRefused, message: why, nonRetryable: true });
   }
 
   /**

@@ -95,6 +95,9 @@ const localQueries = proxyLocalActivities<ReelflowActivities>(LOCAL_QUERY_OPTION
 export type LocalQuery =
   'reviewGetTask' | 'generationGet' | 'eraseGet' | 'listAssetsPage' | 'getAssetGroup' | 'listAssetGroups';
 
+/** Marks runs that prove an operator's task id (resolveCreate) before accepting it; runs recorded before did not. */
+export const RESOLVE_PROOF_PATCH = 'resolve-proof';
+
 /** Marks runs that query the vendor with local activities; runs recorded before keep regular ones. */
 export const LOCAL_QUERIES_PATCH = 'local-queries';
 
