@@ -66,12 +66,6 @@ export const FailureType = {
   AmbiguousCreate: 'AmbiguousCreate',
   /** An operator abandoned a create whose outcome was unknown. */
   CreateAbandoned: 'CreateAbandoned',
-  /**
-   * `resolveCreate`: the task id an operator typed fails the proof (unknown at the vendor, of
-   * another kind, created outside the attempt, claimed by another run). Fails the Update only:
-   * the pipeline goes on waiting.
-   */
-  TaskIdRefused: 'TaskIdRefused',
   /** A task id the create issued is still "not found" after the read-after-write grace. */
   TaskUnknownAtVendor: 'TaskUnknownAtVendor',
   /** A status query failed in a way no retry can fix (rejected, unauthorized, forbidden, …). */
@@ -80,6 +74,12 @@ export const FailureType = {
   VendorTaskDeadline: 'VendorTaskDeadline',
   /** Rerun: a reused output (the generated video URL, an asset's signed URL) has expired and cannot be refreshed. */
   ReusedOutputExpired: 'ReusedOutputExpired',
+  /**
+   * `resolveCreate`: the task id an operator typed fails the proof (unknown at the vendor, of
+   * another kind, created outside the attempt, claimed by another run). Fails the Update only:
+   * the pipeline goes on waiting.
+   */
+  TaskIdRefused: 'TaskIdRefused',
 
   // ---- the pipeline
   /** The pipeline failed; its cause is the stage's failure. */

@@ -50,6 +50,7 @@ export {
   type ListStatus,
   type PipelineSummary,
 } from './starters/pipeline-client';
+export { ResolveRefusedError } from './starters/resolve-refused';
 
 // Batches (one pipeline per JSON line, tagged ReelflowBatch) and schedules (Temporal Schedules).
 export {

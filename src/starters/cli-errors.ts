@@ -13,6 +13,7 @@ import { DefinitionFileError } from './definition-file';
 import { failureChain } from './pipeline-client';
 import { renderFailure } from './progress';
 import { RerunRefusedError } from './rerun';
+import { ResolveRefusedError } from './resolve-refused';
 
 export interface ErrorReport {
   code: number;
@@ -92,6 +93,20 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
         message: err.message,
         pipelineId: err.pipelineId,
         ...(err.output ? { output: err.output } : {}),
+      },
+    };
+  }
+  if (err instanceof ResolveRefusedError) {
+    // The workflow's own reason, e.g. why a task id failed the proof; the pipeline still waits.
+    return {
+      code: EXIT.failed,
+      kind: 'refused',
+      lines: [`reelflow: resolve refused: ${err.message}`],
+      doc: {
+        kind: 'refused',
+        message: err.message,
+        workflowId: err.workflowId,
+        ...(err.type ? { type: err.type } : {}),
       },
     };
   }

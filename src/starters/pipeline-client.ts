@@ -39,6 +39,7 @@ import {
 } from '../workflows/messages';
 import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
+import { asResolveRefused } from './resolve-refused';
 
 /** Workflow type name of the parent pipeline workflow (src/workflows: `videoPipeline`). */
 export const PIPELINE_WORKFLOW_TYPE = 'videoPipeline';
@@ -405,8 +406,10 @@ export async function cancelPipeline(client: Client, workflowId: string): Promis
 /**
  * Answers a pipeline that waits for an operator after an ambiguous create: a task id
  * found in the vendor console, `{ resubmit: true }` or `{ abandon: true }`, through the
- * pipeline workflow's `resolveCreate` Update. Rejects with WorkflowUpdateFailedError when
- * the workflow refuses it (e.g. nothing is waiting).
+ * pipeline workflow's `resolveCreate` Update. Rejects with ResolveRefusedError (a
+ * WorkflowUpdateFailedError whose message is the workflow's reason) when the workflow
+ * refuses it: nothing is waiting, a malformed decision, or a task id that fails the proof
+ * (type TaskIdRefused; the pipeline goes on waiting, answer again).
  *
  * An Update that reaches the server while the workflow task in flight fails (the run
  * continuing as new at that moment, say) is aborted before the workflow sees it, with
@@ -426,7 +429,7 @@ export async function resolveCreate(
     try {
       return await handle.executeUpdate(resolveCreateUpdate, { args, updateId });
     } catch (err) {
-      if (attempt >= RESOLVE_ATTEMPTS || !abortedBeforeTheWorkflowSawIt(err)) throw err;
+      if (attempt >= RESOLVE_ATTEMPTS || !abortedBeforeTheWorkflowSawIt(err)) throw asResolveRefused(workflowId, err);
       await new Promise((r) => setTimeout(r, (opts.retryDelayMs ?? 250) * attempt));
     }
   }
