@@ -240,6 +240,19 @@ describe('resolve through the CLI', () => {
     );
     expect(waiting.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(id);
 
+    // A task id the vendor does not know is refused in the workflow's own words; the pipeline waits on.
+    const bogus = await cli(['resolve', id, '--task-id', 'bogus-id']);
+    expect(bogus.code).toBe(1);
+    expect(bogus.stdout).toBe('');
+    expect(bogus.stderr).toMatch(
+      /^reelflow: resolve refused: task bogus-id is not found at the vendor yet \(it may lag just after a create\); try again in \d+ s\n$/,
+    );
+    expect(bogus.stderr).not.toContain('WorkflowUpdateFailedError');
+    const bogusJson = await cli(['resolve', id, '--task-id', 'bogus-id', '--json']);
+    expect(bogusJson.code).toBe(1);
+    expect(bogusJson.json().error).toMatchObject({ kind: 'refused', type: 'TaskIdRefused', workflowId: id });
+    expect((await cli(['status', id, '--json'])).json()).toMatchObject({ state: 'waiting-operator' });
+
     const taskId = h.emulator.inspect().generationTasks[0].id;
     const resolved = await cli(['resolve', id, '--task-id', taskId, '--json']);
     expect(resolved.code).toBe(0);

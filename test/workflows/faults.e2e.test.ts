@@ -3,6 +3,7 @@
  * should, and the emulator's inspection shows no duplicate vendor task.
  */
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { rejection, startHarness, type Harness, waitForStatus } from './harness';
@@ -172,6 +173,42 @@ describe('faults without callbacks', () => {
     expect(result.generation?.taskId).toBe(task.id);
     expect(h.emulator.inspect().generationTasks).toHaveLength(1);
     expect(result.vendorTasks.find((t) => t.kind === 'generation')?.via).toBe('operator');
+  });
+
+  test("an operator's task id is proven: malformed and unknown ids are refused, the pipeline waits on, the real one completes it", async () => {
+    h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+    const handle = await h.start(generationOnly());
+    await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+    const [task] = h.emulator.inspect().generationTasks; // the task the ambiguous create did make
+
+    // The validator refuses what it sees without I/O: nothing reaches the handler.
+    const malformed = await rejection(
+      handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: "x' OR '1'='1" } }] }),
+      WorkflowUpdateFailedError,
+    );
+    expect(malformed.cause?.message).toMatch(/^decision.taskId: /);
+
+    // Well formed but unknown at the vendor (within the read-after-write grace): refused, says when to retry.
+    const unknown = await rejection(
+      handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'cgt-bogus-id' } }] }),
+      WorkflowUpdateFailedError,
+    );
+    expect(unknown.cause).toBeInstanceOf(ApplicationFailure);
+    expect((unknown.cause as ApplicationFailure).type).toBe('TaskIdRefused');
+    expect(unknown.cause?.message).toMatch(/^task cgt-bogus-id is not found at the vendor yet .*; try again in \d+ s$/);
+    const still = await handle.query(statusQuery);
+    expect(still.state).toBe('waiting-operator');
+    expect(still.stages.generation.state).toBe('running');
+    expect(still.vendorTasks).toEqual([]);
+
+    // The real task passes the same proof as a callback's offer and ends the wait.
+    const accepted = await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
+    expect(accepted.accepted).toEqual({ taskId: task.id });
+    const result = await handle.result();
+    expect(result.generation?.taskId).toBe(task.id);
+    expect(result.vendorTasks.find((t) => t.kind === 'generation')?.via).toBe('operator');
+    expect(result.calls['generation.create']).toBe(1);
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
   });
 
   test('ambiguous create where nothing was created: the operator says resubmit, exactly one task results', async () => {
