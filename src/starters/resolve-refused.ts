@@ -25,5 +25,6 @@ Object.defineProperty(ResolveRefusedError.prototype, 'name', { value: 'ResolveRe
 /** The refusal as a ResolveRefusedError; any other error as it came. */
 export function asResolveRefused(workflowId: string, err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err;
-  return new ResolveRefusedError(workflowId, err.cause.message, err.cause.type ?? undefined, err);
+  // Same cause as the SDK's error (the workflow's ApplicationFailure): callers reading `err.cause` still find it.
+  return new ResolveRefusedError(workflowId, err.cause.message, err.cause.type ?? undefined, err.cause);
 }

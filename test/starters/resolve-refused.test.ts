@@ -14,6 +14,7 @@ test('the CLI prints the reason and exits 1; --json names the type', () => {
   const err = asResolveRefused('p-1', sdk);
   expect(err).toBeInstanceOf(ResolveRefusedError);
   expect(err).toBeInstanceOf(WorkflowUpdateFailedError); // callers that catch the SDK's class still do
+  expect((err as ResolveRefusedError).cause).toBe(sdk.cause);
   const report = reportError(err);
   expect(report.code).toBe(1);
   expect(report.lines).toEqual([`reelflow: resolve refused: ${REASON}`]);
