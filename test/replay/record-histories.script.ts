@@ -94,7 +94,8 @@ test('record replay histories', async () => {
     await rerun.result();
     save('rerun', rerun.workflowId);
 
-    // 2. An ambiguous paid create resolved by the operator Update.
+    // 2. An ambiguous paid create resolved by the operator Update: an unknown task id first,
+    //    refused by the proof (TaskIdRefused, the wait goes on), then the real one, proven.
     h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
     const ask = await h.start({
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'ask' }] },
@@ -102,6 +103,14 @@ test('record replay histories', async () => {
     });
     await until(h, ask, (s) => s.state === 'waiting-operator');
     const [task] = h.emulator.inspect().generationTasks.slice(-1);
+    const bogus = ask.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'cgt-unknown' } }] });
+    if (
+      await bogus.then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new Error('"ask": an unknown task id was accepted');
     await ask.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
     await ask.result();
     save('ask', ask.workflowId);
