@@ -196,6 +196,16 @@ describe('faults without callbacks', () => {
     expect(unknown.cause).toBeInstanceOf(ApplicationFailure);
     expect((unknown.cause as ApplicationFailure).type).toBe('TaskIdRefused');
     expect(unknown.cause?.message).toMatch(/^task cgt-bogus-id is not found at the vendor yet .*; try again in \d+ s$/);
+    // A task the vendor knows, but not of this create (another model): refused, naming the fact.
+    const decoy = (await h.vendor.generation.create({ model: 'video-model-2', content: [{ type: 'text', text: 'd' }] }))
+      .id;
+    const other = await rejection(
+      handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: decoy } }] }),
+      WorkflowUpdateFailedError,
+    );
+    expect(other.cause?.message).toContain(
+      `task ${decoy} is refused: its model is video-model-2, this create asked for video-model-1`,
+    );
     const still = await handle.query(statusQuery);
     expect(still.state).toBe('waiting-operator');
     expect(still.stages.generation.state).toBe('running');
@@ -208,7 +218,7 @@ describe('faults without callbacks', () => {
     expect(result.generation?.taskId).toBe(task.id);
     expect(result.vendorTasks.find((t) => t.kind === 'generation')?.via).toBe('operator');
     expect(result.calls['generation.create']).toBe(1);
-    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    expect(h.emulator.inspect().generationTasks.filter((t) => t.id !== decoy)).toHaveLength(1);
   });
 
   test('ambiguous create where nothing was created: the operator says resubmit, exactly one task results', async () => {
