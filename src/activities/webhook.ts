@@ -78,6 +78,21 @@ function guardsOf(opts: WebhookActivitiesOptions) {
   return (host: string): AddressGuard => (allowance.hosts.includes(host.toLowerCase()) ? open : listed);
 }
 
+/**
+ * Reads the answer's body (up to 64 KiB, then drops the connection) so that the deadline
+ * covers it: undici's dump() resolves quietly when the signal aborts it.
+ */
+async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<void> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > 64 * 1024) {
+      body.destroy();
+      return;
+    }
+  }
+}
+
 export function createWebhookActivities(opts: WebhookActivitiesOptions = {}) {
   const guardFor = guardsOf(opts);
   const deadlineMs = opts.deadlineMs ?? DEFAULT_WEBHOOK_DEADLINE_MS;
@@ -108,7 +123,7 @@ export function createWebhookActivities(opts: WebhookActivitiesOptions = {}) {
           signal: AbortSignal.any([Context.current().cancellationSignal, deadline]),
         });
         status = res.statusCode;
-        await res.body.dump({ limit: 64 * 1024 });
+        await drain(res.body);
       } catch (err) {
         const refusal = addressRefusalIn(err);
         if (refusal) throw refused(`webhook ${origin}: ${refusal.message} (not in REELFLOW_NOTIFY_ALLOW_PRIVATE)`);
