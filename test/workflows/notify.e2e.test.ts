@@ -2,7 +2,10 @@
  * Completion webhooks end to end: real dev server, real worker, the emulator over HTTP, and
  * a receiver that verifies each delivery with verifyWebhook. Every event is delivered once
  * to the receiver's logic despite retries, a late replay is refused, a down endpoint never
- * holds up or fails the pipeline, and a loopback target needs the opt-in.
+ * holds up or fails the pipeline. Trust boundaries: a private target only where the worker's
+ * allow-list covers it (not by the definition's allowPrivateHosts), the worker's default URL
+ * never in history, endpoint secrets and rotation, and a raw start of the delivery workflow
+ * with a made-up event signs and sends nothing.
  */
 import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -15,10 +18,12 @@ import {
   statusQuery,
   vendorCallbackSignal,
   type NotificationRecord,
+  type WebhookEvent,
 } from '../../src/workflows/messages';
 import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
 import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';
+import { verifyWebhook } from '../../src/webhooks/signing';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000 };
 
@@ -36,16 +41,42 @@ async function refusedPort(): Promise<number> {
   return port;
 }
 
+/** An endpoint's own secret while it is rotated: the worker signs with both. */
+const ORDERS = `whsec_${Buffer.from('orders-endpoint-secret-key').toString('base64')}`;
+const ORDERS_NEXT = `whsec_${Buffer.from('orders-endpoint-next-secret').toString('base64')}`;
+
 let h: Harness;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+/** The worker's default URL (REELFLOW_NOTIFY_URL), with a token in its query. */
+let workerDefault: Awaited<ReturnType<typeof startWebhookReceiver>>;
+/** On 127.0.0.2: loopback, but not in the worker's allow-list (127.0.0.1). */
+let unlisted: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let orders: Awaited<ReturnType<typeof startWebhookReceiver>>;
 beforeAll(async () => {
-  h = await startHarness({ emulator: { profile: quick } });
   receiver = await startWebhookReceiver(WEBHOOK_SECRET);
+  workerDefault = await startWebhookReceiver(WEBHOOK_SECRET);
+  unlisted = await startWebhookReceiver(WEBHOOK_SECRET, '127.0.0.2');
+  orders = await startWebhookReceiver(ORDERS);
+  h = await startHarness({
+    emulator: { profile: quick },
+    notify: {
+      allowPrivate: '127.0.0.1',
+      defaultUrl: workerDefault.url.replace('token=abc', 'token=worker-s3cret-token'),
+      endpointSecrets: { orders: `${ORDERS} ${ORDERS_NEXT}` },
+    },
+  });
 });
 afterAll(async () => {
   await h?.close();
-  await receiver?.close();
+  for (const r of [receiver, workerDefault, unlisted, orders]) await r?.close();
 });
+
+/** A workflow's history as JSON, payloads decoded, so that a plain secret or URL would show. */
+async function historyText(workflowId: string): Promise<string> {
+  return JSON.stringify(await h.client.workflow.getHandle(workflowId).fetchHistory(), (k, v: unknown) =>
+    k === 'data' && typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v,
+  );
+}
 beforeEach(() => h.emulator.reset());
 
 test('a completed pipeline: one verified delivery despite a 500, a late replay refused', async () => {
@@ -196,14 +227,97 @@ test('a failed pipeline sends its failure type', async () => {
   expect(ended.data.stage).toBe('generation');
 });
 
-test('a loopback target needs the opt-in: refused with the field named', async () => {
+test("a private target: the worker's allow-list decides, not the definition's allowPrivateHosts", async () => {
   const handle = await h.start({
-    ...generation({ url: receiver.url }),
-    options: { archive: false, allowPrivateHosts: false, notify: { url: receiver.url } },
+    ...generation({ url: unlisted.url }),
+    options: { archive: false, allowPrivateHosts: true, notify: { url: unlisted.url } },
   });
   const err = await rejection(handle.result(), WorkflowFailedError);
   expect(err.cause).toBeInstanceOf(ApplicationFailure);
   expect((err.cause as ApplicationFailure).type).toBe(FailureType.InvalidDefinition);
-  expect(err.cause?.message).toMatch(/options\.notify\.url: host 127\.0\.0\.1 is a loopback address/);
-  expect(receiver.raw.filter((r) => r.headers['webhook-id']?.includes(handle.workflowId))).toEqual([]);
+  expect(err.cause?.message).toMatch(
+    /options\.notify\.url: host 127\.0\.0\.2 is a loopback address.*REELFLOW_NOTIFY_ALLOW_PRIVATE does not list it/,
+  );
+  expect((await handle.query(statusQuery)).vendorTasks).toEqual([]); // refused before any paid work
+  // Listed (127.0.0.1): delivered, with the definition's flag off.
+  const listed = await h.run({
+    ...generation({ url: receiver.url }, 'listed target'),
+    options: { archive: false, allowPrivateHosts: false, notify: { url: receiver.url } },
+  });
+  await until('the listed target got the webhook', () => receiver.accepted.get(`${listed.handle.workflowId}:ended`));
+  expect(unlisted.raw).toEqual([]);
+});
+
+test("the worker's default URL: delivered, and in neither history", async () => {
+  const { handle } = await h.run({
+    generation: { model: 'video-model-1', content: [{ type: 'text', text: 'worker default' }] },
+    options: { archive: false },
+  });
+  const webhookId = `${handle.workflowId}:ended`;
+  const event = await until('the default URL got the webhook', () => workerDefault.accepted.get(webhookId));
+  expect(event.type).toBe('pipeline.completed');
+  expect(workerDefault.deliveriesOf(webhookId)[0]).toBeDefined();
+  const port = new URL(workerDefault.url).port;
+  for (const id of [handle.workflowId, `${handle.workflowId}/notify/ended`]) {
+    const history = await historyText(id);
+    expect(history).not.toContain('worker-s3cret-token');
+    expect(history).not.toContain(`127.0.0.1:${port}`);
+  }
+  await expectReplays(handle);
+});
+
+test("an endpoint's own secret signs; during its rotation both signatures verify", async () => {
+  const { handle } = await h.run({
+    ...generation({ url: orders.url }, 'endpoint secret'),
+    options: { archive: false, notify: { url: orders.url, secret: 'orders' } },
+  });
+  const webhookId = `${handle.workflowId}:ended`;
+  await until('the endpoint verified the webhook', () => orders.accepted.get(webhookId));
+  const [delivery] = orders.deliveriesOf(webhookId);
+  const signatures = String(delivery.headers['webhook-signature']).split(' ');
+  expect(signatures).toHaveLength(2);
+  for (const [i, secret] of [ORDERS, ORDERS_NEXT].entries()) {
+    const alone = { ...delivery.headers, 'webhook-signature': signatures[i] };
+    expect(verifyWebhook<WebhookEvent>(secret, alone, delivery.body).data.pipelineId).toBe(handle.workflowId);
+  }
+  // The profile's secret, which other endpoints trust, signed nothing here.
+  expect(() => verifyWebhook(WEBHOOK_SECRET, delivery.headers, delivery.body)).toThrow(/no webhook-signature matches/);
+});
+
+test('notifyWebhook started raw with a made-up event signs and sends nothing', async () => {
+  // A real pipeline, so that the forgery can borrow its ids.
+  const { handle } = await h.run(generation({ url: receiver.url }, 'forgery target'));
+  await until('the genuine webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
+  const forged = (workflowId: string, webhookId: string) =>
+    h.client.workflow.start('notifyWebhook', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [
+        {
+          url: unlisted.url,
+          webhookId,
+          profile: 'default',
+          allowPrivateHosts: true,
+          deliveryTimeoutMs: 60_000,
+          event: {
+            type: 'pipeline.completed',
+            timestamp: new Date().toISOString(),
+            data: { pipelineId: handle.workflowId, state: 'completed', stage: 'done', result: { forged: true } },
+          },
+        },
+      ],
+    });
+  for (const [workflowId, webhookId] of [
+    [`${handle.workflowId}/notify/forged`, `${handle.workflowId}:forged`],
+    [`forged-${handle.workflowId}`, 'anything'],
+  ]) {
+    const run = await forged(workflowId, webhookId);
+    const err = await rejection(run.result(), WorkflowFailedError);
+    const cause = err.cause?.cause as ApplicationFailure | undefined;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe(FailureType.WebhookEventRefused);
+    expect(cause?.message).toMatch(/not started by a videoPipeline/);
+  }
+  expect(unlisted.raw).toEqual([]);
+  expect(receiver.raw.filter((r) => String(r.headers['webhook-id']).includes('forged'))).toEqual([]);
 });
