@@ -110,6 +110,8 @@ export const FailureType = {
    * that pipeline's own status or result: nothing is signed or sent (not retried).
    */
   WebhookEventRefused: 'WebhookEventRefused',
+  /** The pipeline's completion is checked against its result, which exists once it has closed (retried). */
+  WebhookPipelineNotClosed: 'WebhookPipelineNotClosed',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

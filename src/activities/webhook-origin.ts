@@ -104,7 +104,7 @@ export function createDeliveryCheckActivities(opts: { defaultUrl?: string } = {}
       if (key !== 'ended') return checkWaiting(input.event, status, key, childId, parent.workflowId);
       await checkEnded(input.event, status, async () => {
         if (description.status.name === 'RUNNING')
-          throw ApplicationFailure.retryable('the pipeline has not closed yet', FailureType.WebhookEventRefused);
+          throw ApplicationFailure.retryable('the pipeline has not closed yet', FailureType.WebhookPipelineNotClosed);
         return handle.result();
       });
     },

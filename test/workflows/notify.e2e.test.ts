@@ -257,11 +257,11 @@ test("the worker's default URL: delivered, and in neither history", async () => 
   const event = await until('the default URL got the webhook', () => workerDefault.accepted.get(webhookId));
   expect(event.type).toBe('pipeline.completed');
   expect(workerDefault.deliveriesOf(webhookId)[0]).toBeDefined();
-  const port = new URL(workerDefault.url).port;
+  // Neither its path nor its query (errors name the origin only, which is not secret).
   for (const id of [handle.workflowId, `${handle.workflowId}/notify/ended`]) {
     const history = await historyText(id);
     expect(history).not.toContain('worker-s3cret-token');
-    expect(history).not.toContain(`127.0.0.1:${port}`);
+    expect(history).not.toContain('/hooks/reelflow');
   }
   await expectReplays(handle);
 });
