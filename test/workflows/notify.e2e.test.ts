@@ -24,6 +24,9 @@ import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_S
 import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';
 import { verifyWebhook } from '../../src/webhooks/signing';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createDeliveryCheckActivities, type DeliveryOriginInput } from '../../src/activities/webhook-origin';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000 };
 
@@ -320,4 +323,86 @@ test('notifyWebhook started raw with a made-up event signs and sends nothing', a
   }
   expect(unlisted.raw).toEqual([]);
   expect(receiver.raw.filter((r) => String(r.headers['webhook-id']).includes('forged'))).toEqual([]);
+});
+
+test("the origin check: the genuine event passes; one that differs from the pipeline's own is refused", async () => {
+  const { handle } = await h.run(generation({ url: receiver.url }, 'origin check'));
+  const pid = handle.workflowId;
+  const genuine = await until('the genuine webhook', () => receiver.accepted.get(`${pid}:ended`));
+  const { runId } = await handle.describe();
+  const { confirmDeliveryOrigin } = createDeliveryCheckActivities();
+  const check = (over: Partial<DeliveryOriginInput>, key = 'ended', childId = `${pid}/notify/${key}`) =>
+    new MockActivityEnvironment(
+      { workflowExecution: { workflowId: childId, runId: 'r' } },
+      { client: h.client, logger: new DefaultLogger('ERROR') },
+    ).run(confirmDeliveryOrigin, {
+      parent: { workflowId: pid, runId },
+      webhookId: `${pid}:${key}`,
+      url: receiver.url,
+      event: genuine,
+      ...over,
+    });
+  await expect(check({})).resolves.toBeUndefined();
+  const data = genuine.data;
+  const waiting = {
+    workflowId: pid,
+    stage: 'generation' as const,
+    step: 'generation',
+    attempt: 1,
+    reason: 'r',
+    since: '',
+  };
+  // One at a time: a closed pipeline answers queries by replay, on one worker.
+  const deliveryRunId = (await h.client.workflow.getHandle(`${pid}/notify/ended`).describe()).runId;
+  const cases: [() => Promise<unknown>, RegExp][] = [
+    [
+      () => check({ event: { ...genuine, data: { ...data, result: { ...data.result!, archived: [], calls: {} } } } }),
+      /result differs/,
+    ],
+    [
+      () => check({ event: { ...genuine, type: 'pipeline.failed', data: { ...data, state: 'failed' } } }),
+      /is completed, not/,
+    ],
+    [() => check({ url: unlisted.url }), /target is not/],
+    [() => check({ secret: 'orders' }), /target is not/],
+    [() => check({ webhookId: `${pid}:other` }), /do not follow/],
+    [
+      () =>
+        check(
+          { event: { ...genuine, type: 'pipeline.waiting_operator', data: { ...data, waiting } } },
+          'wait-generation-1',
+        ),
+      /does not wait, nor waited/,
+    ],
+    [() => check({ event: { ...genuine, data: { ...data, pipelineId: 'another' } } }), /names another pipeline/],
+    // A parent that is not a videoPipeline (here: the delivery workflow itself).
+    [
+      () =>
+        check(
+          {
+            parent: {
+              workflowId: `${pid}/notify/ended`,
+              runId: deliveryRunId,
+            },
+            webhookId: `${pid}/notify/ended:ended`,
+            event: { ...genuine, data: { ...data, pipelineId: `${pid}/notify/ended` } },
+          },
+          'ended',
+          `${pid}/notify/ended/notify/ended`,
+        ),
+      /the parent is a notifyWebhook, not a videoPipeline/,
+    ],
+  ];
+  for (const [run, message] of cases) {
+    const err: unknown = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect([(err as ApplicationFailure).type, (err as ApplicationFailure).nonRetryable]).toEqual([
+      FailureType.WebhookEventRefused,
+      true,
+    ]);
+    expect((err as Error).message).toMatch(message);
+  }
 });
