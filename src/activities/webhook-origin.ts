@@ -61,8 +61,7 @@ async function checkEnded(event: WebhookEvent, s: PipelineStatus, closedResult: 
   if (d.state !== s.state || d.stage !== s.stage) throw refused('state or stage differ from the pipeline status');
   if (event.type !== 'pipeline.completed') {
     if (d.error !== s.error) throw refused('the error differs from the pipeline status');
-    if (d.failureType !== undefined && !KNOWN_FAILURE_TYPES.has(d.failureType))
-      throw refused('unknown failure type');
+    if (d.failureType !== undefined && !KNOWN_FAILURE_TYPES.has(d.failureType)) throw refused('unknown failure type');
     if (d.result !== undefined) throw refused('a result in a failure event');
     return;
   }
@@ -96,9 +95,10 @@ export function createDeliveryCheckActivities(opts: { defaultUrl?: string } = {}
       const description = await handle.describe().catch((err: unknown) => {
         throw err instanceof WorkflowNotFoundError ? refused(`parent ${parent.workflowId} not found`) : err;
       });
-      if (description.type !== 'videoPipeline') throw refused(`the parent is a ${description.type}, not a videoPipeline`);
+      if (description.type !== 'videoPipeline')
+        throw refused(`the parent is a ${description.type}, not a videoPipeline`);
       const [outputs, status] = [await handle.query(outputsQuery), await handle.query(statusQuery)];
-      const notify = (outputs.definition.options as { notify?: { url?: string; secret?: string } } | undefined)?.notify;
+      const notify = outputs.definition.options?.notify;
       const urlOk = input.url === notify?.url || (!notify && input.url === opts.defaultUrl);
       if (!urlOk || input.secret !== notify?.secret) throw refused("the target is not the pipeline definition's");
       if (key !== 'ended') return checkWaiting(input.event, status, key, childId, parent.workflowId);

@@ -51,11 +51,15 @@ import {
   type Env,
 } from '../callbacks/config';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
-import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
-import { describeAllowance, notifyHostRefusal, parseNotifyAllowance, type NotifyAllowance } from '../webhooks/allowance';
+import {
+  describeAllowance,
+  notifyHostRefusal,
+  parseNotifyAllowance,
+  type NotifyAllowance,
+} from '../webhooks/allowance';
 
 /** One webhook POST, answer body included, at most this long by default. */
 export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
