@@ -114,6 +114,13 @@ export const FailureType = {
   WebhookHttpError: 'WebhookHttpError',
   /** Connection refused, reset or timed out (retried until options.notify.deliveryTimeout). */
   WebhookNetworkError: 'WebhookNetworkError',
+  /**
+   * A delivery workflow not started by a videoPipeline, or whose event does not agree with
+   * that pipeline's own status or result: nothing is signed or sent (not retried).
+   */
+  WebhookEventRefused: 'WebhookEventRefused',
+  /** The pipeline's completion is checked against its result, which exists once it has closed (retried). */
+  WebhookPipelineNotClosed: 'WebhookPipelineNotClosed',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

@@ -4,35 +4,59 @@
  * start`, is refused here before any vendor call). It runs as a local activity, so zod
  * never loads in workflow code; it is pure, so running it again is harmless.
  *
- * It also applies what only the worker knows: its default webhook URL (REELFLOW_NOTIFY_URL)
- * for a definition without options.notify, and whether the profile has a signing secret
- * (refused here, before any paid work, rather than at the pipeline's end).
+ * It also applies what only the worker knows, refused here before any paid work rather than
+ * at the pipeline's end: whether it has a default webhook URL (REELFLOW_NOTIFY_URL) for a
+ * definition without options.notify, whether the signing secret exists (the profile's, or
+ * the endpoint's that options.notify.secret names), and whether a private webhook host is
+ * one its REELFLOW_NOTIFY_ALLOW_PRIVATE lists. The default URL itself is not returned: its
+ * query may hold a token, and this result is recorded in history. The delivery activity
+ * resolves it.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
 import { NOTIFY_DELIVERY_TIMEOUT } from '../definition/deadlines';
-import { webhookSecretVariable } from '../webhooks/secrets';
+import { NO_PRIVATE, notifyHostRefusal } from '../webhooks/allowance';
+import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
+import { parseHttpUrl } from '../vendor-api/schemas/common';
 import type { ActivityDeps } from './deps';
 
-type NotifyDeps = Pick<ActivityDeps, 'webhookSecretFor' | 'notifyDefaultUrl'>;
+type NotifyDeps = Pick<
+  ActivityDeps,
+  'webhookSecretFor' | 'endpointSecretFor' | 'notifyDefaultUrl' | 'notifyAllowPrivate'
+>;
+
+type Notify = NonNullable<PipelineDefinition['options']['notify']>;
+
+/** Why the worker cannot sign or send this definition's webhooks, as an issue naming the field. */
+function notifyProblem(def: PipelineDefinition, notify: Notify, deps: NotifyDeps): DefinitionError | undefined {
+  const issue = (path: string, message: string) => new DefinitionError([{ path, message }]);
+  if (notify.secret !== undefined) {
+    if (!deps.endpointSecretFor?.(notify.secret))
+      return issue(
+        'options.notify.secret',
+        `the worker has no webhook signing secret "${notify.secret}" (${endpointSecretVariable(notify.secret)})`,
+      );
+  } else if (!deps.webhookSecretFor?.(def.options.profile)) {
+    return issue(
+      'options.notify.url',
+      `the worker has no webhook signing secret for credential profile "${def.options.profile}" (${webhookSecretVariable(def.options.profile)})`,
+    );
+  }
+  const parts = notify.url === undefined ? undefined : parseHttpUrl(notify.url);
+  const refusal = parts?.ok ? notifyHostRefusal(deps.notifyAllowPrivate ?? NO_PRIVATE, parts.host) : undefined;
+  return refusal ? issue('options.notify.url', refusal) : undefined;
+}
 
 function withWorkerNotify(def: PipelineDefinition, deps: NotifyDeps): PipelineDefinition {
   const options = def.options;
-  const notify = options.notify ?? (deps.notifyDefaultUrl ? { url: deps.notifyDefaultUrl } : undefined);
+  // No URL: "the worker's default", resolved at send time.
+  const notify: Notify | undefined =
+    options.notify ?? (deps.notifyDefaultUrl ? { deliveryTimeout: NOTIFY_DELIVERY_TIMEOUT } : undefined);
   if (!notify) return def;
-  if (!deps.webhookSecretFor?.(options.profile)) {
-    throw new DefinitionError([
-      {
-        path: 'options.notify.url',
-        message: `the worker has no webhook signing secret for credential profile "${options.profile}" (${webhookSecretVariable(options.profile)})`,
-      },
-    ]);
-  }
-  return {
-    ...def,
-    options: { ...options, notify: { deliveryTimeout: NOTIFY_DELIVERY_TIMEOUT, ...notify } },
-  };
+  const problem = notifyProblem(def, notify, deps);
+  if (problem) throw problem;
+  return { ...def, options: { ...options, notify } };
 }
 
 export function createDefinitionActivities(deps: NotifyDeps = {}) {

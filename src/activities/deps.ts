@@ -3,6 +3,7 @@
  * its environment; secrets live only inside the vendor clients it returns.
  */
 import type { VendorClient } from '../vendor-api';
+import type { NotifyAllowance } from '../webhooks/allowance';
 
 export interface ActivityDeps {
   /** The vendor client for a credential profile; throws a clear error for an unknown profile. */
@@ -18,10 +19,17 @@ export interface ActivityDeps {
   archiveAllowPrivate?: boolean;
   /** Largest archived file in bytes; default 2 GiB. */
   archiveMaxBytes?: number;
-  /** A credential profile's webhook signing secret (whsec_…), if the worker has one. */
+  /** A credential profile's webhook signing secret (whsec_…; several space-separated while rotating), if any. */
   webhookSecretFor?: (profile: string) => string | undefined;
-  /** Webhook URL for definitions without options.notify (REELFLOW_NOTIFY_URL). */
+  /** An endpoint's own signing secret (options.notify.secret names it), same form; undefined if the worker lacks it. */
+  endpointSecretFor?: (id: string) => string | undefined;
+  /**
+   * Webhook URL for definitions without options.notify (REELFLOW_NOTIFY_URL). Resolved by
+   * the delivery activity, never copied into workflow history (its query may hold a token).
+   */
   notifyDefaultUrl?: string;
-  /** The default URL may be a loopback/private address (REELFLOW_NOTIFY_ALLOW_PRIVATE). Default false. */
-  notifyDefaultAllowPrivate?: boolean;
+  /** Private webhook targets allowed (REELFLOW_NOTIFY_ALLOW_PRIVATE), for every URL. Default none. */
+  notifyAllowPrivate?: NotifyAllowance;
+  /** Overall deadline of one webhook POST, answer body included (REELFLOW_NOTIFY_TIMEOUT). Default 30 s. */
+  notifyTimeoutMs?: number;
 }

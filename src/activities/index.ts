@@ -10,6 +10,7 @@ import { createPreviousRunActivities } from './previous-run';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
+import { createDeliveryCheckActivities } from './webhook-origin';
 
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
@@ -24,9 +25,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createPreviousRunActivities(),
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
+      ...(deps.endpointSecretFor ? { endpointSecretFor: deps.endpointSecretFor } : {}),
       ...(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),
-      defaultAllowPrivate: deps.notifyDefaultAllowPrivate ?? false,
+      ...(deps.notifyAllowPrivate ? { allowPrivate: deps.notifyAllowPrivate } : {}),
+      ...(deps.notifyTimeoutMs !== undefined ? { deadlineMs: deps.notifyTimeoutMs } : {}),
     }),
+    ...createDeliveryCheckActivities(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),
     ...createArchiveActivities({
       archiveRoot: deps.archiveRoot,
       allowPrivate: deps.archiveAllowPrivate ?? false,

@@ -10,7 +10,7 @@ import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
 import { literalHostRange, rangeInWords } from '../definition/hosts';
 
 /** A list of addresses and CIDR subnets (the opt-in's allow-list). */
-function blockListOf(cidrs: readonly string[]): BlockList {
+export function blockListOf(cidrs: readonly string[]): BlockList {
   const list = new BlockList();
   for (const cidr of cidrs) {
     const [net = '', bits] = cidr.split('/');

@@ -1,29 +1,41 @@
 /**
  * deliverWebhook: one signed POST of a pipeline event (Standard Webhooks headers). A 2xx
  * answer delivers it; anything else fails the attempt and Temporal retries it (the delivery
- * workflow bounds the total time). The target must be public, judged again at send time on
- * every address its name resolves to (DNS rebinding), unless the definition opted in (or it
- * is the worker's own default URL and the worker allows it). Errors show the URL's origin
- * only (a query string may hold a token) and never the secret.
+ * workflow bounds the total time). The URL is the input's, or the worker's default
+ * (REELFLOW_NOTIFY_URL) when the input names none: that one never enters history. The
+ * target must be public, judged again at send time on every address its name resolves to
+ * (DNS rebinding), unless the worker's REELFLOW_NOTIFY_ALLOW_PRIVATE lists it: a definition
+ * cannot open the worker's network (the input's old allowPrivateHosts is ignored). One POST,
+ * answer body included, has an overall deadline. Errors show the URL's origin only (a query
+ * string may hold a token) and never the secret.
  */
 import type { LookupFunction } from 'node:net';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { request } from 'undici';
 import { FailureType } from '../failures';
-import { webhookSecretVariable } from '../webhooks/secrets';
+import { NO_PRIVATE, type NotifyAllowance } from '../webhooks/allowance';
+import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { webhookHeaders } from '../webhooks/signing';
 import type { NotifyInput, NotifyResult } from '../workflows/messages';
-import { addressRefusalIn, createAddressGuard } from './public-address';
+import { addressRefusalIn, createAddressGuard, type AddressGuard } from './public-address';
+
+/** One POST, answer body included, at most this long unless the worker says otherwise. */
+export const DEFAULT_WEBHOOK_DEADLINE_MS = 30_000;
 
 export interface WebhookActivitiesOptions {
-  /** The `whsec_…` secret of a credential profile, if the worker has one. */
+  /** The `whsec_…` secret(s) of a credential profile, if the worker has them. */
   secretFor?: (profile: string) => string | undefined;
-  /** The worker's default webhook URL (REELFLOW_NOTIFY_URL), and whether it may be a private address. */
+  /** The secret(s) of an endpoint that options.notify.secret names. */
+  endpointSecretFor?: (id: string) => string | undefined;
+  /** The worker's default webhook URL (REELFLOW_NOTIFY_URL). */
   defaultUrl?: string;
-  defaultAllowPrivate?: boolean;
+  /** Private targets the worker allows (REELFLOW_NOTIFY_ALLOW_PRIVATE); default none. */
+  allowPrivate?: NotifyAllowance;
   /** Time to connect, and to the answer's headers. Default 10 s and 15 s. */
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
+  /** Overall deadline of one POST, body included (REELFLOW_NOTIFY_TIMEOUT). Default 30 s. */
+  deadlineMs?: number;
   /** DNS seam for tests; default node:dns lookup. */
   lookup?: LookupFunction;
 }
@@ -36,55 +48,90 @@ function originOf(url: string): string {
   }
 }
 
-function refused(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ message, type: FailureType.WebhookAddressRefused, nonRetryable: true });
+function refused(message: string, type: FailureType = FailureType.WebhookAddressRefused): ApplicationFailure {
+  return ApplicationFailure.create({ message, type, nonRetryable: true });
 }
 
-function missingSecret(profile: string): ApplicationFailure {
-  return ApplicationFailure.create({
-    message: `no webhook signing secret for credential profile "${profile}": set ${webhookSecretVariable(profile)} on the worker`,
-    type: FailureType.MissingCredentialError,
-    nonRetryable: true,
-  });
+/** The secret(s) that sign this delivery: the endpoint's own, else the profile's. */
+function secretsOf(input: NotifyInput, opts: WebhookActivitiesOptions): string {
+  const secret = input.secret === undefined ? opts.secretFor?.(input.profile) : opts.endpointSecretFor?.(input.secret);
+  if (secret) return secret;
+  const where =
+    input.secret === undefined
+      ? `credential profile "${input.profile}": set ${webhookSecretVariable(input.profile)}`
+      : `endpoint "${input.secret}": set ${endpointSecretVariable(input.secret)}`;
+  throw refused(`no webhook signing secret for ${where} on the worker`, FailureType.MissingCredentialError);
 }
 
-export function createWebhookActivities(opts: WebhookActivitiesOptions = {}) {
-  const guardOf = (allowPrivate: boolean) =>
+/** Guards by what the allowance lets through: a listed host name may resolve anywhere. */
+function guardsOf(opts: WebhookActivitiesOptions) {
+  const allowance = opts.allowPrivate ?? NO_PRIVATE;
+  const make = (allowPrivate: boolean | readonly string[]) =>
     createAddressGuard({
       allowPrivate,
       maxRedirections: 0,
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
     });
-  const guards = { strict: guardOf(false), open: guardOf(true) };
+  const listed = make(allowance.all || allowance.cidrs);
+  const open = allowance.all || allowance.hosts.length === 0 ? listed : make(true);
+  return (host: string): AddressGuard => (allowance.hosts.includes(host.toLowerCase()) ? open : listed);
+}
+
+/**
+ * Reads the answer's body (up to 64 KiB, then drops the connection) so that the deadline
+ * covers it: undici's dump() resolves quietly when the signal aborts it.
+ */
+async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<void> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > 64 * 1024) {
+      body.destroy();
+      return;
+    }
+  }
+}
+
+export function createWebhookActivities(opts: WebhookActivitiesOptions = {}) {
+  const guardFor = guardsOf(opts);
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_WEBHOOK_DEADLINE_MS;
 
   return {
     deliverWebhook: async (input: NotifyInput): Promise<NotifyResult> => {
-      const secret = opts.secretFor?.(input.profile);
-      if (!secret) throw missingSecret(input.profile);
-      const ownDefault = opts.defaultAllowPrivate === true && input.url === opts.defaultUrl;
-      const guard = input.allowPrivateHosts || ownDefault ? guards.open : guards.strict;
-      const origin = originOf(input.url);
-      const literal = guard.refusalOf(new URL(input.url).hostname);
-      if (literal) throw refused(`webhook ${origin}: ${literal.message}`);
+      const secrets = secretsOf(input, opts);
+      const url = input.url ?? opts.defaultUrl;
+      if (url === undefined) throw refused('no webhook URL: the worker has no REELFLOW_NOTIFY_URL');
+      const origin = originOf(url);
+      const host = new URL(url).hostname;
+      const guard = guardFor(host.replace(/^\[|\]$/g, ''));
+      const literal = guard.refusalOf(host);
+      if (literal) throw refused(`webhook ${origin}: ${literal.message} (not in REELFLOW_NOTIFY_ALLOW_PRIVATE)`);
       const body = JSON.stringify(input.event);
-      const headers = webhookHeaders(secret, input.webhookId, Math.floor(Date.now() / 1000), body);
+      const headers = webhookHeaders(secrets, input.webhookId, Math.floor(Date.now() / 1000), body);
+      const deadline = AbortSignal.timeout(deadlineMs);
       let status: number;
       try {
-        const res = await request(input.url, {
+        const res = await request(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'user-agent': 'reelflow-webhooks', ...headers },
           body,
           dispatcher: guard.dispatcher(),
           headersTimeout: opts.headersTimeoutMs ?? 15_000,
           bodyTimeout: opts.headersTimeoutMs ?? 15_000,
-          signal: Context.current().cancellationSignal,
+          // The deadline covers the answer's body too: an endpoint that trickles it is cut off.
+          signal: AbortSignal.any([Context.current().cancellationSignal, deadline]),
         });
         status = res.statusCode;
-        await res.body.dump();
+        await drain(res.body);
       } catch (err) {
         const refusal = addressRefusalIn(err);
-        if (refusal) throw refused(`webhook ${origin}: ${refusal.message}`);
+        if (refusal) throw refused(`webhook ${origin}: ${refusal.message} (not in REELFLOW_NOTIFY_ALLOW_PRIVATE)`);
+        if (deadline.aborted)
+          throw ApplicationFailure.retryable(
+            `webhook ${origin} took longer than ${deadlineMs / 1000} s (REELFLOW_NOTIFY_TIMEOUT)`,
+            FailureType.WebhookNetworkError,
+          );
         const code = (err as { code?: string }).code ?? (err instanceof Error ? err.name : 'error');
         throw ApplicationFailure.retryable(`webhook ${origin} unreachable (${code})`, FailureType.WebhookNetworkError);
       }

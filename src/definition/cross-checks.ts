@@ -133,22 +133,19 @@ function hostIssues(def: Def): CrossFieldIssue[] {
   return out;
 }
 
-/** The webhook target: reached from the worker, so a non-public host only with the opt-in. */
+/**
+ * The webhook target: required, and a valid host. Whether a private host may be used is the
+ * worker's decision (REELFLOW_NOTIFY_ALLOW_PRIVATE), judged when it validates the definition
+ * and again at send time; options.allowPrivateHosts does not apply (it is about media URLs).
+ */
 function notifyIssues(def: Def): CrossFieldIssue[] {
-  const url = def.options.notify?.url;
-  const parts = url === undefined ? undefined : parseHttpUrl(url);
-  if (!parts?.ok) return [];
+  const notify = def.options.notify;
+  if (!notify) return [];
   const path = ['options', 'notify', 'url'];
-  const invalid = invalidIpReason(parts.host);
-  if (invalid) return [{ path, message: invalid }];
-  const reason = def.options.allowPrivateHosts ? undefined : nonPublicHostReason(parts.host);
-  if (!reason) return [];
-  return [
-    {
-      path,
-      message: `${reason}: webhooks go to public addresses only (options.allowPrivateHosts: true for local testing)`,
-    },
-  ];
+  if (notify.url === undefined) return [{ path, message: 'is required' }];
+  const parts = parseHttpUrl(notify.url);
+  const invalid = parts.ok ? invalidIpReason(parts.host) : undefined;
+  return invalid ? [{ path, message: invalid }] : [];
 }
 
 export function crossFieldIssues(def: Def): CrossFieldIssue[] {

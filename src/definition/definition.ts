@@ -197,11 +197,17 @@ export const OptionsSchema = z.strictObject({
   /**
    * Completion webhooks: the pipeline's end and each operator wait are POSTed here, signed
    * (Standard Webhooks), from a small workflow of their own that retries for `deliveryTimeout`.
-   * A public http(s) URL (allowPrivateHosts opts in to local ones). The worker may set a default.
+   * An http(s) URL; a private one only where the worker's REELFLOW_NOTIFY_ALLOW_PRIVATE lists
+   * it (allowPrivateHosts does not apply: the worker sends webhooks, not the vendor). The
+   * worker may set a default URL. `secret` names the endpoint's own signing secret, which
+   * the worker holds as REELFLOW_ENDPOINT_<ID>_WEBHOOK_SECRET (else the profile's secret).
    */
   notify: z
     .strictObject({
-      url: HttpUrlSchema,
+      // Required here (crossFieldIssues); absent only in what the worker's validation
+      // returns for its own default URL, which it resolves at send time.
+      url: HttpUrlSchema.optional(),
+      secret: nameOf(40).optional(),
       deliveryTimeout: Deadline.default(NOTIFY_DELIVERY_TIMEOUT),
     })
     .optional(),

@@ -34,12 +34,41 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return `v1,${mac}`;
 }
 
-/** The three headers of one delivery (the timestamp is the send time, unix seconds). */
-export function webhookHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+/**
+ * The secrets of one configured value: one `whsec_…`, or several separated by spaces while
+ * a secret is being rotated (the sender signs with each; a receiver accepts any).
+ */
+export function webhookSecretsOf(value: string): string[] {
+  return value.split(/\s+/).filter(Boolean);
+}
+
+/** Why a configured value (one secret, or several space-separated) is unusable, or undefined. Never echoes it. */
+export function webhookSecretListProblem(value: string): string | undefined {
+  const secrets = webhookSecretsOf(value);
+  if (secrets.length === 0) return `must be ${SECRET_PREFIX}<base64 key> (several separated by spaces while rotating)`;
+  for (const [i, secret] of secrets.entries()) {
+    const problem = webhookSecretProblem(secret);
+    if (problem) return secrets.length === 1 ? problem : `secret ${i + 1} of ${secrets.length} ${problem}`;
+  }
+  return undefined;
+}
+
+/**
+ * The three headers of one delivery (the timestamp is the send time, unix seconds). With
+ * several secrets (a rotation), one `v1,` signature per secret, space-separated, as
+ * Standard Webhooks allows: a receiver holding either secret verifies it.
+ */
+export function webhookHeaders(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
+  const list = typeof secrets === 'string' ? webhookSecretsOf(secrets) : secrets;
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signWebhook(secret, id, timestamp, body),
+    'webhook-signature': list.map((secret) => signWebhook(secret, id, timestamp, body)).join(' '),
   };
 }
 
@@ -107,7 +136,10 @@ export function verifyWebhook<T = unknown>(
   const match = sigs!.split(' ').some((entry) => {
     const [version, b64] = entry.split(',', 2);
     if (version !== 'v1' || !b64) return false;
+    // Strict: Buffer.from ignores what follows valid base64, so junk appended to a genuine
+    // signature would still match. Only the exact encoding of 32 bytes is accepted.
     const given = Buffer.from(b64, 'base64');
+    if (given.toString('base64') !== b64) return false;
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!match) throw new WebhookVerificationError('no_matching_signature', 'no webhook-signature matches the body');

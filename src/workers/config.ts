@@ -16,7 +16,10 @@
  *                                        (the receiver's rules: src/callbacks/config.ts)
  *   REELFLOW_NOTIFY_URL                  webhook URL for definitions without options.notify; optional
  *                                        (then every profile needs REELFLOW_PROFILE_<NAME>_WEBHOOK_SECRET)
- *   REELFLOW_NOTIFY_ALLOW_PRIVATE        1/true: that URL may be a loopback/private address; default 0
+ *   REELFLOW_NOTIFY_ALLOW_PRIVATE        private webhook targets this worker may reach (its URL and the
+ *                                        definitions'): comma list of host names, IPs and CIDR subnets;
+ *                                        1/true: all (local testing); default none
+ *   REELFLOW_NOTIFY_TIMEOUT              seconds one webhook POST may take, answer body included; default 30
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
@@ -48,10 +51,18 @@ import {
   type Env,
 } from '../callbacks/config';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
-import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
+import {
+  describeAllowance,
+  notifyHostRefusal,
+  parseNotifyAllowance,
+  type NotifyAllowance,
+} from '../webhooks/allowance';
+
+/** One webhook POST, answer body included, at most this long by default. */
+export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
 
 export type { Env } from '../callbacks/config';
 
@@ -75,7 +86,10 @@ export interface WorkerConfig {
   archiveAllowPrivate: boolean;
   archiveMaxBytes: number;
   notifyUrl?: string;
-  notifyAllowPrivate: boolean;
+  /** Private webhook targets allowed (REELFLOW_NOTIFY_ALLOW_PRIVATE); a definition cannot widen it. */
+  notifyAllowPrivate: NotifyAllowance;
+  /** Overall deadline of one webhook POST, ms (REELFLOW_NOTIFY_TIMEOUT). */
+  notifyTimeoutMs: number;
   callbackBaseUrl?: string;
   /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly callbackSecret?: string;
@@ -142,7 +156,21 @@ function schemaFor(cores: number) {
           .trim()
           .refine((s) => parseHttpUrl(s).ok, 'must be an http(s) URL without credentials'),
       ),
-      REELFLOW_NOTIFY_ALLOW_PRIVATE: optional(flag),
+      REELFLOW_NOTIFY_ALLOW_PRIVATE: optional(
+        z.string().transform((v, ctx) => {
+          try {
+            return parseNotifyAllowance(v);
+          } catch (err) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `${(err as Error).message}: must be 1/true (all), 0/false, or a comma list of host names, IPs and CIDR subnets`,
+            });
+            return z.NEVER;
+          }
+        }),
+      ),
+      // Under the delivery activity's 60 s start-to-close timeout.
+      REELFLOW_NOTIFY_TIMEOUT: optional(wholeNumber(1, 55)),
       REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
       REELFLOW_CALLBACK_BASE_URL: optional(
         z
@@ -187,13 +215,10 @@ function schemaFor(cores: number) {
     .superRefine((e, ctx) => {
       const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
       const notifyHost = e.REELFLOW_NOTIFY_URL === undefined ? undefined : parseHttpUrl(e.REELFLOW_NOTIFY_URL);
-      const notifyProblem = notifyHost?.ok && !e.REELFLOW_NOTIFY_ALLOW_PRIVATE && nonPublicHostReason(notifyHost.host);
+      const allowance = e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined);
+      const notifyProblem = notifyHost?.ok && notifyHostRefusal(allowance, notifyHost.host);
       if (notifyProblem) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['REELFLOW_NOTIFY_URL'],
-          message: `${notifyProblem} (REELFLOW_NOTIFY_ALLOW_PRIVATE=1 for local testing)`,
-        });
+        ctx.addIssue({ code: 'custom', path: ['REELFLOW_NOTIFY_URL'], message: notifyProblem });
       }
       if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
         ctx.addIssue({
@@ -210,7 +235,8 @@ function schemaFor(cores: number) {
         archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
         archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
         archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
-        notifyAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? false,
+        notifyAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined),
+        notifyTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_NOTIFY_TIMEOUT_SECONDS) * 1000,
         callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
         getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
         // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
@@ -263,7 +289,8 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   if (c.tracingEndpoint) parts.push(`tracing=${new URL(c.tracingEndpoint).host}`);
   if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
   // The origin only: a webhook URL's path or query may hold a token.
-  if (c.notifyUrl)
-    parts.push(`notify=${new URL(c.notifyUrl).origin}/…${c.notifyAllowPrivate ? ' (private allowed)' : ''}`);
+  if (c.notifyUrl) parts.push(`notify=${new URL(c.notifyUrl).origin}/…`);
+  const allowance = describeAllowance(c.notifyAllowPrivate);
+  if (allowance !== 'none') parts.push(`notifyAllowPrivate=${allowance}`);
   return parts.join(' ');
 }

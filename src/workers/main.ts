@@ -40,7 +40,7 @@ import {
   type VendorClient,
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
-import { readWebhookSecrets } from '../webhooks/secrets';
+import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../webhooks/secrets';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
@@ -98,17 +98,25 @@ function vendorClients(config: WorkerConfig, env: Env): Map<string, VendorClient
   return clients;
 }
 
-/** Signing secrets per served profile; all required when the worker has a default webhook URL. */
-function webhookSecrets(config: WorkerConfig, env: Env): Map<string, string> {
-  const { secrets, problems } = readWebhookSecrets(config.profiles, env, config.notifyUrl !== undefined);
+/** Signing secrets per served profile (all required when the worker has a default webhook URL), and per endpoint. */
+function webhookSecrets(config: WorkerConfig, env: Env): WebhookSecrets {
+  const profiles = readWebhookSecrets(config.profiles, env, config.notifyUrl !== undefined);
+  const endpoints = readEndpointSecrets(env);
+  const problems = [...profiles.problems, ...endpoints.problems];
   if (problems.length > 0) throw new WorkerConfigError(problems);
-  return secrets;
+  return { profiles: profiles.secrets, endpoints: endpoints.secrets };
+}
+
+interface WebhookSecrets {
+  profiles: Map<string, string>;
+  /** By endpointSecretKey(id). */
+  endpoints: Map<string, string>;
 }
 
 export function activityDeps(
   config: WorkerConfig,
   clients: Map<string, VendorClient>,
-  secrets: Map<string, string> = new Map(),
+  secrets: WebhookSecrets = { profiles: new Map(), endpoints: new Map() },
 ): ActivityDeps {
   const deps: ActivityDeps = {
     vendorFor(profile: string): VendorClient {
@@ -124,8 +132,10 @@ export function activityDeps(
     archiveRoot: config.archiveRoot,
     archiveAllowPrivate: config.archiveAllowPrivate,
     archiveMaxBytes: config.archiveMaxBytes,
-    webhookSecretFor: (profile) => secrets.get(profile),
-    notifyDefaultAllowPrivate: config.notifyAllowPrivate,
+    webhookSecretFor: (profile) => secrets.profiles.get(profile),
+    endpointSecretFor: (id) => secrets.endpoints.get(endpointSecretKey(id)),
+    notifyAllowPrivate: config.notifyAllowPrivate,
+    notifyTimeoutMs: config.notifyTimeoutMs,
   };
   if (config.notifyUrl) deps.notifyDefaultUrl = config.notifyUrl;
   const { callbackBaseUrl, callbackSecret } = config;

@@ -208,12 +208,15 @@ export interface NotificationRecord {
 
 /** The delivery workflow's input. The signing secret is not in it: the worker holds it per profile. */
 export interface NotifyInput {
-  url: string;
+  /** Absent: the worker's default URL (REELFLOW_NOTIFY_URL), resolved at send time so it stays out of history. */
+  url?: string;
   webhookId: string;
-  /** Credential profile whose signing secret signs the webhook. */
+  /** Credential profile whose signing secret signs the webhook (unless `secret` names the endpoint's own). */
   profile: string;
-  /** The definition's opt-in to loopback/private targets (checked again at send time). */
-  allowPrivateHosts: boolean;
+  /** The endpoint's own signing secret (options.notify.secret); absent: the profile's. */
+  secret?: string;
+  /** Carried by histories of earlier versions; ignored: only the worker's REELFLOW_NOTIFY_ALLOW_PRIVATE decides. */
+  allowPrivateHosts?: boolean;
   /** Retries stop this long after the first attempt was scheduled. */
   deliveryTimeoutMs: number;
   event: WebhookEvent;

@@ -13,6 +13,7 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -39,19 +40,42 @@ import type { PipelineRuntime } from './lib/pipeline-runtime';
  */
 export const NOTIFY_PATCH = 'notify-webhooks';
 
+/**
+ * Marks delivery workflows that first confirm, through an activity, that their parent is a
+ * videoPipeline whose own status or result the event agrees with (a raw start signs nothing).
+ * Asked first, before any command.
+ */
+export const NOTIFY_ORIGIN_PATCH = 'notify-delivery-origin';
+
 /** Delivers one event: the activity retries (1 s doubling to 10 min) until the delivery timeout. */
 export async function notifyWebhook(input: NotifyInput): Promise<NotifyResult> {
-  const { deliverWebhook } = proxyActivities<ReelflowActivities>({
+  const confirming = patched(NOTIFY_ORIGIN_PATCH);
+  const { deliverWebhook, confirmDeliveryOrigin } = proxyActivities<ReelflowActivities>({
     startToCloseTimeout: '60s',
     scheduleToCloseTimeout: input.deliveryTimeoutMs,
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
       maximumInterval: '10m',
-      nonRetryableErrorTypes: [FailureType.WebhookAddressRefused, FailureType.MissingCredentialError],
+      nonRetryableErrorTypes: [
+        FailureType.WebhookAddressRefused,
+        FailureType.MissingCredentialError,
+        FailureType.WebhookEventRefused,
+      ],
     },
     summary: `${input.event.type} for ${input.event.data.pipelineId}`,
   });
+  if (confirming) {
+    const { parent } = workflowInfo();
+    const { webhookId, url, secret, event } = input;
+    await confirmDeliveryOrigin({
+      ...(parent ? { parent: { workflowId: parent.workflowId, runId: parent.runId } } : {}),
+      webhookId,
+      ...(url !== undefined ? { url } : {}),
+      ...(secret !== undefined ? { secret } : {}),
+      event,
+    });
+  }
   return deliverWebhook(input);
 }
 
@@ -76,10 +100,12 @@ export class Notifier {
   static of(rt: PipelineRuntime, def: PipelineDefinition): Notifier | undefined {
     const notify = def.options.notify;
     if (!notify) return undefined;
+    // No url: the worker's default, resolved by the delivery activity (kept out of history).
+    // Private targets are the worker's decision: the definition's allowPrivateHosts is not passed.
     return new Notifier(rt, {
-      url: notify.url,
+      ...(notify.url !== undefined ? { url: notify.url } : {}),
+      ...(notify.secret !== undefined ? { secret: notify.secret } : {}),
       profile: def.options.profile,
-      allowPrivateHosts: def.options.allowPrivateHosts,
       deliveryTimeoutMs: durationMs(notify.deliveryTimeout),
     });
   }
@@ -123,7 +149,7 @@ export class Notifier {
           workflowId: record.workflowId,
           args: [{ ...this.target, webhookId: record.webhookId, event }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
-          staticSummary: `${type} → ${/^https?:\/\/([^/?#]*)/i.exec(this.target.url)?.[1] ?? '?'}`,
+          staticSummary: `${type} → ${this.target.url === undefined ? "the worker's URL" : (/^https?:\/\/([^/?#]*)/i.exec(this.target.url)?.[1] ?? '?')}`,
         });
       } catch (err) {
         record.startError = messageOf(err);

@@ -1,7 +1,8 @@
 /**
  * deliverWebhook in the SDK's activity test harness against a local endpoint: signed
- * headers, the failure types Temporal retries or not, and the address check at send time
- * (a name resolving to loopback is refused unless the definition or the worker opted in).
+ * headers, the failure types Temporal retries or not, the address check at send time (a
+ * name resolving to loopback is refused unless the worker's allow-list covers it; the
+ * definition's allowPrivateHosts does not), endpoint secrets and rotation, the deadline.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
@@ -10,11 +11,22 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivitiesOptions } from '../../src/activities/webhook';
 import { FailureType } from '../../src/failures';
+import { parseNotifyAllowance } from '../../src/webhooks/allowance';
 import { verifyWebhook } from '../../src/webhooks/signing';
 import type { NotifyInput, NotifyResult } from '../../src/workflows/messages';
 
 const SECRET = `whsec_${Buffer.from('unit-test-webhook-secret-key').toString('base64')}`;
+const ROTATED = `whsec_${Buffer.from('the-next-webhook-secret-key').toString('base64')}`;
+const ORDERS = `whsec_${Buffer.from('the-orders-endpoint-secret').toString('base64')}`;
 let server: Server;
+const trickling = new Set<NodeJS.Timeout>();
+/** Headers at once, then one byte every 100 ms for a long time: only an overall deadline stops it. */
+function trickle(res: import('node:http').ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  const timer = setInterval(() => res.write('.'), 100);
+  trickling.add(timer);
+  res.on('close', () => (clearInterval(timer), trickling.delete(timer)));
+}
 let port: number;
 const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
 
@@ -24,6 +36,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body });
+      if (req.url === '/slow-body') return trickle(res);
       if (req.url === '/redirect') res.writeHead(302, { location: `http://127.0.0.1:${port}/ok` }).end();
       else res.writeHead(req.url?.startsWith('/fail') ? 503 : 204).end();
     });
@@ -31,7 +44,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => {
+  trickling.forEach((t) => clearInterval(t));
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
 beforeEach(() => (received.length = 0));
 
 /** hooks.example.test resolves to 127.0.0.1: a public-looking name on a loopback address. */
@@ -43,12 +60,14 @@ const lookup: LookupFunction = (_hostname, options, callback) => {
   callback(null, '127.0.0.1', 4);
 };
 
+/** The worker's allow-list covering the test endpoint (127.0.0.1). */
+const LOOPBACK = parseNotifyAllowance('127.0.0.1/32');
+
 function input(url: string, over: Partial<NotifyInput> = {}): NotifyInput {
   return {
     url,
     webhookId: 'p-1:ended',
     profile: 'default',
-    allowPrivateHosts: false,
     deliveryTimeoutMs: 60_000,
     event: {
       type: 'pipeline.completed',
@@ -61,7 +80,12 @@ function input(url: string, over: Partial<NotifyInput> = {}): NotifyInput {
 
 function deliver(i: NotifyInput, opts: WebhookActivitiesOptions = {}): Promise<NotifyResult> {
   const env = new MockActivityEnvironment({ attempt: 3 }, { logger: new DefaultLogger('ERROR') });
-  const { deliverWebhook } = createWebhookActivities({ secretFor: () => SECRET, lookup, ...opts });
+  const { deliverWebhook } = createWebhookActivities({
+    secretFor: () => SECRET,
+    lookup,
+    allowPrivate: LOOPBACK,
+    ...opts,
+  });
   return env.run(deliverWebhook, i);
 }
 
@@ -75,7 +99,7 @@ async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
 }
 
 test('a 2xx delivers: signed headers that verifyWebhook accepts, the attempt reported', async () => {
-  const res = await deliver(input(`http://127.0.0.1:${port}/ok`, { allowPrivateHosts: true }));
+  const res = await deliver(input(`http://127.0.0.1:${port}/ok`));
   expect(res).toEqual({ status: 204, attempt: 3 });
   const [r] = received;
   expect(r.headers['content-type']).toBe('application/json');
@@ -84,34 +108,82 @@ test('a 2xx delivers: signed headers that verifyWebhook accepts, the attempt rep
 });
 
 test('a non-2xx answer and a refused connection fail retryably, naming the origin only', async () => {
-  const http = await failure(deliver(input(`http://127.0.0.1:${port}/fail?token=t0k3n`, { allowPrivateHosts: true })));
+  const http = await failure(deliver(input(`http://127.0.0.1:${port}/fail?token=t0k3n`)));
   expect([http.type, http.nonRetryable, http.message]).toEqual([
     FailureType.WebhookHttpError,
     false,
     `webhook http://127.0.0.1:${port} answered 503`,
   ]);
   // A redirect is an answer, not followed: the POST is never re-sent elsewhere.
-  const redirect = await failure(deliver(input(`http://127.0.0.1:${port}/redirect`, { allowPrivateHosts: true })));
+  const redirect = await failure(deliver(input(`http://127.0.0.1:${port}/redirect`)));
   expect(redirect.message).toMatch(/answered 302$/);
   expect(received.map((r) => r.path)).toEqual(['/fail?token=t0k3n', '/redirect']);
-  const down = await failure(deliver(input('http://127.0.0.1:1/x', { allowPrivateHosts: true })));
+  const down = await failure(deliver(input('http://127.0.0.1:1/x')));
   expect([down.type, down.nonRetryable]).toEqual([FailureType.WebhookNetworkError, false]);
   expect(down.message).toBe('webhook http://127.0.0.1:1 unreachable (ECONNREFUSED)');
 });
 
-test('a name resolving to loopback is refused at send time unless opted in (DNS rebinding)', async () => {
+test('a name resolving to loopback is refused at send time unless the worker lists it (DNS rebinding)', async () => {
   const url = `http://hooks.example.test:${port}/ok`;
-  const refused = await failure(deliver(input(url)));
+  const refused = await failure(deliver(input(url), { allowPrivate: parseNotifyAllowance('0') }));
   expect([refused.type, refused.nonRetryable]).toEqual([FailureType.WebhookAddressRefused, true]);
   expect(refused.message).toContain('hooks.example.test (resolves to 127.0.0.1)');
-  const literal = await failure(deliver(input(`http://127.0.0.1:${port}/ok`)));
+  expect(refused.message).toContain('REELFLOW_NOTIFY_ALLOW_PRIVATE');
+  const literal = await failure(
+    deliver(input(`http://127.0.0.1:${port}/ok`), { allowPrivate: parseNotifyAllowance('') }),
+  );
   expect(literal.type).toBe(FailureType.WebhookAddressRefused);
   expect(received).toEqual([]);
-  // The definition's opt-in, or the worker's own default URL with the worker's opt-in.
-  expect((await deliver(input(url, { allowPrivateHosts: true }))).status).toBe(204);
-  expect((await deliver(input(url), { defaultUrl: url, defaultAllowPrivate: true })).status).toBe(204);
-  const otherUrl = await failure(deliver(input(url), { defaultUrl: `${url}/other`, defaultAllowPrivate: true }));
-  expect(otherUrl.type).toBe(FailureType.WebhookAddressRefused);
+  // The worker's allow-list: the name itself, a subnet its address is in, or everything.
+  for (const list of ['hooks.example.test', '127.0.0.0/8', '1'])
+    expect((await deliver(input(url), { allowPrivate: parseNotifyAllowance(list) })).status).toBe(204);
+  const other = await failure(deliver(input(url), { allowPrivate: parseNotifyAllowance('10.0.0.0/8,other.test') }));
+  expect(other.type).toBe(FailureType.WebhookAddressRefused);
+});
+
+test("the definition's allowPrivateHosts no longer opens the worker's network", async () => {
+  const open = { ...input(`http://127.0.0.1:${port}/ok`), allowPrivateHosts: true }; // as old histories carry it
+  const f = await failure(deliver(open, { allowPrivate: parseNotifyAllowance('0') }));
+  expect([f.type, f.nonRetryable]).toEqual([FailureType.WebhookAddressRefused, true]);
+  expect(received).toEqual([]);
+});
+
+test("no URL in the input: the worker's default, resolved here", async () => {
+  const res = await deliver({ ...input(''), url: undefined }, { defaultUrl: `http://127.0.0.1:${port}/default?k=t` });
+  expect(res.status).toBe(204);
+  expect(received.map((r) => r.path)).toEqual(['/default?k=t']);
+  const none = await failure(deliver({ ...input(''), url: undefined }));
+  expect([none.type, none.message]).toEqual([
+    FailureType.WebhookAddressRefused,
+    'no webhook URL: the worker has no REELFLOW_NOTIFY_URL',
+  ]);
+});
+
+test("an endpoint's own secret signs; a rotation signs with both, each verifying", async () => {
+  const endpointSecretFor = (id: string) => (id === 'orders' ? `${ORDERS} ${ROTATED}` : undefined);
+  await deliver(input(`http://127.0.0.1:${port}/ok`, { secret: 'orders' }), { endpointSecretFor });
+  const [r] = received;
+  const signatures = String(r.headers['webhook-signature']).split(' ');
+  expect(signatures).toHaveLength(2);
+  for (const secret of [ORDERS, ROTATED]) expect(verifyWebhook(secret, r.headers, r.body)).toEqual(input('').event);
+  // Each signature alone verifies under its own secret only: the profile's secret signed nothing.
+  const only = (sig: string) => ({ ...r.headers, 'webhook-signature': sig });
+  expect(() => verifyWebhook(ORDERS, only(signatures[0]), r.body)).not.toThrow();
+  expect(() => verifyWebhook(ROTATED, only(signatures[1]), r.body)).not.toThrow();
+  expect(() => verifyWebhook(SECRET, r.headers, r.body)).toThrow(/no webhook-signature matches/);
+  const missing = await failure(
+    deliver(input(`http://127.0.0.1:${port}/ok`, { secret: 'billing' }), { endpointSecretFor }),
+  );
+  expect([missing.type, missing.nonRetryable]).toEqual([FailureType.MissingCredentialError, true]);
+  expect(missing.message).toContain('REELFLOW_ENDPOINT_BILLING_WEBHOOK_SECRET');
+});
+
+test('an endpoint that sends headers then trickles its body is cut off at the deadline', async () => {
+  const started = Date.now();
+  const f = await failure(deliver(input(`http://127.0.0.1:${port}/slow-body`), { deadlineMs: 700 }));
+  expect(Date.now() - started).toBeLessThan(5_000); // the idle timeout (15 s) never fires: bytes keep coming
+  expect([f.type, f.nonRetryable]).toEqual([FailureType.WebhookNetworkError, false]);
+  expect(f.message).toBe(`webhook http://127.0.0.1:${port} took longer than 0.7 s (REELFLOW_NOTIFY_TIMEOUT)`);
 });
 
 test('no secret for the profile: not retried, the variable named', async () => {

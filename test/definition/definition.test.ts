@@ -439,14 +439,19 @@ describe('options.notify: a webhook URL the worker may reach', () => {
   });
 
   it.each(['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://10.0.0.5/hook', 'http://hooks.internal/x'])(
-    'refuses the non-public %s unless options.allowPrivateHosts',
+    'leaves the non-public %s to the worker (its REELFLOW_NOTIFY_ALLOW_PRIVATE), allowPrivateHosts or not',
     (url) => {
-      const issue = issueOf(withNotify({ url }));
-      expect(issue.path).toBe('options.notify.url');
-      expect(issue.message).toMatch(
-        /not a public one: webhooks go to public addresses only \(options\.allowPrivateHosts/,
-      );
-      expect(parseDefinition(withNotify({ url }, { allowPrivateHosts: true })).options.notify?.url).toBe(url);
+      for (const allowPrivateHosts of [false, true])
+        expect(parseDefinition(withNotify({ url }, { allowPrivateHosts })).options.notify?.url).toBe(url);
     },
   );
+
+  it('names an endpoint secret by id; an invalid IP is still refused', () => {
+    const def = parseDefinition(withNotify({ url: 'https://a.example.com/', secret: 'orders-eu' }));
+    expect(def.options.notify?.secret).toBe('orders-eu');
+    expect(issueOf(withNotify({ url: 'https://a.example.com/', secret: 'no spaces' })).path).toBe(
+      'options.notify.secret',
+    );
+    expect(issueOf(withNotify({ url: 'http://999.1.1.1/x' })).message).toMatch(/not a valid IP/);
+  });
 });

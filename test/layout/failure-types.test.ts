@@ -100,6 +100,7 @@ test('the failure type strings never change', () => {
     ...['ArchiveUrlGone', 'ArchiveHttpError', 'ArchiveNetworkError', 'ArchiveSizeMismatch', 'ArchiveTooLarge'],
     ...['ArchiveAddressRefused', 'ArchiveUnsafePath', 'ArchiveDiskFull', 'ArchiveInvalidInput', 'ArchiveWriteError'],
     ...['WebhookAddressRefused', 'WebhookHttpError', 'WebhookNetworkError'],
+    ...['WebhookEventRefused', 'WebhookPipelineNotClosed'],
   ]);
   for (const [key, value] of Object.entries(FailureType)) expect(value).toBe(key);
 });

@@ -194,6 +194,29 @@ test('record replay histories: notify', async () => {
     if (receiver.accepted.size !== 2) throw new Error(`expected 2 webhooks accepted, got ${receiver.accepted.size}`);
     save('notify', notify.workflowId);
     save('notify-delivery', delivery.workflowId);
+    // 7. The delivery workflow started raw (no parent pipeline): refused before anything is signed.
+    const forged = await h.client.workflow.start('notifyWebhook', {
+      taskQueue: h.taskQueue,
+      workflowId: `${notify.workflowId}/notify/forged`,
+      args: [
+        {
+          url: receiver.url,
+          webhookId: `${notify.workflowId}:forged`,
+          profile: 'default',
+          deliveryTimeoutMs: 60_000,
+          event: {
+            type: 'pipeline.completed',
+            timestamp: new Date().toISOString(),
+            data: { pipelineId: notify.workflowId, state: 'completed', stage: 'done' },
+          },
+        },
+      ],
+    });
+    await forged.result().then(
+      () => Promise.reject(new Error('a raw notifyWebhook start was delivered')),
+      () => undefined,
+    );
+    save('notify-refused', forged.workflowId);
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await receiver.close();

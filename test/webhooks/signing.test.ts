@@ -3,6 +3,7 @@ import {
   signWebhook,
   verifyWebhook,
   webhookHeaders,
+  webhookSecretListProblem,
   webhookSecretProblem,
   WebhookVerificationError,
 } from '../../src/webhooks/signing';
@@ -93,4 +94,35 @@ test('a malformed secret is named, never echoed', () => {
   }
   expect(message).toMatch(/webhook secret must be whsec_ followed by base64/);
   expect(message).not.toContain('s3cr3t');
+});
+
+test('strict decoding: junk appended to a genuine signature does not verify', () => {
+  // Buffer.from(b64, 'base64') stops at the first character that is not base64 and ignores
+  // the rest, so these would all decode to the genuine 32 bytes.
+  for (const junk of ['!!', '#junk', 'AAAA', '=', ' ', '.x']) {
+    const sig = `${VECTOR.signature}${junk}`;
+    expect([
+      junk,
+      code(() => verifyWebhook(VECTOR.secret, headers({ 'webhook-signature': sig }), VECTOR.body, { now: AT })),
+    ]).toEqual([
+      junk,
+      junk === ' ' ? 'accepted' : 'no_matching_signature', // a trailing space only separates entries
+    ]);
+  }
+});
+
+test('a rotation: one v1 signature per secret, space-separated, each verifying alone', () => {
+  const next = `whsec_${Buffer.from('the-next-secret-of-24-byt').toString('base64')}`;
+  const h = webhookHeaders([VECTOR.secret, next], VECTOR.id, VECTOR.timestamp, VECTOR.body);
+  const [first, second] = h['webhook-signature'].split(' ');
+  expect(first).toBe(VECTOR.signature);
+  expect(second).toBe(signWebhook(next, VECTOR.id, VECTOR.timestamp, VECTOR.body));
+  expect(webhookHeaders(`${VECTOR.secret}  ${next}`, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toEqual(h);
+  for (const secret of [VECTOR.secret, next]) {
+    expect(code(() => verifyWebhook(secret, h, VECTOR.body, { now: AT }))).toBe('accepted');
+  }
+  expect(webhookSecretListProblem(`${VECTOR.secret} whsec_short`)).toBe(
+    'secret 2 of 2 must be whsec_ followed by base64',
+  );
+  expect(webhookSecretListProblem(`${VECTOR.secret} ${next}`)).toBeUndefined();
 });

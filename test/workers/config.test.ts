@@ -22,7 +22,8 @@ test('defaults, sized for 2 cores', () => {
     archiveRoot: path.resolve('archive'),
     archiveAllowPrivate: false,
     archiveMaxBytes: 2 ** 31,
-    notifyAllowPrivate: false,
+    notifyAllowPrivate: { all: false, hosts: [], cidrs: [] },
+    notifyTimeoutMs: 30_000,
     callbackHost: '0.0.0.0',
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
@@ -185,18 +186,40 @@ test('several problems are reported together', () => {
 
 test('REELFLOW_NOTIFY_URL: an http(s) URL, public unless REELFLOW_NOTIFY_ALLOW_PRIVATE; the log shows its origin only', () => {
   const c = loadWorkerConfig({ REELFLOW_NOTIFY_URL: 'https://hooks.example.com/reelflow?token=t0k3n' }, { cores: 2 });
-  expect([c.notifyUrl, c.notifyAllowPrivate]).toEqual(['https://hooks.example.com/reelflow?token=t0k3n', false]);
+  expect([c.notifyUrl, c.notifyAllowPrivate.all]).toEqual(['https://hooks.example.com/reelflow?token=t0k3n', false]);
   expect(describeWorkerConfig(c)).toContain('notify=https://hooks.example.com/…');
   expect(describeWorkerConfig(c)).not.toContain('t0k3n');
   expect(errorOf({ REELFLOW_NOTIFY_URL: 'ftp://hooks.example.com/x' }).message).toMatch(
     /REELFLOW_NOTIFY_URL must be an http\(s\) URL/,
   );
   expect(errorOf({ REELFLOW_NOTIFY_URL: 'http://127.0.0.1:9000/hook' }).message).toMatch(
-    /REELFLOW_NOTIFY_URL host 127\.0\.0\.1 is a loopback address.*REELFLOW_NOTIFY_ALLOW_PRIVATE=1/,
+    /REELFLOW_NOTIFY_URL host 127\.0\.0\.1 is a loopback address.*REELFLOW_NOTIFY_ALLOW_PRIVATE does not list it/,
   );
   const local = loadWorkerConfig(
     { REELFLOW_NOTIFY_URL: 'http://127.0.0.1:9000/hook', REELFLOW_NOTIFY_ALLOW_PRIVATE: '1' },
     { cores: 2 },
   );
-  expect(local.notifyAllowPrivate).toBe(true);
+  expect(local.notifyAllowPrivate.all).toBe(true);
+});
+
+test('REELFLOW_NOTIFY_ALLOW_PRIVATE: an allow-list of hosts and CIDRs; REELFLOW_NOTIFY_TIMEOUT in seconds', () => {
+  const env = {
+    REELFLOW_NOTIFY_URL: 'http://receiver:9000/hook',
+    REELFLOW_NOTIFY_ALLOW_PRIVATE: 'receiver,10.0.0.0/8',
+  };
+  const c = loadWorkerConfig({ ...env, REELFLOW_NOTIFY_TIMEOUT: '12' }, { cores: 2 });
+  expect(c.notifyAllowPrivate).toEqual({ all: false, hosts: ['receiver'], cidrs: ['10.0.0.0/8'] });
+  expect(c.notifyTimeoutMs).toBe(12_000);
+  expect(describeWorkerConfig(c)).toContain('notifyAllowPrivate=receiver,10.0.0.0/8');
+  // The list does not cover another private host.
+  expect(errorOf({ ...env, REELFLOW_NOTIFY_URL: 'http://10.0.0.1.nip.io.local/x' }).variables).toEqual([
+    'REELFLOW_NOTIFY_URL',
+  ]);
+  expect(errorOf({ ...env, REELFLOW_NOTIFY_URL: 'http://192.168.1.2/x' }).message).toMatch(
+    /192\.168\.1\.2 is a private/,
+  );
+  expect(errorOf({ REELFLOW_NOTIFY_ALLOW_PRIVATE: '10.0.0.0/40' }).message).toMatch(
+    /REELFLOW_NOTIFY_ALLOW_PRIVATE.*prefix length must be 0\.\.32/,
+  );
+  expect(errorOf({ REELFLOW_NOTIFY_TIMEOUT: '120' }).message).toMatch(/REELFLOW_NOTIFY_TIMEOUT must be at most 55/);
 });

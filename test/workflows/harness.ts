@@ -15,6 +15,7 @@ import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { parseNotifyAllowance } from '../../src/webhooks/allowance';
 import { codecDataConverter } from '../../src/codec';
 import { defaultBundlePath, ensureWorkflowBundle } from '../../src/workers/bundle';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
@@ -44,6 +45,15 @@ export interface HarnessOptions {
   inProcessWorkers?: boolean;
   /** The client's and the workers' (e.g. the payload codec). */
   dataConverter?: DataConverter;
+  /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
+  notify?: {
+    /** REELFLOW_NOTIFY_ALLOW_PRIVATE; default 127.0.0.1 (where test receivers listen). */
+    allowPrivate?: string;
+    /** REELFLOW_NOTIFY_URL. */
+    defaultUrl?: string;
+    /** REELFLOW_ENDPOINT_<ID>_WEBHOOK_SECRET values, by id. */
+    endpointSecrets?: Record<string, string>;
+  };
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -125,6 +135,9 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
     webhookSecretFor: (profile) => (profile === 'default' ? WEBHOOK_SECRET : undefined),
+    endpointSecretFor: (id) => opts.notify?.endpointSecrets?.[id],
+    notifyAllowPrivate: parseNotifyAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
+    ...(opts.notify?.defaultUrl ? { notifyDefaultUrl: opts.notify.defaultUrl } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: converter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.

@@ -2,7 +2,10 @@
  * Completion webhooks end to end: real dev server, real worker, the emulator over HTTP, and
  * a receiver that verifies each delivery with verifyWebhook. Every event is delivered once
  * to the receiver's logic despite retries, a late replay is refused, a down endpoint never
- * holds up or fails the pipeline, and a loopback target needs the opt-in.
+ * holds up or fails the pipeline. Trust boundaries: a private target only where the worker's
+ * allow-list covers it (not by the definition's allowPrivateHosts), the worker's default URL
+ * never in history, endpoint secrets and rotation, and a raw start of the delivery workflow
+ * with a made-up event signs and sends nothing.
  */
 import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -15,10 +18,15 @@ import {
   statusQuery,
   vendorCallbackSignal,
   type NotificationRecord,
+  type WebhookEvent,
 } from '../../src/workflows/messages';
 import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
 import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';
+import { verifyWebhook } from '../../src/webhooks/signing';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createDeliveryCheckActivities, type DeliveryOriginInput } from '../../src/activities/webhook-origin';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000 };
 
@@ -36,16 +44,42 @@ async function refusedPort(): Promise<number> {
   return port;
 }
 
+/** An endpoint's own secret while it is rotated: the worker signs with both. */
+const ORDERS = `whsec_${Buffer.from('orders-endpoint-secret-key').toString('base64')}`;
+const ORDERS_NEXT = `whsec_${Buffer.from('orders-endpoint-next-secret').toString('base64')}`;
+
 let h: Harness;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+/** The worker's default URL (REELFLOW_NOTIFY_URL), with a token in its query. */
+let workerDefault: Awaited<ReturnType<typeof startWebhookReceiver>>;
+/** On 127.0.0.2: loopback, but not in the worker's allow-list (127.0.0.1). */
+let unlisted: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let orders: Awaited<ReturnType<typeof startWebhookReceiver>>;
 beforeAll(async () => {
-  h = await startHarness({ emulator: { profile: quick } });
   receiver = await startWebhookReceiver(WEBHOOK_SECRET);
+  workerDefault = await startWebhookReceiver(WEBHOOK_SECRET);
+  unlisted = await startWebhookReceiver(WEBHOOK_SECRET, '127.0.0.2');
+  orders = await startWebhookReceiver(ORDERS);
+  h = await startHarness({
+    emulator: { profile: quick },
+    notify: {
+      allowPrivate: '127.0.0.1',
+      defaultUrl: workerDefault.url.replace('token=abc', 'token=worker-s3cret-token'),
+      endpointSecrets: { orders: `${ORDERS} ${ORDERS_NEXT}` },
+    },
+  });
 });
 afterAll(async () => {
   await h?.close();
-  await receiver?.close();
+  for (const r of [receiver, workerDefault, unlisted, orders]) await r?.close();
 });
+
+/** A workflow's history as JSON, payloads decoded, so that a plain secret or URL would show. */
+async function historyText(workflowId: string): Promise<string> {
+  return JSON.stringify(await h.client.workflow.getHandle(workflowId).fetchHistory(), (k, v: unknown) =>
+    k === 'data' && typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v,
+  );
+}
 beforeEach(() => h.emulator.reset());
 
 test('a completed pipeline: one verified delivery despite a 500, a late replay refused', async () => {
@@ -196,14 +230,179 @@ test('a failed pipeline sends its failure type', async () => {
   expect(ended.data.stage).toBe('generation');
 });
 
-test('a loopback target needs the opt-in: refused with the field named', async () => {
+test("a private target: the worker's allow-list decides, not the definition's allowPrivateHosts", async () => {
   const handle = await h.start({
-    ...generation({ url: receiver.url }),
-    options: { archive: false, allowPrivateHosts: false, notify: { url: receiver.url } },
+    ...generation({ url: unlisted.url }),
+    options: { archive: false, allowPrivateHosts: true, notify: { url: unlisted.url } },
   });
   const err = await rejection(handle.result(), WorkflowFailedError);
   expect(err.cause).toBeInstanceOf(ApplicationFailure);
   expect((err.cause as ApplicationFailure).type).toBe(FailureType.InvalidDefinition);
-  expect(err.cause?.message).toMatch(/options\.notify\.url: host 127\.0\.0\.1 is a loopback address/);
-  expect(receiver.raw.filter((r) => r.headers['webhook-id']?.includes(handle.workflowId))).toEqual([]);
+  expect(err.cause?.message).toMatch(
+    /options\.notify\.url: host 127\.0\.0\.2 is a loopback address.*REELFLOW_NOTIFY_ALLOW_PRIVATE does not list it/,
+  );
+  expect((await handle.query(statusQuery)).vendorTasks).toEqual([]); // refused before any paid work
+  // Listed (127.0.0.1): delivered, with the definition's flag off.
+  const listed = await h.run({
+    ...generation({ url: receiver.url }, 'listed target'),
+    options: { archive: false, allowPrivateHosts: false, notify: { url: receiver.url } },
+  });
+  await until('the listed target got the webhook', () => receiver.accepted.get(`${listed.handle.workflowId}:ended`));
+  expect(unlisted.raw).toEqual([]);
+});
+
+test("the worker's default URL: delivered, and in neither history", async () => {
+  const { handle } = await h.run({
+    generation: { model: 'video-model-1', content: [{ type: 'text', text: 'worker default' }] },
+    options: { archive: false },
+  });
+  const webhookId = `${handle.workflowId}:ended`;
+  const event = await until('the default URL got the webhook', () => workerDefault.accepted.get(webhookId));
+  expect(event.type).toBe('pipeline.completed');
+  expect(workerDefault.deliveriesOf(webhookId)[0]).toBeDefined();
+  // Neither its path nor its query (errors name the origin only, which is not secret).
+  for (const id of [handle.workflowId, `${handle.workflowId}/notify/ended`]) {
+    const history = await historyText(id);
+    expect(history).not.toContain('worker-s3cret-token');
+    expect(history).not.toContain('/hooks/reelflow');
+  }
+  await expectReplays(handle);
+});
+
+test("an endpoint's own secret signs; during its rotation both signatures verify", async () => {
+  const { handle } = await h.run({
+    ...generation({ url: orders.url }, 'endpoint secret'),
+    options: { archive: false, notify: { url: orders.url, secret: 'orders' } },
+  });
+  const webhookId = `${handle.workflowId}:ended`;
+  await until('the endpoint verified the webhook', () => orders.accepted.get(webhookId));
+  const [delivery] = orders.deliveriesOf(webhookId);
+  const signatures = String(delivery.headers['webhook-signature']).split(' ');
+  expect(signatures).toHaveLength(2);
+  for (const [i, secret] of [ORDERS, ORDERS_NEXT].entries()) {
+    const alone = { ...delivery.headers, 'webhook-signature': signatures[i] };
+    expect(verifyWebhook<WebhookEvent>(secret, alone, delivery.body).data.pipelineId).toBe(handle.workflowId);
+  }
+  // The profile's secret, which other endpoints trust, signed nothing here.
+  expect(() => verifyWebhook(WEBHOOK_SECRET, delivery.headers, delivery.body)).toThrow(/no webhook-signature matches/);
+});
+
+test('notifyWebhook started raw with a made-up event signs and sends nothing', async () => {
+  // A real pipeline, so that the forgery can borrow its ids.
+  const { handle } = await h.run(generation({ url: receiver.url }, 'forgery target'));
+  await until('the genuine webhook', () => receiver.accepted.get(`${handle.workflowId}:ended`));
+  const forged = (workflowId: string, webhookId: string) =>
+    h.client.workflow.start('notifyWebhook', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [
+        {
+          url: unlisted.url,
+          webhookId,
+          profile: 'default',
+          allowPrivateHosts: true,
+          deliveryTimeoutMs: 60_000,
+          event: {
+            type: 'pipeline.completed',
+            timestamp: new Date().toISOString(),
+            data: { pipelineId: handle.workflowId, state: 'completed', stage: 'done', result: { forged: true } },
+          },
+        },
+      ],
+    });
+  for (const [workflowId, webhookId] of [
+    [`${handle.workflowId}/notify/forged`, `${handle.workflowId}:forged`],
+    [`forged-${handle.workflowId}`, 'anything'],
+  ]) {
+    const run = await forged(workflowId, webhookId);
+    const err = await rejection(run.result(), WorkflowFailedError);
+    const cause = err.cause?.cause as ApplicationFailure | undefined;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe(FailureType.WebhookEventRefused);
+    expect(cause?.message).toMatch(/not started by a videoPipeline/);
+  }
+  expect(unlisted.raw).toEqual([]);
+  expect(receiver.raw.filter((r) => String(r.headers['webhook-id']).includes('forged'))).toEqual([]);
+});
+
+test("the origin check: the genuine event passes; one that differs from the pipeline's own is refused", async () => {
+  const { handle } = await h.run(generation({ url: receiver.url }, 'origin check'));
+  const pid = handle.workflowId;
+  const genuine = await until('the genuine webhook', () => receiver.accepted.get(`${pid}:ended`));
+  const { runId } = await handle.describe();
+  const { confirmDeliveryOrigin } = createDeliveryCheckActivities();
+  const check = (over: Partial<DeliveryOriginInput>, key = 'ended', childId = `${pid}/notify/${key}`) =>
+    new MockActivityEnvironment(
+      { workflowExecution: { workflowId: childId, runId: 'r' } },
+      { client: h.client, logger: new DefaultLogger('ERROR') },
+    ).run(confirmDeliveryOrigin, {
+      parent: { workflowId: pid, runId },
+      webhookId: `${pid}:${key}`,
+      url: receiver.url,
+      event: genuine,
+      ...over,
+    });
+  await expect(check({})).resolves.toBeUndefined();
+  const data = genuine.data;
+  const waiting = {
+    workflowId: pid,
+    stage: 'generation' as const,
+    step: 'generation',
+    attempt: 1,
+    reason: 'r',
+    since: '',
+  };
+  // One at a time: a closed pipeline answers queries by replay, on one worker.
+  const deliveryRunId = (await h.client.workflow.getHandle(`${pid}/notify/ended`).describe()).runId;
+  const cases: [() => Promise<unknown>, RegExp][] = [
+    [
+      () => check({ event: { ...genuine, data: { ...data, result: { ...data.result!, archived: [], calls: {} } } } }),
+      /result differs/,
+    ],
+    [
+      () => check({ event: { ...genuine, type: 'pipeline.failed', data: { ...data, state: 'failed' } } }),
+      /is completed, not/,
+    ],
+    [() => check({ url: unlisted.url }), /target is not/],
+    [() => check({ secret: 'orders' }), /target is not/],
+    [() => check({ webhookId: `${pid}:other` }), /do not follow/],
+    [
+      () =>
+        check(
+          { event: { ...genuine, type: 'pipeline.waiting_operator', data: { ...data, waiting } } },
+          'wait-generation-1',
+        ),
+      /does not wait, nor waited/,
+    ],
+    [() => check({ event: { ...genuine, data: { ...data, pipelineId: 'another' } } }), /names another pipeline/],
+    // A parent that is not a videoPipeline (here: the delivery workflow itself).
+    [
+      () =>
+        check(
+          {
+            parent: {
+              workflowId: `${pid}/notify/ended`,
+              runId: deliveryRunId,
+            },
+            webhookId: `${pid}/notify/ended:ended`,
+            event: { ...genuine, data: { ...data, pipelineId: `${pid}/notify/ended` } },
+          },
+          'ended',
+          `${pid}/notify/ended/notify/ended`,
+        ),
+      /the parent is a notifyWebhook, not a videoPipeline/,
+    ],
+  ];
+  for (const [run, message] of cases) {
+    const err: unknown = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect([(err as ApplicationFailure).type, (err as ApplicationFailure).nonRetryable]).toEqual([
+      FailureType.WebhookEventRefused,
+      true,
+    ]);
+    expect((err as Error).message).toMatch(message);
+  }
 });

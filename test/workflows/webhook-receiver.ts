@@ -18,7 +18,7 @@ export interface RawDelivery {
   refused?: string;
 }
 
-export async function startWebhookReceiver(secret: string) {
+export async function startWebhookReceiver(secret: string, host = '127.0.0.1') {
   const raw: RawDelivery[] = [];
   /** Events acted on, by webhook-id: each at most once. */
   const accepted = new Map<string, WebhookEvent>();
@@ -48,8 +48,8 @@ export async function startWebhookReceiver(secret: string) {
       res.writeHead(record.status).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/reelflow?token=abc`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const url = `http://${host}:${(server.address() as AddressInfo).port}/hooks/reelflow?token=abc`;
   return {
     url,
     raw,
