@@ -21,7 +21,8 @@ function normalise(entry: string, port: number): string {
 
 /**
  * The Host header values answered, once the port is known. The bound host and port by
- * default, with `127.0.0.1`, `localhost` and `[::1]` when it is loopback; plus `allowedHosts`.
+ * default, with `127.0.0.1`, `localhost` and `[::1]` when it is loopback or every interface;
+ * plus `allowedHosts`.
  * Throws when binding every interface without `allowedHosts`.
  */
 export function hostAllowList(bound: string, port: number, allowedHosts: readonly string[] = []): Set<string> {
@@ -33,7 +34,8 @@ export function hostAllowList(bound: string, port: number, allowedHosts: readonl
     );
   }
   if (!everywhere) out.add(normalise(bound, port));
-  if (literalHostRange(bound) === 'loopback') {
+  // Every interface includes loopback (and the URL the server prints is 127.0.0.1).
+  if (everywhere || literalHostRange(bound) === 'loopback') {
     for (const h of ['127.0.0.1', 'localhost', '[::1]']) out.add(`${h}:${port}`);
   }
   // A browser leaves out the default port.
