@@ -19,7 +19,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY src/emulator/media ./src/emulator/media
 COPY examples ./examples
-COPY deploy/docker/with-callback-secret.sh /usr/local/bin/with-callback-secret
+COPY deploy/docker/with-generated-secret.sh /usr/local/bin/with-generated-secret
 # The archive and the worker's state (its generated callback secret) are volumes in
 # docker-compose.yml. A new named volume copies these directories' owner, so the
 # unprivileged user can write there.

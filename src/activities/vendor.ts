@@ -6,6 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { redactCallbackTokens } from '../vendor-api/callback-redaction';
 import { FailureType } from '../failures';
 import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
@@ -178,7 +179,7 @@ export function createVendorActivities(deps: ActivityDeps) {
         status: t.status,
         videoUrl: t.video_url,
         lastFrameUrl: t.last_frame_url,
-        failReason: t.fail_reason,
+        failReason: t.fail_reason && redactCallbackTokens(t.fail_reason),
         errorCode: t.error_code,
         model: t.model,
         createdAt: t.created_at,
@@ -198,7 +199,12 @@ export function createVendorActivities(deps: ActivityDeps) {
     /** `status` is the vendor's as is (possibly NOT_START, UNKNOWN, or another unknown state). */
     eraseGet: async (input: ProfileInput & { taskId: string }) => {
       const t = await call('erase.get', (signal) => v(input.profile).erase.get(input.taskId, { signal }));
-      return { taskId: t.task_id, status: t.status, videoUrl: t.video_url, failReason: t.fail_reason };
+      return {
+        taskId: t.task_id,
+        status: t.status,
+        videoUrl: t.video_url,
+        failReason: t.fail_reason && redactCallbackTokens(t.fail_reason),
+      };
     },
   };
 }

@@ -6,17 +6,27 @@
  *   POST /decode, POST /encode   {"payloads":[{"metadata":{k: base64},"data": base64}]} → same shape
  *     200  done                     400  not that shape, or a payload no listed key decrypts
  *     401  token missing or wrong   413  body over the limit
+ *     415  not `Content-Type: application/json`
  *   OPTIONS *   CORS preflight for the allowed origins (the Web UI runs in a browser)
  *   GET /healthz → 200
+ *   any request whose Host header is not allowed → 403
  *
  * With a token, every POST needs `Authorization: Bearer <token>`. Logs: one line per
  * refused or failed request, never a payload, a key or the token.
+ *
+ * Why Host and Content-Type: without a token the server trusts whoever can reach it on
+ * loopback. A web page can reach it too, through DNS rebinding (its own name re-pointed
+ * at 127.0.0.1, so the browser thinks the request is same-origin): the Host header
+ * then still names the page's host, so it is refused. And a cross-origin page can only
+ * send a "simple" request without a preflight (text/plain, form data); requiring
+ * application/json forces the preflight, which CORS answers for the allowed origins only.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ValueError, type Payload, type PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
+import { hostAllowList } from './host-allow-list';
 
 export const CODEC_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -31,6 +41,12 @@ export interface CodecServerOptions {
   origins: readonly string[];
   log?: (line: string) => void;
   bodyLimitBytes?: number;
+  /**
+   * Host headers answered, `host` or `host:port` (an entry without a port means the bound
+   * port). Default: the bound host and port, plus `127.0.0.1`, `localhost` and `[::1]`
+   * when bound to loopback. Required when binding every interface (0.0.0.0, ::).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface CodecServer {
@@ -116,9 +132,17 @@ function corsHeaders(origin: string | undefined, origins: readonly string[]): Re
   };
 }
 
+/** `Content-Type: application/json`, parameters (charset) allowed. */
+function isJson(contentType: string | undefined): boolean {
+  return /^application\/json\s*(;|$)/i.test(contentType ?? '');
+}
+
 export async function startCodecServer(opts: CodecServerOptions): Promise<CodecServer> {
   const log = opts.log ?? (() => undefined);
   const limit = opts.bodyLimitBytes ?? CODEC_BODY_LIMIT_BYTES;
+  // Judged before listening: binding every interface with no list is a configuration error.
+  hostAllowList(opts.host, opts.port || 1, opts.allowedHosts);
+  let allowed: ReadonlySet<string> = new Set();
 
   async function answer(req: http.IncomingMessage): Promise<[number, unknown]> {
     const path = (req.url ?? '').split('?')[0];
@@ -126,6 +150,9 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
     const op = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : undefined;
     if (!op) throw new HttpError(404, 'not found: POST /decode or /encode');
     if (req.method !== 'POST') throw new HttpError(405, `${path}: POST only`);
+    if (!isJson(req.headers['content-type'])) {
+      throw new HttpError(415, `${path}: Content-Type must be application/json`);
+    }
     if (opts.token !== undefined && !tokenMatches(req.headers.authorization, opts.token)) {
       throw new HttpError(401, 'missing or wrong bearer token');
     }
@@ -136,6 +163,13 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
 
   const server = http.createServer((req, res) => {
     const cors = corsHeaders(req.headers.origin, opts.origins);
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    if (!allowed.has(hostHeader)) {
+      log(`${req.method} ${(req.url ?? '').split('?')[0].slice(0, 100)}: 403 Host header not allowed`);
+      const error = `Host header ${JSON.stringify(hostHeader.slice(0, 100))} is not one this codec server answers to (allowed: ${[...allowed].join(', ')}); see --allowed-host`;
+      res.writeHead(403, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error }));
+      return;
+    }
     if (req.method === 'OPTIONS') {
       res.writeHead(Object.keys(cors).length ? 204 : 403, cors).end();
       return;
@@ -159,6 +193,7 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
     server.listen(opts.port, opts.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  allowed = hostAllowList(opts.host, port, opts.allowedHosts);
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,

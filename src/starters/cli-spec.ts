@@ -350,6 +350,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: '<origin>',
         help: 'Web UI origin allowed to call it (repeatable; default http://localhost:8233 and http://127.0.0.1:8233)',
       },
+      'allowed-host': {
+        type: 'string',
+        multiple: true,
+        value: '<host[:port]>',
+        help: 'Host header it answers besides the bound host (repeatable; also REELFLOW_CODEC_SERVER_HOSTS; required with --host 0.0.0.0)',
+      },
     },
     {
       description:

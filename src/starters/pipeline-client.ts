@@ -490,6 +490,34 @@ function literal(option: string, value: string): string {
   return `'${value}'`;
 }
 
+/**
+ * The user's clause, checked to stand on its own inside the parentheses it gets: every
+ * parenthesis closes within it and every quote ends, so `x = 1) OR (WorkflowType = 'n'`
+ * cannot close ours and escape the WorkflowType filter. Outside quotes, comments and
+ * backslashes are refused too (a parser that skips them would see other parentheses).
+ */
+function clauseOf(query: string): string {
+  let depth = 0;
+  let quote: string | undefined;
+  const refuse = (why: string) =>
+    new RangeError(`query: ${why}; the clause is ANDed, in parentheses, with the pipeline filter`);
+  for (let i = 0; i < query.length; i++) {
+    const c = query[i];
+    if (c === '\\') throw refuse('backslashes are not allowed');
+    if (quote) {
+      if (c === quote) quote = undefined;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === '`') quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) throw refuse('a ")" closes a parenthesis it did not open');
+    else if (c === '#' || /^(--|\/\*|\*\/)/.test(query.slice(i, i + 2))) throw refuse('comments are not allowed');
+  }
+  if (quote) throw refuse(`a ${quote} quote is not closed`);
+  if (depth > 0) throw refuse('a "(" is not closed');
+  return `(${query})`;
+}
+
 /** The visibility query of listPipelines (exported for tests and for `temporal workflow list -q`). */
 export function buildListQuery(opts: ListPipelinesOptions = {}): string {
   const parts = [`WorkflowType = ${literal('type', PIPELINE_WORKFLOW_TYPE)}`];
@@ -511,7 +539,7 @@ export function buildListQuery(opts: ListPipelinesOptions = {}): string {
   if (opts.vendorTaskId !== undefined)
     parts.push(`${VENDOR_TASK_IDS.name} = ${literal('vendorTaskId', opts.vendorTaskId)}`);
   if (opts.batchId !== undefined) parts.push(`${BATCH.name} = ${literal('batch', opts.batchId)}`);
-  if (opts.query?.trim()) parts.push(`(${opts.query.trim()})`);
+  if (opts.query?.trim()) parts.push(clauseOf(opts.query.trim()));
   return parts.join(' AND ');
 }
 

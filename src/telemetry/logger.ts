@@ -2,15 +2,18 @@
  * The JSON logger of the worker and the callback receiver (pino): one JSON object per
  * line, level as a word, ISO time. Human CLI output does not go through here.
  *
- * Never a secret, in two layers:
- * - redact paths: fields that carry credentials by name (`secret`, `apiKey`,
- *   `authorization`, a callback URL, ...) print as "[redacted]" wherever they sit;
- * - every written line has the values of the process's secret variables (a name ending in
- *   SECRET, TOKEN, API_KEY, PASSWORD or _KEYS) replaced, each item of a list value too
- *   (REELFLOW_CODEC_KEYS is "id:key,…"), so a secret that slips into a message or an
- *   error's text is still not printed.
+ * Never a secret, in three layers, on every written line:
+ * - fields that carry credentials by name (`secret`, `apiKey`, `Authorization`, a callback
+ *   URL as `callbackUrl` or `callback_url`, anything ending in token/secret/password, ...)
+ *   print as "[redacted]" at any depth, whatever the case or the `_`/`-` in the name;
+ * - the values of the process's secret variables (see SECRET_VARIABLE), each item of a
+ *   list value too (REELFLOW_CODEC_KEYS is "id:key,…", OTLP headers "k=v,…"), are replaced
+ *   in any letter case, so a secret that slips into a message or an error's text is still
+ *   not printed;
+ * - the token of any callback URL in the text is replaced.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactCallbackTokens } from '../vendor-api/callback-redaction';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from './levels';
 
 export type { Logger } from 'pino';
@@ -18,40 +21,60 @@ export type { Logger } from 'pino';
 /** A line sink with an optional level (the worker's and the receiver's `log(...)` callbacks). */
 export type LogLine = (line: string, level?: 'warn' | 'error') => void;
 
-/** Field names that carry credentials, at the top level and one object down. */
-const SECRET_KEYS = [
-  'secret',
-  'callbackSecret',
-  'apiKey',
-  'accessToken',
-  'token',
-  'password',
-  'authorization',
-  'Authorization',
-  'callbackUrl',
-  // The SDK's debug lines: a token that completes the activity, for whoever may call Temporal.
-  'taskToken',
-];
-export const REDACT_PATHS = [
-  ...SECRET_KEYS,
-  ...SECRET_KEYS.map((k) => `*.${k}`),
-  'headers.authorization',
-  '*.headers.authorization',
-  'headers.cookie',
-  '*.headers.cookie',
-];
+const REDACTED = '[redacted]';
 
-const SECRET_VARIABLE = /(SECRET|TOKEN|API_KEY|PASSWORD|_KEYS)$/i;
+/** Field names that carry credentials, compared lower case without `_` and `-`. */
+const SECRET_KEYS = new Set([
+  'authorization',
+  'proxyauthorization',
+  'cookie',
+  'setcookie',
+  'callbackurl',
+  'apikey',
+  'privatekey',
+  'keydata',
+]);
+/** …and any name ending like these: accessToken, taskToken (the SDK's debug lines), webhook_secret. */
+const SECRET_KEY_ENDING = /(secret|token|password|apikey)$/;
+
+export function isSecretKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_]/g, '');
+  return SECRET_KEYS.has(k) || SECRET_KEY_ENDING.test(k);
+}
+
+/** A copy of a parsed JSON value with every secret-named field redacted, at any depth. */
+function redactFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactFields);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSecretKey(k) ? REDACTED : redactFields(v)]));
+}
+
+/**
+ * Variables whose value is a secret: credentials by name, the TLS client key's PEM
+ * (TEMPORAL_TLS_CLIENT_KEY_DATA), OTLP headers (they carry the collector's credential) and
+ * the worker's notify URL (its path or query may be the receiver's token).
+ */
+const SECRET_VARIABLE = /(SECRET|TOKEN|API_KEY|PASSWORD|_KEYS|_KEY|_KEY_DATA|_HEADERS|NOTIFY_URL)$/i;
 /** Shorter values are not secrets worth the name (and would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
+
+/** The parts of a value that are secret on their own: list items, "id:key", "k=v", PEM lines. */
+function partsOf(value: string): string[] {
+  const items = value.split(/[,\n]/).map((item) => item.trim());
+  return items.flatMap((item) => [
+    item,
+    item.slice(item.indexOf(':') + 1).trim(),
+    item.slice(item.indexOf('=') + 1).trim(),
+    item.split(/\s+/).pop() ?? '',
+  ]);
+}
 
 /** Values of the environment's secret variables, longest first, raw and as JSON-escaped. */
 export function secretValues(env: Record<string, string | undefined>): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (!SECRET_VARIABLE.test(name) || value === undefined) continue;
-    const items = value.split(',').flatMap((item) => [item.trim(), item.slice(item.indexOf(':') + 1).trim()]);
-    for (const v of [value, ...items]) {
+    for (const v of [value, ...partsOf(value)]) {
       if (v.trim().length < MIN_SECRET_LENGTH) continue;
       values.add(v);
       values.add(JSON.stringify(v).slice(1, -1));
@@ -60,12 +83,21 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
   return [...values].sort((a, b) => b.length - a.length);
 }
 
-function scrubber(secrets: readonly string[]): ((line: string) => string) | undefined {
-  if (secrets.length === 0) return undefined;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The whole line's defence: fields by name, secret values in any case, callback tokens. */
+function scrubber(secrets: readonly string[]): (line: string) => string {
+  const values = secrets.length ? new RegExp(secrets.map(escapeRegExp).join('|'), 'gi') : undefined;
   return (line) => {
     let out = line;
-    for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-    return out;
+    try {
+      const newline = out.endsWith('\n') ? '\n' : '';
+      out = JSON.stringify(redactFields(JSON.parse(out))) + newline;
+    } catch {
+      // Not one JSON object: the value scrubbing below still applies.
+    }
+    if (values) out = out.replace(values, REDACTED);
+    return redactCallbackTokens(out);
   };
 }
 
@@ -89,10 +121,9 @@ export function createLogger(opts: LoggerOptions): Logger {
       level: opts.level ?? DEFAULT_LOG_LEVEL,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
       ...(opts.mixin ? { mixin: opts.mixin } : {}),
-      ...(scrub ? { hooks: { streamWrite: scrub } } : {}),
+      hooks: { streamWrite: scrub },
     },
     opts.destination ?? pino.destination({ dest: 1, sync: true }),
   );

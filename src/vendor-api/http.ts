@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Dispatcher, request } from 'undici';
 import { VendorErrorBodySchema } from './assumptions';
+import { redactCallbackTokens } from './callback-redaction';
 import {
   AmbiguousError,
   ForbiddenError,
@@ -274,9 +275,12 @@ function readErrorBody(json: unknown, secrets: readonly string[]): VendorErrorTe
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Replaces every secret value, in any letter case, by [redacted] and caps the length. */
+/**
+ * Replaces every secret value, in any letter case, and the token of any callback URL the
+ * vendor echoes (the create's callback_url) by [redacted], and caps the length.
+ */
 export function scrub(text: string, secrets: readonly string[] = []): string {
-  let out = text;
+  let out = redactCallbackTokens(text);
   for (const s of secrets) {
     if (s.length >= 4) out = out.replace(new RegExp(escapeRegExp(s), 'gi'), '[redacted]');
   }

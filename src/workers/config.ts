@@ -7,7 +7,8 @@
  *   REELFLOW_PROFILES                    credential profiles served, comma list; default "default"
  *   REELFLOW_ARCHIVE_DIR                 default ./archive (resolved against the working dir)
  *   REELFLOW_ARCHIVE_ALLOW_PRIVATE       1/true: archive downloads may reach loopback/private addresses
- *                                        (local testing against the emulator); default 0
+ *                                        (local testing against the emulator); default 0. Refused
+ *                                        while VENDOR_BASE_URL is a public host (the real vendor)
  *   REELFLOW_ARCHIVE_MAX_BYTES           largest archived file; default 2147483648 (2 GiB)
  *   REELFLOW_CALLBACK_BASE_URL           public base of the callback receiver; optional
  *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
@@ -51,6 +52,7 @@ import {
   type Env,
 } from '../callbacks/config';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
+import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
@@ -125,6 +127,17 @@ const flag = z
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const TASK_QUEUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
+/**
+ * Private archive downloads are for the emulator (loopback, a private address, or a
+ * single-label compose name such as `emulator`). Against a public vendor they would let
+ * the media URLs the vendor returns reach the worker's own network.
+ */
+function publicVendorProblem(vendorBaseUrl: string | undefined): string | undefined {
+  const url = vendorBaseUrl === undefined ? undefined : parseHttpUrl(vendorBaseUrl);
+  if (!url?.ok || nonPublicHostReason(url.host)) return undefined;
+  return `must be 0 (or unset) while VENDOR_BASE_URL is a public host (${url.host}): private archive downloads are for the local emulator only`;
+}
+
 function schemaFor(cores: number) {
   return z
     .object({
@@ -171,6 +184,8 @@ function schemaFor(cores: number) {
       ),
       // Under the delivery activity's 60 s start-to-close timeout.
       REELFLOW_NOTIFY_TIMEOUT: optional(wholeNumber(1, 55)),
+      // Read here only to judge REELFLOW_ARCHIVE_ALLOW_PRIVATE; src/vendor-api/config.ts validates it.
+      VENDOR_BASE_URL: optional(z.string().trim()),
       REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
       REELFLOW_CALLBACK_BASE_URL: optional(
         z
@@ -219,6 +234,10 @@ function schemaFor(cores: number) {
       const notifyProblem = notifyHost?.ok && notifyHostRefusal(allowance, notifyHost.host);
       if (notifyProblem) {
         ctx.addIssue({ code: 'custom', path: ['REELFLOW_NOTIFY_URL'], message: notifyProblem });
+      }
+      const archiveProblem = e.REELFLOW_ARCHIVE_ALLOW_PRIVATE && publicVendorProblem(e.VENDOR_BASE_URL);
+      if (archiveProblem) {
+        ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
       }
       if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
         ctx.addIssue({

@@ -61,9 +61,12 @@ export interface ComposeConfig {
   volumes?: Record<string, unknown>;
 }
 
-/** `docker-compose config` of the repository's file, as JSON, with none of its variables set. */
-export function composeConfig(): ComposeConfig {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !COMPOSE_VARIABLES.test(k)));
+/** `docker-compose config` of the repository's file, as JSON, with none of its variables set but `vars`. */
+export function composeConfig(vars: Record<string, string> = {}): ComposeConfig {
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !COMPOSE_VARIABLES.test(k))),
+    ...vars,
+  };
   const yaml = run('docker-compose', ['--project-directory', ROOT, '-f', 'docker-compose.yml', 'config'], env);
   const json = run(
     'python3',

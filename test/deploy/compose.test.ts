@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findCommand } from '../../src/starters/cli-spec';
+import { loadWorkerConfig, WorkerConfigError } from '../../src/workers/config';
 import { composeConfig, ensureDockerCompose, ROOT, type ComposeConfig, type ComposeService } from './compose-tool';
 
 let config: ComposeConfig;
@@ -28,6 +29,37 @@ test('the file is valid with no variable set (the CLI needs no secret)', () => {
     expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'emulator', 'worker', 'cli', ...ONE_SHOTS]),
   );
   expect(services.worker.environment!.REELFLOW_CALLBACK_SECRET ?? '').toBe('');
+});
+
+test('no published secret: the emulator control token, like the callback secret, is generated at first start', () => {
+  for (const [name, variable] of [
+    ['emulator', 'EMULATOR_CONTROL_TOKEN'],
+    ['worker', 'REELFLOW_CALLBACK_SECRET'],
+  ] as const) {
+    const service = services[name];
+    expect(service.environment![variable] ?? '').toBe('');
+    expect(service.entrypoint).toEqual(['with-generated-secret', variable]);
+    expect(service.environment![`${variable}_FILE`]).toMatch(/^\/var\/lib\/reelflow\//);
+  }
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  expect(dockerfile).toContain('COPY deploy/docker/with-generated-secret.sh /usr/local/bin/with-generated-secret');
+});
+
+test('private archive downloads: on against the emulator; a public VENDOR_BASE_URL alone makes the worker refuse to start', () => {
+  // The entrypoint supplies the generated callback secret.
+  const workerEnv = (c: ComposeConfig) => ({
+    ...Object.fromEntries(Object.entries(c.services.worker.environment!).map(([k, v]) => [k, v ?? undefined])),
+    REELFLOW_CALLBACK_SECRET: 'generated-at-first-start-0123456789',
+  });
+  const local = loadWorkerConfig(workerEnv(config), { cores: 2 });
+  expect(local.archiveAllowPrivate).toBe(true);
+  const real = workerEnv(composeConfig({ VENDOR_BASE_URL: 'https://api.vendor.example.com' }));
+  expect(() => loadWorkerConfig(real, { cores: 2 })).toThrow(WorkerConfigError);
+  expect(() => loadWorkerConfig(real, { cores: 2 })).toThrow(/REELFLOW_ARCHIVE_ALLOW_PRIVATE.*VENDOR_BASE_URL/);
+  const fixed = workerEnv(
+    composeConfig({ VENDOR_BASE_URL: 'https://api.vendor.example.com', REELFLOW_ARCHIVE_ALLOW_PRIVATE: '0' }),
+  );
+  expect(loadWorkerConfig(fixed, { cores: 2 }).archiveAllowPrivate).toBe(false);
 });
 
 test('the payload codec: off (empty) unless set, and the worker and the cli get the same variables', () => {

@@ -133,4 +133,23 @@ describe('buildListQuery', () => {
   test('refuses values that would break out of the query', () => {
     expect(() => buildListQuery({ vendorTaskId: "x' OR '1'='1" })).toThrow(/^vendorTaskId: /);
   });
+
+  test("the user's clause stays inside its parentheses: it cannot escape the WorkflowType filter", () => {
+    expect(buildListQuery({ query: "x = 1 OR WorkflowType = 'notifyWebhook'" })).toBe(
+      "WorkflowType = 'videoPipeline' AND (x = 1 OR WorkflowType = 'notifyWebhook')",
+    );
+    // Parentheses and quotes inside string literals are text, not structure.
+    expect(buildListQuery({ query: "WorkflowId = 'a)(b' AND (StartTime > '2025-01-01T00:00:00Z')" })).toBe(
+      "WorkflowType = 'videoPipeline' AND (WorkflowId = 'a)(b' AND (StartTime > '2025-01-01T00:00:00Z'))",
+    );
+    const escapes: [string, RegExp][] = [
+      ["x = 1) OR (WorkflowType = 'notifyWebhook'", /^query: a "\)" closes a parenthesis it did not open/],
+      ["x = 1 OR (WorkflowType = 'notifyWebhook'", /^query: a "\(" is not closed/],
+      ["x = 'a", /^query: a ' quote is not closed/],
+      ["x = 1 /* ( */ ) OR (WorkflowType = 'notifyWebhook'", /^query: comments are not allowed/],
+      ['x = 1 -- ', /^query: comments are not allowed/],
+      ["WorkflowId = 'a\\' ) OR (WorkflowType = 'n'", /^query: backslashes are not allowed/],
+    ];
+    for (const [query, message] of escapes) expect(() => buildListQuery({ query })).toThrow(message);
+  });
 });

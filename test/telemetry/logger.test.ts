@@ -3,7 +3,7 @@
  * and no secret in any line (by field name, and by the environment's secret values
  * wherever they sit); the SDK's Logger interface over it; the vendor span's route.
  */
-import { createLogger, lineDestination, lineLogger, REDACT_PATHS, secretValues } from '../../src/telemetry/logger';
+import { createLogger, isSecretKey, lineDestination, lineLogger, secretValues } from '../../src/telemetry/logger';
 import { coreLogFilter, sdkLogger } from '../../src/telemetry/sdk-logger';
 import { otlpTracesUrl } from '../../src/telemetry/tracing';
 import { pathOf } from '../../src/vendor-api/spans';
@@ -62,7 +62,7 @@ test('secret fields are redacted by name; secret values are scrubbed anywhere in
   expect(all).not.toContain(JSON.stringify(ENV.REELFLOW_CALLBACK_SECRET).slice(1, -1));
   expect(all.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(5);
   expect(all).toContain('reelflow'); // ordinary values stay
-  expect(REDACT_PATHS).toEqual(expect.arrayContaining(['secret', '*.secret', '*.headers.authorization']));
+  for (const k of ['secret', 'Authorization', 'callback_url']) expect(isSecretKey(k)).toBe(true);
 });
 
 test('secret values come from variables named like secrets, long enough to be one', () => {
@@ -124,4 +124,68 @@ test("vendor span routes: the URL's path, without query or fragment", () => {
   expect(pathOf('https://v.example/v1/task/get/{id}')).toBe('/v1/task/get/{id}');
   expect(pathOf('https://v.example')).toBe('/');
   expect(pathOf('https://v.example/x#frag?y')).toBe('/x');
+});
+
+describe('redaction reaches everything (issue 15)', () => {
+  const TOKEN_URL = 'https://hooks.example.com/callbacks/wf-1/generation/0/0123456789abcdef0123456789abcdef';
+
+  test('secret-named fields at any depth, in any case and spelling, callback_url and callbackUrl included', () => {
+    const { logger, lines } = capture();
+    logger.info(
+      {
+        a: { b: { c: { d: { callback_url: 'deep-1-xxxxxxxx', API_KEY: 'deep-2-xxxxxxxx' } } } },
+        list: [{ nested: { callbackUrl: 'deep-3-xxxxxxxx', AUTHORIZATION: 'deep-4-xxxxxxxx' } }],
+        headers: { 'X-Access-Token': 'deep-5-xxxxxxxx', Cookie: 'deep-6-xxxxxxxx' },
+        webhook_secret: 'deep-7-xxxxxxxx',
+        taskQueue: 'reelflow',
+      },
+      'deep',
+    );
+    logger.error({ err: Object.assign(new Error('boom'), { request: { callbackUrl: 'deep-8-xxxxxxxx' } }) }, 'e');
+    const all = lines.join('\n');
+    for (let i = 1; i <= 8; i++) expect(all).not.toContain(`deep-${i}-`);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      taskQueue: 'reelflow',
+      a: { b: { c: { d: { callback_url: '[redacted]' } } } },
+    });
+  });
+
+  test('secret values are scrubbed whatever their letter case', () => {
+    const { logger, lines } = capture();
+    logger.info(`upper: ${ENV.REELFLOW_PROFILE_DEFAULT_API_KEY.toUpperCase()}`);
+    logger.info(`lower: ${ENV.REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN.toLowerCase()}`);
+    const all = lines.join('\n').toLowerCase();
+    expect(all).not.toContain(ENV.REELFLOW_PROFILE_DEFAULT_API_KEY.toLowerCase());
+    expect(all).not.toContain(ENV.REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN.toLowerCase());
+  });
+
+  test('the TLS client key, the OTLP headers and the notify URL count as secret variables', () => {
+    const pem =
+      '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----';
+    const env = {
+      TEMPORAL_TLS_CLIENT_KEY_DATA: pem,
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer otlp-cred-abcdef123,x-tenant=acme',
+      REELFLOW_NOTIFY_URL: 'https://hooks.example.com/in?token=notify-tok-998877',
+    };
+    const values = secretValues(env);
+    expect(values).toEqual(
+      expect.arrayContaining([pem, 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'otlp-cred-abcdef123', env.REELFLOW_NOTIFY_URL]),
+    );
+    const lines: string[] = [];
+    const logger = createLogger({ name: 't', env, destination: lineDestination((l) => lines.push(l)) });
+    logger.info({ detail: pem }, `sent to ${env.REELFLOW_NOTIFY_URL} with otlp-cred-abcdef123`);
+    const all = lines.join('\n');
+    for (const s of ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'otlp-cred-abcdef123', 'notify-tok-998877']) {
+      expect(all).not.toContain(s);
+    }
+  });
+
+  test('a callback URL in any text loses its token, keeps its workflow, step and attempt', () => {
+    const { logger, lines } = capture();
+    logger.warn(`vendor said: bad callback ${TOKEN_URL}`);
+    logger.warn({ detail: `encoded ${encodeURIComponent(TOKEN_URL)}` }, 'x');
+    const all = lines.join('\n');
+    expect(all).not.toContain('0123456789abcdef0123456789abcdef');
+    expect(all).toContain('/callbacks/wf-1/generation/0/[redacted]');
+  });
 });

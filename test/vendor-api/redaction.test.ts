@@ -19,6 +19,7 @@ import {
   VendorConfigError,
   VendorError,
 } from '../../src/vendor-api/errors';
+import { scrub } from '../../src/vendor-api/http';
 import { closedPortUrl, startServer, type LocalServer } from './helpers/local-server';
 import { FailureType } from '../../src/failures';
 
@@ -149,4 +150,16 @@ describe('secrets never appear in errors', () => {
       retryable: false,
     });
   });
+});
+
+test('vendor error text is scrubbed of callback tokens as well as keys (any letter case)', () => {
+  const token = 'fedcba9876543210fedcba9876543210';
+  const echoed = `callback_url http://receiver.example/base/callbacks/wf%3A1/erase/2/${token} refused; key ${API_KEY.toLowerCase()}`;
+  const out = scrub(echoed, SECRETS);
+  expect(out).not.toContain(token);
+  expect(out.toLowerCase()).not.toContain(API_KEY.toLowerCase());
+  expect(out).toContain('/callbacks/wf%3A1/erase/2/[redacted]');
+  expect(scrub(`url=${encodeURIComponent(`https://r.example/callbacks/wf-1/generation/0/${token}`)}`)).not.toContain(
+    token,
+  );
 });

@@ -170,6 +170,26 @@ test.each<[string, string, Env, RegExp]>([
   expect(err.message).toMatch(rule);
 });
 
+test('private archive downloads only while the vendor is the emulator: refused with a public VENDOR_BASE_URL', () => {
+  for (const vendor of ['https://api.vendor.example.com', 'https://8.8.8.8:443/base']) {
+    const err = errorOf({ REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', VENDOR_BASE_URL: vendor });
+    expect(err.variables).toEqual(['REELFLOW_ARCHIVE_ALLOW_PRIVATE']);
+    expect(err.message).toMatch(/REELFLOW_ARCHIVE_ALLOW_PRIVATE.*VENDOR_BASE_URL is a public host/);
+  }
+  for (const vendor of ['http://emulator:8080', 'http://127.0.0.1:18080', 'http://localhost:8080', 'http://10.0.0.5']) {
+    expect(
+      loadWorkerConfig({ REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', VENDOR_BASE_URL: vendor }, { cores: 2 })
+        .archiveAllowPrivate,
+    ).toBe(true);
+  }
+  expect(
+    loadWorkerConfig(
+      { REELFLOW_ARCHIVE_ALLOW_PRIVATE: '0', VENDOR_BASE_URL: 'https://api.vendor.example.com' },
+      { cores: 2 },
+    ).archiveAllowPrivate,
+  ).toBe(false);
+});
+
 test('a short secret is refused by name, and its value is not in the message', () => {
   const short = 'tooShort-9chars';
   const err = errorOf({ REELFLOW_CALLBACK_BASE_URL: 'https://h.example', REELFLOW_CALLBACK_SECRET: short });

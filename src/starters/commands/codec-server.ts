@@ -4,6 +4,8 @@
  * `temporal` CLI, until Ctrl-C. REELFLOW_CODEC_SERVER_TOKEN (≥ 16 characters) makes
  * every request need `Authorization: Bearer <token>`; without it the server listens on
  * loopback only, so only people on this machine (or its SSH tunnel) can decode.
+ * `--allowed-host h[:port]` (repeatable) or REELFLOW_CODEC_SERVER_HOSTS (comma list) adds
+ * Host headers it answers; binding every interface (0.0.0.0) needs one.
  */
 import { codecFromEnv, CodecConfigError, KEYS_VARIABLE } from '../../codec';
 import { startCodecServer } from '../../codec/server';
@@ -13,6 +15,7 @@ import { UsageError } from '../cli-spec';
 import type { CommandFn } from '../cli-session';
 
 export const TOKEN_VARIABLE = 'REELFLOW_CODEC_SERVER_TOKEN';
+export const HOSTS_VARIABLE = 'REELFLOW_CODEC_SERVER_HOSTS';
 export const DEFAULT_CODEC_PORT = 8888;
 /** The dev server's Web UI (`npm run dev-stack`, `temporal server start-dev`). */
 export const DEFAULT_UI_ORIGINS = ['http://localhost:8233', 'http://127.0.0.1:8233'];
@@ -51,12 +54,38 @@ function tokenOf(env: NodeJS.ProcessEnv, host: string): string | undefined {
   return token;
 }
 
+function allowedHostsOf(values: string[] | undefined, env: NodeJS.ProcessEnv, host: string): string[] {
+  const fromEnv = (env[HOSTS_VARIABLE] ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  const hosts = [...(values ?? []), ...fromEnv];
+  for (const h of hosts) {
+    if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(h)) {
+      throw new UsageError(
+        `option --allowed-host (or ${HOSTS_VARIABLE}): "${h}" is not a host or host:port`,
+        '--allowed-host',
+        'codec-server',
+      );
+    }
+  }
+  if (hosts.length === 0 && ['0.0.0.0', '::', '[::]'].includes(host)) {
+    throw new UsageError(
+      `option --allowed-host (or ${HOSTS_VARIABLE}) is required with --host ${host}: the host names clients reach this server by (a DNS-rebinding page sends its own)`,
+      '--allowed-host',
+      'codec-server',
+    );
+  }
+  return hosts;
+}
+
 export const codecServer: CommandFn = async (ctx) => {
   const { env, signal } = ctx.io;
   const host = ctx.str('host') ?? '127.0.0.1';
   const port = portOf(ctx.str('port'));
   const origins = originsOf(ctx.list('cors-origin'));
   const token = tokenOf(env, host);
+  const allowedHosts = allowedHostsOf(ctx.list('allowed-host'), env, host);
   const codec = codecFromEnv(env);
   if (!codec) throw new CodecConfigError(KEYS_VARIABLE, 'is required: the keys the codec server decrypts with');
   const server = await startCodecServer({
@@ -64,6 +93,7 @@ export const codecServer: CommandFn = async (ctx) => {
     port,
     codec,
     origins,
+    allowedHosts,
     log: (line) => ctx.info(`codec server: ${line}`),
     ...(token ? { token } : {}),
   });
