@@ -81,7 +81,7 @@ export type CallbackPathResult =
 export function checkCallbackPath(secret: string, pathname: string): CallbackPathResult {
   const segments = pathname.split('/');
   const n = segments.length;
-  const v2 = n >= 7 && segments[n - 6] === CALLBACK_PATH_SEGMENT && RUN_ID_PATTERN.test(segments[n - 2]!);
+  const v2 = n >= 7 && segments[n - 6] === CALLBACK_PATH_SEGMENT && RUN_ID_PATTERN.test(segments[n - 2]);
   const v1 = n >= 6 && segments[n - 5] === CALLBACK_PATH_SEGMENT;
   const asV2 = v2 ? checkSegments(secret, segments.slice(n - 5)) : undefined;
   if (asV2?.ok || (asV2 && !v1)) return asV2;
@@ -95,7 +95,7 @@ export function checkCallbackPath(secret: string, pathname: string): CallbackPat
 function checkSegments(secret: string, segs: string[]): CallbackPathResult {
   const [rawWorkflowId, rawStep, rawAttempt] = segs as [string, string, string];
   const run = segs.length === 5 ? segs[3] : undefined;
-  const token = segs[segs.length - 1]!;
+  const token = segs[segs.length - 1];
   let workflowId: string;
   let step: string;
   try {
