@@ -97,6 +97,7 @@ function normalize(cb: unknown): VendorCallbackSignal | undefined {
     attempt: c.attempt,
     ...(typeof c.taskId === 'string' ? { taskId: c.taskId } : {}),
     ...(typeof c.status === 'string' ? { status: c.status } : {}),
+    ...(typeof c.run === 'string' ? { run: c.run } : {}),
   };
 }
 
