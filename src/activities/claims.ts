@@ -40,6 +40,37 @@ export interface InspectOfferedTaskInput {
   taskId: string;
   /** The asking pipeline's own workflow ids: their claims do not count. */
   exclude: string[];
+  /**
+   * The asking pipeline's own run chain: under its workflow id only runs of this chain are
+   * its own. An earlier pipeline that used the same workflow id (`start --workflow-id`,
+   * `rerun --id`) claims its tasks like any other pipeline. Absent: every run of `exclude`.
+   */
+  chain?: OwnChain;
+}
+
+export interface OwnChain {
+  workflowId: string;
+  /** workflowInfo().firstExecutionRunId: the same in every run of the chain. */
+  firstRunId: string;
+}
+
+interface ClaimRow {
+  runId: string;
+  startTime: Date;
+  raw?: { firstRunId?: string | null };
+}
+
+/**
+ * Whether a visibility row of `chain.workflowId` is a run of that chain: by its first run id
+ * where the server lists it, else by its start (runs of the chain start at or after its first
+ * run, `firstStartMs`; a run of an earlier pipeline before). Unknown first start (that run is
+ * past retention, and so is any earlier pipeline): own.
+ */
+export function ofChain(row: ClaimRow, chain: OwnChain, firstStartMs: number | undefined): boolean {
+  if (row.runId === chain.firstRunId) return true;
+  const first = row.raw?.firstRunId;
+  if (first) return first === chain.firstRunId;
+  return firstStartMs === undefined || row.startTime.getTime() >= firstStartMs;
 }
 
 /** Claims listed at most (one is enough to refuse), and visibility rows read at most. */
@@ -105,16 +136,32 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
     return await v.review.getTask(input.taskId, { signal });
   }
 
-  async function claimsOf(taskId: string, exclude: readonly string[]): Promise<string[]> {
+  async function claimsOf(taskId: string, exclude: readonly string[], chain?: OwnChain): Promise<string[]> {
     // The id is checked against TASK_ID_PATTERN first: no quote can end the literal.
     const query = `${VENDOR_TASK_IDS.name} = '${taskId}'`;
     const others: string[] = [];
     let rows = 0;
-    for await (const wf of Context.current().client.workflow.list({ query, pageSize: 20 })) {
-      if (!exclude.includes(wf.workflowId) && !others.includes(wf.workflowId)) others.push(wf.workflowId);
+    const { client } = Context.current();
+    let firstStart: Promise<number | undefined> | undefined;
+    for await (const wf of client.workflow.list({ query, pageSize: 20 })) {
+      const sameId = chain !== undefined && chain.workflowId === wf.workflowId;
+      if (sameId) firstStart ??= startOf(chain);
+      const own = sameId ? ofChain(wf, chain, await firstStart) : exclude.includes(wf.workflowId);
+      const name = sameId ? `${wf.workflowId} (an earlier run, ${wf.runId})` : wf.workflowId;
+      if (!own && !others.includes(name)) others.push(name);
       if (others.length >= MAX_CLAIMS || ++rows >= MAX_ROWS) break;
     }
     return others;
+  }
+
+  /** When the chain's first run started, by the server's clock; undefined when it cannot be described. */
+  async function startOf(chain: OwnChain): Promise<number | undefined> {
+    try {
+      const d = await Context.current().client.workflow.getHandle(chain.workflowId, chain.firstRunId).describe();
+      return d.startTime.getTime();
+    } catch {
+      return undefined;
+    }
   }
 
   return {
@@ -137,7 +184,11 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
         }
         throw failureOf(err);
       }
-      return { found: true, ...readFacts(input.kind, answer), claimedBy: await claimsOf(input.taskId, input.exclude) };
+      return {
+        found: true,
+        ...readFacts(input.kind, answer),
+        claimedBy: await claimsOf(input.taskId, input.exclude, input.chain),
+      };
     },
   };
 }

@@ -9,10 +9,10 @@ export interface ActivityDeps {
   /** The vendor client for a credential profile; throws a clear error for an unknown profile. */
   vendorFor: (profile: string) => VendorClient;
   /**
-   * Capability URL for a vendor callback, unique per (workflow, step, attempt).
-   * Undefined when no callback base URL is configured.
+   * Capability URL for a vendor callback, unique per (workflow, step, attempt, and the
+   * pipeline's first run id when given). Undefined when no callback base URL is configured.
    */
-  callbackUrlFor?: (workflowId: string, step: string, attempt: number) => string;
+  callbackUrlFor?: (workflowId: string, step: string, attempt: number, run?: string) => string;
   /** Folder that archived outputs are written under (a sub-folder per pipeline, one per vendor task in it). */
   archiveRoot: string;
   /** Archive downloads may reach loopback/private/link-local addresses (local testing only). Default false. */

@@ -17,6 +17,8 @@ import type { ActivityDeps } from './deps';
 export interface CallbackRef {
   step: string;
   attempt: number;
+  /** The pipeline's first run id: the URL binds it (absent: a v1 URL, as before runs were bound). */
+  run?: string;
 }
 
 /** Minimum wait after a 429 on these queries: their interface's minimum interval. */
@@ -54,7 +56,7 @@ async function call<T>(endpoint: string, fn: (signal: AbortSignal) => Promise<T>
 function callbackUrl(deps: ActivityDeps, ref: CallbackRef | undefined): string | undefined {
   if (!ref || !deps.callbackUrlFor) return undefined;
   const workflowId = Context.current().info.workflowExecution?.workflowId;
-  return workflowId ? deps.callbackUrlFor(workflowId, ref.step, ref.attempt) : undefined;
+  return workflowId ? deps.callbackUrlFor(workflowId, ref.step, ref.attempt, ref.run) : undefined;
 }
 
 export interface ProfileInput {

@@ -34,6 +34,8 @@ export interface RelayKey {
   workflowId: string;
   step: string;
   attempt: number;
+  /** v2 URLs: the pipeline's first run id (one URL, one bucket). */
+  run?: string;
 }
 
 export type Admission =
@@ -105,6 +107,6 @@ export class RelayGuard {
   }
 }
 
-const bucketKey = (key: RelayKey): string => JSON.stringify([key.workflowId, key.step, key.attempt]);
+const bucketKey = (key: RelayKey): string => JSON.stringify([key.workflowId, key.step, key.attempt, key.run ?? null]);
 const fingerprint = (key: RelayKey, taskId: string | undefined, status: string | undefined): string =>
-  JSON.stringify([key.workflowId, key.step, key.attempt, taskId ?? null, status ?? null]);
+  JSON.stringify([key.workflowId, key.step, key.attempt, key.run ?? null, taskId ?? null, status ?? null]);

@@ -243,8 +243,8 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       log('callback rejected: bad token (no signal sent)', 'warn');
       return reply(res, 401, 'unauthorized', true);
     }
-    const { workflowId, step, attempt } = auth.target;
-    const where = `workflowId=${printable(workflowId)} step=${printable(step)} attempt=${attempt}`;
+    const { workflowId, step, attempt, run } = auth.target;
+    const where = `workflowId=${printable(workflowId)} step=${printable(step)} attempt=${attempt}${run ? ` run=${run}` : ''}`;
 
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
@@ -270,7 +270,8 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
     }
 
     const fields = extractCallbackFields(step, body);
-    const signal: VendorCallbackSignal = { step, attempt };
+    // The run (v2 URLs) goes with the signal: the workflow refuses a URL of another run.
+    const signal: VendorCallbackSignal = { step, attempt, ...(run ? { run } : {}) };
     if (fields.taskId !== undefined) signal.taskId = fields.taskId;
     if (fields.status !== undefined) signal.status = fields.status;
     const what = `${where} taskId=${printable(signal.taskId ?? '-', 130)} status=${printable(signal.status ?? '-', 60)} shape=${fields.shape}`;

@@ -140,8 +140,8 @@ export function activityDeps(
   if (config.notifyUrl) deps.notifyDefaultUrl = config.notifyUrl;
   const { callbackBaseUrl, callbackSecret } = config;
   if (callbackBaseUrl && callbackSecret) {
-    deps.callbackUrlFor = (workflowId, step, attempt) =>
-      buildCallbackUrl(callbackBaseUrl, callbackSecret, workflowId, step, attempt);
+    deps.callbackUrlFor = (workflowId, step, attempt, run) =>
+      buildCallbackUrl(callbackBaseUrl, callbackSecret, workflowId, step, attempt, run);
   }
   return deps;
 }

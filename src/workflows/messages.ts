@@ -248,6 +248,8 @@ export interface VendorCallbackSignal {
   attempt: number;
   taskId?: string;
   status?: string;
+  /** The pipeline's first run id the callback URL was made for (v2 URLs; absent for v1). */
+  run?: string;
 }
 
 /**

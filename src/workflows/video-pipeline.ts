@@ -34,6 +34,7 @@ import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
 import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
+import { CALLBACK_BOUND_PATCH } from './lib/callback-book';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
@@ -50,6 +51,8 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // replay may hand over in an earlier workflow task than the original run saw it.
   const notifying = patched(NOTIFY_PATCH);
   const provesOperatorIds = patched(RESOLVE_PROOF_PATCH);
+  // Same reason: a signal may be handled in this very task, by the rules this decides.
+  const boundCallbacks = patched(CALLBACK_BOUND_PATCH);
   const refused = await refusedResume(input.resume);
   const resume = refused ? undefined : input.resume;
   const pipelineId = workflowInfo().workflowId;
@@ -64,8 +67,10 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // What `rerun` reuses; a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({ definition: input.definition, result }));
   // Handlers first: the status query answers while the definition is being validated.
-  const rt = new PipelineRuntime(resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
-    continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
+  const rt = new PipelineRuntime(
+    resume?.runtime ?? firstCarry(pipelineId),
+    (runtime) => continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
+    boundCallbacks,
   );
   rt.provesOperatorIds = provesOperatorIds;
   let def: PipelineDefinition;

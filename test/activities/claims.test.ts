@@ -8,6 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import {
   createClaimActivities,
+  ofChain,
   readFacts,
   type InspectOfferedTaskInput,
   type OfferedTaskFacts,
@@ -78,6 +79,61 @@ test("the vendor's answer and the other pipelines that claim the task; the askin
   } finally {
     await Promise.all([mine, other].map((w) => client.workflow.getHandle(w).terminate('test done')));
   }
+});
+
+test('under its own workflow id, only its own run chain is excluded: an earlier pipeline of that id claims', async () => {
+  const { id } = await vendor.generation.create({ model: 'video-model-7', content: [{ type: 'text', text: 'reuse' }] });
+  const reused = `${taskQueue}.reused`;
+  const firstStart = await client.workflow.start('claimsHolder', {
+    taskQueue,
+    workflowId: reused,
+    workflowExecutionTimeout: '2m',
+    typedSearchAttributes: [{ key: VENDOR_TASK_IDS, value: [id] }],
+  });
+  const run1 = firstStart.firstExecutionRunId;
+  await client.workflow.getHandle(reused).terminate('the earlier pipeline ended');
+  const run2 = (await client.workflow.start('claimsHolder', { taskQueue, workflowId: reused })).firstExecutionRunId;
+  try {
+    const asRun2 = () =>
+      inspect({
+        profile: 'default',
+        kind: 'generation',
+        taskId: id,
+        exclude: [reused],
+        chain: { workflowId: reused, firstRunId: run2 },
+      });
+    let facts = await asRun2();
+    for (let i = 0; i < 50 && facts.claimedBy.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      facts = await asRun2();
+    }
+    expect(facts.claimedBy).toEqual([`${reused} (an earlier run, ${run1})`]);
+    // The earlier run asking for itself excludes its own claim; without a chain, as before, the id is excluded.
+    const asRun1 = await inspect({
+      profile: 'default',
+      kind: 'generation',
+      taskId: id,
+      exclude: [reused],
+      chain: { workflowId: reused, firstRunId: run1 },
+    });
+    expect(asRun1.claimedBy).toEqual([]);
+    expect(
+      (await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [reused] })).claimedBy,
+    ).toEqual([]);
+  } finally {
+    await client.workflow.getHandle(reused).terminate('test done');
+  }
+});
+
+test("ofChain: by first run id where listed, else by start against the chain's first run", () => {
+  const chain = { workflowId: 'wf', firstRunId: 'run-b' };
+  const at = (ms: number) => new Date(ms);
+  expect(ofChain({ runId: 'run-b', startTime: at(0) }, chain, 1_000)).toBe(true);
+  expect(ofChain({ runId: 'run-c', startTime: at(0), raw: { firstRunId: 'run-b' } }, chain, 1_000)).toBe(true);
+  expect(ofChain({ runId: 'run-c', startTime: at(5_000), raw: { firstRunId: 'run-a' } }, chain, 1_000)).toBe(false);
+  expect(ofChain({ runId: 'run-a', startTime: at(500) }, chain, 1_000)).toBe(false);
+  expect(ofChain({ runId: 'run-c', startTime: at(1_000) }, chain, 1_000)).toBe(true);
+  expect(ofChain({ runId: 'run-a', startTime: at(500) }, chain, undefined)).toBe(true);
 });
 
 test('an id the vendor does not know: not found, with its words', async () => {

@@ -76,6 +76,18 @@ test('a good generation callback signals the workflow, which completes with what
   expect(result).toEqual({ step: 'generation', attempt: 2, taskId: 'gen-task-1', status: 'succeeded' });
 });
 
+test('a v2 URL (bound to the run) signals the run it names, so the workflow can refuse another run', async () => {
+  const workflowId = await startWaiting();
+  const run = (await client.workflow.getHandle(workflowId).describe()).runId;
+  const res = await post(buildCallbackUrl(receiver.url, secret, workflowId, 'erase', 1, run), {
+    task_id: 'er-7',
+    status: 'SUCCESS',
+  });
+  expect(res.status).toBe(204);
+  const result = await client.workflow.getHandle(workflowId).result();
+  expect(result).toEqual({ step: 'erase', attempt: 1, taskId: 'er-7', status: 'SUCCESS', run });
+});
+
 test.each([
   [
     'review-b1',

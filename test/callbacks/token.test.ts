@@ -125,3 +125,62 @@ describe('buildCallbackUrl / checkCallbackPath', () => {
     }
   });
 });
+
+describe('v2 URLs bind the pipeline run (issue 15 §4)', () => {
+  const run1 = '0c6f5a8e-1b2c-4d3e-8f90-a1b2c3d4e5f6';
+  const run2 = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
+
+  test('a v2 URL names its run and authenticates for that run only', () => {
+    const url = buildCallbackUrl('https://hooks.example.com/rf', secret, 'wf', 'erase', 1, run1);
+    const { pathname } = new URL(url);
+    expect(pathname.startsWith(`/rf/callbacks/wf/erase/1/${run1}/`)).toBe(true);
+    expect(checkCallbackPath(secret, pathname)).toEqual({
+      ok: true,
+      target: { workflowId: 'wf', step: 'erase', attempt: 1, run: run1 },
+    });
+    // The same token under another run, or without the run (the v1 form), is refused.
+    expect(checkCallbackPath(secret, pathname.replace(run1, run2))).toEqual({ ok: false, reason: 'bad-token' });
+    expect(checkCallbackPath(secret, pathname.replace(`/${run1}`, ''))).toEqual({ ok: false, reason: 'bad-token' });
+  });
+
+  test('v1 URLs handed out before the change stay valid, and carry no run', () => {
+    const v1 = new URL(buildCallbackUrl('http://h', secret, 'wf', 'generation', 2)).pathname;
+    expect(checkCallbackPath(secret, v1)).toEqual({
+      ok: true,
+      target: { workflowId: 'wf', step: 'generation', attempt: 2 },
+    });
+    // A v1 token cannot be moved into a v2 path (its own HMAC context).
+    const token = callbackToken(secret, 'wf', 'generation', 2);
+    expect(checkCallbackPath(secret, `/callbacks/wf/generation/2/${run1}/${token}`)).toEqual({
+      ok: false,
+      reason: 'bad-token',
+    });
+  });
+
+  test('tokens differ per run and from the v1 token; a run that is not a run id is refused', () => {
+    const v1 = callbackToken(secret, 'wf', 'erase', 1);
+    const a = callbackToken(secret, 'wf', 'erase', 1, run1);
+    const b = callbackToken(secret, 'wf', 'erase', 1, run2);
+    expect(new Set([v1, a, b]).size).toBe(3);
+    expect(() => callbackToken(secret, 'wf', 'erase', 1, 'not-a-run')).toThrow(/run/);
+    expect(checkCallbackPath(secret, `/callbacks/wf/erase/1/not-a-run/${a}`)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
+  });
+
+  test('a workflow id or base path spelled "callbacks" does not confuse the two forms', () => {
+    for (const [base, wf] of [
+      ['http://h/callbacks', 'wf'],
+      ['http://h', 'callbacks'],
+    ]) {
+      for (const run of [undefined, run1]) {
+        const { pathname } = new URL(buildCallbackUrl(base, secret, wf, 'erase', 3, run));
+        expect(checkCallbackPath(secret, pathname)).toEqual({
+          ok: true,
+          target: { workflowId: wf, step: 'erase', attempt: 3, ...(run ? { run } : {}) },
+        });
+      }
+    }
+  });
+});

@@ -168,6 +168,27 @@ test('record replay histories', async () => {
     await waited.result();
     save('waited', waited.workflowId, secondRun);
 
+    // 5b. Forged offers after an ambiguous create (callback URLs bound to the run): the two
+    //     refused ids are checked a second apart (a timer), then the genuine task's offer passes.
+    h.emulator.setFaults({
+      'generation.create': { error500AfterCreate: { next: 1 } },
+      'generation.callback': { callbackDrop: { probability: 1 } },
+    });
+    const forged = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'forged' }] },
+      options: { archive: false, callbacks: true, deadlines: { callbackGrace: '60s' } },
+    });
+    while (!h.emulator.inspect().requests.some((r) => r.endpoint === 'generation.create' && r.status === 500))
+      await new Promise((r) => setTimeout(r, 200));
+    const [forgedTask] = h.emulator.inspect().generationTasks.slice(-1);
+    h.emulator.setFaults({});
+    for (const taskId of ['cgt-forged-a', 'cgt-forged-b', forgedTask.id]) {
+      const run = forged.firstExecutionRunId;
+      await forged.signal(vendorCallbackSignal, { step: 'generation', attempt: 1, taskId, status: 'queued', run });
+    }
+    await forged.result();
+    save('forged', forged.workflowId);
+
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();

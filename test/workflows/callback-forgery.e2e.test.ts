@@ -19,9 +19,9 @@ const generationOnly = (options: PipelineDefinitionInput['options'] = {}): Pipel
   options: { archive: false, callbacks: true, ...options },
 });
 
-/** The URL the vendor got for a pipeline's generation create, attempt 1. */
-const generationCallbackUrl = (h: Harness, pipelineId: string) =>
-  buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, pipelineId, 'generation', 1);
+/** The URL the vendor got for a pipeline's generation create, attempt 1 (it binds the pipeline's first run). */
+const generationCallbackUrl = (h: Harness, p: { workflowId: string; firstExecutionRunId: string }) =>
+  buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, p.workflowId, 'generation', 1, p.firstExecutionRunId);
 
 /** A task created at the vendor by someone else (not a pipeline): what an attacker may own. */
 async function createDirectly(h: Harness, model: string): Promise<string> {
@@ -86,7 +86,7 @@ describe('forged callbacks to a real callback URL', () => {
     const t2 = h.emulator.inspect().generationTasks.find((t) => ofP2(t.callbackUrl))!.id;
 
     // Within the callback grace: forged callbacks to P2's real URL. The receiver relays them.
-    const url = generationCallbackUrl(h, p2.workflowId);
+    const url = generationCallbackUrl(h, p2);
     expect(await post(url, { id: t1 })).toBe(204);
     expect(await post(url, { id: tm, status: 'queued' })).toBe(204);
     expect(await post(url, { id: old, status: 'succeeded' })).toBe(204);
@@ -149,7 +149,7 @@ describe('forged callbacks to a real callback URL', () => {
     const other = ['https://media.example.com/forgery/x.png', 'https://media.example.com/forgery/y.png'];
     const forged = (await vendor.review.submitAsync({ images: other })).task_id;
     await vendor.close();
-    const url = buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, child, 'review-b0', 1);
+    const url = buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, child, 'review-b0', 1, p.firstExecutionRunId);
     expect(await post(url, { code: 200, task_id: forged, status: 'completed' })).toBe(204);
 
     const waiting = await waitForStatus(
@@ -182,7 +182,7 @@ describe('replays of one callback URL', () => {
       s.vendorTasks.some((t) => t.kind === 'generation' && t.state === 'running'),
     );
     const taskId = status.vendorTasks[0].id;
-    const url = generationCallbackUrl(h, handle.workflowId);
+    const url = generationCallbackUrl(h, handle);
 
     const replays = await Promise.all(Array.from({ length: 240 }, () => post(url, { id: taskId, status: 'running' })));
     const madeUp = await Promise.all(

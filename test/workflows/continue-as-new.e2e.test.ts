@@ -201,7 +201,7 @@ describe('continue-as-new during the waits of an ambiguous create', () => {
           .generationTasks.find((t) => t.callbackUrl?.includes(`/${encodeURIComponent(handle.workflowId)}/`))?.id,
     );
   const callbackUrl = (handle: Pipeline) =>
-    buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, handle.workflowId, 'generation', 1);
+    buildCallbackUrl(h.receiver!.url, CALLBACK_SECRET, handle.workflowId, 'generation', 1, handle.firstExecutionRunId);
 
   test('operator wait: the new run still waits with the same step, attempt and offers; an Update sent as the history crosses the limit is answered and applied once', async () => {
     const handle = await h.start(generationOnly({ deadlines: { callbackGrace: '1s' } }));

@@ -130,7 +130,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
       return vendor;
     },
     callbackUrlFor: receiver
-      ? (workflowId, step, attempt) => buildCallbackUrl(receiver.url, CALLBACK_SECRET, workflowId, step, attempt)
+      ? (workflowId, step, attempt, run) =>
+          buildCallbackUrl(receiver.url, CALLBACK_SECRET, workflowId, step, attempt, run)
       : undefined,
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1

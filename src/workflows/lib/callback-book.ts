@@ -4,8 +4,13 @@
  * by one activity per distinct id. Duplicates, settled steps and floods cost no vendor
  * query, and no history event either when the receiver asks `callbackVerdict` before it
  * signals: that query and the signal handler apply the same rule, verdict().
+ *
+ * Runs that decided CALLBACK_BOUND_PATCH (README "Callbacks"): refused ids free their place
+ * (a forger cannot lock the genuine offer out), budgets count per attempt, vendor checks of
+ * one attempt are at least OFFER_CHECK_INTERVAL_MS apart (a durable timer), callback URLs
+ * bind the pipeline's first run id, and only this run chain's claims are its own.
  */
-import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, sleep, workflowInfo } from '@temporalio/workflow';
 import type { OfferedTaskFacts, OfferedTaskKind } from '../../activities/claims';
 import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../messages';
 import { PASSING_STATES } from '../../vendor-api/assumed-values';
@@ -15,13 +20,18 @@ import {
   idProblem,
   judgeOffer,
   MAX_OFFERS_PER_ATTEMPT,
+  MAX_REFUSED_KEPT,
   MAX_SIGNALS_PER_STEP,
   type AttemptWindow,
+  OFFER_CHECK_INTERVAL_MS,
   type Offer,
   type OfferExpectation,
 } from './offers';
 import { printable } from './printable';
 import { QUERY_OPTIONS, queries } from './proxies';
+
+/** Decided in the pipeline's first workflow task: see the header. */
+export const CALLBACK_BOUND_PATCH = 'callback-offers-bounded-run-bound';
 
 /** How a step's offered ids are checked: the vendor query of its kind, and what its create asked for. */
 export interface ProofSpec {
@@ -44,6 +54,12 @@ interface Attempt {
   offers: Map<string, Offer>;
   /** Offers past MAX_OFFERS_PER_ATTEMPT, not checked. */
   dropped: number;
+  /** Its callback URL binds the run (v2): a callback without the run is not this attempt's. */
+  bound?: boolean;
+  /** Workflow time of its last vendor check of an offer (bounded runs space them). */
+  checkedAtMs?: number;
+  /** Refused offers no longer listed (past MAX_REFUSED_KEPT). */
+  forgotten?: number;
 }
 
 /** The book as continue-as-new carries it (plain data). */
@@ -82,6 +98,7 @@ function normalize(cb: unknown): VendorCallbackSignal | undefined {
     attempt: c.attempt,
     ...(typeof c.taskId === 'string' ? { taskId: c.taskId } : {}),
     ...(typeof c.status === 'string' ? { status: c.status } : {}),
+    ...(typeof c.run === 'string' ? { run: c.run } : {}),
   };
 }
 
@@ -90,6 +107,14 @@ function ownWorkflowIds(): string[] {
   const info = workflowInfo();
   return info.parent ? [info.workflowId, info.parent.workflowId] : [info.workflowId];
 }
+
+/** Under its own workflow id, only this run chain's claims are its own (an id may be reused). */
+function ownChain(): { workflowId: string; firstRunId: string } {
+  const info = workflowInfo();
+  return { workflowId: info.workflowId, firstRunId: info.firstExecutionRunId };
+}
+
+const liveOffers = (a: Attempt): number => [...a.offers.values()].filter((o) => o.state !== 'refused').length;
 
 export class CallbackBook {
   private readonly attempts = new Map<string, Attempt>();
@@ -104,6 +129,8 @@ export class CallbackBook {
   constructor(
     carry: BookCarry | undefined,
     private readonly host: BookHost,
+    /** CALLBACK_BOUND_PATCH, as the pipeline's first workflow task decided it. */
+    private readonly bounded = false,
   ) {
     for (const a of carry?.attempts ?? []) {
       const restored: Attempt = { ...a, offers: new Map(a.offers.map((o) => [o.id, o])) };
@@ -135,6 +162,7 @@ export class CallbackBook {
 
   begin(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
     const a: Attempt = { step, attempt, kind, proof, fromMs: Date.now(), offers: new Map(), dropped: 0 };
+    if (this.bounded) a.bound = true;
     this.attempts.set(keyOf(step, attempt), a);
     this.current.set(step, a);
   }
@@ -171,12 +199,17 @@ export class CallbackBook {
 
   hasOffers(step: string, attempt: number): boolean {
     const a = this.attempts.get(keyOf(step, attempt));
-    return Boolean(a && (a.offers.size > 0 || a.dropped > 0));
+    return Boolean(a && (a.offers.size > 0 || a.dropped > 0 || (a.forgotten ?? 0) > 0));
   }
 
   describe(step: string, attempt: number): string {
     const a = this.attempts.get(keyOf(step, attempt));
-    return a ? describeOffers([...a.offers.values()], a.dropped) : '';
+    return a ? describeOffers([...a.offers.values()], a.dropped, a.forgotten) : '';
+  }
+
+  /** What a create's callback URL binds: the run too in bounded runs. */
+  callbackRef(step: string, attempt: number): { step: string; attempt: number; run?: string } {
+    return this.bounded ? { step, attempt, run: workflowInfo().firstExecutionRunId } : { step, attempt };
   }
 
   /** Workflow time of this step's last vendor query made here (an offer's check), if any. */
@@ -198,6 +231,9 @@ export class CallbackBook {
   verdict(raw: unknown): CallbackVerdict {
     const cb = normalize(raw);
     if (!cb) return 'stale';
+    // A URL of another run under this workflow id (v2), whatever the patch: recorded signals carry no run.
+    if (cb.run !== undefined && cb.run !== workflowInfo().firstExecutionRunId) return 'stale';
+    if (this.bounded) return this.boundedVerdict(cb);
     if ((this.signals.get(cb.step) ?? 0) >= MAX_SIGNALS_PER_STEP) return 'limit';
     if (this.settled.has(cb.step)) return 'settled';
     if (this.seen.has(fingerprint(cb))) return 'duplicate';
@@ -213,6 +249,25 @@ export class CallbackBook {
     const offer = a.offers.get(id);
     if (offer) return offer.state === 'unchecked' ? 'new' : 'duplicate';
     return a.offers.size >= MAX_OFFERS_PER_ATTEMPT ? 'limit' : 'new';
+  }
+
+  /** verdict() of bounded runs: budgets per attempt, refused offers not counted, v1 URLs only for unbound attempts. */
+  private boundedVerdict(cb: VendorCallbackSignal): CallbackVerdict {
+    if (this.settled.has(cb.step)) return 'settled';
+    if (this.seen.has(fingerprint(cb))) return 'duplicate';
+    const a = this.attempts.get(keyOf(cb.step, cb.attempt));
+    // An attempt given a v2 URL hears only v2 callbacks: a v1 URL is an earlier pipeline's.
+    if (!a || (a.bound && cb.run === undefined)) return 'stale';
+    const id = cb.taskId;
+    if (id === undefined || id === a.taskId) {
+      if (a !== this.current.get(cb.step)) return 'stale';
+      if ((this.signals.get(keyOf(a.step, a.attempt)) ?? 0) >= MAX_SIGNALS_PER_STEP) return 'limit';
+      return id !== undefined && cb.status !== undefined && this.host.stateOf(id) === cb.status ? 'duplicate' : 'new';
+    }
+    if (a.taskId !== undefined) return 'mismatch';
+    const offer = a.offers.get(id);
+    if (offer) return offer.state === 'unchecked' ? 'new' : 'duplicate';
+    return liveOffers(a) >= MAX_OFFERS_PER_ATTEMPT ? 'limit' : 'new';
   }
 
   /**
@@ -236,7 +291,7 @@ export class CallbackBook {
     const verdict = this.verdict(raw);
     const cb = normalize(raw);
     if (!cb) return;
-    this.signals.set(cb.step, (this.signals.get(cb.step) ?? 0) + 1);
+    if (!this.bounded) this.signals.set(cb.step, (this.signals.get(cb.step) ?? 0) + 1);
     const a = this.attempts.get(keyOf(cb.step, cb.attempt));
     if (verdict === 'limit' && a && cb.taskId !== undefined && a.taskId === undefined && !a.offers.has(cb.taskId)) {
       a.dropped++;
@@ -245,6 +300,9 @@ export class CallbackBook {
     if (verdict !== 'new' || !a) return;
     this.seen.add(fingerprint(cb));
     if (cb.taskId === undefined || cb.taskId === a.taskId) {
+      // Bounded runs count the hints an attempt acted on; offers have their own budget.
+      const key = keyOf(a.step, a.attempt);
+      if (this.bounded) this.signals.set(key, (this.signals.get(key) ?? 0) + 1);
       this.hints.add(cb.step);
       return;
     }
@@ -281,12 +339,12 @@ export class CallbackBook {
   /** Checks one offer; false when the stage is being cancelled (stop checking). */
   private async check(a: Attempt, offer: Offer): Promise<boolean> {
     offer.state = 'checking';
-    const owner = this.host.stepOwning(offer.id);
-    const unqueried =
-      (a.taskId !== undefined ? `this attempt's task is ${printable(a.taskId, 130)}` : undefined) ??
-      idProblem(offer.id) ??
-      (owner !== undefined && owner !== a.step ? `it is already the task of step ${owner}` : undefined) ??
-      (a.proof ? undefined : 'this step takes no task id from a callback');
+    // Bounded runs: one vendor check per attempt per interval, however many ids a forger sends.
+    if (this.bounded && this.unqueried(a, offer) === undefined && !(await this.spaced(a))) {
+      offer.state = 'pending';
+      return false;
+    }
+    const unqueried = this.unqueried(a, offer);
     if (unqueried !== undefined || !a.proof) {
       this.conclude(a, offer, [unqueried ?? 'no proof']);
       return true;
@@ -312,9 +370,10 @@ export class CallbackBook {
   private inspect(a: Attempt, proof: ProofSpec, taskId: string, by: string): Promise<OfferedTaskFacts> {
     this.host.count(proof.endpoint);
     this.lastQuery.set(a.step, Date.now());
+    const chain = this.bounded ? { chain: ownChain() } : {};
     return queries.inspectOfferedTask.executeWithOptions(
       { ...QUERY_OPTIONS, summary: this.host.summary(`check ${proof.kind} task ${taskId}, ${by}`) },
-      [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds() }],
+      [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds(), ...chain }],
     );
   }
 
@@ -339,12 +398,48 @@ export class CallbackBook {
     return { facts, expect: a.proof.expect, window: { fromMs: a.fromMs, toMs: a.toMs ?? Date.now() } };
   }
 
+  /** Why the offer is refused without asking the vendor, if it is. */
+  private unqueried(a: Attempt, offer: Offer): string | undefined {
+    const owner = this.host.stepOwning(offer.id);
+    return (
+      (a.taskId !== undefined ? `this attempt's task is ${printable(a.taskId, 130)}` : undefined) ??
+      idProblem(offer.id) ??
+      (owner !== undefined && owner !== a.step ? `it is already the task of step ${owner}` : undefined) ??
+      (a.proof ? undefined : 'this step takes no task id from a callback')
+    );
+  }
+
+  /** Waits (a durable timer) until this attempt's last check is OFFER_CHECK_INTERVAL_MS old; false when cancelled. */
+  private async spaced(a: Attempt): Promise<boolean> {
+    const wait = (a.checkedAtMs ?? Number.NEGATIVE_INFINITY) + OFFER_CHECK_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      try {
+        await sleep(wait, { summary: this.host.summary(`${a.step}: next check of an offered task id`) });
+      } catch (err) {
+        if (isCancellation(err)) return false;
+        throw err;
+      }
+    }
+    a.checkedAtMs = Date.now();
+    return true;
+  }
+
+  /** Bounded runs keep the newest MAX_REFUSED_KEPT refused ids (deduplicated, listed); older ones are counted. */
+  private forgetOldRefused(a: Attempt): void {
+    const refused = [...a.offers.values()].filter((o) => o.state === 'refused');
+    for (const o of refused.slice(0, Math.max(0, refused.length - MAX_REFUSED_KEPT))) {
+      a.offers.delete(o.id);
+      a.forgotten = (a.forgotten ?? 0) + 1;
+    }
+  }
+
   private conclude(a: Attempt, offer: Offer, reasons: string[]): void {
     const where = `${a.step} attempt ${a.attempt}: task id ${printable(offer.id, 130)} offered by a callback`;
     if (reasons.length > 0) {
       offer.state = 'refused';
       offer.why = reasons.join('; ');
       log.warn(`${where} is refused: ${offer.why}`);
+      if (this.bounded) this.forgetOldRefused(a);
     } else {
       offer.state = 'proven';
       const waitedFor = a === this.current.get(a.step) && a.taskId === undefined;

@@ -12,10 +12,21 @@ import { printable } from './printable';
 
 /** Vendor clocks and ours differ a little, and `created_at` has whole seconds. */
 export const CREATED_AT_SLACK_MS = 30_000;
-/** Distinct task ids checked per create attempt; further ids are not checked (nor adopted). */
+/**
+ * Distinct task ids waiting for their check (or proven) per create attempt; further ids are
+ * not checked (nor adopted). Runs before CALLBACK_BOUND_PATCH counted refused ids too.
+ */
 export const MAX_OFFERS_PER_ATTEMPT = 8;
-/** Callback signals one step acts on per run; past it the stage drops them and the receiver is told to stop. */
+/**
+ * Callback hints (no task id, or the attempt's known task) one attempt acts on; past it the
+ * stage drops them and the receiver is told to stop. Runs before CALLBACK_BOUND_PATCH counted
+ * every signal of the step, over all its attempts.
+ */
 export const MAX_SIGNALS_PER_STEP = 40;
+/** Vendor checks of offered ids per attempt: at most one per this many ms of workflow time (a durable timer). */
+export const OFFER_CHECK_INTERVAL_MS = 1_000;
+/** Refused ids an attempt keeps listed (and deduplicated); older ones are only counted. */
+export const MAX_REFUSED_KEPT = 16;
 
 /** What a vendor task id looks like (also what an operator may type); anything else is refused unqueried. */
 export const TASK_ID_PATTERN = /^[\w.:-]{1,128}$/;
@@ -83,7 +94,7 @@ export function judgeOffer(
 }
 
 /** For an operator: each offered id and what became of it. */
-export function describeOffers(offers: readonly Offer[], dropped: number): string {
+export function describeOffers(offers: readonly Offer[], dropped: number, forgotten = 0): string {
   const parts = offers.map((o) => {
     const what =
       o.state === 'refused'
@@ -95,6 +106,7 @@ export function describeOffers(offers: readonly Offer[], dropped: number): strin
             : 'being checked';
     return `${printable(o.id, 130)} (${what})`;
   });
+  if (forgotten > 0) parts.push(`${forgotten} further refused id(s) not listed`);
   if (dropped > 0) parts.push(`${dropped} further id(s) not checked (limit ${MAX_OFFERS_PER_ATTEMPT} per attempt)`);
   return parts.join(' | ');
 }

@@ -69,10 +69,6 @@ export class PipelineRuntime {
   private waitingBase = '';
   private lastSearch = '';
 
-  /**
-   * @param historyLimit continue as new past this many events (or when the server suggests it)
-   * @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns
-   */
   /** Continue as new past this many history events (or when the server suggests it). */
   historyLimit = Number.POSITIVE_INFINITY;
 
@@ -85,26 +81,34 @@ export class PipelineRuntime {
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
-  /** @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns */
+  /**
+   * @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns
+   * @param boundCallbacks CALLBACK_BOUND_PATCH, decided in the first workflow task (callback-book.ts)
+   */
   constructor(
     carry: RuntimeCarry,
     private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
+    boundCallbacks = false,
   ) {
     this.status = carry.status;
     this.holds = { ...carry.holds };
     this.ambiguous = { ...carry.ambiguous };
     this.waitingBase = carry.waitingBase ?? '';
-    this.book = new CallbackBook(carry.book, {
-      count: (endpoint) => this.count(endpoint),
-      stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
-      stateOf: (id) => this.vendorTasks.find((t) => t.id === id)?.state,
-      orphan: (kind, id, step, attempt) => {
-        this.vendorTasks.push({ kind, id, step, attempt, via: 'callback', orphan: true });
-        this.refresh();
+    this.book = new CallbackBook(
+      carry.book,
+      {
+        count: (endpoint) => this.count(endpoint),
+        stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
+        stateOf: (id) => this.vendorTasks.find((t) => t.id === id)?.state,
+        orphan: (kind, id, step, attempt) => {
+          this.vendorTasks.push({ kind, id, step, attempt, via: 'callback', orphan: true });
+          this.refresh();
+        },
+        offersChanged: (step, attempt) => this.offersChanged(step, attempt),
+        summary: (text) => this.summary(text),
       },
-      offersChanged: (step, attempt) => this.offersChanged(step, attempt),
-      summary: (text) => this.summary(text),
-    });
+      boundCallbacks,
+    );
     setHandler(statusQuery, () => this.status);
     setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
@@ -288,6 +292,11 @@ export class PipelineRuntime {
   /** The task id a callback offered for this attempt and that passed the proof, if any. */
   provenTask(step: string, attempt: number): string | undefined {
     return this.book.provenTask(step, attempt);
+  }
+
+  /** What a create attempt's callback URL is made for (the activity builds the URL). */
+  callbackRef(step: string, attempt: number): { step: string; attempt: number; run?: string } {
+    return this.book.callbackRef(step, attempt);
   }
 
   /** Whether any callback offered a task id for this attempt (checked or not). */

@@ -8,6 +8,7 @@ import type { OfferExpectation } from './offers';
 import { pollUntilDone, type PollPolicy } from './poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';
+import type { CallbackRef } from '../../activities/vendor';
 
 export interface SingleTaskInput extends StageCommon {
   policy: CreatePolicy;
@@ -26,7 +27,7 @@ export interface SingleTaskSpec<Q extends { status: string }> {
   /** Every state the vendor is known to report; others are shown as not understood and polled on. */
   known: readonly string[];
   /** One create attempt; `callback` is set when callbacks are on. */
-  create(attempt: number, callback: { step: string; attempt: number } | undefined): Promise<{ taskId: string }>;
+  create(attempt: number, callback: CallbackRef | undefined): Promise<{ taskId: string }>;
   query(taskId: string): Promise<Q>;
 }
 
@@ -43,7 +44,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     action: 'create task',
     endpoint: spec.endpoints.create,
     policy: input.policy,
-    create: (n) => spec.create(n, input.callbacks ? { step, attempt: n } : undefined),
+    create: (n) => spec.create(n, input.callbacks ? rt.callbackRef(step, n) : undefined),
     taskIdOf: (v) => v.taskId,
     reconcile: async (n) => {
       const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);

@@ -190,7 +190,7 @@ function submitSpec(
             assetType: batch.assetType,
             groupId: input.groupId,
             groupSource: input.groupSource,
-            callback: input.callbacks ? { step, attempt: n } : undefined,
+            callback: input.callbacks ? rt.callbackRef(step, n) : undefined,
           },
         ],
       ),
