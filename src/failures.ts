@@ -71,6 +71,8 @@ export const FailureType = {
   VendorTaskDeadline: 'VendorTaskDeadline',
   /** Rerun: a reused output (the generated video URL, an asset's signed URL) has expired and cannot be refreshed. */
   ReusedOutputExpired: 'ReusedOutputExpired',
+  /** Rerun: the source run is unknown or past the namespace's retention, still running, or left a task that may still succeed for a step redone with new inputs. */
+  ReuseRefused: 'ReuseRefused',
 
   // ---- the pipeline
   /** The pipeline failed; its cause is the stage's failure. */

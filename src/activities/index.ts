@@ -6,6 +6,7 @@
 import { createArchiveActivities } from './archive';
 import { createClaimActivities } from './claims';
 import { createDefinitionActivities } from './definition';
+import { createReuseSourceActivities } from './reuse-source';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
@@ -13,12 +14,14 @@ import { createWebhookActivities } from './webhook';
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
 export type { OfferedTaskFacts, OfferedTaskKind } from './claims';
+export type { ReuseSource } from './reuse-source';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createVendorActivities(deps),
     ...createClaimActivities(deps),
     ...createDefinitionActivities(deps),
+    ...createReuseSourceActivities(),
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
       ...(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),

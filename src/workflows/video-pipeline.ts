@@ -37,6 +37,7 @@ import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
+import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
 import { NOTIFY_PATCH, Notifier } from './notify';
 import type { StageCommon } from './lib/stage-common';
 
@@ -48,6 +49,8 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   // Same reason: decided here, not after the definition's local activity, whose result a
   // replay may hand over in an earlier workflow task than the original run saw it.
   const notifying = patched(NOTIFY_PATCH);
+  // Same reason; asked only by a fresh rerun, so other runs' histories carry no marker for it.
+  const reusingByRun = input.reuse !== undefined && !input.resume && patched(REUSE_BY_RUN_PATCH);
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = input.resume?.result ?? {
     pipelineId,
@@ -57,12 +60,13 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     calls: {},
     cost: {},
   };
-  // What `rerun` reuses; a query writes no history, so runs recorded before it replay as they were.
-  setHandler(outputsQuery, () => ({ definition: input.definition, result }));
   // Handlers first: the status query answers while the definition is being validated.
   const rt = new PipelineRuntime(input.resume?.runtime ?? firstCarry(pipelineId), (runtime) =>
     continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
   );
+  // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
+  // succeed); a query writes no history, so runs recorded before it replay as they were.
+  setHandler(outputsQuery, () => ({ definition: input.definition, result: { ...result, vendorTasks: rt.vendorTasks } }));
   let def: PipelineDefinition;
   try {
     def = await validated(input);
@@ -75,7 +79,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   if (notifier) rt.onWait = (w) => notifier.waiting(w);
   if (!input.resume) skipDisabled(rt, def);
   try {
-    if (input.reuse && !input.resume) await reuseOutputs(rt, def, input.reuse, result);
+    if (input.reuse && !input.resume) await reuseOutputs(rt, def, input.reuse, result, reusingByRun);
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
