@@ -44,7 +44,8 @@ export function createReuseSourceActivities() {
         }
         throw err;
       });
-      if (described.type !== PIPELINE_TYPE) throw refused(`reuse.fromRunId: ${run} is a ${described.type}, not a pipeline`);
+      if (described.type !== PIPELINE_TYPE)
+        throw refused(`reuse.fromRunId: ${run} is a ${described.type}, not a pipeline`);
       if (described.status.name === 'RUNNING') {
         throw refused(`reuse.fromRunId: ${run} is still running; wait for it to end (or cancel it) before reusing it`);
       }

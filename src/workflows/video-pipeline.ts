@@ -66,7 +66,10 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   );
   // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
   // succeed); a query writes no history, so runs recorded before it replay as they were.
-  setHandler(outputsQuery, () => ({ definition: input.definition, result: { ...result, vendorTasks: rt.vendorTasks } }));
+  setHandler(outputsQuery, () => ({
+    definition: input.definition,
+    result: { ...result, vendorTasks: rt.vendorTasks },
+  }));
   let def: PipelineDefinition;
   try {
     def = await validated(input);

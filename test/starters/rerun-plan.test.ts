@@ -47,7 +47,11 @@ test('every finished stage before --from is reused, nothing after it', () => {
   // The run is named, never its outputs: the new run reads them from that run itself.
   expect(plan.reuse).toEqual({ fromPipelineId: 'p1', fromRunId: RUN, stages: ['review', 'assets', 'generation'] });
   expect(planRerun(SRC, def, complete, 'archive', NOW).reuse.stages).toContain('erase');
-  expect(planRerun(SRC, def, complete, 'review', NOW).reuse).toEqual({ fromPipelineId: 'p1', fromRunId: RUN, stages: [] });
+  expect(planRerun(SRC, def, complete, 'review', NOW).reuse).toEqual({
+    fromPipelineId: 'p1',
+    fromRunId: RUN,
+    stages: [],
+  });
 });
 
 test('without --from: the first step that did not finish', () => {
@@ -95,7 +99,8 @@ describe('a paid task the earlier run left that may still succeed (never paid tw
     ...(state !== undefined ? { state } : {}),
     ...(orphan ? { orphan } : {}),
   });
-  const cancelledInGeneration = (state?: string) => result({ review, assets, vendorTasks: [task('generation', state)] });
+  const cancelledInGeneration = (state?: string) =>
+    result({ review, assets, vendorTasks: [task('generation', state)] });
 
   test('rerun from its step adopts it: not terminal, or never seen in a state', () => {
     for (const state of ['running', 'queued', undefined]) {
@@ -114,7 +119,12 @@ describe('a paid task the earlier run left that may still succeed (never paid tw
   });
 
   test('the same holds for erase: adopted from erase, refused from generation', () => {
-    const r = result({ review, assets, generation, vendorTasks: [task('generation', 'succeeded'), task('erase', 'processing')] });
+    const r = result({
+      review,
+      assets,
+      generation,
+      vendorTasks: [task('generation', 'succeeded'), task('erase', 'processing')],
+    });
     expect(planRerun(SRC, def, r, undefined, NOW).adopts.map((t) => t.id)).toEqual(['erase-t1']);
     expect(refusal('generation', r).task).toMatchObject({ id: 'erase-t1', state: 'processing' });
   });

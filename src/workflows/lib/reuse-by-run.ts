@@ -7,12 +7,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { FailureType } from '../../failures';
-import {
-  STAGES,
-  type LegacyPipelineReuse,
-  type PipelineReuse,
-  type VendorTaskRecord,
-} from '../messages';
+import { STAGES, type LegacyPipelineReuse, type PipelineReuse, type VendorTaskRecord } from '../messages';
 import { stageFailure } from './create';
 import { messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
@@ -68,13 +63,19 @@ export async function fromSourceRun(rt: PipelineRuntime, reuse: PipelineReuse): 
       if (cause instanceof ApplicationFailure && cause.type === FailureType.ReuseRefused) {
         throw stageFailure(cause.message, FailureType.ReuseRefused, { fromPipelineId: from, fromRunId });
       }
-      throw stageFailure(`reuse: the outputs of ${run} could not be read (${messageOf(err)})`, FailureType.ReuseRefused);
+      throw stageFailure(
+        `reuse: the outputs of ${run} could not be read (${messageOf(err)})`,
+        FailureType.ReuseRefused,
+      );
     });
   const defined = STAGES.filter((s) => rt.status.stages[s].state !== 'skipped');
   const stages = reuse.stages.filter((s) => defined.includes(s));
   const missing = stages.find((s) => source.result[s] === undefined);
   if (missing) {
-    throw stageFailure(`reuse.stages: ${missing} of ${run} did not finish, so there is no output to reuse`, FailureType.ReuseRefused);
+    throw stageFailure(
+      `reuse.stages: ${missing} of ${run} did not finish, so there is no output to reuse`,
+      FailureType.ReuseRefused,
+    );
   }
   const rule = sourceTaskRule(from, defined, stages, source.result.vendorTasks ?? []);
   if (rule.refusal) {

@@ -41,7 +41,7 @@ export async function reuseOutputs(
   if (byRun) {
     ({ outputs: reuse, adopt } = await fromSourceRun(rt, input as PipelineReuse));
   } else {
-    reuse = input as LegacyPipelineReuse;
+    reuse = input;
     const bad = reuseIssue(reuse);
     if (bad) throw ApplicationFailure.nonRetryable(`reuse.${bad}`, FailureType.InvalidDefinition);
   }
