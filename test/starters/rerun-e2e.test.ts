@@ -147,8 +147,12 @@ describe('rerun: reuse paid work', () => {
         generation: { ...earlier.generation!, videoUrl: 'https://attacker.example/any.mp4' },
       };
       const seq = lastSeq();
-      const reuse = forged as unknown as PipelineReuse;
-      const handle = await startPipeline(h.client, definition, { taskQueue: h.taskQueue, reuse });
+      // Raw, as `temporal workflow start` would: no client-side check on the way.
+      const handle = await h.client.workflow.start('videoPipeline', {
+        taskQueue: h.taskQueue,
+        workflowId: `forged-${randomUUID().slice(0, 8)}`,
+        args: [{ definition, reuse: forged }],
+      });
       const refusal = await refusalOf(handle.result());
       expect(refusal.type).toBe(FailureType.InvalidDefinition);
       expect(refusal.message).toMatch(/^reuse\.fromRunId: the earlier pipeline's run id is required/);

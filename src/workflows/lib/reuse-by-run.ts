@@ -29,12 +29,12 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 
 /** The first field of a by-run reuse that cannot be used, or undefined. */
 export function reuseRefIssue(reuse: Partial<PipelineReuse> & Partial<LegacyPipelineReuse>): string | undefined {
   if (!isText(reuse.fromPipelineId)) return "fromPipelineId: the earlier pipeline's id is required";
+  if (!isText(reuse.fromRunId) || !RUN_ID.test(reuse.fromRunId)) {
+    return "fromRunId: the earlier pipeline's run id is required (ids can be reused); the outputs are read from that run";
+  }
   const inline = STAGES.find((s) => reuse[s] !== undefined);
   if (inline) {
     return `${inline}: outputs are not taken from the input; name the run they come from in reuse.fromRunId and the stages in reuse.stages`;
-  }
-  if (!isText(reuse.fromRunId) || !RUN_ID.test(reuse.fromRunId)) {
-    return "fromRunId: the earlier pipeline's run id is required (ids can be reused); the outputs are read from that run";
   }
   const { stages } = reuse;
   if (!Array.isArray(stages) || stages.some((s) => !STAGES.includes(s))) {
