@@ -24,6 +24,9 @@ export interface ReuseSource {
   result: PipelineResult;
 }
 
+/** A closed pipeline answers by replay on a worker of its task queue. */
+const QUERY_TIMEOUT_MS = 20_000;
+
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, FailureType.ReuseRefused);
 
 /** gRPC NOT_FOUND (5) or INVALID_ARGUMENT (3, e.g. a run id that is no UUID): no such run. */
@@ -49,7 +52,9 @@ export function createReuseSourceActivities() {
       if (described.status.name === 'RUNNING') {
         throw refused(`reuse.fromRunId: ${run} is still running; wait for it to end (or cancel it) before reusing it`);
       }
-      const outputs = await handle.query(outputsQuery);
+      // Bounded: a run on a task queue no worker serves is never answered (the activity retries).
+      const { client } = Context.current();
+      const outputs = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(outputsQuery));
       return { status: described.status.name, result: outputs.result };
     },
   };
