@@ -80,6 +80,8 @@ export const FailureType = {
    * the pipeline goes on waiting.
    */
   TaskIdRefused: 'TaskIdRefused',
+  /** Rerun: the source run is unknown or past the namespace's retention, still running, or left a task that may still succeed for a step redone with new inputs. */
+  ReuseRefused: 'ReuseRefused',
 
   // ---- the pipeline
   /** The pipeline failed; its cause is the stage's failure. */

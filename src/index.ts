@@ -93,6 +93,7 @@ export {
   type RerunOptions,
   type RerunPlan,
   type RerunRefusal,
+  type RerunSource,
 } from './starters/rerun';
 // Completion webhooks: verify a delivery in your backend; read a pipeline's delivery state.
 export {

@@ -7,6 +7,7 @@ import { createArchiveActivities } from './archive';
 import { createClaimActivities } from './claims';
 import { createDefinitionActivities } from './definition';
 import { createPreviousRunActivities } from './previous-run';
+import { createReuseSourceActivities } from './reuse-source';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
@@ -16,6 +17,7 @@ export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
 export type { OfferedTaskFacts, OfferedTaskKind } from './claims';
 export type { PreviousRunFacts } from './previous-run';
+export type { ReuseSource } from './reuse-source';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -23,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createClaimActivities(deps),
     ...createDefinitionActivities(deps),
     ...createPreviousRunActivities(),
+    ...createReuseSourceActivities(),
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
       ...(deps.endpointSecretFor ? { endpointSecretFor: deps.endpointSecretFor } : {}),

@@ -93,6 +93,7 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
         message: err.message,
         pipelineId: err.pipelineId,
         ...(err.output ? { output: err.output } : {}),
+        ...(err.task ? { task: err.task } : {}),
       },
     };
   }

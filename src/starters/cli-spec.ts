@@ -239,7 +239,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     {
       description:
-        'Every step before --from must have finished; its outputs (Asset:// addresses, assets, the generation and erase tasks) are reused, with no vendor create. Refused when a reused URL has expired (the generated video: 24 h).',
+        'Every step before --from must have finished; its outputs (Asset:// addresses, assets, the generation and erase tasks) are reused, with no vendor create. A generation or erase task the earlier run left running is adopted (polled, never created again), or the rerun is refused naming it. Refused when a reused URL has expired (the generated video: 24 h).',
       examples: [
         'reelflow rerun reelflow-demo-k3j9x2ab --from erase',
         'reelflow rerun reelflow-demo-k3j9x2ab --from archive',

@@ -62,7 +62,7 @@ export interface StartPipelineOptions {
    * and refuses its workflow id while an earlier run of it is kept (retention): a batch starts nothing twice.
    */
   batchId?: string;
-  /** Finished outputs of an earlier pipeline to reuse (see rerunPipeline, which builds them). */
+  /** The earlier run whose finished outputs to reuse (see rerunPipeline, which builds it). */
   reuse?: PipelineReuse;
 }
 
@@ -188,7 +188,7 @@ export function pipelineStartFields(
     staticDetails: pipelineDetails(def),
     typedSearchAttributes: [
       // A rerun starts at its first stage that is not reused (the archive when all are).
-      { key: STAGE, value: definedStages(def).find((s) => reuse?.[s] === undefined) ?? 'archive' },
+      { key: STAGE, value: definedStages(def).find((s) => !reuse?.stages.includes(s)) ?? 'archive' },
       { key: STATUS, value: 'running' },
       ...(opts.batchId !== undefined ? [{ key: BATCH, value: opts.batchId }] : []),
     ] as SearchAttributePair[],

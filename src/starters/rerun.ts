@@ -2,19 +2,29 @@
  * Rerun: a new pipeline with an earlier pipeline's definition that reuses its finished
  * stage outputs (reviewed Asset:// addresses, assets, the generation task, the erase task),
  * so no paid vendor task is created again for them. The outputs come from the `outputs`
- * query, which a completed, failed or cancelled pipeline answers alike (a worker replays it).
+ * query, which a completed, failed or cancelled pipeline answers alike (a worker replays it);
+ * the new run names the earlier RUN and reads them from it again itself. A paid task the
+ * earlier run left that may still succeed is adopted, or the rerun refused (reuse-rule.ts).
  */
 import type { Client } from '@temporalio/client';
 import { parseDefinition, type PipelineDefinition } from '../definition/definition';
 import { expiredReuse } from '../workflows/lib/expiry';
-import { outputsQuery, type PipelineResult, type PipelineReuse, type StageName } from '../workflows/messages';
+import { sourceTaskRule } from '../workflows/lib/reuse-rule';
+import {
+  outputsQuery,
+  type LegacyPipelineReuse,
+  type PipelineResult,
+  type PipelineReuse,
+  type StageName,
+  type VendorTaskRecord,
+} from '../workflows/messages';
 import { definedStages, startPipeline, type PipelineHandle } from './pipeline-client';
 
 /** Where a rerun may start: a stage, or the archive (which downloads the outputs again). */
 export const RERUN_FROM = ['review', 'assets', 'generation', 'erase', 'archive'] as const;
 export type RerunFrom = (typeof RERUN_FROM)[number];
 
-export type RerunRefusal = 'running' | 'all-finished' | 'not-finished' | 'not-defined' | 'expired';
+export type RerunRefusal = 'running' | 'all-finished' | 'not-finished' | 'not-defined' | 'expired' | 'task-running';
 
 /** Why a rerun was not started (nothing was started). */
 export class RerunRefusedError extends Error {
@@ -25,6 +35,8 @@ export class RerunRefusedError extends Error {
     readonly pipelineId: string,
     /** The reused output at fault, e.g. "generation.videoUrl". */
     readonly output?: string,
+    /** `task-running`: the earlier run's task that may still succeed. */
+    readonly task?: { id: string; step: string; state?: string },
   ) {
     super(message);
   }
@@ -35,6 +47,14 @@ export interface RerunPlan {
   /** The stages whose outputs are reused (every finished one before `from`). */
   reused: StageName[];
   reuse: PipelineReuse;
+  /** Tasks of the earlier run that may still succeed, which the new run adopts (polls, never creates again). */
+  adopts: VendorTaskRecord[];
+}
+
+/** The earlier pipeline's run: its workflow id and run id (an id can be reused). */
+export interface RerunSource {
+  pipelineId: string;
+  runId: string;
 }
 
 /** The steps a definition runs, in order: its stages, then the archive when on. */
@@ -52,16 +72,18 @@ function finished(def: PipelineDefinition, result: PipelineResult, step: RerunFr
 
 /**
  * Which outputs a rerun from `from` reuses (default: the first step that did not finish),
- * or why it cannot: a step before `from` did not finish, or an output it needs expired.
+ * or why it cannot: a step before `from` did not finish, an output it needs expired, or a
+ * task the earlier run left may still succeed and `from` would redo its inputs.
  * Pure; `nowMs` is the clock the expiry is checked against.
  */
 export function planRerun(
-  pipelineId: string,
+  source: RerunSource,
   def: PipelineDefinition,
   result: PipelineResult,
   from?: RerunFrom,
   nowMs = Date.now(),
 ): RerunPlan {
+  const { pipelineId } = source;
   const steps = stepsOf(def);
   const refuse = (message: string, reason: RerunRefusal, output?: string) =>
     new RerunRefusedError(message, reason, pipelineId, output);
@@ -87,17 +109,35 @@ export function planRerun(
     );
   }
   const reused = before.filter((s): s is StageName => s !== 'archive');
-  const reuse: PipelineReuse = { fromPipelineId: pipelineId };
-  for (const s of reused) Object.assign(reuse, { [s]: result[s] });
-  const expired = expiredReuse(reuse, { erase: def.erase && !reuse.erase, archive: def.options.archive }, nowMs);
+  checkExpiry(source, def, result, reused, nowMs);
+  const rule = sourceTaskRule(pipelineId, definedStages(def), reused, result.vendorTasks);
+  if (rule.refusal) {
+    const { id, step, state } = rule.refusal.task;
+    throw new RerunRefusedError(rule.refusal.message, 'task-running', pipelineId, undefined, { id, step, state });
+  }
+  const reuse: PipelineReuse = { fromPipelineId: pipelineId, fromRunId: source.runId, stages: reused };
+  return { from: start, reused, reuse, adopts: rule.adopt };
+}
+
+/** Refuses a rerun whose reused generated video URL expired (or nearly) before erase or the archive uses it. */
+function checkExpiry(
+  { pipelineId }: RerunSource,
+  def: PipelineDefinition,
+  result: PipelineResult,
+  reused: StageName[],
+  nowMs: number,
+): void {
+  const outputs: LegacyPipelineReuse = { fromPipelineId: pipelineId };
+  for (const s of reused) Object.assign(outputs, { [s]: result[s] });
+  const expired = expiredReuse(outputs, { erase: def.erase && !outputs.erase, archive: def.options.archive }, nowMs);
   if (expired) {
-    throw refuse(
+    throw new RerunRefusedError(
       `${expired.output} of ${pipelineId} expired at ${expired.expiresAt} (${expired.why}); rerun --from generation`,
       'expired',
+      pipelineId,
       expired.output,
     );
   }
-  return { from: start, reused, reuse };
 }
 
 export interface RerunOptions {
@@ -121,8 +161,9 @@ export async function rerunPipeline(
   pipelineId: string,
   opts: RerunOptions = {},
 ): Promise<RerunPlan & { handle: PipelineHandle }> {
-  const earlier = client.workflow.getHandle(pipelineId);
-  const described = await earlier.describe();
+  const described = await client.workflow.getHandle(pipelineId).describe();
+  // That exact run from here on: a new run under the same id must not answer for it.
+  const earlier = client.workflow.getHandle(pipelineId, described.runId);
   if (described.status.name === 'RUNNING') {
     throw new RerunRefusedError(
       `${pipelineId} is still running; wait for it to end (or cancel it) before rerunning it`,
@@ -140,7 +181,8 @@ export async function rerunPipeline(
         { cause: err },
       );
     });
-  const plan = planRerun(pipelineId, parseDefinition(outputs.definition), outputs.result, opts.from);
+  const source = { pipelineId, runId: described.runId };
+  const plan = planRerun(source, parseDefinition(outputs.definition), outputs.result, opts.from);
   const handle = await startPipeline(client, outputs.definition, {
     taskQueue: opts.taskQueue ?? described.taskQueue,
     ...(opts.workflowId !== undefined ? { workflowId: opts.workflowId } : {}),

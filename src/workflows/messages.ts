@@ -135,22 +135,35 @@ export interface PipelineResult {
   /** Only where the spec gives a price (erase). */
   cost: { erase?: { calls: number; unitPrice: number; currency: '¥'; total: number } };
   /** Set by `rerun`: the stages whose outputs came from an earlier pipeline, not from vendor tasks of this one. */
-  reused?: { fromPipelineId: string; stages: StageName[] };
+  reused?: { fromPipelineId: string; fromRunId?: string; stages: StageName[] };
 }
 
 export interface PipelineInput {
   definition: PipelineDefinitionInput;
   /** Set only by the pipeline itself when it continues as new: what it had done so far. */
   resume?: PipelineResume;
-  /** Set by `rerun`: finished outputs of an earlier pipeline; their stages are not run again. */
-  reuse?: PipelineReuse;
+  /** Set by `rerun`: the earlier run whose finished outputs are reused; their stages are not run again. */
+  reuse?: PipelineReuse | LegacyPipelineReuse;
 }
 
 /**
- * Finished stage outputs of an earlier pipeline (its result, as the `outputs` query gives
- * it). A reused stage makes no vendor call; expiring URLs are checked at start.
+ * Rerun: the earlier pipeline RUN whose finished outputs this one reuses. The new run reads
+ * them from that run itself (its `outputs` query, through an activity), never from this
+ * input; a vendor task it left running for a step redone here is adopted, not paid again.
  */
 export interface PipelineReuse {
+  fromPipelineId: string;
+  /** The run: a workflow id can be reused by a later run. */
+  fromRunId: string;
+  /** The stages whose outputs are reused (each must have finished in that run). */
+  stages: StageName[];
+}
+
+/**
+ * The form runs recorded before `reuse-by-run` carry: the outputs inline (only replayed;
+ * a new run with it is refused, naming `reuse.fromRunId`).
+ */
+export interface LegacyPipelineReuse {
   fromPipelineId: string;
   review?: ReviewStageResult;
   assets?: AssetsStageResult;

@@ -39,40 +39,15 @@ import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
 import { refusedResume } from './lib/resume-check';
+import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
 import { NOTIFY_PATCH, Notifier } from './notify';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
-  // Decided in the first workflow task, before any command: a new run records the marker
-  // there, so its replay meets it at the same place whatever the timing of later tasks
-  // (runs recorded with the marker at their first query still find it there: runQuery asks too).
-  patched(LOCAL_QUERIES_PATCH);
-  // Same reason: decided here, not after the definition's local activity, whose result a
-  // replay may hand over in an earlier workflow task than the original run saw it.
-  const notifying = patched(NOTIFY_PATCH);
-  const provesOperatorIds = patched(RESOLVE_PROOF_PATCH);
-  // Same reason: a signal may be handled in this very task, by the rules this decides.
-  const boundCallbacks = patched(CALLBACK_BOUND_PATCH);
+  const patches = decidePatches(input);
   const refused = await refusedResume(input.resume);
   const resume = refused ? undefined : input.resume;
-  const pipelineId = workflowInfo().workflowId;
-  const result: PipelineResult = resume?.result ?? {
-    pipelineId,
-    vendorTasks: [],
-    archived: [],
-    timings: {},
-    calls: {},
-    cost: {},
-  };
-  // What `rerun` reuses; a query writes no history, so runs recorded before it replay as they were.
-  setHandler(outputsQuery, () => ({ definition: input.definition, result }));
-  // Handlers first: the status query answers while the definition is being validated.
-  const rt = new PipelineRuntime(
-    resume?.runtime ?? firstCarry(pipelineId),
-    (runtime) => continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
-    boundCallbacks,
-  );
-  rt.provesOperatorIds = provesOperatorIds;
+  const { rt, result } = startRuntime(input, resume, patches);
   let def: PipelineDefinition;
   try {
     if (refused) throw refused; // a forged `resume`: fails before any vendor call
@@ -83,11 +58,11 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
   rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
-  const notifier = notifying ? Notifier.of(rt, def) : undefined;
+  const notifier = patches.notifying ? Notifier.of(rt, def) : undefined;
   if (notifier) rt.onWait = (w) => notifier.waiting(w);
   if (!resume) skipDisabled(rt, def);
   try {
-    if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result);
+    if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result, patches.reusingByRun);
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
@@ -96,7 +71,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
       await notifier?.ended(undefined, err);
     });
     if (isCancellation(err)) throw err;
-    throw pipelineFailure(pipelineId, rt.status.stage, err);
+    throw pipelineFailure(rt.status.pipelineId, rt.status.stage, err);
   }
   rt.status.stage = 'done';
   rt.status.state = 'completed';
@@ -105,6 +80,55 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   const final = finalResult(rt, result);
   await notifier?.ended(final);
   return final;
+}
+
+/**
+ * Every patch a pipeline asks, decided in its first workflow task before any command: a new
+ * run records the markers there, so its replay meets them at the same place whatever the
+ * timing of later tasks (a local activity's result, for one, may reach a replay a workflow
+ * task earlier than the original run saw it; a signal may be handled in this very task).
+ */
+function decidePatches(input: PipelineInput) {
+  // Runs recorded with this marker at their first query still find it there: runQuery asks too.
+  patched(LOCAL_QUERIES_PATCH);
+  return {
+    notifying: patched(NOTIFY_PATCH),
+    provesOperatorIds: patched(RESOLVE_PROOF_PATCH),
+    boundCallbacks: patched(CALLBACK_BOUND_PATCH),
+    // Asked only by a fresh rerun, so other runs' histories carry no marker for it.
+    reusingByRun: input.reuse !== undefined && !input.resume && patched(REUSE_BY_RUN_PATCH),
+  };
+}
+
+/** The runtime and the result it fills, from the carry of a continue-as-new or afresh; handlers set. */
+function startRuntime(
+  input: PipelineInput,
+  resume: PipelineInput['resume'],
+  patches: ReturnType<typeof decidePatches>,
+): { rt: PipelineRuntime; result: PipelineResult } {
+  const pipelineId = workflowInfo().workflowId;
+  const result: PipelineResult = resume?.result ?? {
+    pipelineId,
+    vendorTasks: [],
+    archived: [],
+    timings: {},
+    calls: {},
+    cost: {},
+  };
+  // Handlers first: the status query answers while the definition is being validated.
+  const rt = new PipelineRuntime(
+    resume?.runtime ?? firstCarry(pipelineId),
+    (runtime) => continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
+    patches.boundCallbacks,
+  );
+  rt.provesOperatorIds = patches.provesOperatorIds;
+  // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
+  // succeed); a query writes no history, so runs recorded before it replay as they were.
+  setHandler(outputsQuery, () => ({
+    definition: input.definition,
+    result: { ...result, vendorTasks: rt.vendorTasks },
+  }));
+  return { rt, result };
 }
 
 /** The parsed definition, or the validator's own InvalidDefinition failure (not wrapped in an ActivityFailure). */

@@ -95,7 +95,7 @@ test('the failure type strings never change', () => {
     ...['ReviewNotPassed', 'ReviewCancelled', 'ReviewFailed', 'AssetFailed', 'GenerationExpired'],
     ...['GenerationFailed', 'VideoUrlExpired', 'EraseFailed', 'VendorUnavailable', 'AmbiguousCreate'],
     ...['CreateAbandoned', 'TaskUnknownAtVendor', 'QueryRejected', 'VendorTaskDeadline', 'ReusedOutputExpired'],
-    ...['TaskIdRefused'],
+    ...['TaskIdRefused', 'ReuseRefused'],
     ...['PipelineFailed'],
     ...['ArchiveUrlGone', 'ArchiveHttpError', 'ArchiveNetworkError', 'ArchiveSizeMismatch', 'ArchiveTooLarge'],
     ...['ArchiveAddressRefused', 'ArchiveUnsafePath', 'ArchiveDiskFull', 'ArchiveInvalidInput', 'ArchiveWriteError'],

@@ -19,6 +19,8 @@ import {
   statusQuery,
   vendorCallbackSignal,
   type AssetResult,
+  type LegacyPipelineReuse,
+  type PipelineReuse,
   type PipelineStatus,
 } from '../../src/workflows/messages';
 import { fullDefinition, startHarness, WEBHOOK_SECRET, type Harness } from '../workflows/harness';
@@ -81,16 +83,28 @@ test('record replay histories', async () => {
     const { handle: full } = await h.run(fullDefinition({ options: { callbacks: true } }));
     save('full', full.workflowId);
 
-    // 1b. A rerun of it from erase: review, assets and generation reused (asset URLs made
-    //     stale, so GetAsset refreshes them), one new erase task.
+    // 1b. A rerun of it from erase in the form runs recorded before `reuse-by-run` carried
+    //     (outputs inline, asset URLs made stale): a new run refuses it, naming reuse.fromRunId.
     const outputs = await full.query(outputsQuery);
-    const plan = planRerun(full.workflowId, parseDefinition(outputs.definition), outputs.result, 'erase');
+    const fullRun = { pipelineId: full.workflowId, runId: (await full.describe()).runId };
+    const plan = planRerun(fullRun, parseDefinition(outputs.definition), outputs.result, 'erase');
     const stale = (a: AssetResult) => ({ ...a, signedUrlFetchedAt: '2026-01-01T00:00:00.000Z' });
-    const assets = { ...plan.reuse.assets!, items: plan.reuse.assets!.items.map(stale) };
-    const rerun = await startPipeline(h.client, outputs.definition, {
+    const { review, assets, generation } = outputs.result;
+    const legacy: LegacyPipelineReuse = {
+      fromPipelineId: full.workflowId,
+      review,
+      assets: { ...assets!, items: assets!.items.map(stale) },
+      generation,
+    };
+    const legacyRerun = await startPipeline(h.client, outputs.definition, {
       taskQueue: h.taskQueue,
-      reuse: { ...plan.reuse, assets },
+      reuse: legacy as unknown as PipelineReuse,
     });
+    await legacyRerun.result().catch(() => undefined);
+    save('rerun-legacy', legacyRerun.workflowId);
+
+    // 1c. The same rerun by run (`reuse-by-run`): the outputs read from the run it names.
+    const rerun = await startPipeline(h.client, outputs.definition, { taskQueue: h.taskQueue, reuse: plan.reuse });
     await rerun.result();
     save('rerun', rerun.workflowId);
 

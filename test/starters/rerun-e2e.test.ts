@@ -1,16 +1,33 @@
 /**
  * Rerun on the REAL dev server, a real worker and the vendor emulator: a full pipeline,
  * then reruns that reuse its outputs. The emulator's records prove what was (not) created
- * again; expired outputs are refused by the CLI and by the workflow itself.
+ * again; expired outputs are refused by the CLI and by the workflow itself; a raw start
+ * cannot hand the workflow outputs of its own; a paid task left running is adopted.
+ * The emulator's clock is ours: it starts 25 h behind (for a source whose video URL has
+ * expired), then runs on real time, and stands still while a generation must stay running.
  */
+import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { InspectionSnapshot } from '../../src/emulator';
 import { FailureType } from '../../src/failures';
 import { startPipeline } from '../../src/starters/pipeline-client';
 import { rerunPipeline } from '../../src/starters/rerun';
-import { outputsQuery, statusQuery, type PipelineResult, type PipelineReuse } from '../../src/workflows/messages';
-import { expectReplays, fullDefinition, rejection, startHarness, type Harness } from '../workflows/harness';
+import {
+  outputsQuery,
+  statusQuery,
+  type LegacyPipelineReuse,
+  type PipelineResult,
+  type PipelineReuse,
+} from '../../src/workflows/messages';
+import {
+  expectReplays,
+  fullDefinition,
+  rejection,
+  startHarness,
+  waitForStatus,
+  type Harness,
+} from '../workflows/harness';
 import { cli } from './helpers';
 
 /** Vendor requests that create something (a paid task, an asset, a group). */
@@ -28,14 +45,34 @@ function records(s: InspectionSnapshot) {
   };
 }
 
+const HOUR = 3_600_000;
+/** The emulator's time: real time plus `shiftMs`, or `frozenAt` while set. */
+let shiftMs = -25 * HOUR;
+let frozenAt: number | undefined;
+
+/** The pipeline's failure, unwrapped from PipelineFailed. */
+async function refusalOf(p: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await rejection(p, WorkflowFailedError);
+  expect((err.cause as ApplicationFailure).type).toBe(FailureType.PipelineFailed);
+  return (err.cause as ApplicationFailure).cause as ApplicationFailure;
+}
+
 describe('rerun: reuse paid work', () => {
   let h: Harness;
   let earlierId: string;
+  let earlierRunId: string;
   let earlier: PipelineResult;
+  /** A pipeline whose generated video URL had expired when it reached erase (failed there). */
+  let expiredId: string;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ emulator: { clock: () => frozenAt ?? Date.now() + shiftMs } });
+    const old = await h.start(fullDefinition());
+    expiredId = old.workflowId;
+    await old.result().catch(() => undefined);
+    shiftMs = 0; // forward only: the emulator's rate windows and expiries stay sane
     const run = await h.run(fullDefinition());
     earlierId = run.handle.workflowId;
+    earlierRunId = (await run.handle.describe()).runId;
     earlier = run.result;
   });
   afterAll(async () => h?.close());
@@ -68,7 +105,12 @@ describe('rerun: reuse paid work', () => {
     expect(result.generation).toEqual(earlier.generation);
     expect(result.review).toEqual(earlier.review);
     expect(result.erase!.taskId).not.toBe(earlier.erase!.taskId);
-    expect(result.reused).toEqual({ fromPipelineId: earlierId, stages: ['review', 'assets', 'generation'] });
+    // Read from the earlier RUN, which the rerun names: not from the rerun's own input.
+    expect(result.reused).toEqual({
+      fromPipelineId: earlierId,
+      fromRunId: earlierRunId,
+      stages: ['review', 'assets', 'generation'],
+    });
     expect(result.vendorTasks.map((t) => t.kind)).toEqual(['erase']);
     expect(result.cost.erase?.calls).toBe(1);
     expect(result.archived.map((f) => f.name)).toEqual(earlier.archived.map((f) => f.name));
@@ -95,59 +137,138 @@ describe('rerun: reuse paid work', () => {
     expect(result.archived.map((f) => [f.name, f.sha256])).toEqual(earlier.archived.map((f) => [f.name, f.sha256]));
   });
 
-  test('reused asset URLs older than ~12 h are fetched again by GetAsset, with no create', async () => {
-    const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
-    const old = new Date(Date.now() - 13 * 3_600_000).toISOString();
-    const assets = { ...earlier.assets!, items: earlier.assets!.items.map((a) => ({ ...a, signedUrlFetchedAt: old })) };
-    const { review, generation, erase } = earlier;
-    const reuse: PipelineReuse = { fromPipelineId: earlierId, review, assets, generation, erase };
-    const seq = lastSeq();
-    const handle = await startPipeline(h.client, definition, { taskQueue: h.taskQueue, reuse });
-    const result = await handle.result();
-    expect(createsSince(seq)).toEqual([]);
-    const gets = h.emulator.inspect().requests.filter((r) => r.seq > seq && r.endpoint === 'assets.GetAsset');
-    expect(gets.length).toBe(assets.items.length);
-    for (const a of result.assets!.items) expect(Date.parse(a.signedUrlFetchedAt!)).toBeGreaterThan(Date.parse(old));
-    expect(result.calls['assets.GetAsset']).toBe(assets.items.length);
-  });
-
-  describe('an expired generated video URL', () => {
-    let refusedId: string;
-    test('is refused by the workflow at start (ReusedOutputExpired), before any vendor call', async () => {
+  describe('a raw start cannot hand the workflow outputs of its own', () => {
+    test('old-form reuse (outputs inline, erase pointed at any URL) is refused naming reuse.fromRunId; no vendor call', async () => {
       const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
-      const expired = new Date(Date.now() - 3_600_000).toISOString();
-      const reuse: PipelineReuse = {
+      const forged: LegacyPipelineReuse = {
         fromPipelineId: earlierId,
         review: earlier.review,
         assets: earlier.assets,
-        generation: { ...earlier.generation!, videoUrlExpiresAt: expired },
+        generation: { ...earlier.generation!, videoUrl: 'https://attacker.example/any.mp4' },
       };
       const seq = lastSeq();
-      const handle = await startPipeline(h.client, definition, { taskQueue: h.taskQueue, reuse });
-      refusedId = handle.workflowId;
-      const err = await rejection(handle.result(), WorkflowFailedError);
-      const cause = err.cause as ApplicationFailure;
-      expect(cause.type).toBe(FailureType.PipelineFailed);
-      const refusal = cause.cause as ApplicationFailure;
+      // Raw, as `temporal workflow start` would: no client-side check on the way.
+      const handle = await h.client.workflow.start('videoPipeline', {
+        taskQueue: h.taskQueue,
+        workflowId: `forged-${randomUUID().slice(0, 8)}`,
+        args: [{ definition, reuse: forged }],
+      });
+      const refusal = await refusalOf(handle.result());
+      expect(refusal.type).toBe(FailureType.InvalidDefinition);
+      expect(refusal.message).toMatch(/^reuse\.fromRunId: the earlier pipeline's run id is required/);
+      expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
+    });
+
+    test('a named run with outputs inline as well is refused naming the output; no vendor call', async () => {
+      const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
+      const erase = { taskId: 'er-x', videoUrl: 'https://attacker.example/erased.mp4' };
+      const reuse = { fromPipelineId: earlierId, fromRunId: earlierRunId, stages: ['review'], erase };
+      const seq = lastSeq();
+      const handle = await startPipeline(h.client, definition, {
+        taskQueue: h.taskQueue,
+        reuse: reuse as unknown as PipelineReuse,
+      });
+      const refusal = await refusalOf(handle.result());
+      expect(refusal.type).toBe(FailureType.InvalidDefinition);
+      expect(refusal.message).toMatch(/^reuse\.erase: outputs are not taken from the input/);
+      expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
+    });
+
+    test('a source run that does not exist is refused as past retention or unknown; no vendor call', async () => {
+      const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
+      const fromRunId = randomUUID();
+      const seq = lastSeq();
+      const handle = await startPipeline(h.client, definition, {
+        taskQueue: h.taskQueue,
+        reuse: { fromPipelineId: earlierId, fromRunId, stages: ['review', 'assets'] },
+      });
+      const refusal = await refusalOf(handle.result());
+      expect(refusal.type).toBe(FailureType.ReuseRefused);
+      expect(refusal.message).toBe(
+        `reuse.fromRunId: run ${fromRunId} of ${earlierId} is not found: past the namespace's retention, or unknown`,
+      );
+      expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
+    });
+  });
+
+  describe('an expired generated video URL', () => {
+    test('is refused by the workflow at start (ReusedOutputExpired), before any vendor call', async () => {
+      const { definition } = await h.client.workflow.getHandle(expiredId).query(outputsQuery);
+      const fromRunId = (await h.client.workflow.getHandle(expiredId).describe()).runId;
+      const seq = lastSeq();
+      const handle = await startPipeline(h.client, definition, {
+        taskQueue: h.taskQueue,
+        reuse: { fromPipelineId: expiredId, fromRunId, stages: ['review', 'assets', 'generation'] },
+      });
+      const refusal = await refusalOf(handle.result());
       expect(refusal.type).toBe(FailureType.ReusedOutputExpired);
       expect(refusal.message).toContain('generation.videoUrl');
-      expect(refusal.details?.[0]).toMatchObject({ output: 'generation.videoUrl', expiresAt: expired });
+      expect(refusal.details?.[0]).toMatchObject({ output: 'generation.videoUrl' });
       expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
       const status = await handle.query(statusQuery);
       expect(status).toMatchObject({ state: 'failed', stage: 'erase' });
     });
 
     test('is refused by the CLI with the reason, and nothing starts', async () => {
-      const r = await cli(['rerun', refusedId, '--json']);
+      const r = await cli(['rerun', expiredId, '--json']);
       expect(r.code).toBe(1);
       expect(r.json().error).toMatchObject({ kind: 'refused', reason: 'expired', output: 'generation.videoUrl' });
-      const human = await cli(['rerun', refusedId]);
+      const human = await cli(['rerun', expiredId]);
       expect(human.stderr).toMatch(/rerun refused: generation\.videoUrl of .* expired at .*; rerun --from generation/);
-      // The erase of the refused pipeline never finished: nothing to reuse for the archive.
-      const archive = await cli(['rerun', refusedId, '--from', 'archive', '--json']);
+      // Its erase never finished: nothing to reuse for the archive.
+      const archive = await cli(['rerun', expiredId, '--from', 'archive', '--json']);
       expect(archive.code).toBe(1);
       expect(archive.json().error).toMatchObject({ kind: 'refused', reason: 'not-finished' });
       expect(archive.json().error.message).toContain('erase of');
+    });
+  });
+
+  describe('a pipeline cancelled while its generation task still runs at the vendor', () => {
+    let sourceId: string;
+    let taskId: string;
+    beforeAll(async () => {
+      const source = await h.start(fullDefinition());
+      sourceId = source.workflowId;
+      await waitForStatus(source, (s) => s.stage === 'generation');
+      frozenAt = Date.now(); // vendor time stands still: the task cannot end
+      const st = await waitForStatus(source, (s) => s.vendorTasks.some((t) => t.kind === 'generation'));
+      taskId = st.vendorTasks.find((t) => t.kind === 'generation')!.id;
+      await source.cancel();
+      await source.result().catch(() => undefined);
+    });
+    afterAll(() => {
+      frozenAt = undefined;
+    });
+
+    test('a raw start that would redo its inputs is refused by the workflow, naming the task; no vendor call', async () => {
+      const { definition } = await h.client.workflow.getHandle(sourceId).query(outputsQuery);
+      const fromRunId = (await h.client.workflow.getHandle(sourceId).describe()).runId;
+      const seq = lastSeq();
+      const handle = await startPipeline(h.client, definition, {
+        taskQueue: h.taskQueue,
+        reuse: { fromPipelineId: sourceId, fromRunId, stages: ['review'] },
+      });
+      const refusal = await refusalOf(handle.result());
+      expect(refusal.type).toBe(FailureType.ReuseRefused);
+      expect(refusal.message).toMatch(
+        new RegExp(`^generation task ${taskId} of ${sourceId} is \\S+.* may still succeed`),
+      );
+      expect(h.emulator.inspect().requests.filter((r) => r.seq > seq && isCreate(r.endpoint))).toEqual([]);
+    });
+
+    test('rerun adopts the task and completes: no second generation create at the vendor', async () => {
+      const seq = lastSeq();
+      const r = await cli(['rerun', sourceId, '--json']);
+      expect(r.code).toBe(0);
+      expect(r.json()).toMatchObject({ from: 'generation', reused: ['review', 'assets'], adopts: [taskId] });
+      frozenAt = undefined; // the vendor's time runs on: the task ends
+      const handle = h.client.workflow.getHandle(r.json().workflowId as string);
+      const result = (await handle.result()) as PipelineResult;
+      expect(result.generation!.taskId).toBe(taskId);
+      expect(createsSince(seq)).toEqual(['erase.create']);
+      expect(h.emulator.inspect().generationTasks.filter((t) => t.id === taskId)).toHaveLength(1);
+      expect(result.vendorTasks.find((t) => t.kind === 'generation')).toMatchObject({ id: taskId, via: 'existing' });
+      await expectReplays(handle);
     });
   });
 
@@ -163,16 +284,15 @@ describe('rerun: reuse paid work', () => {
 
   test('a malformed reuse (a hand-made workflow input) fails naming the field, before any vendor call', async () => {
     const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
-    const generation = { ...earlier.generation!, videoUrlExpiresAt: 'tomorrow' };
     const seq = lastSeq();
+    const reuse = { fromPipelineId: earlierId, fromRunId: earlierRunId, stages: ['reviews'] };
     const handle = await startPipeline(h.client, definition, {
       taskQueue: h.taskQueue,
-      reuse: { fromPipelineId: earlierId, review: earlier.review, assets: earlier.assets, generation },
+      reuse: reuse as unknown as PipelineReuse,
     });
-    const err = await rejection(handle.result(), WorkflowFailedError);
-    const refusal = (err.cause as ApplicationFailure).cause as ApplicationFailure;
+    const refusal = await refusalOf(handle.result());
     expect(refusal.type).toBe(FailureType.InvalidDefinition);
-    expect(refusal.message).toBe('reuse.generation.videoUrlExpiresAt: an ISO time');
+    expect(refusal.message).toBe('reuse.stages: a list of stages to reuse (review, assets, generation, erase)');
     expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
   });
 

@@ -5,6 +5,8 @@ import type { PipelineResult } from '../../src/workflows/messages';
 import { fullDefinition } from '../workflows/harness';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
+const RUN = '0c8e4c36-5b7e-4f5e-9d55-0d6c1d6f8a01';
+const SRC = { pipelineId: 'p1', runId: RUN };
 const def = parseDefinition(fullDefinition());
 const hour = 3_600_000;
 
@@ -31,7 +33,7 @@ const complete = result({ review, assets, generation, erase, archived });
 
 function refusal(from: RerunFrom | undefined, r: PipelineResult, d = def, now = NOW): RerunRefusedError {
   try {
-    planRerun('p1', d, r, from, now);
+    planRerun(SRC, d, r, from, now);
   } catch (err) {
     if (err instanceof RerunRefusedError) return err;
     throw err;
@@ -40,19 +42,24 @@ function refusal(from: RerunFrom | undefined, r: PipelineResult, d = def, now = 
 }
 
 test('every finished stage before --from is reused, nothing after it', () => {
-  const plan = planRerun('p1', def, complete, 'erase', NOW);
+  const plan = planRerun(SRC, def, complete, 'erase', NOW);
   expect(plan).toMatchObject({ from: 'erase', reused: ['review', 'assets', 'generation'] });
-  expect(plan.reuse).toEqual({ fromPipelineId: 'p1', review, assets, generation });
-  expect(planRerun('p1', def, complete, 'archive', NOW).reuse.erase).toEqual(erase);
-  expect(planRerun('p1', def, complete, 'review', NOW).reuse).toEqual({ fromPipelineId: 'p1' });
+  // The run is named, never its outputs: the new run reads them from that run itself.
+  expect(plan.reuse).toEqual({ fromPipelineId: 'p1', fromRunId: RUN, stages: ['review', 'assets', 'generation'] });
+  expect(planRerun(SRC, def, complete, 'archive', NOW).reuse.stages).toContain('erase');
+  expect(planRerun(SRC, def, complete, 'review', NOW).reuse).toEqual({
+    fromPipelineId: 'p1',
+    fromRunId: RUN,
+    stages: [],
+  });
 });
 
 test('without --from: the first step that did not finish', () => {
-  expect(planRerun('p1', def, result({ review, assets }), undefined, NOW).from).toBe('generation');
-  expect(planRerun('p1', def, result({ review, assets, generation }), undefined, NOW).from).toBe('erase');
+  expect(planRerun(SRC, def, result({ review, assets }), undefined, NOW).from).toBe('generation');
+  expect(planRerun(SRC, def, result({ review, assets, generation }), undefined, NOW).from).toBe('erase');
   // Everything ran but the archive of the erased video.
   const partial = result({ review, assets, generation, erase, archived: archived.slice(0, 1) });
-  expect(planRerun('p1', def, partial, undefined, NOW)).toMatchObject({
+  expect(planRerun(SRC, def, partial, undefined, NOW)).toMatchObject({
     from: 'archive',
     reused: expect.arrayContaining(['erase']),
   });
@@ -75,9 +82,58 @@ test('an expired generated video URL is refused when erase or the archive would 
   const late = NOW + 20 * hour - 5 * 60_000; // within the erase safety margin, not yet expired
   const err = refusal('erase', complete, def, late);
   expect(err).toMatchObject({ reason: 'expired', output: 'generation.videoUrl' });
-  expect(planRerun('p1', def, complete, 'archive', late).from).toBe('archive'); // still downloadable
+  expect(planRerun(SRC, def, complete, 'archive', late).from).toBe('archive'); // still downloadable
   expect(refusal('archive', complete, def, NOW + 21 * hour).reason).toBe('expired');
   const noArchive = parseDefinition({ ...fullDefinition(), options: { archive: false } });
   // Nothing uses the URL any more: erase reused, no archive.
-  expect(() => planRerun('p1', noArchive, complete, undefined, NOW + 30 * hour)).toThrow(/every step/);
+  expect(() => planRerun(SRC, noArchive, complete, undefined, NOW + 30 * hour)).toThrow(/every step/);
+});
+
+describe('a paid task the earlier run left that may still succeed (never paid twice)', () => {
+  const task = (step: 'generation' | 'erase', state?: string, orphan?: boolean) => ({
+    kind: step,
+    id: `${step}-t1`,
+    step,
+    attempt: 1,
+    via: 'create' as const,
+    ...(state !== undefined ? { state } : {}),
+    ...(orphan ? { orphan } : {}),
+  });
+  const cancelledInGeneration = (state?: string) =>
+    result({ review, assets, vendorTasks: [task('generation', state)] });
+
+  test('rerun from its step adopts it: not terminal, or never seen in a state', () => {
+    for (const state of ['running', 'queued', undefined]) {
+      const plan = planRerun(SRC, def, cancelledInGeneration(state), undefined, NOW);
+      expect(plan.from).toBe('generation');
+      expect(plan.adopts.map((t) => t.id)).toEqual(['generation-t1']);
+    }
+  });
+
+  test('a rerun that would redo its inputs is refused, naming the task and its state', () => {
+    const err = refusal('assets', cancelledInGeneration('running'));
+    expect(err.reason).toBe('task-running');
+    expect(err.task).toEqual({ id: 'generation-t1', step: 'generation', state: 'running' });
+    expect(err.message).toMatch(/^generation task generation-t1 of p1 is running and may still succeed/);
+    expect(refusal('review', cancelledInGeneration()).message).toContain('is in an unknown state');
+  });
+
+  test('the same holds for erase: adopted from erase, refused from generation', () => {
+    const r = result({
+      review,
+      assets,
+      generation,
+      vendorTasks: [task('generation', 'succeeded'), task('erase', 'processing')],
+    });
+    expect(planRerun(SRC, def, r, undefined, NOW).adopts.map((t) => t.id)).toEqual(['erase-t1']);
+    expect(refusal('generation', r).task).toMatchObject({ id: 'erase-t1', state: 'processing' });
+  });
+
+  test('a task that ended (or an orphan of a superseded attempt) is not adopted', () => {
+    for (const state of ['failed', 'expired']) {
+      expect(planRerun(SRC, def, cancelledInGeneration(state), 'assets', NOW).adopts).toEqual([]);
+    }
+    const orphan = result({ review, assets, vendorTasks: [task('generation', 'running', true)] });
+    expect(planRerun(SRC, def, orphan, undefined, NOW).adopts).toEqual([]);
+  });
 });

@@ -28,12 +28,15 @@ export const rerun: CommandFn = async (ctx, session) => {
     throw err;
   }
   const { handle, from, reused } = started;
+  const adopts = started.adopts.map((t) => t.id);
   ctx.emit(
-    { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, rerunOf: earlierId, from, reused },
+    { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, rerunOf: earlierId, from, reused, adopts },
     () => [handle.workflowId],
   );
+  // A paid task the earlier run left running is polled by the rerun, never created again.
+  const adopting = adopts.length ? `, adopting vendor task ${adopts.join(', ')}` : '';
   ctx.info(
-    `rerun of ${earlierId} from ${from}, reusing ${reused.join(', ') || 'nothing'}; follow it with: reelflow status ${handle.workflowId} --follow`,
+    `rerun of ${earlierId} from ${from}, reusing ${reused.join(', ') || 'nothing'}${adopting}; follow it with: reelflow status ${handle.workflowId} --follow`,
   );
   return EXIT.ok;
 };

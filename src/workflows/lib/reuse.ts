@@ -1,40 +1,58 @@
 /**
  * Rerun (`input.reuse`): the finished outputs of an earlier pipeline seed this one's result,
  * so their stages are skipped exactly as after a continue-as-new and make no vendor call.
- * Checked first, in workflow time: the generated video URL a later step needs (else
- * ReusedOutputExpired, naming it), and the assets' ~12 h signed URLs, fetched again by
- * GetAsset as the spec allows (an asset no longer Active is refused).
- *
- * No `patched()`: every command here runs only when the input carries `reuse`, which no
- * run recorded before this code can have, so their histories replay as before.
+ * Runs on `reuse-by-run` read them from the source run itself (reuse-by-run.ts) and adopt
+ * the tasks it left running; runs recorded before took them from the input, and only their
+ * replay still does. Checked first, in workflow time: the generated video URL a later step
+ * needs (else ReusedOutputExpired, naming it), and the assets' ~12 h signed URLs, fetched
+ * again by GetAsset as the spec allows (an asset no longer Active is refused).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../../definition/definition';
 import { FailureType } from '../../failures';
-import { STAGES, type AssetResult, type AssetsStageResult, type PipelineResult, type PipelineReuse } from '../messages';
+import {
+  STAGES,
+  type AssetResult,
+  type AssetsStageResult,
+  type LegacyPipelineReuse,
+  type PipelineInput,
+  type PipelineResult,
+  type PipelineReuse,
+  type VendorTaskRecord,
+} from '../messages';
 import { stageFailure } from './create';
 import { assetUrlStale, expiredReuse } from './expiry';
 import { isFatalQueryFailure, messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { QUERY_OPTIONS, getAssetActivity } from './proxies';
+import { fromSourceRun } from './reuse-by-run';
 import { summaryOf } from './summaries';
 
 /** Seeds the result with the reused outputs of stages this definition runs, shown as done; then checks them. */
 export async function reuseOutputs(
   rt: PipelineRuntime,
   def: PipelineDefinition,
-  reuse: PipelineReuse,
+  input: NonNullable<PipelineInput['reuse']>,
   result: PipelineResult,
+  byRun: boolean,
 ): Promise<void> {
-  const bad = reuseIssue(reuse);
-  if (bad) throw ApplicationFailure.nonRetryable(`reuse.${bad}`, FailureType.InvalidDefinition);
+  let reuse: LegacyPipelineReuse;
+  let adopt: VendorTaskRecord[] = [];
+  if (byRun) {
+    ({ outputs: reuse, adopt } = await fromSourceRun(rt, input as PipelineReuse));
+  } else {
+    reuse = input;
+    const bad = reuseIssue(reuse);
+    if (bad) throw ApplicationFailure.nonRetryable(`reuse.${bad}`, FailureType.InvalidDefinition);
+  }
   const from = reuse.fromPipelineId;
   const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.status.stages[s].state !== 'skipped');
   if (stages.includes('review')) result.review = reuse.review;
   if (stages.includes('assets')) result.assets = reuse.assets;
   if (stages.includes('generation')) result.generation = reuse.generation;
   if (stages.includes('erase')) result.erase = reuse.erase;
-  result.reused = { fromPipelineId: from, stages };
+  const fromRunId = byRun ? { fromRunId: (input as PipelineReuse).fromRunId } : {};
+  result.reused = { fromPipelineId: from, ...fromRunId, stages };
   for (const s of stages) Object.assign(rt.status.stages[s], { state: 'done', reusedFrom: from });
   rt.status.stage = STAGES.find((s) => rt.status.stages[s].state === 'pending') ?? 'archive';
   rt.refresh();
@@ -48,6 +66,18 @@ export async function reuseOutputs(
     );
   }
   if (result.assets) result.assets = await refreshAssetUrls(rt, def.options.profile, result.assets, from);
+  adoptSourceTasks(rt, adopt);
+}
+
+/**
+ * The source's tasks that may still succeed, for steps redone here with the same inputs:
+ * recorded as this run's, so their create step polls them and never creates (create.ts).
+ * Recorded now, so the vendor-task deadline counts from this run's start.
+ */
+function adoptSourceTasks(rt: PipelineRuntime, tasks: VendorTaskRecord[]): void {
+  for (const { kind, id, step, attempt, state } of tasks) {
+    rt.record({ kind, id, step, attempt, via: 'existing', ...(state !== undefined ? { state } : {}) });
+  }
 }
 
 /** Reused assets whose signed URL is (nearly) past its ~12 h get a fresh one from GetAsset. */
@@ -82,8 +112,8 @@ async function refreshAssetUrls(
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
-/** The first field of a reuse (workflow input, e.g. from `temporal workflow start`) that cannot be used, or undefined. */
-function reuseIssue(reuse: PipelineReuse): string | undefined {
+/** The first field of a legacy reuse (replayed runs only) that cannot be used, or undefined. */
+function reuseIssue(reuse: LegacyPipelineReuse): string | undefined {
   const { review, assets, generation, erase } = reuse;
   if (!isText(reuse.fromPipelineId)) return "fromPipelineId: the earlier pipeline's id is required";
   if (review && !Array.isArray(review.items)) return 'review.items: an array of review item results';
