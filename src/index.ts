@@ -120,6 +120,7 @@ export {
 export {
   codecDataConverter,
   codecFromEnv,
+  workerCodecFromEnv,
   loadCodecKeys,
   EncryptionCodec,
   CodecConfigError,
