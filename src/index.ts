@@ -119,6 +119,7 @@ export {
 // connectClient uses it by itself; pass codecDataConverter() to createReelflowWorkers' workerOptions.
 export {
   codecDataConverter,
+  codecDataConverterOf,
   codecFromEnv,
   workerCodecFromEnv,
   loadCodecKeys,
