@@ -10,12 +10,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
 import { codecDataConverter, codecDataConverterOf, workerCodecFromEnv } from '../../src/codec';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FailureType } from '../../src/failures';
 import { resolveCreateUpdate, vendorCallbackSignal } from '../../src/workflows/messages';
 import { videoPipeline } from '../../src/workflows';
-import { rejection, startHarness, until, waitForStatus, type Harness } from '../workflows/harness';
+import { rejection, startHarness, testBundle, until, waitForStatus, type Harness } from '../workflows/harness';
 
 const KEYS = { REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` };
 
@@ -29,14 +30,23 @@ const generationOnly = (): PipelineDefinitionInput => ({
   },
 });
 
+const WORKER_CONVERTER = codecDataConverterOf(workerCodecFromEnv({ ...KEYS, REELFLOW_CODEC_STRICT: '1' })!);
+
 let h: Harness;
 let plain: Client;
+
+/** The run's history replays on a strict worker: the judgments come from history, not timing. */
+async function expectStrictReplay(workflowId: string): Promise<void> {
+  const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
+  const workflowBundle = await testBundle({ dataConverter: WORKER_CONVERTER });
+  await Worker.runReplayHistory({ workflowBundle, dataConverter: WORKER_CONVERTER }, history, workflowId);
+}
 
 beforeAll(async () => {
   h = await startHarness({
     callbacks: true,
     dataConverter: codecDataConverter(KEYS),
-    workerDataConverter: codecDataConverterOf(workerCodecFromEnv({ ...KEYS, REELFLOW_CODEC_STRICT: '1' })!),
+    workerDataConverter: WORKER_CONVERTER,
     codecStrict: true,
   });
   plain = new Client({ connection: h.connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
@@ -61,6 +71,7 @@ test('a plaintext start fails at once with PlaintextPayloadRefused, before any v
   expect(cause.nonRetryable).toBe(true);
   expect(cause.message).toContain('REELFLOW_CODEC_STRICT=1');
   expect(h.emulator.inspect().requests.length).toBe(before);
+  await expectStrictReplay(workflowId);
 });
 
 test('a plaintext signal is dropped and a plaintext Update refused; the encrypted client ends the wait', async () => {
@@ -104,4 +115,5 @@ test('a plaintext signal is dropped and a plaintext Update refused; the encrypte
   const result = await handle.result();
   expect(result.generation?.taskId).toBe(genuine);
   expect(result.calls['generation.create']).toBe(1);
+  await expectStrictReplay(handle.workflowId);
 });
