@@ -40,6 +40,11 @@ export const FailureType = {
    * of this workflow handed over) fails validation (the workflow's own check, before any vendor call).
    */
   InvalidDefinition: 'InvalidDefinition',
+  /**
+   * The worker's codec is strict (REELFLOW_CODEC_STRICT=1) and the pipeline's start input
+   * arrived in plaintext, from a client without the codec: refused before any vendor call.
+   */
+  PlaintextPayloadRefused: 'PlaintextPayloadRefused',
 
   // ---- stage failures: raised by the workflow's stages, the cause of PipelineFailed
   /** A `ref:` or `fromReview` names a review item that did not pass, or an asset that does not exist. */

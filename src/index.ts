@@ -119,7 +119,9 @@ export {
 // connectClient uses it by itself; pass codecDataConverter() to createReelflowWorkers' workerOptions.
 export {
   codecDataConverter,
+  codecDataConverterOf,
   codecFromEnv,
+  workerCodecFromEnv,
   loadCodecKeys,
   EncryptionCodec,
   CodecConfigError,

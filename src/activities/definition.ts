@@ -11,6 +11,12 @@
  * one its REELFLOW_NOTIFY_ALLOW_PRIVATE lists. The default URL itself is not returned: its
  * query may hold a token, and this result is recorded in history. The delivery activity
  * resolves it.
+ *
+ * And, with the codec's strict mode on (REELFLOW_CODEC_STRICT=1), whether this worker takes
+ * plaintext: a start whose input arrived unencrypted (the workflow says so: `plaintext`) is
+ * refused as PlaintextPayloadRefused, and the result carries `codecStrict: true`, through
+ * history, so that the pipeline drops plaintext signals and Updates deterministically. Results
+ * recorded before carry no flag: those runs stay lenient on replay (README "Encrypted payloads").
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
@@ -23,8 +29,21 @@ import type { ActivityDeps } from './deps';
 
 type NotifyDeps = Pick<
   ActivityDeps,
-  'webhookSecretFor' | 'endpointSecretFor' | 'notifyDefaultUrl' | 'notifyAllowPrivate'
+  'webhookSecretFor' | 'endpointSecretFor' | 'notifyDefaultUrl' | 'notifyAllowPrivate' | 'codecStrict'
 >;
+
+/** validateDefinition's input: the raw definition, and whether the start input arrived in plaintext. */
+export interface ValidateDefinitionInput {
+  definition: unknown;
+  /** Set by the workflow only when its input carries the strict codec's plaintext mark. */
+  plaintext?: boolean;
+}
+
+/** The parsed definition; `codecStrict` when the worker refuses plaintext (absent in older results). */
+export type ValidatedDefinition = PipelineDefinition & { codecStrict?: true };
+
+export const PLAINTEXT_START_REFUSED =
+  'the pipeline was started with a plaintext input, and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1): start it from a client with the payload codec (REELFLOW_CODEC_KEYS)';
 
 type Notify = NonNullable<PipelineDefinition['options']['notify']>;
 
@@ -61,9 +80,12 @@ function withWorkerNotify(def: PipelineDefinition, deps: NotifyDeps): PipelineDe
 
 export function createDefinitionActivities(deps: NotifyDeps = {}) {
   return {
-    validateDefinition: async (input: { definition: unknown }): Promise<PipelineDefinition> => {
+    validateDefinition: async (input: ValidateDefinitionInput): Promise<ValidatedDefinition> => {
+      if (deps.codecStrict && input.plaintext)
+        throw ApplicationFailure.nonRetryable(PLAINTEXT_START_REFUSED, FailureType.PlaintextPayloadRefused);
       try {
-        return withWorkerNotify(parseDefinition(input.definition), deps);
+        const def = withWorkerNotify(parseDefinition(input.definition), deps);
+        return deps.codecStrict ? { ...def, codecStrict: true } : def;
       } catch (err) {
         if (err instanceof DefinitionError)
           throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidDefinition, err.issues);

@@ -32,4 +32,9 @@ export interface ActivityDeps {
   notifyAllowPrivate?: NotifyAllowance;
   /** Overall deadline of one webhook POST, answer body included (REELFLOW_NOTIFY_TIMEOUT). Default 30 s. */
   notifyTimeoutMs?: number;
+  /**
+   * The codec's strict mode (REELFLOW_CODEC_STRICT=1): validateDefinition refuses a start whose
+   * input arrived in plaintext and tells the pipeline to drop plaintext signals and Updates.
+   */
+  codecStrict?: boolean;
 }

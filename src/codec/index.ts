@@ -1,13 +1,13 @@
 /**
  * The optional payload codec (README "Encrypted payloads"): one DataConverter for the
  * worker and every client, from REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID. The codec
- * itself runs outside the workflow sandbox; only its failure converter (./failure-converter)
- * is bundled, into a bundle of its own that codec-on workers load (src/workers/bundle.ts).
+ * itself runs outside the workflow sandbox; only its failure and payload converters
+ * (./failure-converter, ./payload-converter) are bundled, into a bundle of its own that codec-on workers load (src/workers/bundle.ts).
  */
 import type { DataConverter } from '@temporalio/common';
 import type { Env } from '../callbacks/config';
 import { EncryptionCodec } from './encryption-codec';
-import { loadCodecKeys } from './keys';
+import { CodecConfigError, KEYS_VARIABLE, loadCodecKeys } from './keys';
 
 export { EncryptionCodec, ENCODING, METADATA_KEY_ID } from './encryption-codec';
 export {
@@ -26,15 +26,52 @@ export function codecFromEnv(env: Env = process.env): EncryptionCodec | undefine
   return keys ? new EncryptionCodec(keys) : undefined;
 }
 
+/** The worker's strict mode: refuse plaintext starts, signals and Updates (README "Encrypted payloads"). */
+export const STRICT_VARIABLE = 'REELFLOW_CODEC_STRICT';
+
+/** REELFLOW_CODEC_STRICT: "1" on, unset, "" or "0" off, anything else an error. Throws CodecConfigError. */
+export function codecStrictFromEnv(env: Env = process.env): boolean {
+  const raw = env[STRICT_VARIABLE]?.trim() ?? '';
+  if (raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new CodecConfigError(STRICT_VARIABLE, `must be 1 (on) or 0 (off), got "${raw.slice(0, 20)}"`);
+}
+
+/**
+ * A worker's codec: codecFromEnv, strict when REELFLOW_CODEC_STRICT=1. Strict without the
+ * codec is refused: with no key, every payload is plaintext and nothing could start.
+ */
+export function workerCodecFromEnv(env: Env = process.env): EncryptionCodec | undefined {
+  const strict = codecStrictFromEnv(env);
+  const keys = loadCodecKeys(env);
+  if (strict && !keys)
+    throw new CodecConfigError(
+      STRICT_VARIABLE,
+      `=1 needs the payload codec: set ${KEYS_VARIABLE} too, or unset ${STRICT_VARIABLE}`,
+    );
+  return keys ? new EncryptionCodec(keys, strict) : undefined;
+}
+
+/**
+ * Path of the payload converter: the SDK's default, marking values a strict codec tagged as
+ * having arrived in plaintext (./payload-converter).
+ */
+export const PAYLOAD_CONVERTER_PATH = require.resolve('./payload-converter');
+
 /** Path of the failure converter that moves failure messages and stacks into an (encrypted) payload. */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
 
 /**
  * The codec's DataConverter: payloads encrypted, failure messages and stacks too. The
- * workflow side needs the same failure converter in its bundle (`failureConverterPath`).
+ * workflow side needs the same converters in its bundle (`failureConverterPath`,
+ * `payloadConverterPath`).
  */
 export function codecDataConverterOf(codec: EncryptionCodec): DataConverter {
-  return { payloadCodecs: [codec], failureConverterPath: FAILURE_CONVERTER_PATH };
+  return {
+    payloadCodecs: [codec],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+  };
 }
 
 /** The codec's DataConverter when the environment configures it, else undefined (the SDK's default). */

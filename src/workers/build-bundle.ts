@@ -4,9 +4,9 @@
  * bundling at start. With --if-stale a fresh bundle is left as it is. Each flag also builds
  * the variants a worker with that setting loads (see bundle.ts): --tracing those with the
  * OpenTelemetry interceptors (OTEL_EXPORTER_OTLP_ENDPOINT set), --codec those with the codec's
- * failure converter (REELFLOW_CODEC_KEYS set); both flags: all four.
+ * failure and payload converters (REELFLOW_CODEC_KEYS set); both flags: all four.
  */
-import { FAILURE_CONVERTER_PATH } from '../codec';
+import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../codec';
 import { buildWorkflowBundle, ensureWorkflowBundle, type BundleVariant } from './bundle';
 
 const FLAGS = ['--if-stale', '--tracing', '--codec'];
@@ -16,9 +16,10 @@ async function main(args: string[]): Promise<void> {
     process.stderr.write(`reelflow: ${line}\n`);
   };
   const tracings = args.includes('--tracing') ? [false, true] : [false];
-  const converters = args.includes('--codec') ? [undefined, FAILURE_CONVERTER_PATH] : [undefined];
+  const codec = { failureConverterPath: FAILURE_CONVERTER_PATH, payloadConverterPath: PAYLOAD_CONVERTER_PATH };
+  const converters = args.includes('--codec') ? [{}, codec] : [{}];
   const variants: BundleVariant[] = tracings.flatMap((tracing) =>
-    converters.map((failureConverterPath) => ({ tracing, ...(failureConverterPath ? { failureConverterPath } : {}) })),
+    converters.map((converter) => ({ tracing, ...converter })),
   );
   for (const variant of variants) {
     if (args.includes('--if-stale')) {

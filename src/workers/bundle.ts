@@ -15,7 +15,9 @@
  *   bundled in, dist/workflow-bundle-tracing.js. They add no commands.
  * - a failure converter (the codec's, src/codec/failure-converter.ts) bundled in:
  *   dist/workflow-bundle.<converter file name>.js. It converts failures, never commands.
- * - both: dist/workflow-bundle-tracing.<converter file name>.js.
+ *   With a payload converter too (the codec's, src/codec/payload-converter.ts, which only
+ *   marks values its strict mode tagged): dist/workflow-bundle.<failure>.<payload>.js.
+ * - both: dist/workflow-bundle-tracing.<converter file names>.js.
  * So histories replay on every variant (replay test).
  *
  *   node dist/src/workers/build-bundle.js      builds them (see build-bundle.ts)
@@ -33,6 +35,8 @@ export interface BundleVariant {
   tracing?: boolean;
   /** A failure converter module to bundle in (DataConverter.failureConverterPath). */
   failureConverterPath?: string;
+  /** A payload converter module to bundle in (DataConverter.payloadConverterPath). */
+  payloadConverterPath?: string;
 }
 
 export interface BundlePaths extends BundleVariant {
@@ -47,7 +51,8 @@ export interface BundlePaths extends BundleVariant {
 /** The OpenTelemetry workflow interceptors module (enters the tracing bundles only). */
 export const TRACING_INTERCEPTORS_MODULE = '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 
-type ResolvedPaths = Required<Omit<BundlePaths, 'failureConverterPath'>> & { failureConverterPath?: string };
+type Converters = 'failureConverterPath' | 'payloadConverterPath';
+type ResolvedPaths = Required<Omit<BundlePaths, Converters>> & Pick<BundlePaths, Converters>;
 
 export interface BundleBuildOptions extends BundlePaths {
   log?: (line: string) => void;
@@ -77,22 +82,31 @@ export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
 }
 
-/** dist/workflow-bundle[-tracing][.<failure converter's file name>].js */
-export function defaultBundlePath({ tracing, failureConverterPath }: BundleVariant = {}): string {
-  const converter = failureConverterPath ? `.${path.parse(failureConverterPath).name}` : '';
+/** dist/workflow-bundle[-tracing][.<failure converter's file name>][.<payload converter's>].js */
+export function defaultBundlePath({ tracing, failureConverterPath, payloadConverterPath }: BundleVariant = {}): string {
+  const converter = [failureConverterPath, payloadConverterPath]
+    .map((p) => (p ? `.${path.parse(p).name}` : ''))
+    .join('');
   return path.join(packageRoot(), 'dist', `workflow-bundle${tracing ? '-tracing' : ''}${converter}.js`);
 }
 
 function resolvePaths(p: BundlePaths): ResolvedPaths {
   const workflowsPath = path.resolve(p.workflowsPath ?? defaultWorkflowsPath());
   const workflowsDir = statSync(workflowsPath).isDirectory() ? workflowsPath : path.dirname(workflowsPath);
-  const failureConverterPath = p.failureConverterPath ? path.resolve(p.failureConverterPath) : undefined;
-  const variant = { tracing: p.tracing === true, ...(failureConverterPath ? { failureConverterPath } : {}) };
+  const variant = { tracing: p.tracing === true, ...resolvedConverters(p) };
   return {
     workflowsPath,
     outFile: path.resolve(p.outFile ?? defaultBundlePath(variant)),
     sourceRoot: path.resolve(p.sourceRoot ?? path.dirname(workflowsDir)),
     ...variant,
+  };
+}
+
+function resolvedConverters(p: BundleVariant): Pick<BundleVariant, Converters> {
+  const { failureConverterPath: f, payloadConverterPath: c } = p;
+  return {
+    ...(f ? { failureConverterPath: path.resolve(f) } : {}),
+    ...(c ? { payloadConverterPath: path.resolve(c) } : {}),
   };
 }
 
@@ -103,7 +117,7 @@ function interceptorModules(p: ResolvedPaths): string[] {
 const SOURCE_FILE = /\.(ts|js|mjs|cjs|json)$/;
 
 function sourceFingerprint(p: ResolvedPaths): string {
-  const { workflowsPath, sourceRoot, failureConverterPath } = p;
+  const { workflowsPath, sourceRoot, failureConverterPath, payloadConverterPath } = p;
   const lines: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -120,9 +134,15 @@ function sourceFingerprint(p: ResolvedPaths): string {
   lines.sort();
   return createHash('sha256')
     .update(
-      [workflowsPath, workflowSdkVersion, interceptorModules(p).join(','), failureConverterPath ?? '', ...lines].join(
-        '\n',
-      ),
+      [
+        workflowsPath,
+        workflowSdkVersion,
+        interceptorModules(p).join(','),
+        failureConverterPath ?? '',
+        // Only when set: bundles of the other variants keep their fingerprints.
+        ...(payloadConverterPath ? [`payload:${payloadConverterPath}`] : []),
+        ...lines,
+      ].join('\n'),
     )
     .digest('hex');
 }
@@ -147,8 +167,12 @@ export function isBundleFresh(paths: BundlePaths = {}): boolean {
 export async function buildWorkflowBundle(opts: BundleBuildOptions = {}): Promise<{ codePath: string; bytes: number }> {
   const p = resolvePaths(opts);
   const fingerprint = sourceFingerprint(p);
-  const converter = p.failureConverterPath ? { failureConverterPath: p.failureConverterPath } : {};
-  const extras = [p.tracing ? 'the tracing interceptors' : '', p.failureConverterPath ?? ''].filter(Boolean);
+  const converter = resolvedConverters(p);
+  const extras = [
+    p.tracing ? 'the tracing interceptors' : '',
+    p.failureConverterPath ?? '',
+    p.payloadConverterPath ?? '',
+  ].filter(Boolean);
   opts.log?.(`bundling workflows from ${p.workflowsPath}${extras.length ? ` with ${extras.join(' and ')}` : ''}`);
   // The bundler's progress report is long; only its warnings and errors are worth a line.
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -27,7 +27,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
-import { CodecConfigError, codecDataConverterOf, codecFromEnv } from '../codec';
+import { CodecConfigError, codecDataConverterOf, workerCodecFromEnv } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
 import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
@@ -163,9 +163,11 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const logger = workerLogger(opts, config, env);
   const log: LogLine = lineLogger(logger);
   const clients = vendorClients(config, env);
-  const codec = codecFromEnv(env);
+  const codec = workerCodecFromEnv(env);
   const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
-  const activities = createActivities(activityDeps(config, clients, webhookSecrets(config, env)));
+  const deps = activityDeps(config, clients, webhookSecrets(config, env));
+  // validateDefinition tells each pipeline whether this worker refuses plaintext (codec strict mode).
+  const activities = createActivities({ ...deps, ...(codec?.strict ? { codecStrict: true } : {}) });
   // Before any connection: the Runtime is created with the first one.
   const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
   const metricsOn = config.metricsBind !== undefined && runtimeOn;
@@ -194,7 +196,11 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       }`,
     );
     log(describeWorkerConfig(config));
-    log(codec ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}` : 'payload codec: off');
+    log(
+      codec
+        ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}${codec.strict ? ', strict (plaintext starts, signals and Updates refused)' : ''}`
+        : 'payload codec: off',
+    );
     if (metricsOn) {
       const gauge = startOperatorWaitsGauge({
         connection,
@@ -208,8 +214,12 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     }
 
     if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
-    // The bundle that matches this worker: tracing interceptors, the codec's failure converter.
-    const bundleVariant = { tracing: !!tracing, failureConverterPath: dataConverter?.failureConverterPath };
+    // The bundle that matches this worker: tracing interceptors, the codec's converters.
+    const bundleVariant = {
+      tracing: !!tracing,
+      failureConverterPath: dataConverter?.failureConverterPath,
+      payloadConverterPath: dataConverter?.payloadConverterPath,
+    };
     const workflowSource = opts.workflowsPath
       ? { workflowsPath: opts.workflowsPath }
       : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, ...bundleVariant })).codePath } };

@@ -48,9 +48,9 @@ export interface ReelflowWorkersOptions {
   activities: Record<string, ActivityFn>;
   /**
    * Workflow code. Default: the prebuilt dist/workflow-bundle.js when fresh (the bundle with
-   * the data converter's failureConverterPath when it has one), else the workflows module
-   * (bundled in memory by the SDK at start, with that converter). A bundle given here must
-   * have been built with the same failureConverterPath.
+   * the data converter's failureConverterPath and payloadConverterPath when it has them), else
+   * the workflows module (bundled in memory by the SDK at start, with those converters). A
+   * bundle given here must have been built with the same converter paths.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
   workflowsPath?: string;
@@ -87,9 +87,12 @@ function workflowSource(
     return { workflowBundle: b, described: 'codePath' in b ? `bundle ${b.codePath}` : 'given bundle' };
   }
   if (opts.workflowsPath) return { workflowsPath: opts.workflowsPath, described: opts.workflowsPath };
-  // The sandbox must convert failures as the activities do (the codec's converter): its own bundle.
-  const failureConverterPath = opts.workerOptions?.dataConverter?.failureConverterPath;
-  const variant = failureConverterPath ? { failureConverterPath } : {};
+  // The sandbox must convert failures and payloads as the activities do (the codec's converters): its own bundle.
+  const { failureConverterPath, payloadConverterPath } = opts.workerOptions?.dataConverter ?? {};
+  const variant = {
+    ...(failureConverterPath ? { failureConverterPath } : {}),
+    ...(payloadConverterPath ? { payloadConverterPath } : {}),
+  };
   if (isBundleFresh(variant)) {
     const codePath = defaultBundlePath(variant);
     return { workflowBundle: { codePath }, described: `prebuilt ${codePath}` };

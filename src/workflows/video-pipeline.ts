@@ -16,6 +16,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { isPlaintext } from '../codec/plaintext-mark';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
 import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
@@ -51,7 +52,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   let def: PipelineDefinition;
   try {
     if (refused) throw refused; // a forged `resume`: fails before any vendor call
-    def = await validated(input);
+    def = await validated(input, rt);
   } catch (err) {
     await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
     throw err;
@@ -131,10 +132,18 @@ function startRuntime(
   return { rt, result };
 }
 
-/** The parsed definition, or the validator's own InvalidDefinition failure (not wrapped in an ActivityFailure). */
-async function validated(input: PipelineInput): Promise<PipelineDefinition> {
+/**
+ * The parsed definition, or the validator's own failure (InvalidDefinition, or
+ * PlaintextPayloadRefused for a plaintext start on a strict worker), not wrapped in an
+ * ActivityFailure. The worker's strictness reaches the runtime through this recorded result.
+ */
+async function validated(input: PipelineInput, rt: PipelineRuntime): Promise<PipelineDefinition> {
   try {
-    return await validating.validateDefinition({ definition: input.definition });
+    // Only a marked input adds the flag: an unmarked start asks exactly what it asked before.
+    const plaintext = isPlaintext(input) ? { plaintext: true } : {};
+    const { codecStrict, ...def } = await validating.validateDefinition({ definition: input.definition, ...plaintext });
+    rt.codecStrict = codecStrict === true;
+    return def;
   } catch (err) {
     throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
   }

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { codecDataConverter } from '../../src/codec';
+import { codecDataConverter, codecDataConverterOf, workerCodecFromEnv } from '../../src/codec';
 import { testBundle, type TestVariant } from '../workflows/harness';
 
 const DIR = path.join(__dirname, 'histories');
@@ -27,12 +27,18 @@ test('histories cover every case the pipeline records', () => {
 
 // Turning tracing or the codec on must not break pipelines already running: the tracing
 // interceptors add no command, the codec's failure converter converts failures only.
-const codec = codecDataConverter({ REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` });
+const keys = { REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` };
+const codec = codecDataConverter(keys);
+// Strict (REELFLOW_CODEC_STRICT=1): every payload of these plaintext histories is tagged and
+// every object decoded from one is marked; they replay as recorded (their results carry no
+// strictness, so those runs stay lenient).
+const strictCodec = codecDataConverterOf(workerCodecFromEnv({ ...keys, REELFLOW_CODEC_STRICT: '1' })!);
 const variants: [string, TestVariant][] = [
   ['plain', {}],
   ['tracing', { tracing: true }],
   ['codec', { dataConverter: codec }],
   ['tracing and codec', { tracing: true, dataConverter: codec }],
+  ['strict codec', { dataConverter: strictCodec }],
 ];
 
 describe.each(variants)('on the %s bundle', (_name, variant) => {

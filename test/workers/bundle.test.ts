@@ -5,7 +5,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FAILURE_CONVERTER_PATH } from '../../src/codec';
+import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../../src/codec';
 import { defaultBundlePath, ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { getAssetTaskQueue } from '../../src/workflows/messages';
@@ -46,6 +46,10 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
     'workflow-bundle.failure-converter.js',
     'workflow-bundle-tracing.failure-converter.js',
   ]);
+  // The codec's variant bundles its payload converter too (strict mode's marks): a name, and a fingerprint, of its own.
+  const codecVariant = { failureConverterPath, payloadConverterPath: PAYLOAD_CONVERTER_PATH };
+  expect(path.basename(defaultBundlePath(codecVariant))).toBe('workflow-bundle.failure-converter.payload-converter.js');
+  expect(isBundleFresh({ ...paths, ...codecVariant })).toBe(false);
 
   writeFileSync(watched, 'export const a = 22;\n');
   expect(isBundleFresh(paths)).toBe(false);

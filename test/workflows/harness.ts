@@ -45,6 +45,10 @@ export interface HarnessOptions {
   inProcessWorkers?: boolean;
   /** The client's and the workers' (e.g. the payload codec). */
   dataConverter?: DataConverter;
+  /** The workers' own, when it differs from the client's (a strict codec's). */
+  workerDataConverter?: DataConverter;
+  /** REELFLOW_CODEC_STRICT=1 as the worker's activities see it (validateDefinition). */
+  codecStrict?: boolean;
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
   notify?: {
     /** REELFLOW_NOTIFY_ALLOW_PRIVATE; default 127.0.0.1 (where test receivers listen). */
@@ -81,10 +85,14 @@ export interface TestVariant {
  * (built once per test run, beside it).
  */
 export async function testBundle({ tracing = false, dataConverter }: TestVariant = {}): Promise<{ codePath: string }> {
-  const failureConverterPath = dataConverter?.failureConverterPath;
+  const { failureConverterPath, payloadConverterPath } = dataConverter ?? {};
   const codePath = process.env.REELFLOW_TEST_BUNDLE!;
-  if (!tracing && !failureConverterPath) return { codePath };
-  const variant = { tracing, ...(failureConverterPath ? { failureConverterPath } : {}) };
+  if (!tracing && !failureConverterPath && !payloadConverterPath) return { codePath };
+  const variant = {
+    tracing,
+    ...(failureConverterPath ? { failureConverterPath } : {}),
+    ...(payloadConverterPath ? { payloadConverterPath } : {}),
+  };
   const outFile = path.join(path.dirname(codePath), path.basename(defaultBundlePath(variant)));
   return { codePath: (await ensureWorkflowBundle({ ...variant, outFile })).codePath };
 }
@@ -105,6 +113,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const converter = opts.dataConverter ?? envDataConverter();
   const dataConverter = converter ? { dataConverter: converter } : {};
+  const workerConverter = opts.workerDataConverter ?? converter;
   const client = new Client({ connection, namespace, ...dataConverter });
   const nativeConnection = await NativeConnection.connect({ address });
   let receiver: CallbackReceiver | undefined;
@@ -139,8 +148,9 @@ export async function startHarness(opts: HarnessOptions = {}) {
     endpointSecretFor: (id) => opts.notify?.endpointSecrets?.[id],
     notifyAllowPrivate: parseNotifyAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
     ...(opts.notify?.defaultUrl ? { notifyDefaultUrl: opts.notify.defaultUrl } : {}),
+    ...(opts.codecStrict ? { codecStrict: true } : {}),
   });
-  const workflowBundle = await testBundle({ dataConverter: converter });
+  const workflowBundle = await testBundle({ dataConverter: workerConverter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
   const makeWorkers = async () =>
     opts.inProcessWorkers === false
@@ -158,7 +168,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
             },
             activities,
             workflowBundle,
-            workerOptions: dataConverter,
+            workerOptions: workerConverter ? { dataConverter: workerConverter } : {},
           }),
         ];
   let workers = await makeWorkers();

@@ -33,6 +33,7 @@ import {
   type VendorTaskKind,
   type VendorTaskRecord,
 } from '../messages';
+import { isPlaintext } from '../../codec/plaintext-mark';
 import { STAGE, STATUS, VENDOR_TASK_IDS } from '../search-attributes';
 import { CallbackBook, type BookCarry, type ProofSpec } from './callback-book';
 import { renderDetails } from './details';
@@ -78,6 +79,13 @@ export class PipelineRuntime {
    */
   provesOperatorIds = false;
 
+  /**
+   * The worker's codec refuses plaintext (REELFLOW_CODEC_STRICT=1): known from the recorded
+   * result of validateDefinition, so replay judges alike; runs recorded before never have it.
+   * Until that result, in the run's first workflow task, signals are judged leniently.
+   */
+  codecStrict = false;
+
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
@@ -110,7 +118,7 @@ export class PipelineRuntime {
       boundCallbacks,
     );
     setHandler(statusQuery, () => this.status);
-    setHandler(vendorCallbackSignal, (cb) => this.book.receive(cb));
+    setHandler(vendorCallbackSignal, (cb) => this.callbackSignal(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
       validator: (input: ResolveCreateInput) => this.validate(input),
@@ -340,7 +348,22 @@ export class PipelineRuntime {
     return w?.step === step && w.attempt === attempt && patched('resume-operator-wait');
   }
 
+  /** A callback signal; a plaintext one (from a client without the codec) is dropped when strict. */
+  private callbackSignal(cb: unknown): void {
+    if (this.codecStrict && isPlaintext(cb)) {
+      log.warn(
+        'vendorCallback signal dropped: it arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1)',
+      );
+      return;
+    }
+    this.book.receive(cb);
+  }
+
   private validate(input: ResolveCreateInput): void {
+    if (this.codecStrict && isPlaintext(input))
+      throw new Error(
+        'resolveCreate refused: the Update arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1); send it from a client with the payload codec (REELFLOW_CODEC_KEYS)',
+      );
     const waiting = this.status.waiting;
     if (!waiting) throw new Error(`${workflowInfo().workflowId} is not waiting for an operator decision`);
     if (input.step && input.step !== waiting.step) {
