@@ -56,6 +56,8 @@ export interface RuntimeCarry {
   ambiguous?: Record<string, number>;
   /** The operator wait's reason without its offers (status.waiting carries the rest of the wait). */
   waitingBase?: string;
+  /** The worker's codec was strict when this was carried: a continued run judges signals so from its first task. */
+  codecStrict?: boolean;
 }
 
 export class PipelineRuntime {
@@ -82,7 +84,8 @@ export class PipelineRuntime {
   /**
    * The worker's codec refuses plaintext (REELFLOW_CODEC_STRICT=1): known from the recorded
    * result of validateDefinition, so replay judges alike; runs recorded before never have it.
-   * Until that result, in the run's first workflow task, signals are judged leniently.
+   * A continued run starts from its carry's value (its input: the same in replay); a first
+   * run, until that result, judges leniently, when it has no attempt a signal could reach.
    */
   codecStrict = false;
 
@@ -102,6 +105,7 @@ export class PipelineRuntime {
     this.holds = { ...carry.holds };
     this.ambiguous = { ...carry.ambiguous };
     this.waitingBase = carry.waitingBase ?? '';
+    this.codecStrict = carry.codecStrict === true;
     this.book = new CallbackBook(
       carry.book,
       {
@@ -136,6 +140,7 @@ export class PipelineRuntime {
       book: this.book.carry(),
       ambiguous: this.ambiguous,
       waitingBase: this.waitingBase,
+      ...(this.codecStrict ? { codecStrict: true } : {}),
     };
   }
 
