@@ -188,7 +188,7 @@ export function pipelineStartFields(
     staticDetails: pipelineDetails(def),
     typedSearchAttributes: [
       // A rerun starts at its first stage that is not reused (the archive when all are).
-      { key: STAGE, value: definedStages(def).find((s) => !reuse?.stages.includes(s)) ?? 'archive' },
+      { key: STAGE, value: definedStages(def).find((s) => !(reuse?.stages ?? []).includes(s)) ?? 'archive' },
       { key: STATUS, value: 'running' },
       ...(opts.batchId !== undefined ? [{ key: BATCH, value: opts.batchId }] : []),
     ] as SearchAttributePair[],
