@@ -2,7 +2,7 @@
  * docker-compose.yml, checked offline (no Docker engine on these machines): it parses and
  * interpolates with no variable set, starts in the right order, every service that others
  * wait on has a healthcheck, ports stay on loopback, the archive is a volume the image's
- * user can write, and the README's compose commands name what the file has.
+ * user can write, and the compose commands in docs/deploy.md name what the file has.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -170,13 +170,13 @@ test('the image is on the Node major the tests run on', () => {
   expect(new Set(majors)).toEqual(new Set([process.versions.node.split('.')[0]]));
 });
 
-/** The README's Docker section's `docker compose …` commands. */
-function readmeComposeCommands(): string[][] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('\n## Docker\n'),
-    readme.indexOf('\n## ', readme.indexOf('\n## Docker\n') + 1),
-  );
+/** The `docker compose …` commands of the Docker section of docs/deploy.md. */
+function docsComposeCommands(): string[][] {
+  const page = readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8');
+  const start = page.indexOf('\n## Docker\n');
+  expect(start).toBeGreaterThan(-1);
+  const end = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, end === -1 ? undefined : end);
   return section
     .split('\n')
     .map((line) => line.replace(/#.*$/, '').trim())
@@ -184,8 +184,8 @@ function readmeComposeCommands(): string[][] {
     .map((line) => line.split(/\s+/).slice(2));
 }
 
-test('the README compose commands name services, CLI commands and files that exist', () => {
-  const commands = readmeComposeCommands();
+test('the compose commands of docs/deploy.md name services, CLI commands and files that exist', () => {
+  const commands = docsComposeCommands();
   expect(commands.map((c) => c[0])).toEqual(expect.arrayContaining(['up', 'run']));
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   for (const [sub, ...rest] of commands) {

@@ -2,7 +2,7 @@
  * src/failures.ts names every failure type: every ApplicationFailure src/ raises takes its
  * type from there (or passes on a vendor error's class name, itself listed), no failure
  * type is spelled as a string literal elsewhere, the strings themselves never change
- * (committed histories and clients match them), and the README lists each one.
+ * (committed histories and clients match them), and docs/failures.md lists each one.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -129,9 +129,9 @@ test("every vendor error class's name, which activities use as the failure type,
   }
 });
 
-test('the README lists every failure type', () => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^### Failure types$/m)[1]?.split(/^#{1,3} /m)[0] ?? '';
+test('docs/failures.md lists every failure type', () => {
+  const page = readFileSync(path.join(ROOT, 'docs', 'failures.md'), 'utf8');
+  const section = page.split(/^# Failure types$/m)[1]?.split(/^#{1,3} /m)[0] ?? '';
   const rows = new Set([...section.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]));
   expect(FAILURE_TYPES.filter((t) => !rows.has(t))).toEqual([]);
   expect([...rows].filter((t) => !(FAILURE_TYPES as readonly string[]).includes(t))).toEqual([]);

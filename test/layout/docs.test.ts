@@ -1,0 +1,112 @@
+/**
+ * The README is a front door (at most 300 lines) and docs/ holds one page per concern; every
+ * relative link in them leads somewhere: to a file that exists and, for a `#anchor` into a
+ * Markdown file, to one of its headings (GitHub's slugs).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const README_MAX_LINES = 300;
+
+/**
+ * Pages written on sibling branches of the same issue (the library API, `reelflow doctor`):
+ * a link to one of them may point at nothing until those branches are merged. Once the file
+ * exists its anchors are checked like any other; drop the entry after the merge.
+ */
+const WRITTEN_ELSEWHERE = new Set(['docs/library.md', 'docs/doctor.md']);
+
+function pages(): string[] {
+  const docs = readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs];
+}
+
+/** The text outside fenced code blocks, line by line (a heading or a link in a fence is neither). */
+function proseLines(text: string): string[] {
+  let fenced = false;
+  return text.split('\n').filter((line) => {
+    if (/^\s*```/.test(line)) {
+      fenced = !fenced;
+      return false;
+    }
+    return !fenced;
+  });
+}
+
+/** GitHub's heading anchor: lower case, punctuation dropped, each space a `-`; repeats get -1, -2, …. */
+export function slugsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const slugs = new Set<string>();
+  for (const line of proseLines(markdown)) {
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    const text = m[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    slugs.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return slugs;
+}
+
+/** Relative link targets of a Markdown page (no scheme), outside code. */
+export function relativeLinks(markdown: string): string[] {
+  const targets: string[] = [];
+  for (const line of proseLines(markdown)) {
+    const prose = line.replace(/`[^`]*`/g, '');
+    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1])) targets.push(m[1]);
+    }
+  }
+  return targets;
+}
+
+function brokenLinks(page: string): string[] {
+  const broken: string[] = [];
+  const text = readFileSync(path.join(ROOT, page), 'utf8');
+  for (const target of relativeLinks(text)) {
+    const [file, anchor] = target.split('#', 2);
+    const resolved = file === '' ? page : path.posix.normalize(path.posix.join(path.posix.dirname(page), file));
+    const absolute = path.join(ROOT, resolved);
+    if (!existsSync(absolute)) {
+      if (!WRITTEN_ELSEWHERE.has(resolved)) broken.push(`${page}: ${target} (no file ${resolved})`);
+      continue;
+    }
+    if (anchor !== undefined && resolved.endsWith('.md') && !slugsOf(readFileSync(absolute, 'utf8')).has(anchor)) {
+      broken.push(`${page}: ${target} (no heading #${anchor} in ${resolved})`);
+    }
+  }
+  return broken;
+}
+
+test(`the README is a front door of at most ${README_MAX_LINES} lines`, () => {
+  const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length;
+  expect(lines).toBeLessThanOrEqual(README_MAX_LINES);
+});
+
+test('every relative link in README.md and docs/*.md leads to a file and heading that exist', () => {
+  const all = pages();
+  expect(all.length).toBeGreaterThan(5); // the docs/ pages are there to check
+  expect(all.flatMap(brokenLinks)).toEqual([]);
+});
+
+test('the slug and link readers follow GitHub', () => {
+  expect([...slugsOf('# Codec server: decrypting in the Web UI and the CLI\n## A\n## A\n```\n# not\n```')]).toEqual([
+    'codec-server-decrypting-in-the-web-ui-and-the-cli',
+    'a',
+    'a-1',
+  ]);
+  expect([...slugsOf('## Benchmark: `npm run bench`\n### Rerun: reuse paid work')]).toEqual([
+    'benchmark-npm-run-bench',
+    'rerun-reuse-paid-work',
+  ]);
+  expect(relativeLinks('[a](docs/x.md#y) [b](https://e.com) `[c](z.md)` ![d](p.png)\n```\n[e](f.md)\n```')).toEqual([
+    'docs/x.md#y',
+    'p.png',
+  ]);
+});
