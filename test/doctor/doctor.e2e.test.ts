@@ -5,7 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CALLBACK_SECRET, startHarness, type Harness } from '../workflows/harness';
+import type { CheckResult } from '../../src/doctor';
 import { cli } from '../starters/helpers';
+
+interface Doc {
+  ok: boolean;
+  checks: CheckResult[];
+}
 
 const PATH_WORD = 'acme';
 let h: Harness;
@@ -34,14 +40,14 @@ function env(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-const byId = (doc: any, id: string) => doc.checks.find((c: any) => c.id === id);
+const byId = (doc: Doc, id: string): CheckResult | undefined => doc.checks.find((c) => c.id === id);
 
 test('green: every check passes with the worker running and the configuration matching', async () => {
   const run = await cli(['doctor', '--json'], { env: env() });
-  const doc = run.json();
-  expect(doc.checks.filter((c: any) => !c.ok)).toEqual([]);
+  const doc = run.json<Doc>();
+  expect(doc.checks.filter((c) => !c.ok)).toEqual([]);
   expect(run.code).toBe(0);
-  const ids = doc.checks.map((c: any) => c.id);
+  const ids = doc.checks.map((c) => c.id);
   expect(ids).toEqual(
     expect.arrayContaining([
       'temporal.namespace',
@@ -75,24 +81,24 @@ test('a queue no worker polls, and refused credentials: ✗ each, with the fix',
     env: env({ REELFLOW_TASK_QUEUE: `${h.taskQueue}-nobody`, REELFLOW_PROFILE_DEFAULT_API_KEY: 'wrong-key' }),
   });
   expect(run.code).toBe(1);
-  const doc = run.json();
+  const doc = run.json<Doc>();
   const queue = byId(doc, `temporal.pollers.${h.taskQueue}-nobody`);
   expect(queue).toMatchObject({ ok: false, detail: expect.stringContaining('no worker polled') });
-  expect(queue.fix).toContain('REELFLOW_TASK_QUEUE');
-  expect(byId(doc, `temporal.pollers.${h.taskQueue}-nobody.getasset.default`).ok).toBe(false);
+  expect(queue?.fix).toContain('REELFLOW_TASK_QUEUE');
+  expect(byId(doc, `temporal.pollers.${h.taskQueue}-nobody.getasset.default`)?.ok).toBe(false);
   expect(byId(doc, 'vendor.default.generation')).toMatchObject({
     ok: false,
     detail: 'credentials refused (HTTP 401)',
     fix: expect.stringContaining('REELFLOW_PROFILE_DEFAULT_API_KEY'),
   });
-  expect(byId(doc, 'vendor.default.assets').ok).toBe(true);
+  expect(byId(doc, 'vendor.default.assets')?.ok).toBe(true);
   expect(run.stdout).not.toContain('wrong-key');
 });
 
 test('an unreachable Temporal is one ✗ naming the address', async () => {
   const run = await cli(['doctor', '--json', '--address', '127.0.0.1:1'], { env: env() });
   expect(run.code).toBe(1);
-  expect(byId(run.json(), 'temporal.reachable')).toMatchObject({
+  expect(byId(run.json<Doc>(), 'temporal.reachable')).toMatchObject({
     ok: false,
     detail: expect.stringContaining('127.0.0.1:1'),
   });
