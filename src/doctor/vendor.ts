@@ -75,7 +75,12 @@ function verdictResult(id: string, title: string, v: ProbeVerdict, t: Target, cr
     case 'unexpected':
       return fail(id, title, `${path} answered HTTP ${v.status}, not the vendor's not-found error`, t.pathFix);
     case 'unreachable':
-      return fail(id, title, `unreachable (${v.reason})`, t.pathFix);
+      return fail(
+        id,
+        title,
+        `unreachable (${v.reason})`,
+        `check that ${new URL(t.url).origin} is the vendor and reachable`,
+      );
   }
 }
 
