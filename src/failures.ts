@@ -33,6 +33,11 @@ export const FailureType = {
   MissingCredentialError: 'MissingCredentialError',
   /** Bad or missing vendor configuration in the environment. */
   VendorConfigError: 'VendorConfigError',
+  /**
+   * A create on a vendor interface whose check at worker start failed for this profile
+   * (credentials refused, wrong path word or base URL): refused before any vendor call.
+   */
+  VendorCheckFailed: 'VendorCheckFailed',
 
   // ---- the definition
   /**

@@ -5,6 +5,9 @@
 import type { VendorClient } from '../vendor-api';
 import type { NotifyAllowance } from '../webhooks/allowance';
 
+/** The vendor interfaces a start-up check covers, one per credential profile. */
+export type VendorInterfaceName = 'generation' | 'erase' | 'assets' | 'review';
+
 export interface ActivityDeps {
   /** The vendor client for a credential profile; throws a clear error for an unknown profile. */
   vendorFor: (profile: string) => VendorClient;
@@ -37,4 +40,9 @@ export interface ActivityDeps {
    * input arrived in plaintext and tells the pipeline to drop plaintext signals and Updates.
    */
   codecStrict?: boolean;
+  /**
+   * The start-up check's verdict for one interface of one profile: undefined when it passed
+   * (or was not run), else what failed. Read per create, no vendor call (docs/doctor.md).
+   */
+  vendorCheckFailed?: (profile: string, iface: VendorInterfaceName) => string | undefined;
 }

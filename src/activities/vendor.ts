@@ -11,7 +11,7 @@ import { FailureType } from '../failures';
 import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import { countedCall } from '../metrics/activity';
-import type { ActivityDeps } from './deps';
+import type { ActivityDeps, VendorInterfaceName } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
 export interface CallbackRef {
@@ -63,6 +63,19 @@ export interface ProfileInput {
   profile: string;
 }
 
+/**
+ * A create on an interface whose start-up check failed for this profile fails here, before
+ * any vendor call: non-retryable, naming the check (docs/doctor.md, "At worker start").
+ */
+function refuseUnchecked(deps: ActivityDeps, profile: string, iface: VendorInterfaceName): void {
+  const failed = deps.vendorCheckFailed?.(profile, iface);
+  if (failed === undefined) return;
+  throw ApplicationFailure.nonRetryable(
+    `the worker's start-up check of vendor ${iface} for profile "${profile}" failed: ${failed} (fix it, then restart the worker; \`reelflow doctor\` shows every check)`,
+    FailureType.VendorCheckFailed,
+  );
+}
+
 export function createVendorActivities(deps: ActivityDeps) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
@@ -76,6 +89,7 @@ export function createVendorActivities(deps: ActivityDeps) {
         callback?: CallbackRef;
       },
     ): Promise<{ taskId: string; callbackUsed: boolean }> => {
+      refuseUnchecked(deps, input.profile, 'review');
       const url = callbackUrl(deps, input.callback);
       const res = await call('review.submitAsync', (signal) =>
         v(input.profile).review.submitAsync(
@@ -125,6 +139,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { id: g.Id, name: g.Name };
     },
     createAssetGroup: async (input: ProfileInput & { name: string; description?: string }) => {
+      refuseUnchecked(deps, input.profile, 'assets');
       const g = await call('assets.CreateAssetGroup', (signal) =>
         v(input.profile).assets.createAssetGroup(
           { Name: input.name, ...(input.description ? { Description: input.description } : {}) },
@@ -143,6 +158,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { total: r.Total, assets: r.Assets.map((a) => ({ id: a.Id, name: a.Name, status: a.Status })) };
     },
     createAsset: async (input: ProfileInput & { groupId: string; url: string; assetType: string; name: string }) => {
+      refuseUnchecked(deps, input.profile, 'assets');
       const r = await call('assets.CreateAsset', (signal) =>
         v(input.profile).assets.createAsset(
           { GroupId: input.groupId, URL: input.url, AssetType: input.assetType as 'Image', Name: input.name },
@@ -164,6 +180,7 @@ export function createVendorActivities(deps: ActivityDeps) {
 
     // ---- generation (spec 4.1; query shape assumed)
     generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
+      refuseUnchecked(deps, input.profile, 'generation');
       const url = callbackUrl(deps, input.callback);
       const r = await call('generation.create', (signal) =>
         v(input.profile).generation.create(
@@ -192,6 +209,7 @@ export function createVendorActivities(deps: ActivityDeps) {
 
     // ---- erase (spec 4.2, 4.3)
     eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
+      refuseUnchecked(deps, input.profile, 'erase');
       const url = callbackUrl(deps, input.callback);
       const r = await call('erase.create', (signal) =>
         v(input.profile).erase.create({ video_url: input.videoUrl, ...(url ? { callback_url: url } : {}) }, { signal }),

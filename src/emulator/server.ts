@@ -91,7 +91,20 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
     return allow(['GET', 'HEAD'], { key: 'media.get', iface: 'media', run: () => serveDownload(ctx, req) });
   }
   if (NAMED_ONLY.some((p) => p.test(path))) return simpleError(501, `${path} is named by the spec but not emulated`);
-  return simpleError(404, `no endpoint ${method} ${path}`);
+  return noRoute();
+}
+
+/**
+ * A path no interface serves gets a gateway's bare 404 (plain text), not an interface's
+ * JSON error: that is how `reelflow doctor` tells a wrong path word or base URL from an
+ * unknown task id, which the interface itself answers (docs/doctor.md).
+ */
+function noRoute(): Reply {
+  return {
+    status: 404,
+    body: Buffer.from('404 page not found\n'),
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+  };
 }
 
 export interface ServerDeps {

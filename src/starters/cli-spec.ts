@@ -336,6 +336,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   ),
   cmd(
+    'doctor',
+    '',
+    'check, read-only, everything a pipeline needs before its first paid call',
+    'temporal',
+    [0, 0],
+    {},
+    {
+      description:
+        "Reads the worker's environment (REELFLOW_*, VENDOR_*, TEMPORAL_*) and checks: Temporal reachable, the namespace, the search attributes, a worker polling each queue, every profile's credentials and paths on each vendor interface (no paid call: a list, or a query of an unknown id), the callback receiver's health, the archive folder, the codec keys. Exit code 1 when a check failed; each ✗ says how to fix it.",
+      examples: ['reelflow doctor', 'reelflow doctor --json'],
+    },
+  ),
+  cmd(
     'codec-server',
     '',
     'decrypt payloads for the Web UI and the temporal CLI (until Ctrl-C)',

@@ -14,6 +14,7 @@ import { Session, type CommandFn } from './cli-session';
 import { commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './cli-spec';
 import { cancel } from './commands/cancel';
 import { codecServer } from './commands/codec-server';
+import { doctor } from './commands/doctor';
 import { list } from './commands/list';
 import { rerun } from './commands/rerun';
 import { resolve } from './commands/resolve';
@@ -43,6 +44,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   resolve,
   rerun,
   setup,
+  doctor,
   list,
   wait,
   'schedule create': scheduleCreate,

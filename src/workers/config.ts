@@ -28,6 +28,8 @@
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
  *   REELFLOW_METRICS_REFRESH             seconds between visibility counts for gauges; default 15
  *   REELFLOW_LOG_LEVEL                   trace|debug|info|warn|error; default info (JSON on stdout)
+ *   REELFLOW_STRICT_START                1/true: a failed start-up check (docs/doctor.md) refuses the
+ *                                        start; default 0 (each ✗ is logged as a warning)
  *   OTEL_EXPORTER_OTLP_ENDPOINT          OTLP/HTTP collector: tracing on when set (src/telemetry/tracing.ts)
  *
  * Errors name the variable; a secret's value is never printed (nor is any other value:
@@ -108,6 +110,8 @@ export interface WorkerConfig {
   logLevel: LogLevel;
   /** OTLP/HTTP collector base URL: tracing is on when set. */
   tracingEndpoint?: string;
+  /** REELFLOW_STRICT_START: a failed start-up check refuses the start (else: a warning). */
+  strictStart?: boolean;
 }
 
 export class WorkerConfigError extends ConfigError {
@@ -163,6 +167,7 @@ function schemaFor(cores: number) {
       ),
       REELFLOW_ARCHIVE_DIR: optional(z.string()),
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(flag),
+      REELFLOW_STRICT_START: optional(flag),
       REELFLOW_NOTIFY_URL: optional(
         z
           .string()
@@ -265,6 +270,7 @@ function schemaFor(cores: number) {
         metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
         logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
       };
+      if (e.REELFLOW_STRICT_START) config.strictStart = true;
       if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
       if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
       if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;

@@ -44,6 +44,7 @@ import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../w
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
+import { runStartupChecks, StartupCheckError } from './startup-checks';
 import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers } from './worker';
 
@@ -162,10 +163,12 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const config = loadWorkerConfig(env);
   const logger = workerLogger(opts, config, env);
   const log: LogLine = lineLogger(logger);
+  // Before any client exists: a strict refusal leaves nothing to close.
+  const vendorCheckFailed = await runStartupChecks(config, env, log);
   const clients = vendorClients(config, env);
   const codec = workerCodecFromEnv(env);
   const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
-  const deps = activityDeps(config, clients, webhookSecrets(config, env));
+  const deps = { ...activityDeps(config, clients, webhookSecrets(config, env)), vendorCheckFailed };
   // validateDefinition tells each pipeline whether this worker refuses plaintext (codec strict mode).
   const activities = createActivities({ ...deps, ...(codec?.strict ? { codecStrict: true } : {}) });
   // Before any connection: the Runtime is created with the first one.
@@ -274,7 +277,12 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
 
 /** Errors of configuration are printed as their (secret-free) message; others with a stack. */
 function describeStartupError(err: unknown): string {
-  if (err instanceof WorkerConfigError || err instanceof VendorConfigError || err instanceof CodecConfigError) {
+  if (
+    err instanceof WorkerConfigError ||
+    err instanceof VendorConfigError ||
+    err instanceof CodecConfigError ||
+    err instanceof StartupCheckError
+  ) {
     return err.message;
   }
   return err instanceof Error ? (err.stack ?? err.message) : String(err);

@@ -91,7 +91,8 @@ test('the failure type strings never change', () => {
   expect(FAILURE_TYPES).toEqual([
     ...['VendorError', 'NotSentError', 'AmbiguousError', 'ResponseShapeError', 'RateLimitedError'],
     ...['RejectedError', 'NotFoundError', 'UnauthorizedError', 'ForbiddenError', 'UpstreamFailedError'],
-    ...['MissingCredentialError', 'VendorConfigError', 'InvalidDefinition', 'PlaintextPayloadRefused'],
+    ...['MissingCredentialError', 'VendorConfigError', 'VendorCheckFailed'],
+    ...['InvalidDefinition', 'PlaintextPayloadRefused'],
     ...['InvalidReference'],
     ...['ReviewNotPassed', 'ReviewCancelled', 'ReviewFailed', 'AssetFailed', 'GenerationExpired'],
     ...['GenerationFailed', 'VideoUrlExpired', 'EraseFailed', 'VendorUnavailable', 'AmbiguousCreate'],

@@ -258,3 +258,25 @@ test('record replay histories: notify', async () => {
     await h.close();
   }
 });
+
+// `npm run record-histories -- -t vendor-check` records this case alone.
+test('record replay histories: vendor-check', async () => {
+  // 8. The worker's start-up check of generation failed: the create is refused before any vendor call.
+  const h = await startHarness({
+    vendorCheckFailed: (_profile, iface) => (iface === 'generation' ? 'credentials refused (HTTP 401)' : undefined),
+  });
+  try {
+    const refused = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'vendor check' }] },
+      options: { archive: false },
+    });
+    await refused.result().then(
+      () => Promise.reject(new Error('a create past a failed start-up check succeeded')),
+      () => undefined,
+    );
+    save('vendor-check-failed', refused.workflowId);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
+import { createActivities, type ActivityDeps } from '../../src/activities';
 import { parseNotifyAllowance } from '../../src/webhooks/allowance';
 import { codecDataConverter } from '../../src/codec';
 import { defaultBundlePath, ensureWorkflowBundle } from '../../src/workers/bundle';
@@ -49,6 +49,8 @@ export interface HarnessOptions {
   workerDataConverter?: DataConverter;
   /** REELFLOW_CODEC_STRICT=1 as the worker's activities see it (validateDefinition). */
   codecStrict?: boolean;
+  /** The worker's start-up check verdicts (src/workers/startup-checks.ts); default: none failed. */
+  vendorCheckFailed?: ActivityDeps['vendorCheckFailed'];
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
   notify?: {
     /** REELFLOW_NOTIFY_ALLOW_PRIVATE; default 127.0.0.1 (where test receivers listen). */
@@ -149,6 +151,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     notifyAllowPrivate: parseNotifyAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
     ...(opts.notify?.defaultUrl ? { notifyDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
+    ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: workerConverter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.

@@ -58,7 +58,13 @@ export function classifyCreateFailure(err: unknown): CreateOutcome {
   if (type === FailureType.UpstreamFailedError && info.endpoint?.startsWith('assets.')) {
     return { kind: 'retryLater', message: cause.message };
   }
-  if (FATAL_TYPES.includes(type) || type === FailureType.UpstreamFailedError) {
+  // VendorCheckFailed: refused by the worker before any vendor call (its start-up check of this
+  // interface failed), so nothing was created. No patch: no recorded history holds this type.
+  if (
+    FATAL_TYPES.includes(type) ||
+    type === FailureType.UpstreamFailedError ||
+    type === FailureType.VendorCheckFailed
+  ) {
     // Erase 502 lands here: "video processing failed; resubmit only with another URL".
     return { kind: 'fatal', message: cause.message, type: type as FailureType, field: info.field };
   }

@@ -1,0 +1,59 @@
+/**
+ * One preflight check's outcome, and how `reelflow doctor` and the worker's start show
+ * a list of them. A failed check always says how to fix it; no outcome carries a secret
+ * (details name variables and hosts, never their secret values).
+ */
+
+export interface CheckResult {
+  /** Stable id, e.g. "temporal.namespace", "vendor.default.erase". */
+  id: string;
+  /** What was checked, in words. */
+  title: string;
+  ok: boolean;
+  /** What was found. */
+  detail: string;
+  /** How to fix it (failed checks only). */
+  fix?: string;
+}
+
+export const pass = (id: string, title: string, detail: string): CheckResult => ({ id, title, ok: true, detail });
+
+export const fail = (id: string, title: string, detail: string, fix: string): CheckResult => ({
+  id,
+  title,
+  ok: false,
+  detail,
+  fix,
+});
+
+/** Runs a check; a throw becomes a failed check whose detail is the error's message. */
+export async function guarded(
+  id: string,
+  title: string,
+  fix: string,
+  run: () => Promise<CheckResult | CheckResult[]>,
+): Promise<CheckResult[]> {
+  try {
+    const r = await run();
+    return Array.isArray(r) ? r : [r];
+  } catch (err) {
+    return [fail(id, title, err instanceof Error ? err.message : String(err), fix)];
+  }
+}
+
+/** One line per check, then the fix indented under each ✗. */
+export function formatChecks(checks: readonly CheckResult[]): string[] {
+  const lines = checks.flatMap((c) => [
+    `${c.ok ? '✓' : '✗'} ${c.title}: ${c.detail}`,
+    ...(c.ok || !c.fix ? [] : [`    fix: ${c.fix}`]),
+  ]);
+  const failed = checks.filter((c) => !c.ok).length;
+  lines.push(failed ? `${failed} of ${checks.length} checks failed` : `all ${checks.length} checks passed`);
+  return lines;
+}
+
+/** The --json document. */
+export function checksJson(checks: readonly CheckResult[]): { ok: boolean; failed: number; checks: CheckResult[] } {
+  const failed = checks.filter((c) => !c.ok).length;
+  return { ok: failed === 0, failed, checks: [...checks] };
+}

@@ -1,0 +1,46 @@
+/**
+ * The worker's start-up checks: `reelflow doctor`'s vendor, callback, archive and codec
+ * checks (src/doctor), run once before the workers poll. Each ✗ is a warning, or refuses
+ * the start with REELFLOW_STRICT_START=1. The verdict per interface and profile is kept
+ * so that a create on an interface whose check failed is refused before any vendor call
+ * (src/activities/vendor.ts): no extra call per create. (Temporal's own checks are left
+ * out: connecting is the worker's first step anyway, and its pollers are not up yet.)
+ */
+import type { ActivityDeps } from '../activities';
+import { formatChecks, vendorCheckId, vendorChecksFromEnv, type CheckResult } from '../doctor';
+import { localChecks } from '../doctor/local';
+import type { LogLine } from '../telemetry/logger';
+import type { Env, WorkerConfig } from './config';
+
+export class StartupCheckError extends Error {
+  override readonly name = 'StartupCheckError';
+}
+
+/** The checks' verdict as the activities read it: what failed, by interface and profile. */
+export function vendorVerdicts(checks: readonly CheckResult[]): NonNullable<ActivityDeps['vendorCheckFailed']> {
+  const failed = new Map(
+    checks.filter((c) => !c.ok).map((c) => [c.id, `${c.detail} (fix: ${c.fix ?? 'see the log'})`]),
+  );
+  return (profile, iface) => failed.get(vendorCheckId(profile, iface));
+}
+
+/** Runs the checks and logs them; throws StartupCheckError in strict mode when one failed. */
+export async function runStartupChecks(
+  config: WorkerConfig,
+  env: Env,
+  log: LogLine,
+): Promise<NonNullable<ActivityDeps['vendorCheckFailed']>> {
+  // A receiver of this process is not listening yet: its health is checked from outside (doctor).
+  const { callbackBaseUrl: _unchecked, ...withoutReceiver } = config;
+  const local = await localChecks(config.callbackPort === undefined ? config : withoutReceiver, env);
+  const checks = [...(await vendorChecksFromEnv(config, env)), ...local];
+  const failed = checks.filter((c) => !c.ok);
+  for (const c of failed) log(`start-up check failed: ${c.title}: ${c.detail} (fix: ${c.fix ?? '-'})`, 'warn');
+  log(`start-up checks: ${formatChecks(checks).at(-1) ?? ''}`);
+  if (failed.length && config.strictStart) {
+    throw new StartupCheckError(
+      `REELFLOW_STRICT_START=1 and ${failed.length} start-up check(s) failed: ${failed.map((c) => c.title).join('; ')}`,
+    );
+  }
+  return vendorVerdicts(checks);
+}

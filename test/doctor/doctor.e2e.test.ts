@@ -1,0 +1,105 @@
+/**
+ * `reelflow doctor` against the real dev server, a running worker and the emulator: green
+ * when everything matches; a ✗ naming the path word when the emulator serves another; a ✗
+ * for a queue no worker polls.
+ */
+import { randomBytes } from 'node:crypto';
+import { CALLBACK_SECRET, startHarness, type Harness } from '../workflows/harness';
+import type { CheckResult } from '../../src/doctor';
+import { cli } from '../starters/helpers';
+
+interface Doc {
+  ok: boolean;
+  checks: CheckResult[];
+}
+
+const PATH_WORD = 'acme';
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ emulator: { pathWord: PATH_WORD }, callbacks: true });
+});
+afterAll(() => h?.close());
+
+function env(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    VENDOR_BASE_URL: h.emulator.url,
+    VENDOR_IDENTITY_URL: h.emulator.url,
+    VENDOR_PATH_WORD: PATH_WORD,
+    REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+    REELFLOW_TASK_QUEUE: h.taskQueue,
+    REELFLOW_ARCHIVE_DIR: h.archiveRoot,
+    REELFLOW_ARCHIVE_MAX_BYTES: String(1024 * 1024),
+    REELFLOW_CALLBACK_BASE_URL: h.receiver!.url,
+    REELFLOW_CALLBACK_SECRET: CALLBACK_SECRET,
+    REELFLOW_CODEC_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    ...overrides,
+  };
+}
+
+const byId = (doc: Doc, id: string): CheckResult | undefined => doc.checks.find((c) => c.id === id);
+
+test('green: every check passes with the worker running and the configuration matching', async () => {
+  const run = await cli(['doctor', '--json'], { env: env() });
+  const doc = run.json<Doc>();
+  expect(doc.checks.filter((c) => !c.ok)).toEqual([]);
+  expect(run.code).toBe(0);
+  const ids = doc.checks.map((c) => c.id);
+  expect(ids).toEqual(
+    expect.arrayContaining([
+      'temporal.namespace',
+      'temporal.search-attributes',
+      `temporal.pollers.${h.taskQueue}`,
+      `temporal.pollers.${h.taskQueue}.getasset.default`,
+      'vendor.default.generation',
+      'vendor.default.erase',
+      'vendor.default.assets',
+      'vendor.default.review',
+      'callbacks',
+      'archive',
+      'codec',
+    ]),
+  );
+});
+
+test('a path word the vendor does not serve: ✗ on erase naming it, the other interfaces ✓', async () => {
+  const run = await cli(['doctor'], { env: env({ VENDOR_PATH_WORD: 'svc' }) });
+  expect(run.code).toBe(1);
+  expect(run.stdout).toContain('✗ vendor erase (profile default): /api/v1/svc-tasks/{id} is not a vendor endpoint');
+  expect(run.stdout).toContain('fix: VENDOR_PATH_WORD is "svc"');
+  expect(run.stdout).toContain('✓ vendor generation (profile default)');
+  expect(run.stdout).toContain('✓ vendor review (profile default)');
+  expect(run.stdout).toContain('1 of ');
+  expect(run.stdout).not.toContain('emu-key');
+});
+
+test('a queue no worker polls, and refused credentials: ✗ each, with the fix', async () => {
+  const run = await cli(['doctor', '--json'], {
+    env: env({ REELFLOW_TASK_QUEUE: `${h.taskQueue}-nobody`, REELFLOW_PROFILE_DEFAULT_API_KEY: 'wrong-key' }),
+  });
+  expect(run.code).toBe(1);
+  const doc = run.json<Doc>();
+  const queue = byId(doc, `temporal.pollers.${h.taskQueue}-nobody`);
+  expect(queue).toMatchObject({ ok: false, detail: expect.stringContaining('no worker polled') });
+  expect(queue?.fix).toContain('REELFLOW_TASK_QUEUE');
+  expect(byId(doc, `temporal.pollers.${h.taskQueue}-nobody.getasset.default`)?.ok).toBe(false);
+  expect(byId(doc, 'vendor.default.generation')).toMatchObject({
+    ok: false,
+    detail: 'credentials refused (HTTP 401)',
+    fix: expect.stringContaining('REELFLOW_PROFILE_DEFAULT_API_KEY'),
+  });
+  expect(byId(doc, 'vendor.default.assets')?.ok).toBe(true);
+  expect(run.stdout).not.toContain('wrong-key');
+});
+
+test('an unreachable Temporal is one ✗ naming the address', async () => {
+  const run = await cli(['doctor', '--json', '--address', '127.0.0.1:1'], { env: env() });
+  expect(run.code).toBe(1);
+  expect(byId(run.json<Doc>(), 'temporal.reachable')).toMatchObject({
+    ok: false,
+    detail: expect.stringContaining('127.0.0.1:1'),
+  });
+});

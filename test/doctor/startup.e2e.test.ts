@@ -1,0 +1,66 @@
+/**
+ * The worker's start-up checks: with a path word the vendor does not serve, strict mode
+ * refuses the start naming the check; otherwise the pipeline's erase create fails at once
+ * with VendorCheckFailed, before any erase call reaches the vendor.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { FailureType } from '../../src/failures';
+import { loadWorkerConfig } from '../../src/workers/config';
+import { startWorkerProcess } from '../../src/workers/main';
+import { runStartupChecks } from '../../src/workers/startup-checks';
+import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
+
+let h: Harness | undefined;
+afterAll(() => h?.close());
+
+function env(emulatorUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+    VENDOR_BASE_URL: emulatorUrl,
+    VENDOR_IDENTITY_URL: emulatorUrl,
+    VENDOR_PATH_WORD: 'svc',
+    REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+    REELFLOW_ARCHIVE_DIR: mkdtempSync(path.join(os.tmpdir(), 'reelflow-startup-')),
+    REELFLOW_ARCHIVE_MAX_BYTES: '1048576',
+    REELFLOW_TASK_QUEUE: `startup-${process.pid}-${Date.now()}`,
+    ...extra,
+  };
+}
+
+function failureTypes(err: unknown): string[] {
+  const types: string[] = [];
+  for (let e = err as { type?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.type) types.push(e.type);
+  }
+  return types;
+}
+
+test('a failed check at start: strict refuses the start; otherwise the erase create fails before any erase call', async () => {
+  h = await startHarness({ emulator: { pathWord: 'acme' } });
+  const logs: string[] = [];
+  await expect(
+    startWorkerProcess({ env: env(h.emulator.url, { REELFLOW_STRICT_START: '1' }), log: (l) => logs.push(l) }),
+  ).rejects.toThrow(/REELFLOW_STRICT_START=1 and 1 start-up check\(s\) failed: vendor erase \(profile default\)/);
+  expect(logs.join('\n')).toContain('start-up check failed: vendor erase (profile default)');
+  expect(logs.join('\n')).toContain('VENDOR_PATH_WORD is \\"svc\\"');
+
+  // The same checks, not strict: the verdict the activities get. A fresh harness serves it.
+  const e = env(h.emulator.url);
+  const verdict = await runStartupChecks(loadWorkerConfig(e), e, () => undefined);
+  expect(verdict('default', 'erase')).toContain('/api/v1/svc-tasks/{id} is not a vendor endpoint');
+  expect(verdict('default', 'generation')).toBeUndefined();
+  await h.close();
+  h = await startHarness({ emulator: { pathWord: 'acme' }, vendorCheckFailed: verdict });
+
+  const handle = await h.start(fullDefinition());
+  const err = await handle.result().catch((x: unknown) => x);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect(failureTypes(err)).toContain(FailureType.VendorCheckFailed);
+  const requests = h.emulator.inspect().requests;
+  expect(requests.some((r) => r.endpoint === 'generation.create')).toBe(true);
+  expect(requests.filter((r) => r.path.includes('-tools/'))).toEqual([]);
+});
