@@ -14,6 +14,11 @@ export interface CheckResult {
   detail: string;
   /** How to fix it (failed checks only). */
   fix?: string;
+  /**
+   * A failure that says the configuration is wrong (credentials refused, no such path),
+   * not that the vendor was busy or unreachable for a moment: only these hold back creates.
+   */
+  definitive?: boolean;
 }
 
 export const pass = (id: string, title: string, detail: string): CheckResult => ({ id, title, ok: true, detail });
@@ -24,6 +29,12 @@ export const fail = (id: string, title: string, detail: string, fix: string): Ch
   ok: false,
   detail,
   fix,
+});
+
+/** A failure that proves the configuration wrong (see CheckResult.definitive). */
+export const wrong = (id: string, title: string, detail: string, fix: string): CheckResult => ({
+  ...fail(id, title, detail, fix),
+  definitive: true,
 });
 
 /** Runs a check; a throw becomes a failed check whose detail is the error's message. */

@@ -16,7 +16,7 @@ import {
   type VendorCredentials,
 } from '../vendor-api';
 import type { Env } from '../vendor-api/config';
-import { fail, guarded, pass, type CheckResult } from './check';
+import { fail, guarded, pass, wrong, type CheckResult } from './check';
 import { probe, probeTaskId, type ProbeVerdict } from './vendor-probe';
 
 export const VENDOR_INTERFACES = ['generation', 'erase', 'assets', 'review'] as const;
@@ -69,9 +69,9 @@ function verdictResult(id: string, title: string, v: ProbeVerdict, t: Target, cr
     case 'answered':
       return pass(id, title, `credentials accepted, ${path} answered an unknown id with the vendor's own error`);
     case 'auth':
-      return fail(id, title, `credentials refused (HTTP ${v.status})`, credFix);
+      return wrong(id, title, `credentials refused (HTTP ${v.status})`, credFix);
     case 'no-route':
-      return fail(id, title, `${path} is not a vendor endpoint (bare HTTP ${v.status})`, t.pathFix);
+      return wrong(id, title, `${path} is not a vendor endpoint (bare HTTP ${v.status})`, t.pathFix);
     case 'unexpected':
       return fail(id, title, `${path} answered HTTP ${v.status}, not the vendor's not-found error`, t.pathFix);
     case 'unreachable':
@@ -92,12 +92,14 @@ async function assetsCheck(vendor: VendorConfig, creds: VendorCredentials, id: s
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof UnauthorizedError || err instanceof ForbiddenError) {
-      return fail(id, title, `credentials refused: ${message}`, credFix);
+      return wrong(id, title, `credentials refused: ${message}`, credFix);
     }
-    const fix =
-      err instanceof ResponseShapeError
-        ? `the answer is not an asset-management list: check VENDOR_IDENTITY_URL (${vendor.identityUrl})`
-        : `check VENDOR_IDENTITY_URL (${vendor.identityUrl}): asset management is POST /api/asset-management under it`;
+    if (err instanceof ResponseShapeError) {
+      const fix = `the answer is not an asset-management list: check VENDOR_IDENTITY_URL (${vendor.identityUrl})`;
+      return wrong(id, title, message, fix);
+    }
+    // A busy or unreachable vendor, a 5xx: shown, but it does not prove the configuration wrong.
+    const fix = `check VENDOR_IDENTITY_URL (${vendor.identityUrl}): asset management is POST /api/asset-management under it`;
     return fail(id, title, message, fix);
   } finally {
     await client.close();
@@ -112,7 +114,7 @@ async function interfaceCheck(
   const id = vendorCheckId(creds.profile, iface);
   const title = `vendor ${iface} (profile ${creds.profile})`;
   const variable = profileVariable(creds.profile, NEEDS[iface]);
-  if (!creds[NEEDS[iface]]) return fail(id, title, `${variable} is not set`, `set ${variable}`);
+  if (!creds[NEEDS[iface]]) return wrong(id, title, `${variable} is not set`, `set ${variable}`);
   const credFix = `check ${variable}: the vendor refused it`;
   if (iface === 'assets') return assetsCheck(vendor, creds, id, title, credFix);
   const t = target(iface, vendor, creds);

@@ -16,10 +16,14 @@ export class StartupCheckError extends Error {
   override readonly name = 'StartupCheckError';
 }
 
-/** The checks' verdict as the activities read it: what failed, by interface and profile. */
+/**
+ * The checks' verdict as the activities read it: what failed, by interface and profile.
+ * Only a definitive failure (credentials refused, no such path) holds back creates: a vendor
+ * that was busy or unreachable at the worker's start is warned about, not gated.
+ */
 export function vendorVerdicts(checks: readonly CheckResult[]): NonNullable<ActivityDeps['vendorCheckFailed']> {
   const failed = new Map(
-    checks.filter((c) => !c.ok).map((c) => [c.id, `${c.detail} (fix: ${c.fix ?? 'see the log'})`]),
+    checks.filter((c) => !c.ok && c.definitive).map((c) => [c.id, `${c.detail} (fix: ${c.fix ?? 'see the log'})`]),
   );
   return (profile, iface) => failed.get(vendorCheckId(profile, iface));
 }
