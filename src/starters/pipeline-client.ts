@@ -22,7 +22,12 @@ import {
   TimeoutFailure,
   WorkflowIdReusePolicy,
 } from '@temporalio/common';
-import { durationMs, parseDefinition, type PipelineDefinition } from '../definition/definition';
+import {
+  durationMs,
+  parseDefinition,
+  type PipelineDefinition,
+  type PipelineDefinitionInput,
+} from '../definition/definition';
 import {
   DEFAULT_TASK_QUEUE,
   STAGES,
@@ -205,7 +210,7 @@ export function pipelineStartFields(
  */
 export async function startPipeline(
   client: Client,
-  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
+  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: StartPipelineOptions = {},
 ): Promise<PipelineHandle> {
   const wire = definitionOnTheWire(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
@@ -367,7 +372,7 @@ export interface RunPipelineOptions extends StartPipelineOptions, Omit<FollowOpt
  */
 export async function runPipeline(
   client: Client,
-  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
+  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: RunPipelineOptions = {},
 ): Promise<PipelineResult> {
   const handle = await startPipeline(client, definition, opts);
