@@ -20,7 +20,7 @@ test('the committed schema is the one the zod schema generates (run `npm run sch
 });
 
 test.each(EXAMPLES)('examples/%s names the schema, passes it and parses', (name) => {
-  const value = JSON.parse(readFileSync(path.join(ROOT, 'examples', name), 'utf8'));
+  const value = JSON.parse(readFileSync(path.join(ROOT, 'examples', name), 'utf8')) as Record<string, unknown>;
   expect(value.$schema).toBe(EXAMPLES_SCHEMA_REF);
   expect(validate(value)).toBe(true);
   expect(() => parseDefinition(value)).not.toThrow();

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFINITION_SCHEMA_FILE, definitionJsonSchemaText } from './json-schema';
+import { DEFINITION_SCHEMA_FILE, definitionJsonSchemaText } from '../definition/json-schema';
 
 const file = path.resolve(process.argv[2] ?? DEFINITION_SCHEMA_FILE);
 writeFileSync(file, definitionJsonSchemaText());
