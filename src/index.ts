@@ -162,7 +162,7 @@ export {
 // The definition's JSON Schema (the committed copy: schema/pipeline-definition.schema.json).
 export { definitionJsonSchema, DEFINITION_SCHEMA_FILE } from './definition/json-schema';
 
-// Failure types: what `err.cause.type` (and the types further down a failure chain) may be.
+// Failure types: what a PipelineFailedError's `type` (and the types down its `cause` chain) may be.
 export { FailureType, FAILURE_TYPES } from './failures';
 
 // Messages: queries, updates, signals and the shapes they carry.
