@@ -72,6 +72,8 @@ const commands = {
   // The end-to-end and chaos-quick suites against a real server that it starts and stops.
   'test:cluster': () => (build(), node('src/devstack/cluster/test-cluster.js', args)),
   emulator: () => (build(), node('src/emulator/main.js', args)),
+  // The definition's JSON Schema into schema/ (commit it: a test compares it with the zod schema).
+  schema: () => (build(), node('src/devstack/write-schema.js', args)),
   worker: () => (build(), node('src/workers/main.js', args)),
   bench: () => (build(), node('bench/bench.js', args)),
   chaos: () => (build(), node('bench/chaos.js', args)),

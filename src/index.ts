@@ -51,6 +51,9 @@ export {
   type PipelineSummary,
 } from './starters/pipeline-client';
 export { ResolveRefusedError } from './starters/resolve-refused';
+// What pipelineResult() and runPipeline() reject with when a pipeline did not complete.
+export { PipelineFailedError, type PipelineEndStatus } from './starters/pipeline-failed';
+export type { PipelineFailureDetails } from './workflows/failure-details';
 
 // Batches (one pipeline per JSON line, tagged ReelflowBatch) and schedules (Temporal Schedules).
 export {
@@ -146,6 +149,7 @@ export { renderStatus, renderResult, renderFailure, statusChanges, ProgressDispl
 // The pipeline definition schema.
 export {
   parseDefinition,
+  definePipeline,
   DefinitionError,
   PipelineDefinitionSchema,
   formatPath,
@@ -155,7 +159,10 @@ export {
   type ContentItemDefinition,
 } from './definition/definition';
 
-// Failure types: what `err.cause.type` (and the types further down a failure chain) may be.
+// The definition's JSON Schema (the committed copy: schema/pipeline-definition.schema.json).
+export { definitionJsonSchema, DEFINITION_SCHEMA_FILE } from './definition/json-schema';
+
+// Failure types: what a PipelineFailedError's `type` (and the types down its `cause` chain) may be.
 export { FailureType, FAILURE_TYPES } from './failures';
 
 // Messages: queries, updates, signals and the shapes they carry.

@@ -30,7 +30,7 @@ export { formatPath, type DefinitionIssue } from './issues';
 const MediaTypeName = z.preprocess(
   (v) => (typeof v === 'string' ? v.charAt(0).toUpperCase() + v.slice(1).toLowerCase() : v),
   z.enum(MEDIA_TYPES),
-);
+) as unknown as z.ZodType<MediaType, string>; // a preprocess's input type is `unknown`: what a user writes is a string
 
 const SUPPORTED_EXTENSIONS = MEDIA_TYPES.map((t) => `${t} .${MEDIA_EXTENSIONS[t].join(' .')}`).join('; ');
 
@@ -215,6 +215,11 @@ export const OptionsSchema = z.strictObject({
 
 export const PipelineDefinitionSchema = z
   .strictObject({
+    /**
+     * The JSON Schema the file follows (schema/pipeline-definition.schema.json), for editors.
+     * Accepted and ignored: it changes nothing in the pipeline.
+     */
+    $schema: z.string().optional(),
     /** Used in the workflow id, e.g. reelflow-<name>-<random>. */
     name: nameOf(60).optional(),
     review: ReviewStageSchema.optional(),
@@ -228,7 +233,17 @@ export const PipelineDefinitionSchema = z
   });
 
 export type PipelineDefinition = z.output<typeof PipelineDefinitionSchema>;
+/** What a user writes: the definition before defaults (every library call that takes a definition takes this). */
 export type PipelineDefinitionInput = z.input<typeof PipelineDefinitionSchema>;
+
+/**
+ * Types a definition written in code, with no runtime effect: a misspelt field or a wrong
+ * value (`erase: 'yes'`) fails at compile time, and editors complete the fields. The
+ * validation that names the field at run time stays in startPipeline and parseDefinition.
+ */
+export function definePipeline(definition: PipelineDefinitionInput): PipelineDefinitionInput {
+  return definition;
+}
 
 export class DefinitionError extends Error {
   constructor(readonly issues: DefinitionIssue[]) {

@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { DefinitionFileError, parseJsonText, validateDefinitionValue, type DefinitionIssue } from './definition-file';
 import { checkIdPart, failureChain, startPipeline } from './pipeline-client';
+import type { PipelineDefinitionInput } from '../definition/definition';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -103,7 +104,7 @@ export function checkBatchLine(l: BatchLine, source: string, maxPayloadBytes?: n
 async function startLine(
   client: Client,
   l: BatchLine,
-  input: unknown,
+  input: PipelineDefinitionInput,
   workflowId: string,
   opts: StartBatchOptions & { batchId: string },
 ): Promise<BatchLineResult> {
@@ -145,7 +146,7 @@ export async function startBatch(client: Client, text: string, opts: StartBatchO
     opts.onResult?.(r, results.length, lines.length);
   };
   const firstLineOf = new Map<string, number>();
-  const toStart: { l: BatchLine; input: unknown; workflowId: string }[] = [];
+  const toStart: { l: BatchLine; input: PipelineDefinitionInput; workflowId: string }[] = [];
   for (const l of lines) {
     const checked = checkBatchLine(l, source, opts.maxPayloadBytes);
     if ('outcome' in checked) {

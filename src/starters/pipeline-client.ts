@@ -22,7 +22,12 @@ import {
   TimeoutFailure,
   WorkflowIdReusePolicy,
 } from '@temporalio/common';
-import { durationMs, parseDefinition, type PipelineDefinition } from '../definition/definition';
+import {
+  durationMs,
+  parseDefinition,
+  type PipelineDefinition,
+  type PipelineDefinitionInput,
+} from '../definition/definition';
 import {
   DEFAULT_TASK_QUEUE,
   STAGES,
@@ -39,6 +44,7 @@ import {
 } from '../workflows/messages';
 import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
+import { PipelineFailedError } from './pipeline-failed';
 import { asResolveRefused } from './resolve-refused';
 
 /** Workflow type name of the parent pipeline workflow (src/workflows: `videoPipeline`). */
@@ -205,7 +211,7 @@ export function pipelineStartFields(
  */
 export async function startPipeline(
   client: Client,
-  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
+  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: StartPipelineOptions = {},
 ): Promise<PipelineHandle> {
   const wire = definitionOnTheWire(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
@@ -226,7 +232,8 @@ export type PipelineOutcome =
   | {
       status: 'failed' | 'cancelled' | 'terminated' | 'timed-out';
       workflowId: string;
-      error: Error;
+      /** Typed: the failure type, stage, vendor code and vendor tasks (the SDK's error is its `cause`). */
+      error: PipelineFailedError;
       /** The failure's message chain, outermost first. */
       messages: string[];
     };
@@ -249,6 +256,7 @@ function describeFailure(err: unknown): string {
 
 /** The message chain of a failure, outermost first (WorkflowFailedError → child → activity → vendor error). */
 export function failureChain(err: unknown): string[] {
+  if (err instanceof PipelineFailedError) return err.messages; // the chain of the SDK error it wraps
   const out: string[] = [];
   const seen = new Set<unknown>();
   let e: unknown = err;
@@ -262,18 +270,11 @@ export function failureChain(err: unknown): string[] {
 }
 
 /** Maps the error of `handle.result()` to an outcome; rethrows what is not a pipeline outcome. */
-export function outcomeOf(workflowId: string, err: unknown): PipelineOutcome {
+export function outcomeOf(workflowId: string, err: unknown): Exclude<PipelineOutcome, { status: 'completed' }> {
+  if (err instanceof PipelineFailedError) return { status: err.status, workflowId, error: err, messages: err.messages };
   if (!(err instanceof WorkflowFailedError)) throw err;
-  const cause = err.cause;
-  const status =
-    cause instanceof CancelledFailure
-      ? 'cancelled'
-      : cause instanceof TerminatedFailure
-        ? 'terminated'
-        : cause instanceof TimeoutFailure
-          ? 'timed-out'
-          : 'failed';
-  return { status, workflowId, error: err, messages: failureChain(err) };
+  const error = new PipelineFailedError(workflowId, err, failureChain(err));
+  return { status: error.status, workflowId, error, messages: error.messages };
 }
 
 export interface FollowOptions {
@@ -362,12 +363,12 @@ export interface RunPipelineOptions extends StartPipelineOptions, Omit<FollowOpt
 
 /**
  * Starts a pipeline and waits for its result. A failed, cancelled, terminated or
- * timed-out pipeline rejects with the WorkflowFailedError (see failureChain for its
- * messages). Pass onStatus to watch it progress.
+ * timed-out pipeline rejects with a PipelineFailedError (its `type`, `stage`, `vendorCode`,
+ * `vendorTasks`; the SDK's WorkflowFailedError as `cause`). Pass onStatus to watch it progress.
  */
 export async function runPipeline(
   client: Client,
-  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
+  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: RunPipelineOptions = {},
 ): Promise<PipelineResult> {
   const handle = await startPipeline(client, definition, opts);
@@ -389,9 +390,16 @@ export async function pipelineStatus(
     : handle.query(statusQuery);
 }
 
-/** Waits for the pipeline's result; rejects with WorkflowFailedError when it did not complete. */
+/**
+ * Waits for the pipeline's result; rejects with PipelineFailedError when it did not complete
+ * (other errors, e.g. WorkflowNotFoundError or a lost connection, reject as they are).
+ */
 export async function pipelineResult(client: Client, workflowId: string): Promise<PipelineResult> {
-  return client.workflow.getHandle<VideoPipelineWorkflow>(workflowId).result();
+  try {
+    return await client.workflow.getHandle<VideoPipelineWorkflow>(workflowId).result();
+  } catch (err) {
+    throw outcomeOf(workflowId, err).error; // rethrows what is not a pipeline's end as it is
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { Client, ScheduleHandle, ScheduleSummary } from '@temporalio/client';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import { parseDefinition } from '../definition/definition';
+import { parseDefinition, type PipelineDefinitionInput } from '../definition/definition';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PIPELINE_WORKFLOW_TYPE, checkIdPart, pipelineStartFields } from './pipeline-client';
 
@@ -84,7 +84,7 @@ function scheduleSpec(opts: PipelineScheduleOptions) {
  */
 export async function createPipelineSchedule(
   client: Client,
-  definition: unknown, // a PipelineDefinitionInput, or raw JSON: validated here
+  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: PipelineScheduleOptions,
 ): Promise<ScheduleHandle> {
   const scheduleId = checkIdPart('scheduleId', opts.scheduleId);

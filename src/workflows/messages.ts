@@ -111,8 +111,14 @@ export interface EraseStageResult {
   videoUrl: string;
 }
 
+/** A pipeline output the worker downloaded into its archive folder (`options.archive`). */
 export interface ArchivedFile {
   name: string;
+  /**
+   * Where the file is on the disk of the worker that archived it (under its
+   * REELFLOW_ARCHIVE_DIR), not on the caller's machine: read it there, or from a volume
+   * the worker shares. `sha256` and `bytes` check a copy.
+   */
   path: string;
   sha256: string;
   bytes: number;

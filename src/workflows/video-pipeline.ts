@@ -33,7 +33,8 @@ import { assetsStage, assetSources } from './stages/assets';
 import { eraseStage } from './stages/erase';
 import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
-import { isTerminalState, messageOf, pipelineFailure } from './lib/failures';
+import { isTerminalState, messageOf, pipelineFailure, vendorCodeOf } from './lib/failures';
+import { FAILURE_DETAILS_PATCH, type PipelineFailureDetails } from './failure-details';
 import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
 import { CALLBACK_BOUND_PATCH } from './lib/callback-book';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
@@ -72,7 +73,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
       await notifier?.ended(undefined, err);
     });
     if (isCancellation(err)) throw err;
-    throw pipelineFailure(rt.status.pipelineId, rt.status.stage, err);
+    throw pipelineFailure(rt.status.pipelineId, rt.status.stage, err, failureDetails(rt, err));
   }
   rt.status.stage = 'done';
   rt.status.state = 'completed';
@@ -96,6 +97,7 @@ function decidePatches(input: PipelineInput) {
     notifying: patched(NOTIFY_PATCH),
     provesOperatorIds: patched(RESOLVE_PROOF_PATCH),
     boundCallbacks: patched(CALLBACK_BOUND_PATCH),
+    detailedFailures: patched(FAILURE_DETAILS_PATCH),
     // Asked only by a fresh rerun, so other runs' histories carry no marker for it.
     reusingByRun: input.reuse !== undefined && !input.resume && patched(REUSE_BY_RUN_PATCH),
   };
@@ -123,6 +125,7 @@ function startRuntime(
     patches.boundCallbacks,
   );
   rt.provesOperatorIds = patches.provesOperatorIds;
+  rt.detailedFailures = patches.detailedFailures;
   // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
   // succeed); a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({
@@ -261,6 +264,14 @@ function skipDisabled(rt: PipelineRuntime, def: PipelineDefinition): void {
 }
 
 /** A failed or cancelled pipeline says so, and names the vendor tasks that may still run. */
+/** What PipelineFailedError reads, for runs with patch `pipeline-failure-details`. */
+function failureDetails(rt: PipelineRuntime, err: unknown): PipelineFailureDetails | undefined {
+  if (!rt.detailedFailures) return undefined;
+  const { stage, vendorTasks } = rt.status;
+  const vendorCode = vendorCodeOf(err);
+  return { stage: stage === 'done' ? 'archive' : stage, vendorTasks, ...(vendorCode ? { vendorCode } : {}) };
+}
+
 function ended(rt: PipelineRuntime, err: unknown): void {
   const s = rt.status;
   const cancelled = isCancellation(err);

@@ -252,6 +252,19 @@ test('record replay histories: notify', async () => {
       () => undefined,
     );
     save('notify-refused', forged.workflowId);
+    // 8. A pipeline that fails in a stage: its PipelineFailed failure carries the stage, the
+    //    vendor's code and its vendor tasks (patch pipeline-failure-details).
+    h.emulator.setFaults({ 'erase.create': { upstream502: { next: 1 } } });
+    const failed = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'fails at erase' }] },
+      erase: true,
+      options: { archive: false },
+    });
+    await failed.result().then(
+      () => Promise.reject(new Error('an erase answered 502 completed')),
+      () => undefined,
+    );
+    save('failed', failed.workflowId);
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await receiver.close();

@@ -17,12 +17,13 @@ import {
 } from '../../vendor-api/assumed-values';
 import { FATAL_TYPES } from './proxies';
 import { FailureType } from '../../failures';
+import type { PipelineFailureDetails } from '../failure-details';
 
 export type CreateOutcome =
   | { kind: 'notSent'; message: string }
   | { kind: 'rateLimited'; message: string; retryAfterMs?: number }
   | { kind: 'retryLater'; message: string } // asset-management 502: upstream failed, retry later
-  | { kind: 'fatal'; message: string; type: FailureType; field?: string }
+  | { kind: 'fatal'; message: string; type: FailureType; field?: string; vendorCode?: string }
   | { kind: 'ambiguous'; message: string };
 
 interface Info {
@@ -66,7 +67,13 @@ export function classifyCreateFailure(err: unknown): CreateOutcome {
     type === FailureType.VendorCheckFailed
   ) {
     // Erase 502 lands here: "video processing failed; resubmit only with another URL".
-    return { kind: 'fatal', message: cause.message, type: type as FailureType, field: info.field };
+    return {
+      kind: 'fatal',
+      message: cause.message,
+      type: type as FailureType,
+      field: info.field,
+      vendorCode: info.vendorCode,
+    };
   }
   // AmbiguousError, ResponseShapeError, and anything unforeseen (e.g. a worker bug):
   // the vendor may hold a task we did not hear about. Reconcile, never resubmit blindly.
@@ -125,16 +132,32 @@ export function messageOf(err: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** The first vendor code down a failure chain (a stage failure's or a vendor error's details). */
+export function vendorCodeOf(err: unknown): string | undefined {
+  for (let e: unknown = err, n = 0; e instanceof Error && n < 10; e = e.cause, n++) {
+    const code = e instanceof ApplicationFailure ? (e.details?.[0] as Info | undefined)?.vendorCode : undefined;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
 /**
  * The pipeline's own failure, keeping the chain: pipeline → stage failure → activity →
  * vendor error, so a client sees the stage's type and details (e.g. ReviewNotPassed items,
- * the offending field, the vendor's code).
+ * the offending field, the vendor's code). With `details` (patch `pipeline-failure-details`)
+ * it carries the stage, the vendor's code and the vendor tasks for the library's PipelineFailedError.
  */
-export function pipelineFailure(pipelineId: string, stage: string, err: unknown): ApplicationFailure {
+export function pipelineFailure(
+  pipelineId: string,
+  stage: string,
+  err: unknown,
+  details?: PipelineFailureDetails,
+): ApplicationFailure {
   return ApplicationFailure.create({
     message: `pipeline ${pipelineId} failed in stage ${stage}: ${messageOf(err)}`,
     type: FailureType.PipelineFailed,
     nonRetryable: true,
     cause: err instanceof Error ? err : undefined,
+    ...(details ? { details: [details] } : {}),
   });
 }

@@ -82,6 +82,12 @@ export class PipelineRuntime {
   provesOperatorIds = false;
 
   /**
+   * The pipeline's failure carries its stage, the vendor's code and its vendor tasks (patch
+   * `pipeline-failure-details`, decided in the first workflow task); runs recorded before did not.
+   */
+  detailedFailures = false;
+
+  /**
    * The worker's codec refuses plaintext (REELFLOW_CODEC_STRICT=1): known from the recorded
    * result of validateDefinition, so replay judges alike; runs recorded before never have it.
    * A continued run starts from its carry's value (its input: the same in replay); a first

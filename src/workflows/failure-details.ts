@@ -1,0 +1,19 @@
+/**
+ * What a failed pipeline attaches to its PipelineFailed failure (its first detail), so that a
+ * client reads the stage, the vendor's code and the vendor tasks without parsing messages
+ * (the library's PipelineFailedError). Runs that fail on a worker with patch
+ * `pipeline-failure-details` attach it; runs recorded before attach nothing.
+ */
+import type { StageName, VendorTaskRecord } from './messages';
+
+/** Marks runs whose PipelineFailed failure carries PipelineFailureDetails. */
+export const FAILURE_DETAILS_PATCH = 'pipeline-failure-details';
+
+export interface PipelineFailureDetails {
+  /** The stage that failed ('archive': downloading the outputs). */
+  stage: StageName | 'archive';
+  /** The vendor's own error code, when the vendor gave one (a rejected create, a failed task). */
+  vendorCode?: string;
+  /** Every vendor task the pipeline created, with its last known state (some may still run, and cost). */
+  vendorTasks: VendorTaskRecord[];
+}
