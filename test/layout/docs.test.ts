@@ -9,13 +9,6 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 const README_MAX_LINES = 300;
 
-/**
- * Pages written on sibling branches of the same issue (the library API, `reelflow doctor`):
- * a link to one of them may point at nothing until those branches are merged. Once the file
- * exists its anchors are checked like any other; drop the entry after the merge.
- */
-const WRITTEN_ELSEWHERE = new Set(['docs/library.md', 'docs/doctor.md']);
-
 function pages(): string[] {
   const docs = readdirSync(path.join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
@@ -74,7 +67,7 @@ function brokenLinks(page: string): string[] {
     const resolved = file === '' ? page : path.posix.normalize(path.posix.join(path.posix.dirname(page), file));
     const absolute = path.join(ROOT, resolved);
     if (!existsSync(absolute)) {
-      if (!WRITTEN_ELSEWHERE.has(resolved)) broken.push(`${page}: ${target} (no file ${resolved})`);
+      broken.push(`${page}: ${target} (no file ${resolved})`);
       continue;
     }
     if (anchor !== undefined && resolved.endsWith('.md') && !slugsOf(readFileSync(absolute, 'utf8')).has(anchor)) {
