@@ -32,7 +32,7 @@ import { runVendorCommand } from './commands/vendor';
 
 export type { CliIo } from './cli-output';
 
-const VERSION = '0.1.0';
+const VERSION = '0.2.0';
 
 const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   validate,
