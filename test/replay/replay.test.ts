@@ -23,7 +23,7 @@ test('histories cover every case the pipeline records', () => {
   const cases = new Set(files.map((f) => f.split('.')[1]));
   const expected = ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun', 'notify', 'notify-delivery'];
   // Since the trust-boundary checks: a forged offer flood, an old-form rerun refused, a raw delivery refused.
-  expected.push('forged', 'rerun-legacy', 'notify-refused');
+  expected.push('forged', 'rerun-legacy', 'notify-refused', 'failed', 'vendor-check-failed');
   for (const c of expected) expect(cases).toContain(c);
 });
 
