@@ -17,8 +17,8 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { CodecConfigError, codecDataConverter } from '../codec';
 import { createLogger, lineDestination, lineLogger, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
-import { printable } from '../workflows/lib/printable';
-import { ConfigError, loadReceiverConfig } from './config';
+import { printable } from '../contract/printable';
+import { ConfigError, loadReceiverConfig } from '../config/env';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
 
 /** What the SDK connects to when no address is configured. */

@@ -8,8 +8,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { parseDefinition, type PipelineDefinition } from '../definition/definition';
-import { expiredReuse } from '../workflows/lib/expiry';
-import { sourceTaskRule } from '../workflows/lib/reuse-rule';
+import { expiredReuse } from '../contract/expiry';
+import { sourceTaskRule } from '../contract/reuse-rule';
 import {
   outputsQuery,
   type LegacyPipelineReuse,
@@ -17,7 +17,7 @@ import {
   type PipelineReuse,
   type StageName,
   type VendorTaskRecord,
-} from '../workflows/messages';
+} from '../contract/messages';
 import { definedStages, startPipeline, type PipelineHandle } from './pipeline-client';
 
 /** Where a rerun may start: a stage, or the archive (which downloads the outputs again). */

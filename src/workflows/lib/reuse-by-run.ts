@@ -7,11 +7,11 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { FailureType } from '../../failures';
-import { STAGES, type LegacyPipelineReuse, type PipelineReuse, type VendorTaskRecord } from '../messages';
+import { STAGES, type LegacyPipelineReuse, type PipelineReuse, type VendorTaskRecord } from '../../contract/messages';
 import { stageFailure } from './create';
 import { messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
-import { sourceTaskRule } from './reuse-rule';
+import { sourceTaskRule } from '../../contract/reuse-rule';
 
 /** Marks runs whose `reuse` names a source run (read from it); runs recorded before took the outputs inline. */
 export const REUSE_BY_RUN_PATCH = 'reuse-by-run';
