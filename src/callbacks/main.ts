@@ -18,7 +18,8 @@ import { CodecConfigError, codecDataConverter } from '../codec';
 import { createLogger, lineDestination, lineLogger, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import { printable } from '../contract/printable';
-import { ConfigError, loadReceiverConfig } from '../config/env';
+import { ConfigError } from '../config/env';
+import { loadReceiverConfig } from './config';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
 
 /** What the SDK connects to when no address is configured. */

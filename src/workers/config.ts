@@ -37,12 +37,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ARCHIVE_MAX_BYTES } from '../activities/archive';
+import { CALLBACK_VARIABLES, DEFAULT_CALLBACK_HOST, SECRET_REQUIRED } from '../callbacks/config';
 import {
-  CALLBACK_VARIABLES,
   ConfigError,
-  DEFAULT_CALLBACK_HOST,
   LOG_VARIABLES,
-  SECRET_REQUIRED,
   TRACING_VARIABLES,
   optional,
   pickVariables,
