@@ -7,12 +7,10 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PipelineDefinitionInput } from '../definition/definition';
 import type { RuntimeCarry } from './carry';
 import type {
-  NotificationRecord,
   PendingDecision,
   PipelineState,
   PipelineStatus,
   StageName,
-  VendorTaskKind,
   VendorTaskRecord,
   WebhookEventType,
 } from './status';

@@ -4,7 +4,7 @@
  * so no paid vendor task is created again for them. The outputs come from the `outputs`
  * query, which a completed, failed or cancelled pipeline answers alike (a worker replays it);
  * the new run names the earlier RUN and reads them from it again itself. A paid task the
- * earlier run left that may still succeed is adopted, or the rerun refused (reuse-rule.ts).
+ * earlier run left that may still succeed is adopted, or the rerun refused (src/contract/reuse-rule.ts).
  */
 import type { Client } from '@temporalio/client';
 import { parseDefinition, type PipelineDefinition } from '../definition/definition';

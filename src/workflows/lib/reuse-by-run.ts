@@ -2,7 +2,7 @@
  * Rerun by run (`reuse-by-run`): the reused outputs are read from the source run itself,
  * named by workflow id and run id, through the `readReuseSource` activity; the input names
  * only the run and the stages. The source's tasks that may still succeed are adopted or the
- * rerun is refused (reuse-rule.ts), so a raw start that skips `planRerun` never pays twice.
+ * rerun is refused (src/contract/reuse-rule.ts), so a raw start that skips `planRerun` never pays twice.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
