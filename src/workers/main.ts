@@ -32,11 +32,11 @@ import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/recei
 import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import {
-  createVendorClient,
   loadVendorConfig,
   profileVariable,
   resolveProfile,
   VendorConfigError,
+  vendorClientFor,
   type VendorClient,
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
@@ -83,17 +83,7 @@ function vendorClients(config: WorkerConfig, env: Env): Map<string, VendorClient
         profileVariable(profile, 'apiKey'),
       );
     }
-    clients.set(
-      profile,
-      createVendorClient({
-        baseUrl: vendor.baseUrl,
-        identityUrl: vendor.identityUrl,
-        timeouts: vendor.timeouts,
-        pathWord: vendor.pathWord,
-        ...(creds.apiKey ? { apiKey: creds.apiKey } : {}),
-        ...(creds.accessToken ? { accessToken: creds.accessToken } : {}),
-      }),
-    );
+    clients.set(profile, vendorClientFor(vendor, creds));
   }
   return clients;
 }
