@@ -44,6 +44,7 @@ import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../w
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
+import { definedEnv, describeStartupError } from '../config/startup';
 import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers } from './worker';
 
@@ -134,10 +135,6 @@ export function activityDeps(
       buildCallbackUrl(callbackBaseUrl, callbackSecret, workflowId, step, attempt, run);
   }
   return deps;
-}
-
-function definedEnv(env: Env): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env): Logger {
@@ -262,13 +259,8 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   }
 }
 
-/** Errors of configuration are printed as their (secret-free) message; others with a stack. */
-function describeStartupError(err: unknown): string {
-  if (err instanceof WorkerConfigError || err instanceof VendorConfigError || err instanceof CodecConfigError) {
-    return err.message;
-  }
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
-}
+/** Printed as their own message at start-up (src/config/startup.ts); any other error keeps its stack. */
+const PLAIN_STARTUP_ERRORS = [WorkerConfigError, VendorConfigError, CodecConfigError];
 
 if (require.main === module) {
   // Before the configuration is read (it may be what failed), lines go out at the default level.
@@ -281,7 +273,7 @@ if (require.main === module) {
         process.exit(0);
       },
       (err: unknown) => {
-        processLogger.fatal(describeStartupError(err));
+        processLogger.fatal(describeStartupError(err, PLAIN_STARTUP_ERRORS));
         process.exit(1);
       },
     );
