@@ -72,6 +72,40 @@ const LAYERS = [
         ['workers', 'starters'],
         'the callback receiver imports no worker or CLI module (its config is src/callbacks/config.ts)',
       ),
+      siblings(['workflows'], 'the receiver reads a pipeline through src/contract, not the workflows'),
+    ],
+  },
+  {
+    // Activities share the workflow's messages and carried state through src/contract, never the workflow's own code.
+    files: ['src/activities/**/*.ts'],
+    patterns: [
+      ...PRODUCTION_PATTERNS,
+      siblings(
+        ['workflows', 'workers', 'starters', 'callbacks'],
+        'activities import the contract (src/contract), not the workflows, the worker, the CLI or the receiver',
+      ),
+    ],
+  },
+  {
+    // Every side reads a pipeline through src/contract: the workflow's own lib/ stays private to it.
+    files: ['src/starters/**/*.ts', 'src/metrics/**/*.ts', 'src/codec/**/*.ts', 'src/webhooks/**/*.ts'],
+    patterns: [
+      ...PRODUCTION_PATTERNS,
+      siblings(
+        ['workflows'],
+        'import the messages, search attributes and helpers from src/contract, not from the workflows',
+      ),
+    ],
+  },
+  {
+    // The environment toolkit is the bottom of every process's config: it imports no feature folder.
+    files: ['src/config/**/*.ts'],
+    patterns: [
+      ...PRODUCTION_PATTERNS,
+      siblings(
+        ['activities', 'workflows', 'workers', 'starters', 'callbacks', 'codec', 'webhooks', 'contract', 'definition'],
+        'src/config is the shared env toolkit: it imports no feature folder',
+      ),
     ],
   },
   {
@@ -170,7 +204,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/definition/definition.ts', 'src/definition/cross-checks.ts'],
+    files: ['src/definition/definition.ts', 'src/definition/schema.ts', 'src/definition/cross-checks.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: DEFINITION_PATTERNS }] },
   },
   {
@@ -184,13 +218,56 @@ export default tseslint.config(
           patterns: [
             ...SANDBOX_PATTERNS,
             {
-              regex: '^zod$|(^|/)definition/(definition|cross-checks)$',
+              regex: '^zod$|(^|/)definition/(definition|schema|cross-checks)$',
               allowTypeImports: true,
               message:
                 'zod schemas are evaluated in every workflow context: import from definition/refs, or require() lazily as video-pipeline.ts does',
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // The contract (src/contract) is what every side imports, the workflow bundle included:
+    // sandbox-safe like workflow code, no zod, and of reelflow only other pure modules
+    // (src/failures.ts, the zod-free vendor values; the definition's types only).
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...SANDBOX_PATTERNS,
+            { group: ['zod'], message: 'the contract is plain data: no zod' },
+            {
+              regex: '(^|/)definition(/|$)',
+              allowTypeImports: true,
+              message: "the contract takes the definition's types only",
+            },
+            siblings(
+              [
+                'activities',
+                'workflows',
+                'workers',
+                'starters',
+                'callbacks',
+                'codec',
+                'webhooks',
+                'metrics',
+                'telemetry',
+                'config',
+              ],
+              'the contract imports nothing of reelflow but pure modules (src/failures.ts, zod-free vendor values)',
+            ),
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'the contract runs in the workflow sandbox too' },
+        { name: 'fetch', message: 'no I/O in the contract' },
+        { name: 'process', message: 'no environment in the contract' },
       ],
     },
   },

@@ -9,7 +9,7 @@
  * group, an erase task by the generation task it erased.
  */
 import type { InspectionSnapshot } from '../src/emulator/inspection';
-import type { PipelineResult, PipelineStatus, VendorTaskKind } from '../src/workflows/messages';
+import type { PipelineResult, PipelineStatus, VendorTaskKind } from '../src/contract/messages';
 import { tagIn, type PlannedPipeline } from './chaos-plan';
 
 export type OutcomeState = 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed-out' | 'not-finished';

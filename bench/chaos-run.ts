@@ -47,7 +47,7 @@ import {
   type PipelineInput,
   type PipelineResult,
   type PipelineStatus,
-} from '../src/workflows/messages';
+} from '../src/contract/messages';
 import {
   accessTokenOf,
   burstsOf,

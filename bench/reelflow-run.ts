@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { codecDataConverter, codecEnv } from '../src/codec';
 import { freePort } from '../src/devstack/dev-server';
-import type { PipelineResult } from '../src/workflows/messages';
+import type { PipelineResult } from '../src/contract/messages';
 import { historyCounts } from './history-counts';
 import { mapPool } from './pool';
 import {

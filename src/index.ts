@@ -53,7 +53,7 @@ export {
 export { ResolveRefusedError } from './starters/resolve-refused';
 // What pipelineResult() and runPipeline() reject with when a pipeline did not complete.
 export { PipelineFailedError, type PipelineEndStatus } from './starters/pipeline-failed';
-export type { PipelineFailureDetails } from './workflows/failure-details';
+export type { PipelineFailureDetails } from './contract/failure-details';
 
 // Batches (one pipeline per JSON line, tagged ReelflowBatch) and schedules (Temporal Schedules).
 export {
@@ -166,14 +166,14 @@ export { definitionJsonSchema, DEFINITION_SCHEMA_FILE } from './definition/json-
 export { FailureType, FAILURE_TYPES } from './failures';
 
 // Messages: queries, updates, signals and the shapes they carry.
-export * from './workflows/messages';
+export * from './contract/messages';
 export {
   STAGE as STAGE_SEARCH_ATTRIBUTE,
   STATUS as STATUS_SEARCH_ATTRIBUTE,
   VENDOR_TASK_IDS as VENDOR_TASK_IDS_SEARCH_ATTRIBUTE,
   BATCH as BATCH_SEARCH_ATTRIBUTE,
   REELFLOW_SEARCH_ATTRIBUTES,
-} from './workflows/search-attributes';
+} from './contract/search-attributes';
 
 // The worker side, loaded lazily: importing 'reelflow' to start pipelines never loads
 // @temporalio/worker (native runtime, webpack) nor the activities' HTTP client.

@@ -23,7 +23,7 @@ import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { request } from 'undici';
-import type { ArchivedFile } from '../workflows/messages';
+import type { ArchivedFile } from '../contract/messages';
 import { countArchivedBytes } from '../metrics/activity';
 import { invalidInput, onDisk, redactUrl, sizeMismatch, statusFailure, toFailure, tooLarge } from './archive-failures';
 import {

@@ -12,47 +12,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { countedCall } from '../metrics/activity';
 import { RejectedError, toFailureInfo, VendorError } from '../vendor-api/errors';
-import { TASK_ID_PATTERN } from '../workflows/lib/offers';
-import { VENDOR_TASK_IDS } from '../workflows/search-attributes';
+import {
+  TASK_ID_PATTERN,
+  type InspectOfferedTaskInput,
+  type OfferedTaskFacts,
+  type OfferedTaskKind,
+  type OwnChain,
+} from '../contract/offers';
+import { VENDOR_TASK_IDS } from '../contract/search-attributes';
 import type { ActivityDeps } from './deps';
-
-export type OfferedTaskKind = 'generation' | 'erase' | 'review';
-
-export interface OfferedTaskFacts {
-  /** False when the vendor does not know the id (404, or it refused the id itself). */
-  found: boolean;
-  notFound?: string;
-  /** The id the answer names. */
-  id?: string;
-  model?: string;
-  /** Unix seconds. */
-  createdAtSec?: number;
-  /** Review: how many media the task holds, and the media its result items name. */
-  itemCount?: number;
-  sourceUrls?: string[];
-  /** Workflow ids (other than the excluded ones) whose ReelflowVendorTaskIds holds the id. */
-  claimedBy: string[];
-}
-
-export interface InspectOfferedTaskInput {
-  profile: string;
-  kind: OfferedTaskKind;
-  taskId: string;
-  /** The asking pipeline's own workflow ids: their claims do not count. */
-  exclude: string[];
-  /**
-   * The asking pipeline's own run chain: under its workflow id only runs of this chain are
-   * its own. An earlier pipeline that used the same workflow id (`start --workflow-id`,
-   * `rerun --id`) claims its tasks like any other pipeline. Absent: every run of `exclude`.
-   */
-  chain?: OwnChain;
-}
-
-export interface OwnChain {
-  workflowId: string;
-  /** workflowInfo().firstExecutionRunId: the same in every run of the chain. */
-  firstRunId: string;
-}
 
 interface ClaimRow {
   runId: string;

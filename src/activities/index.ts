@@ -15,7 +15,7 @@ import { createDeliveryCheckActivities } from './webhook-origin';
 
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
-export type { OfferedTaskFacts, OfferedTaskKind } from './claims';
+export type { OfferedTaskFacts, OfferedTaskKind } from '../contract/offers';
 export type { PreviousRunFacts } from './previous-run';
 export type { ReuseSource } from './reuse-source';
 

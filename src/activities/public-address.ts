@@ -4,21 +4,11 @@
  * name resolves to, right before the socket connects to it (so DNS rebinding between a check
  * and the connect cannot slip through), and once more on the socket's peer address.
  */
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, buildConnector, interceptors, type Dispatcher } from 'undici';
 import { literalHostRange, rangeInWords } from '../definition/hosts';
-
-/** A list of addresses and CIDR subnets (the opt-in's allow-list). */
-export function blockListOf(cidrs: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [net = '', bits] = cidr.split('/');
-    const family = isIP(net) === 6 ? 'ipv6' : 'ipv4';
-    list.addSubnet(net, bits === undefined ? (family === 'ipv6' ? 128 : 32) : Number(bits), family);
-  }
-  return list;
-}
+import { blockListOf } from '../webhooks/allowance';
 
 function family(address: string): 'ipv4' | 'ipv6' {
   return isIP(address) === 6 ? 'ipv6' : 'ipv4';

@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FailureType } from '../failures';
-import { outputsQuery, type PipelineResult } from '../workflows/messages';
+import { outputsQuery, type PipelineResult } from '../contract/messages';
 
 /** The workflow type of a pipeline (src/starters/pipeline-client.ts names it for clients). */
 const PIPELINE_TYPE = 'videoPipeline';

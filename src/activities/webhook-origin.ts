@@ -18,7 +18,7 @@ import {
   type PipelineStatus,
   type WebhookEvent,
   type WebhookEventType,
-} from '../workflows/messages';
+} from '../contract/messages';
 import { stableJson } from './stable-json';
 
 export interface DeliveryOriginInput {

@@ -16,7 +16,7 @@ import { FailureType } from '../failures';
 import { NO_PRIVATE, type NotifyAllowance } from '../webhooks/allowance';
 import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { webhookHeaders } from '../webhooks/signing';
-import type { NotifyInput, NotifyResult } from '../workflows/messages';
+import type { NotifyInput, NotifyResult } from '../contract/messages';
 import { addressRefusalIn, createAddressGuard, type AddressGuard } from './public-address';
 
 /** One POST, answer body included, at most this long unless the worker says otherwise. */

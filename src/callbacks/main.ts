@@ -17,8 +17,10 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { CodecConfigError, codecDataConverter } from '../codec';
 import { createLogger, lineDestination, lineLogger, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
-import { printable } from '../workflows/lib/printable';
-import { ConfigError, loadReceiverConfig } from './config';
+import { printable } from '../contract/printable';
+import { ConfigError } from '../config/env';
+import { definedEnv, describeStartupError } from '../config/startup';
+import { loadReceiverConfig } from './config';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
 
 /** What the SDK connects to when no address is configured. */
@@ -62,10 +64,7 @@ export async function startStandaloneReceiver(opts: StandaloneReceiverOptions = 
   const log = lineLogger(
     opts.logger ?? createLogger({ name: 'reelflow-callbacks', level: config.logLevel, env, ...destination }),
   );
-  const overrideEnvVars = Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
-  );
-  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars });
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig({ overrideEnvVars: definedEnv(env) });
   const address = connectionOptions.address ?? SDK_DEFAULT_ADDRESS;
   let connection: Connection;
   try {
@@ -99,13 +98,8 @@ export async function startStandaloneReceiver(opts: StandaloneReceiverOptions = 
   return { receiver, close: () => receiver.close().then(closeAll) };
 }
 
-/** Configuration and connection errors are their own (secret-free) message; others keep a stack. */
-function describeStartupError(err: unknown): string {
-  if (err instanceof ConfigError || err instanceof CodecConfigError || err instanceof TemporalUnreachableError) {
-    return err.message;
-  }
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
-}
+/** Printed as their own message at start-up (src/config/startup.ts); any other error keeps its stack. */
+const PLAIN_STARTUP_ERRORS = [ConfigError, CodecConfigError, TemporalUnreachableError];
 
 if (require.main === module) {
   // Before the configuration is read (it may be what failed), lines go out at the default level.
@@ -120,7 +114,7 @@ if (require.main === module) {
       process.once('SIGTERM', stop);
     },
     (err: unknown) => {
-      processLogger.fatal(describeStartupError(err));
+      processLogger.fatal(describeStartupError(err, PLAIN_STARTUP_ERRORS));
       process.exit(1);
     },
   );

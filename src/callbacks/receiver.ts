@@ -30,8 +30,8 @@ import {
   vendorCallbackSignal,
   type CallbackVerdict,
   type VendorCallbackSignal,
-} from '../workflows/messages';
-import { printable } from '../workflows/lib/printable';
+} from '../contract/messages';
+import { printable } from '../contract/printable';
 import { DEFAULT_GUARD_LIMITS, RelayGuard, type GuardLimits, type RelayKey } from './guard';
 import { checkCallbackPath } from './token';
 

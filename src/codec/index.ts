@@ -5,7 +5,7 @@
  * (./failure-converter, ./payload-converter) are bundled, into a bundle of its own that codec-on workers load (src/workers/bundle.ts).
  */
 import type { DataConverter } from '@temporalio/common';
-import type { Env } from '../callbacks/config';
+import type { Env } from '../config/env';
 import { EncryptionCodec } from './encryption-codec';
 import { CodecConfigError, KEYS_VARIABLE, loadCodecKeys } from './keys';
 

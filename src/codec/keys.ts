@@ -10,7 +10,7 @@
  *
  * Errors name the variable and the key id, never a key.
  */
-import type { Env } from '../callbacks/config';
+import type { Env } from '../config/env';
 
 export const KEYS_VARIABLE = 'REELFLOW_CODEC_KEYS';
 export const KEY_ID_VARIABLE = 'REELFLOW_CODEC_KEY_ID';

@@ -4,7 +4,7 @@
  */
 import { inferMediaType, type MediaType } from '../vendor-api/batching';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
-import type { ContentItemDefinition, PipelineDefinition } from './definition';
+import type { ContentItemDefinition, PipelineDefinition } from './schema';
 import { invalidIpReason, nonPublicHostReason } from './hosts';
 import { ASSET_REF, REVIEW_REF } from './refs';
 

@@ -18,7 +18,7 @@ import { startEmulator, type RunningEmulator } from '../emulator';
 import { loadDefinitionFile } from '../starters/definition-file';
 import { pipelineStatus, startPipeline } from '../starters/pipeline-client';
 import { startWorkerProcess } from '../workers/main';
-import type { PipelineStatus } from '../workflows/messages';
+import type { PipelineStatus } from '../contract/messages';
 import { findChromium, launchChromium, type Page } from './chromium';
 import { localWorkerEnv } from './demo';
 import { freePort } from './dev-server';

@@ -8,7 +8,7 @@
  */
 import type { MetricGauge, MetricMeter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
-import { STATUS } from '../workflows/search-attributes';
+import { STATUS } from '../contract/search-attributes';
 import { METRICS } from './names';
 
 /** The visibility query; task queue names are letters, digits, ".", "-", "_" (worker config), so no quoting issue. */

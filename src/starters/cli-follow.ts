@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { PipelineStatus } from '../workflows/messages';
+import type { PipelineStatus } from '../contract/messages';
 import { CommandContext, EXIT, type CliIo } from './cli-output';
 import { executionStatusName, followPipeline, type PipelineOutcome } from './pipeline-client';
 import { ProgressDisplay, renderFailure, renderResult } from './progress';

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { NotificationRecord, NotifyResult } from '../workflows/messages';
+import type { NotificationRecord, NotifyResult } from '../contract/messages';
 import { failureChain } from './pipeline-client';
 
 export interface NotificationDelivery extends NotificationRecord {

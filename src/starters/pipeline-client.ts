@@ -41,8 +41,8 @@ import {
   type ResolveCreateInput,
   type ResolveCreateResult,
   type StageName,
-} from '../workflows/messages';
-import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../workflows/search-attributes';
+} from '../contract/messages';
+import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../contract/search-attributes';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
 import { asResolveRefused } from './resolve-refused';

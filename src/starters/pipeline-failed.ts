@@ -7,8 +7,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { FAILURE_TYPES, FailureType } from '../failures';
-import type { PipelineFailureDetails } from '../workflows/failure-details';
-import { STAGES, type StageName, type VendorTaskRecord } from '../workflows/messages';
+import type { PipelineFailureDetails } from '../contract/failure-details';
+import { STAGES, type StageName, type VendorTaskRecord } from '../contract/messages';
 
 export type PipelineEndStatus = 'failed' | 'cancelled' | 'terminated' | 'timed-out';
 

@@ -10,9 +10,9 @@ import type {
   StageName,
   StageStatus,
   VendorTaskRecord,
-} from '../workflows/messages';
-import { STAGES } from '../workflows/messages';
-import { stateText } from '../workflows/lib/details';
+} from '../contract/messages';
+import { STAGES } from '../contract/messages';
+import { stateText } from '../contract/details';
 
 export interface OutputStream {
   write(chunk: string): unknown;

@@ -7,7 +7,7 @@
  */
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 
 const INDEXED = temporal.api.enums.v1.IndexedValueType;
 const SA_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {

@@ -4,12 +4,12 @@
  * so no paid vendor task is created again for them. The outputs come from the `outputs`
  * query, which a completed, failed or cancelled pipeline answers alike (a worker replays it);
  * the new run names the earlier RUN and reads them from it again itself. A paid task the
- * earlier run left that may still succeed is adopted, or the rerun refused (reuse-rule.ts).
+ * earlier run left that may still succeed is adopted, or the rerun refused (src/contract/reuse-rule.ts).
  */
 import type { Client } from '@temporalio/client';
 import { parseDefinition, type PipelineDefinition } from '../definition/definition';
-import { expiredReuse } from '../workflows/lib/expiry';
-import { sourceTaskRule } from '../workflows/lib/reuse-rule';
+import { expiredReuse } from '../contract/expiry';
+import { sourceTaskRule } from '../contract/reuse-rule';
 import {
   outputsQuery,
   type LegacyPipelineReuse,
@@ -17,7 +17,7 @@ import {
   type PipelineReuse,
   type StageName,
   type VendorTaskRecord,
-} from '../workflows/messages';
+} from '../contract/messages';
 import { definedStages, startPipeline, type PipelineHandle } from './pipeline-client';
 
 /** Where a rerun may start: a stage, or the archive (which downloads the outputs again). */

@@ -5,7 +5,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { createAssetsApi, type AssetsApi } from './assets';
-import { BASE_URL_PATTERN, checkPathWord } from './config';
+import { BASE_URL_PATTERN, checkPathWord, type VendorConfig, type VendorCredentials } from './config';
 import type { VendorContext } from './context';
 import { createEraseApi, type EraseApi } from './erase';
 import { VendorConfigError } from './errors';
@@ -98,4 +98,20 @@ export function createVendorClient(opts: VendorClientOptions): VendorClient {
       await Promise.all(agents.map((a) => a.close()));
     },
   };
+}
+
+/**
+ * The client of one credential profile: addresses and timeouts from the environment's
+ * VendorConfig, secrets from the profile. The worker (one per served profile) and the CLI
+ * build theirs here, so the two never differ.
+ */
+export function vendorClientFor(config: VendorConfig, creds: VendorCredentials): VendorClient {
+  return createVendorClient({
+    baseUrl: config.baseUrl,
+    identityUrl: config.identityUrl,
+    timeouts: config.timeouts,
+    pathWord: config.pathWord,
+    ...(creds.apiKey ? { apiKey: creds.apiKey } : {}),
+    ...(creds.accessToken ? { accessToken: creds.accessToken } : {}),
+  });
 }

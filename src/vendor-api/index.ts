@@ -7,7 +7,7 @@ export * from './errors';
 export { parseRetryAfter } from './retry-after';
 export { DEFAULT_TIMEOUTS, newTraceId, type Timeouts } from './http';
 export type { CallOptions, ResponseMeta } from './context';
-export { createVendorClient, type VendorClient, type VendorClientOptions } from './client';
+export { createVendorClient, vendorClientFor, type VendorClient, type VendorClientOptions } from './client';
 export type { GenerationApi } from './generation';
 export type { EraseApi, EraseCreateOptions } from './erase';
 export type { AssetsApi, InvokeOptions, ListAllAssetsRequest } from './assets';

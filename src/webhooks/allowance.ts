@@ -6,8 +6,7 @@
  * names (that name may resolve to private addresses), IP addresses and CIDR subnets.
  * No I/O here: the delivery activity also judges what a name resolves to.
  */
-import { isIP } from 'node:net';
-import { blockListOf } from '../activities/public-address';
+import { BlockList, isIP } from 'node:net';
 import { nonPublicHostReason } from '../definition/hosts';
 
 export interface NotifyAllowance {
@@ -20,6 +19,17 @@ export interface NotifyAllowance {
 }
 
 export const NO_PRIVATE: NotifyAllowance = { all: false, hosts: [], cidrs: [] };
+
+/** A list of addresses and CIDR subnets (the opt-in's allow-list). */
+export function blockListOf(cidrs: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const [net = '', bits] = cidr.split('/');
+    const family = isIP(net) === 6 ? 'ipv6' : 'ipv4';
+    list.addSubnet(net, bits === undefined ? (family === 'ipv6' ? 128 : 32) : Number(bits), family);
+  }
+  return list;
+}
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 

@@ -7,7 +7,7 @@
  * spaces while one is rotated: each delivery is signed with all of them. Problems name the
  * variable, never its value.
  */
-import type { ConfigProblem, Env } from '../callbacks/config';
+import type { ConfigProblem, Env } from '../config/env';
 import { webhookSecretListProblem } from './signing';
 
 const upper = (name: string) => name.toUpperCase().replace(/-/g, '_');

@@ -39,12 +39,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ARCHIVE_MAX_BYTES } from '../activities/archive';
+import { CALLBACK_VARIABLES, DEFAULT_CALLBACK_HOST, SECRET_REQUIRED } from '../callbacks/config';
 import {
-  CALLBACK_VARIABLES,
   ConfigError,
-  DEFAULT_CALLBACK_HOST,
   LOG_VARIABLES,
-  SECRET_REQUIRED,
   TRACING_VARIABLES,
   optional,
   pickVariables,
@@ -52,12 +50,12 @@ import {
   wholeNumber,
   type ConfigProblem,
   type Env,
-} from '../callbacks/config';
+} from '../config/env';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
 import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
-import { DEFAULT_TASK_QUEUE } from '../workflows/messages';
+import { DEFAULT_TASK_QUEUE } from '../contract/messages';
 import {
   describeAllowance,
   notifyHostRefusal,
@@ -68,7 +66,7 @@ import {
 /** One webhook POST, answer body included, at most this long by default. */
 export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
 
-export type { Env } from '../callbacks/config';
+export type { Env } from '../config/env';
 
 /**
  * GetAsset per second per profile, all worker processes together. The Temporal server's

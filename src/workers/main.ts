@@ -32,11 +32,11 @@ import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/recei
 import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
 import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
 import {
-  createVendorClient,
   loadVendorConfig,
   profileVariable,
   resolveProfile,
   VendorConfigError,
+  vendorClientFor,
   type VendorClient,
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
@@ -45,6 +45,7 @@ import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
 import { runStartupChecks, StartupCheckError } from './startup-checks';
+import { definedEnv, describeStartupError } from '../config/startup';
 import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers } from './worker';
 
@@ -84,17 +85,7 @@ function vendorClients(config: WorkerConfig, env: Env): Map<string, VendorClient
         profileVariable(profile, 'apiKey'),
       );
     }
-    clients.set(
-      profile,
-      createVendorClient({
-        baseUrl: vendor.baseUrl,
-        identityUrl: vendor.identityUrl,
-        timeouts: vendor.timeouts,
-        pathWord: vendor.pathWord,
-        ...(creds.apiKey ? { apiKey: creds.apiKey } : {}),
-        ...(creds.accessToken ? { accessToken: creds.accessToken } : {}),
-      }),
-    );
+    clients.set(profile, vendorClientFor(vendor, creds));
   }
   return clients;
 }
@@ -145,10 +136,6 @@ export function activityDeps(
       buildCallbackUrl(callbackBaseUrl, callbackSecret, workflowId, step, attempt, run);
   }
   return deps;
-}
-
-function definedEnv(env: Env): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env): Logger {
@@ -275,18 +262,8 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   }
 }
 
-/** Errors of configuration are printed as their (secret-free) message; others with a stack. */
-function describeStartupError(err: unknown): string {
-  if (
-    err instanceof WorkerConfigError ||
-    err instanceof VendorConfigError ||
-    err instanceof CodecConfigError ||
-    err instanceof StartupCheckError
-  ) {
-    return err.message;
-  }
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
-}
+/** Printed as their own message at start-up (src/config/startup.ts); any other error keeps its stack. */
+const PLAIN_STARTUP_ERRORS = [WorkerConfigError, VendorConfigError, CodecConfigError, StartupCheckError];
 
 if (require.main === module) {
   // Before the configuration is read (it may be what failed), lines go out at the default level.
@@ -299,7 +276,7 @@ if (require.main === module) {
         process.exit(0);
       },
       (err: unknown) => {
-        processLogger.fatal(describeStartupError(err));
+        processLogger.fatal(describeStartupError(err, PLAIN_STARTUP_ERRORS));
         process.exit(1);
       },
     );

@@ -1,14 +1,14 @@
 /**
  * The worker's start-up checks: `reelflow doctor`'s vendor, callback, archive and codec
- * checks (src/doctor), run once before the workers poll. Each ✗ is a warning, or refuses
+ * checks (src/workers/doctor), run once before the workers poll. Each ✗ is a warning, or refuses
  * the start with REELFLOW_STRICT_START=1. The verdict per interface and profile is kept
  * so that a create on an interface whose check failed is refused before any vendor call
  * (src/activities/vendor.ts): no extra call per create. (Temporal's own checks are left
  * out: connecting is the worker's first step anyway, and its pollers are not up yet.)
  */
 import type { ActivityDeps } from '../activities';
-import { formatChecks, vendorCheckId, vendorChecksFromEnv, type CheckResult } from '../doctor';
-import { localChecks } from '../doctor/local';
+import { formatChecks, vendorCheckId, vendorChecksFromEnv, type CheckResult } from './doctor';
+import { localChecks } from './doctor/local';
 import type { LogLine } from '../telemetry/logger';
 import type { Env, WorkerConfig } from './config';
 

@@ -25,7 +25,7 @@ import { temporal } from '@temporalio/proto';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { GetAssetPacer, type PollerSeen } from './getasset-pacer';
-import { getAssetTaskQueue } from '../workflows/messages';
+import { getAssetTaskQueue } from '../contract/messages';
 import { defaultWorkflowsPath, defaultBundlePath, isBundleFresh } from './bundle';
 import type { WorkerConfig } from './config';
 

@@ -30,7 +30,7 @@ import type {
   PipelineResult,
   WebhookEvent,
   WebhookEventType,
-} from './messages';
+} from '../contract/messages';
 import { messageOf } from './lib/failures';
 import type { PipelineRuntime } from './lib/pipeline-runtime';
 

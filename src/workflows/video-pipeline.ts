@@ -27,15 +27,17 @@ import {
   type PipelineResult,
   type PipelineStatus,
   type StageName,
-} from './messages';
+} from '../contract/messages';
 import { archiveOutput } from './stages/archive';
 import { assetsStage, assetSources } from './stages/assets';
 import { eraseStage } from './stages/erase';
 import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
-import { isTerminalState, messageOf, pipelineFailure, vendorCodeOf } from './lib/failures';
-import { FAILURE_DETAILS_PATCH, type PipelineFailureDetails } from './failure-details';
-import { PipelineRuntime, type RuntimeCarry } from './lib/pipeline-runtime';
+import { isTerminalState } from '../contract/task-states';
+import { FAILURE_DETAILS_PATCH, messageOf, pipelineFailure, vendorCodeOf } from './lib/failures';
+import type { PipelineFailureDetails } from '../contract/failure-details';
+import type { RuntimeCarry } from '../contract/carry';
+import { PipelineRuntime } from './lib/pipeline-runtime';
 import { CALLBACK_BOUND_PATCH } from './lib/callback-book';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
 import { LOCAL_QUERIES_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';

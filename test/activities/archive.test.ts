@@ -30,7 +30,7 @@ import {
   type ArchiveActivitiesOptions,
   type ArchiveInput,
 } from '../../src/activities/archive';
-import type { ArchivedFile } from '../../src/workflows/messages';
+import type { ArchivedFile } from '../../src/contract/messages';
 import { FailureType } from '../../src/failures';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');

@@ -6,16 +6,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import {
-  createClaimActivities,
-  ofChain,
-  readFacts,
-  type InspectOfferedTaskInput,
-  type OfferedTaskFacts,
-} from '../../src/activities/claims';
+import { createClaimActivities, ofChain, readFacts } from '../../src/activities/claims';
+import type { InspectOfferedTaskInput, OfferedTaskFacts } from '../../src/contract/offers';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
-import { VENDOR_TASK_IDS } from '../../src/workflows/search-attributes';
+import { VENDOR_TASK_IDS } from '../../src/contract/search-attributes';
 
 let emulator: RunningEmulator;
 let vendor: VendorClient;

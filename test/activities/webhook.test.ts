@@ -13,7 +13,7 @@ import { createWebhookActivities, type WebhookActivitiesOptions } from '../../sr
 import { FailureType } from '../../src/failures';
 import { parseNotifyAllowance } from '../../src/webhooks/allowance';
 import { verifyWebhook } from '../../src/webhooks/signing';
-import type { NotifyInput, NotifyResult } from '../../src/workflows/messages';
+import type { NotifyInput, NotifyResult } from '../../src/contract/messages';
 
 const SECRET = `whsec_${Buffer.from('unit-test-webhook-secret-key').toString('base64')}`;
 const ROTATED = `whsec_${Buffer.from('the-next-webhook-secret-key').toString('base64')}`;

@@ -5,7 +5,7 @@ import {
   vendorCallbackSignal,
   type CallbackVerdict,
   type VendorCallbackSignal,
-} from '../../src/workflows/messages';
+} from '../../src/contract/messages';
 
 export const receivedCountQuery = defineQuery<number>('receivedCount');
 

@@ -3,7 +3,8 @@
  * and wording, and nothing else of the worker's environment.
  */
 import { inspect } from 'node:util';
-import { ConfigError, loadReceiverConfig } from '../../src/callbacks/config';
+import { loadReceiverConfig } from '../../src/callbacks/config';
+import { ConfigError } from '../../src/config/env';
 import { loadWorkerConfig } from '../../src/workers/config';
 
 const SECRET = 'receiver-config-secret-0123456789';

@@ -26,7 +26,7 @@ import {
 } from '../../bench/chaos-plan';
 import { parseFaultConfig } from '../../src/emulator/faults';
 import { parseDefinition } from '../../src/definition/definition';
-import type { PipelineResult, VendorTaskRecord } from '../../src/workflows/messages';
+import type { PipelineResult, VendorTaskRecord } from '../../src/contract/messages';
 
 const SHA_GEN = 'a'.repeat(64);
 const SHA_ERA = 'b'.repeat(64);

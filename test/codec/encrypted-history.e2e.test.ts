@@ -16,7 +16,7 @@ import type { temporal } from '@temporalio/proto';
 import { codecDataConverter, codecFromEnv, type EncryptionCodec } from '../../src/codec';
 import { runCli } from '../../src/starters/cli';
 import { startPipeline } from '../../src/starters/pipeline-client';
-import type { PipelineResult } from '../../src/workflows/messages';
+import type { PipelineResult } from '../../src/contract/messages';
 import { cli, ROOT } from '../starters/helpers';
 import { fullDefinition, startHarness, testBundle, type Harness } from '../workflows/harness';
 

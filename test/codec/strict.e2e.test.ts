@@ -14,7 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { codecDataConverter, codecDataConverterOf, workerCodecFromEnv } from '../../src/codec';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FailureType } from '../../src/failures';
-import { resolveCreateUpdate, vendorCallbackSignal } from '../../src/workflows/messages';
+import { resolveCreateUpdate, vendorCallbackSignal } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
 import { rejection, startHarness, testBundle, until, waitForStatus, type Harness } from '../workflows/harness';
 

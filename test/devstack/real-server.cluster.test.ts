@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startCluster, type ClusterOptions, type RunningCluster } from '../../src/devstack/cluster/cluster';
 import { databaseFromEnv, dropDatabases } from '../../src/devstack/cluster/postgres';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 
 const DATABASE = 'reelflow_test_cluster_check';
 // A role of its own, with a password: the one `npm run cluster` uses is left alone.

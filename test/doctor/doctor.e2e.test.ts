@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CALLBACK_SECRET, startHarness, type Harness } from '../workflows/harness';
-import type { CheckResult } from '../../src/doctor';
+import type { CheckResult } from '../../src/workers/doctor';
 import { cli } from '../starters/helpers';
 
 interface Doc {

@@ -1,6 +1,6 @@
 /** The doctor's output: ✓/✗ lines with the fix under each ✗, the --json document, and how a probe answer is judged. */
-import { checksJson, formatChecks, type CheckResult } from '../../src/doctor';
-import { judgeProbe } from '../../src/doctor/vendor-probe';
+import { checksJson, formatChecks, type CheckResult } from '../../src/workers/doctor';
+import { judgeProbe } from '../../src/workers/doctor/vendor-probe';
 
 const ok: CheckResult = { id: 'codec', title: 'codec keys', ok: true, detail: 'off' };
 const bad: CheckResult = {

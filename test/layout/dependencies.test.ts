@@ -5,13 +5,16 @@
  * imports (eslint.config.mjs); this follows them transitively.
  */
 import path from 'node:path';
-import { reachableFrom } from './import-graph';
+import { importsOf, reachableFrom, tsFiles } from './import-graph';
 
 const SRC = path.resolve(__dirname, '../../src');
 
 function folderOf(file: string): string {
   return path.relative(SRC, file).split(path.sep)[0];
 }
+
+/** The folder (or top-level file, without .ts) of a path relative to src/. */
+const topOf = (rel: string): string => rel.split(path.sep)[0].replace(/\.ts$/, '');
 
 function reached(entry: string): string[] {
   return [...reachableFrom(path.join(SRC, entry))]
@@ -37,4 +40,68 @@ test('the standalone callback receiver reads its own config and loads no worker 
 test('the demo lives with the dev stack, and `reelflow setup` registers search attributes without it', () => {
   expect(reached('devstack/demo.ts')).toContain(path.join('starters', 'register-search-attributes.ts'));
   expect(reached('starters/cli.ts')).toContain(path.join('starters', 'register-search-attributes.ts'));
+});
+
+/**
+ * The arrows between src/'s folders (and its top-level files), type-only imports included:
+ * a folder imports only what stands below it, so the graph has no circle. A new arrow is a
+ * design decision: add it here, below its target, and in docs/architecture.md.
+ */
+const ALLOWED: Record<string, string[]> = {
+  failures: [],
+  'vendor-api': ['failures'],
+  telemetry: ['vendor-api'],
+  definition: ['vendor-api'],
+  config: ['telemetry'],
+  // The contract every side imports: pure modules only (the definition's types, the zod-free vendor values).
+  contract: ['definition', 'failures', 'vendor-api'],
+  emulator: ['vendor-api'],
+  metrics: ['contract', 'failures', 'vendor-api'],
+  codec: ['config', 'definition'],
+  webhooks: ['config', 'definition'],
+  activities: ['contract', 'definition', 'failures', 'metrics', 'vendor-api', 'webhooks'],
+  // Workflows see activities only through `import type` (eslint.config.mjs enforces it); of the
+  // codec only its pure plaintext mark.
+  workflows: ['activities', 'codec', 'contract', 'definition', 'failures', 'metrics', 'vendor-api'],
+  callbacks: ['codec', 'config', 'contract', 'telemetry', 'vendor-api'],
+  // `reelflow doctor` runs the worker's own start-up checks (src/workers/doctor) from the CLI.
+  starters: ['codec', 'config', 'contract', 'definition', 'failures', 'telemetry', 'vendor-api', 'webhooks', 'workers'],
+  workers: [
+    'activities',
+    'callbacks',
+    'codec',
+    'config',
+    'contract',
+    'definition',
+    'metrics',
+    'telemetry',
+    'vendor-api',
+    'webhooks',
+  ],
+  // The package entry re-exports the library; the dev stack serves the demo and the tests.
+  index: ['activities', 'codec', 'contract', 'definition', 'failures', 'starters', 'webhooks', 'workers'],
+  devstack: ['contract', 'definition', 'emulator', 'starters', 'workers'],
+};
+
+test('each folder imports only the folders below it', () => {
+  const found: Record<string, Set<string>> = {};
+  for (const file of tsFiles(SRC, '.')) {
+    const from = topOf(file);
+    for (const spec of importsOf(path.join(SRC, file)).filter((s) => s.startsWith('.'))) {
+      const to = topOf(path.relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), spec)));
+      if (to !== from) (found[from] ??= new Set()).add(to);
+    }
+  }
+  const arrows = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, [...v].sort()]));
+  const extra = Object.entries(arrows).flatMap(([from, tos]) =>
+    tos.filter((to) => !(ALLOWED[from] ?? []).includes(to)).map((to) => `${from} -> ${to}`),
+  );
+  expect(extra).toEqual([]);
+});
+
+test('the contract imports no package but the Temporal SDK (no zod, no node built-ins)', () => {
+  const packages = tsFiles(SRC, 'contract').flatMap((file) =>
+    importsOf(path.join(SRC, file)).filter((s) => !s.startsWith('.')),
+  );
+  expect([...new Set(packages)].sort()).toEqual(['@temporalio/common', '@temporalio/workflow']);
 });

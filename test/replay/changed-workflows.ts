@@ -4,7 +4,7 @@
  * proof that the replay test would catch such a change.
  */
 import { sleep } from '@temporalio/workflow';
-import type { PipelineInput, PipelineResult } from '../../src/workflows/messages';
+import type { PipelineInput, PipelineResult } from '../../src/contract/messages';
 import { videoPipeline as current } from '../../src/workflows';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {

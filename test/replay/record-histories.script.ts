@@ -22,7 +22,7 @@ import {
   type LegacyPipelineReuse,
   type PipelineReuse,
   type PipelineStatus,
-} from '../../src/workflows/messages';
+} from '../../src/contract/messages';
 import { fullDefinition, startHarness, WEBHOOK_SECRET, type Harness } from '../workflows/harness';
 import { startWebhookReceiver } from '../workflows/webhook-receiver';
 

@@ -5,7 +5,7 @@
  * here, so a missing one fails the run at once with the fix, not every test later.
  */
 import { Connection } from '@temporalio/client';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 
 export async function checkExistingServer(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address, connectTimeout: 10_000 });

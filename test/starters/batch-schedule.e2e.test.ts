@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { BATCH, STAGE, STATUS } from '../../src/workflows/search-attributes';
+import { BATCH, STAGE, STATUS } from '../../src/contract/search-attributes';
 import { startHarness, type Harness } from '../workflows/harness';
 import { cli, type CliRun } from './helpers';
 

@@ -2,7 +2,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { failureChain, outcomeOf } from '../../src/starters/pipeline-client';
 import { ProgressDisplay, renderFailure, renderStatus, resolveHint, statusChanges } from '../../src/starters/progress';
-import type { PipelineStatus } from '../../src/workflows/messages';
+import type { PipelineStatus } from '../../src/contract/messages';
 import { FailureType } from '../../src/failures';
 
 function status(over: Partial<PipelineStatus> = {}): PipelineStatus {

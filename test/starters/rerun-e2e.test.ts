@@ -19,7 +19,7 @@ import {
   type LegacyPipelineReuse,
   type PipelineResult,
   type PipelineReuse,
-} from '../../src/workflows/messages';
+} from '../../src/contract/messages';
 import {
   expectReplays,
   fullDefinition,

@@ -1,7 +1,7 @@
 /** planRerun (pure): which finished outputs a rerun reuses, and when it refuses. */
 import { parseDefinition } from '../../src/definition/definition';
 import { planRerun, RerunRefusedError, type RerunFrom } from '../../src/starters/rerun';
-import type { PipelineResult } from '../../src/workflows/messages';
+import type { PipelineResult } from '../../src/contract/messages';
 import { fullDefinition } from '../workflows/harness';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');

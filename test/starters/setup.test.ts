@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { runCli } from '../../src/starters/cli';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 
 async function cli(args: string[]) {
   let out = '';

@@ -4,7 +4,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 

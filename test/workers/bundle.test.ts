@@ -8,7 +8,7 @@ import path from 'node:path';
 import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../../src/codec';
 import { defaultBundlePath, ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
 import { createReelflowWorkers } from '../../src/workers/worker';
-import { getAssetTaskQueue } from '../../src/workflows/messages';
+import { getAssetTaskQueue } from '../../src/contract/messages';
 
 test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs workflows from the bundle', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-bundle-'));

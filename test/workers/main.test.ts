@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { activityDeps, startWorkerProcess } from '../../src/workers/main';
 import { loadWorkerConfig } from '../../src/workers/config';
-import { getAssetTaskQueue } from '../../src/workflows/messages';
+import { getAssetTaskQueue } from '../../src/contract/messages';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';

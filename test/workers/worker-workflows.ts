@@ -1,6 +1,6 @@
 /** Test workflow for the worker entry: one activity on the main queue, GetAsset on the profile's queue. */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { getAssetTaskQueue } from '../../src/workflows/messages';
+import { getAssetTaskQueue } from '../../src/contract/messages';
 
 interface TestActivities {
   getAsset(input: { profile: string; id: string }): Promise<string>;

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { createReelflowWorkers } from '../../src/workers/worker';
-import { getAssetTaskQueue } from '../../src/workflows/messages';
+import { getAssetTaskQueue } from '../../src/contract/messages';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';

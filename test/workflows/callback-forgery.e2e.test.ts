@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { createVendorClient } from '../../src/vendor-api';
-import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
+import { resolveCreateUpdate, statusQuery } from '../../src/contract/messages';
 import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
 
 const MODEL = 'video-model-1';

@@ -11,7 +11,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
-import { resolveCreateUpdate, vendorCallbackSignal, type VendorCallbackSignal } from '../../src/workflows/messages';
+import { resolveCreateUpdate, vendorCallbackSignal, type VendorCallbackSignal } from '../../src/contract/messages';
 import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
 
 const MODEL = 'video-model-1';

@@ -7,7 +7,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { PASSING_STATES } from '../../src/vendor-api/assumed-values';
-import type { VendorCallbackSignal } from '../../src/workflows/messages';
+import type { VendorCallbackSignal } from '../../src/contract/messages';
 import { startHarness, type Harness } from './harness';
 
 const EventType = temporal.api.enums.v1.EventType;

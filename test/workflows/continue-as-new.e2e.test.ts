@@ -15,7 +15,7 @@ import {
   vendorCallbackSignal,
   type PipelineInput,
   type PipelineResult,
-} from '../../src/workflows/messages';
+} from '../../src/contract/messages';
 import type { videoPipeline } from '../../src/workflows';
 import { resolveCreate } from '../../src/starters/pipeline-client';
 import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';

@@ -2,8 +2,8 @@
  * The Web UI's current details (pure rendering): a table a person can read at a glance,
  * in the UI's markdown (which turns "2/2" into a fraction glyph and cuts long cells).
  */
-import { renderDetails } from '../../src/workflows/lib/details';
-import type { PipelineStatus } from '../../src/workflows/messages';
+import { renderDetails } from '../../src/contract/details';
+import type { PipelineStatus } from '../../src/contract/messages';
 
 function status(over: Partial<PipelineStatus> = {}): PipelineStatus {
   return {

@@ -4,7 +4,7 @@
  */
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { resolveCreateUpdate, statusQuery } from '../../src/workflows/messages';
+import { resolveCreateUpdate, statusQuery } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { rejection, startHarness, type Harness, waitForStatus } from './harness';
 

@@ -25,7 +25,7 @@ import { startCallbackReceiver, type CallbackReceiver } from '../../src/callback
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/workflows/messages';
+import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';

@@ -5,7 +5,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { statusQuery } from '../../src/workflows/messages';
+import { statusQuery } from '../../src/contract/messages';
 import {
   CALLBACK_SECRET,
   fullDefinition,

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { METRICS } from '../../src/metrics/names';
-import { resolveCreateUpdate, type PipelineResult } from '../../src/workflows/messages';
+import { resolveCreateUpdate, type PipelineResult } from '../../src/contract/messages';
 import { rejection, spawnWorker, startHarness, until, waitForStatus, type Harness } from './harness';
 
 interface Sample {

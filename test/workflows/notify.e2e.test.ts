@@ -19,7 +19,7 @@ import {
   vendorCallbackSignal,
   type NotificationRecord,
   type WebhookEvent,
-} from '../../src/workflows/messages';
+} from '../../src/contract/messages';
 import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
 import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';

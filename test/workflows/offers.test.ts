@@ -1,7 +1,7 @@
 /** The proof a task id offered by a callback must pass (pure), and log-safe text. */
-import type { OfferedTaskFacts } from '../../src/activities/claims';
+import type { OfferedTaskFacts } from '../../src/contract/offers';
 import { CREATED_AT_SLACK_MS, describeOffers, idProblem, judgeOffer } from '../../src/workflows/lib/offers';
-import { printable } from '../../src/workflows/lib/printable';
+import { printable } from '../../src/contract/printable';
 
 const window = { fromMs: Date.parse('2026-01-01T10:00:00Z'), toMs: Date.parse('2026-01-01T10:00:05Z') };
 const sec = (iso: string) => Date.parse(iso) / 1000;

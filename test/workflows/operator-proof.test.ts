@@ -1,5 +1,5 @@
 /** The proof of a task id an operator gives to resolveCreate (pure): the offers' checks, and the read-after-write grace. */
-import type { OfferedTaskFacts } from '../../src/activities/claims';
+import type { OfferedTaskFacts } from '../../src/contract/offers';
 import { operatorRefusal, type OperatorIdCheck } from '../../src/workflows/lib/operator-proof';
 import { resumeProblem } from '../../src/workflows/lib/resume-check';
 

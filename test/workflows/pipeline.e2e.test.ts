@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { statusQuery, type PipelineResult } from '../../src/workflows/messages';
+import { statusQuery, type PipelineResult } from '../../src/contract/messages';
 import { fullDefinition, startHarness, type Harness } from './harness';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { PipelineInput, PipelineStatus } from '../../src/workflows/messages';
+import type { PipelineInput, PipelineStatus } from '../../src/contract/messages';
 import { rejection, startHarness, type Harness } from './harness';
 
 const forgedStatus = (pipelineId: string): PipelineStatus => ({

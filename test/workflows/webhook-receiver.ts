@@ -7,7 +7,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signing';
-import type { WebhookEvent } from '../../src/workflows/messages';
+import type { WebhookEvent } from '../../src/contract/messages';
 
 export interface RawDelivery {
   headers: IncomingHttpHeaders;

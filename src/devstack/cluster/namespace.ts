@@ -6,7 +6,7 @@
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { registerSearchAttributes } from '../../starters/register-search-attributes';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
 
 const GRPC_ALREADY_EXISTS = 6;
 

@@ -1,8 +1,8 @@
 /**
  * `reelflow doctor`: every preflight check, read-only, before the first paid call
- * (src/doctor). ✓ or ✗ per check, with the fix under each ✗; exit 1 when any failed.
+ * (src/workers/doctor). ✓ or ✗ per check, with the fix under each ✗; exit 1 when any failed.
  */
-import { checksJson, formatChecks, runDoctor } from '../../doctor';
+import { checksJson, formatChecks, runDoctor } from '../../workers/doctor';
 import { EXIT } from '../cli-output';
 import type { CommandFn } from '../cli-session';
 

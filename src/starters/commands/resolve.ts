@@ -4,7 +4,7 @@
  * `resolveCreate` Update).
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { CreateDecision } from '../../workflows/messages';
+import type { CreateDecision } from '../../contract/messages';
 import { EXIT } from '../cli-output';
 import { UsageError } from '../cli-spec';
 import type { CommandFn } from '../cli-session';

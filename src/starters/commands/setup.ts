@@ -1,5 +1,5 @@
 /** `reelflow setup [--wait <seconds>]`: registers reelflow's search attributes on the namespace (idempotent). */
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
 import { EXIT } from '../cli-output';
 import type { CommandFn } from '../cli-session';
 import { registerSearchAttributes } from '../register-search-attributes';

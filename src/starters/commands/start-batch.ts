@@ -3,7 +3,7 @@
  * A progress bar on stderr when it is a TTY; one line per definition line on stdout, or
  * one JSON document with --json. Exit code 1 when any line failed (the others started).
  */
-import { DEFAULT_TASK_QUEUE } from '../../workflows/messages';
+import { DEFAULT_TASK_QUEUE } from '../../contract/messages';
 import { startBatch, batchLines, defaultBatchId, type BatchLineResult } from '../batch';
 import { EXIT, table, type CommandContext } from '../cli-output';
 import { UsageError } from '../cli-spec';

@@ -1,5 +1,5 @@
 /** `reelflow start <file>`: starts a pipeline and prints its workflow id (`--batch <file.jsonl>`: start-batch.ts). */
-import { DEFAULT_TASK_QUEUE } from '../../workflows/messages';
+import { DEFAULT_TASK_QUEUE } from '../../contract/messages';
 import { EXIT, type CommandContext } from '../cli-output';
 import { UsageError } from '../cli-spec';
 import type { CommandFn, Session } from '../cli-session';

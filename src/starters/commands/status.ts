@@ -4,7 +4,7 @@
  * are shown with their delivery state, read from their delivery workflows.
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { STAGE } from '../../workflows/search-attributes';
+import { STAGE } from '../../contract/search-attributes';
 import { EXIT } from '../cli-output';
 import type { CommandFn } from '../cli-session';
 import { followWithDisplay, interrupted, printOutcome } from '../cli-follow';

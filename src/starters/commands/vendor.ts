@@ -5,13 +5,13 @@
  * they live only inside the client, and vendor error text is scrubbed by it.
  */
 import {
-  createVendorClient,
   loadVendorConfig,
   resolveProfile,
   type Asset,
   type AssetGroup,
   type ReviewTask,
   type VendorClient,
+  vendorClientFor,
 } from '../../vendor-api';
 import { CommandContext, keyValues, table } from '../cli-output';
 import { UsageError } from '../cli-spec';
@@ -20,14 +20,7 @@ import { UsageError } from '../cli-spec';
 export function vendorClientFromEnv(env: NodeJS.ProcessEnv, profile = 'default'): VendorClient {
   const config = loadVendorConfig(env);
   const creds = resolveProfile(profile, env, ['accessToken']);
-  return createVendorClient({
-    baseUrl: config.baseUrl,
-    identityUrl: config.identityUrl,
-    timeouts: config.timeouts,
-    pathWord: config.pathWord,
-    ...(creds.apiKey ? { apiKey: creds.apiKey } : {}),
-    ...(creds.accessToken ? { accessToken: creds.accessToken } : {}),
-  });
+  return vendorClientFor(config, creds);
 }
 
 function groupRows(groups: AssetGroup[]): string[] {

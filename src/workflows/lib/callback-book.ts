@@ -11,8 +11,9 @@
  * bind the pipeline's first run id, and only this run chain's claims are its own.
  */
 import { isCancellation, log, sleep, workflowInfo } from '@temporalio/workflow';
-import type { OfferedTaskFacts, OfferedTaskKind } from '../../activities/claims';
-import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../messages';
+import type { AttemptCarry, BookCarry, ProofSpec } from '../../contract/carry';
+import type { Offer, OfferExpectation, OfferedTaskFacts } from '../../contract/offers';
+import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../../contract/messages';
 import { PASSING_STATES } from '../../vendor-api/assumed-values';
 import { failureMessage } from './failures';
 import {
@@ -24,49 +25,16 @@ import {
   MAX_SIGNALS_PER_STEP,
   type AttemptWindow,
   OFFER_CHECK_INTERVAL_MS,
-  type Offer,
-  type OfferExpectation,
 } from './offers';
-import { printable } from './printable';
+import { printable } from '../../contract/printable';
 import { QUERY_OPTIONS, queries } from './proxies';
 
 /** Decided in the pipeline's first workflow task: see the header. */
 export const CALLBACK_BOUND_PATCH = 'callback-offers-bounded-run-bound';
 
-/** How a step's offered ids are checked: the vendor query of its kind, and what its create asked for. */
-export interface ProofSpec {
-  profile: string;
-  kind: OfferedTaskKind;
-  /** Endpoint counted for the check's vendor query, e.g. "generation.get". */
-  endpoint: string;
-  expect: OfferExpectation;
-}
-
-interface Attempt {
-  step: string;
-  attempt: number;
-  kind: VendorTaskKind;
-  proof?: ProofSpec;
-  /** Workflow time the create was sent, and when its outcome came back: the `created_at` window. */
-  fromMs: number;
-  toMs?: number;
-  taskId?: string;
+/** The book's working form of an attempt: its offers by id. */
+interface Attempt extends Omit<AttemptCarry, 'offers'> {
   offers: Map<string, Offer>;
-  /** Offers past MAX_OFFERS_PER_ATTEMPT, not checked. */
-  dropped: number;
-  /** Its callback URL binds the run (v2): a callback without the run is not this attempt's. */
-  bound?: boolean;
-  /** Workflow time of its last vendor check of an offer (bounded runs space them). */
-  checkedAtMs?: number;
-  /** Refused offers no longer listed (past MAX_REFUSED_KEPT). */
-  forgotten?: number;
-}
-
-/** The book as continue-as-new carries it (plain data). */
-export interface BookCarry {
-  attempts: (Omit<Attempt, 'offers'> & { offers: Offer[] })[];
-  settled: string[];
-  signals: [string, number][];
 }
 
 /** What the book needs from its stage runtime. */

@@ -9,8 +9,8 @@
  */
 import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
 import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
-import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../messages';
-import type { ProofSpec } from './callback-book';
+import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
+import type { ProofSpec } from '../../contract/carry';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
 import { holdUntil, interfaceOf } from './holds';
 import { countReconcile } from './metrics';

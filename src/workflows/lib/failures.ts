@@ -9,15 +9,12 @@ import {
   TimeoutFailure,
   isCancellation,
 } from '@temporalio/workflow';
-import {
-  ASSET_TERMINAL_STATES,
-  ERASE_TERMINAL_STATES,
-  GENERATION_TERMINAL_STATES,
-  REVIEW_TERMINAL_STATES,
-} from '../../vendor-api/assumed-values';
 import { FATAL_TYPES } from './proxies';
 import { FailureType } from '../../failures';
-import type { PipelineFailureDetails } from '../failure-details';
+import type { PipelineFailureDetails } from '../../contract/failure-details';
+
+/** Marks runs whose PipelineFailed failure carries PipelineFailureDetails (src/contract/failure-details.ts). */
+export const FAILURE_DETAILS_PATCH = 'pipeline-failure-details';
 
 export type CreateOutcome =
   | { kind: 'notSent'; message: string }
@@ -111,18 +108,6 @@ export function retryAfterAt(err: unknown): number {
   const { type, info } = appFailure(err);
   if (type !== FailureType.RateLimitedError) return 0;
   return info.retryAfterAt ?? (info.retryAfterMs !== undefined ? Date.now() + info.retryAfterMs : 0);
-}
-
-const TERMINAL_STATES: readonly string[] = [
-  ...GENERATION_TERMINAL_STATES,
-  ...ERASE_TERMINAL_STATES,
-  ...REVIEW_TERMINAL_STATES,
-  ...ASSET_TERMINAL_STATES,
-];
-
-/** Whether a vendor task in this state has ended (so it no longer runs, nor costs). */
-export function isTerminalState(state: string | undefined): boolean {
-  return state !== undefined && TERMINAL_STATES.includes(state);
 }
 
 /** The innermost message of a failure chain: "generation task X ended failed: …". */

@@ -6,7 +6,7 @@
 import { ActivityFailure, ApplicationFailure, metricMeter } from '@temporalio/workflow';
 import { METRICS, MICROUNITS, type ReconcileOutcome } from '../../metrics/names';
 import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../../vendor-api/assumed-values';
-import type { PipelineStatus, StageName, VendorTaskKind } from '../messages';
+import type { PipelineStatus, StageName, VendorTaskKind } from '../../contract/messages';
 
 export function countReconcile(kind: VendorTaskKind, outcome: ReconcileOutcome): void {
   const m = METRICS.reconcile;

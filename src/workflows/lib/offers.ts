@@ -7,8 +7,8 @@
  * (search attribute ReelflowVendorTaskIds). Pure: an activity gathers the facts
  * (src/activities/claims.ts), the workflow judges them here.
  */
-import type { OfferedTaskFacts } from '../../activities/claims';
-import { printable } from './printable';
+import { TASK_ID_PATTERN, type Offer, type OfferExpectation, type OfferedTaskFacts } from '../../contract/offers';
+import { printable } from '../../contract/printable';
 
 /** Vendor clocks and ours differ a little, and `created_at` has whole seconds. */
 export const CREATED_AT_SLACK_MS = 30_000;
@@ -28,28 +28,10 @@ export const OFFER_CHECK_INTERVAL_MS = 1_000;
 /** Refused ids an attempt keeps listed (and deduplicated); older ones are only counted. */
 export const MAX_REFUSED_KEPT = 16;
 
-/** What a vendor task id looks like (also what an operator may type); anything else is refused unqueried. */
-export const TASK_ID_PATTERN = /^[\w.:-]{1,128}$/;
-
-/** What this create asked for, to compare with the offered task's own answer. */
-export interface OfferExpectation {
-  /** Generation: the request's model. */
-  model?: string;
-  /** Review: the batch's media URLs. */
-  urls?: readonly string[];
-}
-
 /** Workflow time (ms) when the attempt's create was sent, and when its outcome came back. */
 export interface AttemptWindow {
   fromMs: number;
   toMs: number;
-}
-
-export interface Offer {
-  id: string;
-  state: 'pending' | 'checking' | 'proven' | 'refused' | 'unchecked';
-  /** Why it was refused, or why it could not be checked. */
-  why?: string;
 }
 
 export function idProblem(id: string): string | undefined {

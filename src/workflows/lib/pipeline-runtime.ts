@@ -32,33 +32,21 @@ import {
   type StageStatus,
   type VendorTaskKind,
   type VendorTaskRecord,
-} from '../messages';
+} from '../../contract/messages';
 import { isPlaintext } from '../../codec/plaintext-mark';
-import { STAGE, STATUS, VENDOR_TASK_IDS } from '../search-attributes';
-import { CallbackBook, type BookCarry, type ProofSpec } from './callback-book';
-import { renderDetails } from './details';
-import { TASK_ID_PATTERN } from './offers';
+import { STAGE, STATUS, VENDOR_TASK_IDS } from '../../contract/search-attributes';
+import type { ProofSpec, RuntimeCarry } from '../../contract/carry';
+import { CallbackBook } from './callback-book';
+import { renderDetails } from '../../contract/details';
+import { TASK_ID_PATTERN } from '../../contract/offers';
 import { operatorRefusal } from './operator-proof';
-import { DEFAULT_NOT_FOUND_GRACE_MS } from './poll';
 import { failureMessage } from './failures';
 import { FailureType } from '../../failures';
-import { printable } from './printable';
+import { printable } from '../../contract/printable';
 import { summaryOf } from './summaries';
 
-/** What continue-as-new carries besides the finished stages' outputs. */
-export interface RuntimeCarry {
-  status: PipelineStatus;
-  /** Per vendor interface: no call before this time (epoch ms, the latest Retry-After). */
-  holds: Record<string, number>;
-  /** The callback inbox: attempts in flight with their offers (undefined on a first run). */
-  book: BookCarry | undefined;
-  /** Steps whose last create attempt has an unknown outcome (reconcile or an operator is pending). */
-  ambiguous?: Record<string, number>;
-  /** The operator wait's reason without its offers (status.waiting carries the rest of the wait). */
-  waitingBase?: string;
-  /** The worker's codec was strict when this was carried: a continued run judges signals so from its first task. */
-  codecStrict?: boolean;
-}
+/** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
+export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
 export class PipelineRuntime {
   readonly status: PipelineStatus;

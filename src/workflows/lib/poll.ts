@@ -13,7 +13,7 @@ import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from '.
 import { holdUntil, interfaceOf } from './holds';
 import { duration } from './summaries';
 import { stageFailure } from './create';
-import type { PipelineRuntime } from './pipeline-runtime';
+import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
 
 export interface PollPolicy {
@@ -61,9 +61,6 @@ export const DEFAULT_POLICIES = {
   },
   erase: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.erase, callbackSlowdown: 3 },
 } satisfies Record<string, PollPolicy>;
-
-/** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
-export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
 export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   const { rt, policy } = spec;

@@ -15,7 +15,7 @@ import {
   type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
-import { getAssetTaskQueue } from '../messages';
+import { getAssetTaskQueue } from '../../contract/messages';
 import { FailureType } from '../../failures';
 
 /** Failure types that no retry can fix. */

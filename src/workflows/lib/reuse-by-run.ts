@@ -2,16 +2,16 @@
  * Rerun by run (`reuse-by-run`): the reused outputs are read from the source run itself,
  * named by workflow id and run id, through the `readReuseSource` activity; the input names
  * only the run and the stages. The source's tasks that may still succeed are adopted or the
- * rerun is refused (reuse-rule.ts), so a raw start that skips `planRerun` never pays twice.
+ * rerun is refused (src/contract/reuse-rule.ts), so a raw start that skips `planRerun` never pays twice.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { FailureType } from '../../failures';
-import { STAGES, type LegacyPipelineReuse, type PipelineReuse, type VendorTaskRecord } from '../messages';
+import { STAGES, type LegacyPipelineReuse, type PipelineReuse, type VendorTaskRecord } from '../../contract/messages';
 import { stageFailure } from './create';
 import { messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
-import { sourceTaskRule } from './reuse-rule';
+import { sourceTaskRule } from '../../contract/reuse-rule';
 
 /** Marks runs whose `reuse` names a source run (read from it); runs recorded before took the outputs inline. */
 export const REUSE_BY_RUN_PATCH = 'reuse-by-run';

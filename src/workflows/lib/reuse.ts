@@ -19,9 +19,9 @@ import {
   type PipelineResult,
   type PipelineReuse,
   type VendorTaskRecord,
-} from '../messages';
+} from '../../contract/messages';
 import { stageFailure } from './create';
-import { assetUrlStale, expiredReuse } from './expiry';
+import { assetUrlStale, expiredReuse } from '../../contract/expiry';
 import { isFatalQueryFailure, messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { QUERY_OPTIONS, getAssetActivity } from './proxies';

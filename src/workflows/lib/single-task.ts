@@ -4,7 +4,7 @@
  * continue-as-new the recorded task is polled again, never created again (create.ts).
  */
 import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
-import type { OfferExpectation } from './offers';
+import type { OfferExpectation } from '../../contract/offers';
 import { pollUntilDone, type PollPolicy } from './poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';

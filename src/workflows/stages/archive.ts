@@ -2,7 +2,7 @@
  * Archive: download a vendor output before its URL expires (DESIGN §6), keyed by the vendor
  * task that produced it. After a continue-as-new an output already archived is not fetched again.
  */
-import type { ArchivedFile, PipelineResult } from '../messages';
+import type { ArchivedFile, PipelineResult } from '../../contract/messages';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { ARCHIVE_OPTIONS, archiving } from '../lib/proxies';
 

@@ -8,7 +8,7 @@ import { ASSET_PENDING_STATES, ASSET_STATES, ASSET_TERMINAL_STATES } from '../..
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../../definition/definition';
 import { inferMediaType } from '../../vendor-api/batching';
-import type { AssetResult, AssetsStageResult, PipelineResult } from '../messages';
+import type { AssetResult, AssetsStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, runQuery } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/create';
 import { shortKey } from '../lib/hash';

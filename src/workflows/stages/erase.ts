@@ -3,13 +3,13 @@
  * valid 24 h), create the erase task without duplicates, then poll it.
  */
 import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
-import type { EraseStageResult } from '../messages';
+import type { EraseStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
-import { ERASE_SAFETY_MARGIN_MS } from '../lib/expiry';
+import { ERASE_SAFETY_MARGIN_MS } from '../../contract/expiry';
 import { FailureType } from '../../failures';
 
 export interface EraseStageInput extends SingleTaskInput {

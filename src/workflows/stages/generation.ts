@@ -7,7 +7,7 @@ import {
 } from '../../vendor-api/assumed-values';
 import type { PipelineDefinition } from '../../definition/definition';
 import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
-import type { GenerationStageResult, PipelineResult } from '../messages';
+import type { GenerationStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
 import { DEFAULT_POLICIES } from '../lib/poll';

@@ -6,7 +6,7 @@
 import { REVIEW_STATES, REVIEW_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
 import { RejectedError } from '../../vendor-api/errors';
-import type { ReviewItemResult, ReviewStageResult } from '../messages';
+import type { ReviewItemResult, ReviewStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import {
   createWithoutDuplicates,

@@ -1,13 +1,10 @@
 /**
  * What a failed pipeline attaches to its PipelineFailed failure (its first detail), so that a
  * client reads the stage, the vendor's code and the vendor tasks without parsing messages
- * (the library's PipelineFailedError). Runs that fail on a worker with patch
+ * (the library's PipelineFailedError). Runs with the workflow's patch
  * `pipeline-failure-details` attach it; runs recorded before attach nothing.
  */
 import type { StageName, VendorTaskRecord } from './messages';
-
-/** Marks runs whose PipelineFailed failure carries PipelineFailureDetails. */
-export const FAILURE_DETAILS_PATCH = 'pipeline-failure-details';
 
 export interface PipelineFailureDetails {
   /** The stage that failed ('archive': downloading the outputs). */

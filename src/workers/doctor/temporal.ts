@@ -5,8 +5,8 @@
  */
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { REELFLOW_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
-import { getAssetTaskQueue } from '../workflows/messages';
+import { REELFLOW_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
+import { getAssetTaskQueue } from '../../contract/messages';
 import { fail, guarded, pass, type CheckResult } from './check';
 
 const QUEUE_TYPE = temporal.api.enums.v1.TaskQueueType;

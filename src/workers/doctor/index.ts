@@ -3,8 +3,8 @@
  * The worker's configuration decides what is checked (its profiles, queue, folders).
  */
 import type { Connection } from '@temporalio/client';
-import { loadVendorConfig } from '../vendor-api/config';
-import { loadWorkerConfig, type Env, type WorkerConfig } from '../workers/config';
+import { loadVendorConfig } from '../../vendor-api/config';
+import { loadWorkerConfig, type Env, type WorkerConfig } from '../config';
 import { fail, type CheckResult } from './check';
 import { localChecks } from './local';
 import { temporalChecks } from './temporal';

@@ -6,8 +6,8 @@
  * step new inputs is refused, naming the task and its state. Shared by `planRerun`
  * (client side) and the workflow (a raw start skips the client). Pure, workflow-safe.
  */
-import { STAGES, type StageName, type VendorTaskRecord } from '../messages';
-import { isTerminalState } from './failures';
+import { STAGES, type StageName, type VendorTaskRecord } from './messages';
+import { isTerminalState } from './task-states';
 
 /** The steps whose single paid task a rerun could create a second time. */
 const PAID_STEPS: readonly StageName[] = ['generation', 'erase'];

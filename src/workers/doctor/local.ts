@@ -6,9 +6,9 @@ import { constants } from 'node:fs';
 import { access, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
-import { loadCodecKeys } from '../codec/keys';
-import type { Env } from '../vendor-api/config';
-import type { WorkerConfig } from '../workers/config';
+import { loadCodecKeys } from '../../codec/keys';
+import type { Env } from '../../vendor-api/config';
+import type { WorkerConfig } from '../config';
 import { fail, guarded, pass, type CheckResult } from './check';
 
 /** The receiver's health path (src/callbacks/receiver.ts). */

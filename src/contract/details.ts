@@ -3,7 +3,7 @@
  * stage that runs (state, vendor task ids, progress, elapsed), then any operator wait
  * and error. Pure: the runtime calls it on every refresh.
  */
-import { STAGES, type PipelineStatus, type StageName, type StageStatus } from '../messages';
+import { STAGES, type PipelineStatus, type StageName, type StageStatus } from './messages';
 import { printable } from './printable';
 
 /**

@@ -5,66 +5,19 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PipelineDefinitionInput } from '../definition/definition';
-import type { RuntimeCarry } from './lib/pipeline-runtime';
+import type { RuntimeCarry } from './carry';
+import type {
+  PendingDecision,
+  PipelineState,
+  PipelineStatus,
+  StageName,
+  VendorTaskRecord,
+  WebhookEventType,
+} from './status';
 
-export type StageName = 'review' | 'assets' | 'generation' | 'erase';
-export const STAGES: readonly StageName[] = ['review', 'assets', 'generation', 'erase'];
-
-export type VendorTaskKind = 'review' | 'assetGroup' | 'asset' | 'generation' | 'erase';
-
-/** Every vendor task id is recorded the moment it is known. */
-export interface VendorTaskRecord {
-  kind: VendorTaskKind;
-  id: string;
-  /** e.g. "generation", "review-b0", "asset-hero" */
-  step: string;
-  attempt: number;
-  state?: string;
-  /** How we learned the id: create response, reconcile by name, callback, or operator. */
-  via: 'create' | 'reconcile-name' | 'callback' | 'operator' | 'existing';
-  /** True for a task of a superseded attempt that may still run (and cost) at the vendor. */
-  orphan?: boolean;
-  /** When the pipeline learned the id (ISO, workflow time). */
-  recordedAt?: string;
-}
-
-export interface PendingDecision {
-  /** The pipeline workflow that waits. */
-  workflowId: string;
-  stage: StageName;
-  step: string;
-  attempt: number;
-  reason: string;
-  since: string; // ISO time
-}
-
-export type StageState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
-
-export interface StageStatus {
-  state: StageState;
-  startedAt?: string;
-  endedAt?: string;
-  progress?: { done: number; total: number };
-  detail?: string;
-  /** The earlier pipeline whose output this stage reuses (`rerun`): done without running. */
-  reusedFrom?: string;
-}
-
-export type PipelineState = 'running' | 'waiting-operator' | 'stuck' | 'completed' | 'failed' | 'cancelled';
-
-export interface PipelineStatus {
-  pipelineId: string;
-  state: PipelineState;
-  stage: StageName | 'archive' | 'done';
-  stages: Record<StageName, StageStatus>;
-  vendorTasks: VendorTaskRecord[];
-  waiting?: PendingDecision;
-  /** Vendor calls made so far, by endpoint (e.g. "generation.get"). */
-  calls: Record<string, number>;
-  error?: string;
-  /** Webhooks this pipeline started delivering (options.notify), each in its own workflow. */
-  notifications?: NotificationRecord[];
-}
+// The status query's shapes live in their own file (the carry needs them too); every
+// client imports them from here, with the messages that carry them.
+export * from './status';
 
 export interface ReviewItemResult {
   index: number; // position in definition.review.media
@@ -191,9 +144,6 @@ export interface PipelineResume {
 
 // ---- completion webhooks (options.notify)
 
-export type WebhookEventType =
-  'pipeline.completed' | 'pipeline.failed' | 'pipeline.cancelled' | 'pipeline.waiting_operator';
-
 /** A webhook's body (the Standard Webhooks payload shape: type, timestamp, data). */
 export interface WebhookEvent {
   type: WebhookEventType;
@@ -212,17 +162,6 @@ export interface WebhookEvent {
     /** pipeline.waiting_operator: what the operator is asked about. */
     waiting?: PendingDecision;
   };
-}
-
-/** One webhook the pipeline handed to its delivery workflow. */
-export interface NotificationRecord {
-  event: WebhookEventType;
-  /** The delivery workflow: `<pipelineId>/notify/<key>`. */
-  workflowId: string;
-  /** The webhook-id header: `<pipelineId>:<key>`, the same on every attempt (receivers dedupe on it). */
-  webhookId: string;
-  /** Why the delivery workflow could not be started (e.g. one with its id is still running). */
-  startError?: string;
 }
 
 /** The delivery workflow's input. The signing secret is not in it: the worker holds it per profile. */

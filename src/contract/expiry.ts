@@ -2,8 +2,8 @@
  * When a vendor output's URL stops being usable, in one place for the workflow (workflow
  * time) and for `rerun` on the client (its own clock). Pure: no Temporal, no I/O.
  */
-import { SIGNED_ASSET_URL_VALIDITY_MS } from '../../vendor-api/assumed-values';
-import type { AssetResult, LegacyPipelineReuse } from '../messages';
+import { SIGNED_ASSET_URL_VALIDITY_MS } from '../vendor-api/assumed-values';
+import type { AssetResult, LegacyPipelineReuse } from './messages';
 
 /** Time an erase needs before the source URL expires; closer than this, we refuse. */
 export const ERASE_SAFETY_MARGIN_MS = 10 * 60_000;

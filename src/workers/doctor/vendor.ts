@@ -14,8 +14,8 @@ import {
   resolveProfile,
   type VendorConfig,
   type VendorCredentials,
-} from '../vendor-api';
-import type { Env } from '../vendor-api/config';
+} from '../../vendor-api';
+import type { Env } from '../../vendor-api/config';
 import { fail, guarded, pass, wrong, type CheckResult } from './check';
 import { probe, probeTaskId, type ProbeVerdict } from './vendor-probe';
 
