@@ -37,8 +37,9 @@ const SANDBOX_PATTERNS = [
 
 /**
  * The definition's zod modules may use the client's request schemas (one validator for the
- * door, the workflow and the client): the pipeline workflow loads them lazily, in its own
- * context only. Response schemas (assumptions, review) stay out.
+ * door, the workflow and the client): the pipeline workflow runs it in the validateDefinition
+ * local activity, so no zod enters the workflow bundle. Response schemas (assumptions,
+ * review) stay out.
  */
 const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
   p.regex?.includes('schemas')
@@ -190,7 +191,7 @@ export default tseslint.config(
   },
   ...LAYERS.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),
   {
-    // Workflow code and the definition (which the workflow bundles): stricter still, and it
+    // Workflow code and the definition (the workflow bundles definition/refs): stricter still, and it
     // already excludes the emulator and the dev stack.
     files: ['src/workflows/**/*.ts', 'src/definition/**/*.ts'],
     rules: {
@@ -209,7 +210,7 @@ export default tseslint.config(
   },
   {
     // Workflow modules also stay free of zod: module code runs again in every workflow
-    // context. (video-pipeline.ts loads the definition schema lazily, in its own context only.)
+    // context. (video-pipeline.ts validates the definition in the validateDefinition local activity.)
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -221,7 +222,7 @@ export default tseslint.config(
               regex: '^zod$|(^|/)definition/(definition|schema|cross-checks)$',
               allowTypeImports: true,
               message:
-                'zod schemas are evaluated in every workflow context: import from definition/refs, or require() lazily as video-pipeline.ts does',
+                'zod schemas are evaluated in every workflow context: import from definition/refs, or validate in an activity as video-pipeline.ts does (validateDefinition)',
             },
           ],
         },

@@ -56,7 +56,7 @@ export const FailureType = {
   InvalidReference: 'InvalidReference',
   /** Review: media did not pass and the definition requires all to pass (details: the items). */
   ReviewNotPassed: 'ReviewNotPassed',
-  /** Review: the vendor cancelled the task; not resubmitted (spec 3.3). */
+  /** Review: the vendor cancelled the task; not resubmitted (docs/vendor-contract.md). */
   ReviewCancelled: 'ReviewCancelled',
   /** Review: the vendor task ended failed. */
   ReviewFailed: 'ReviewFailed',

@@ -79,7 +79,7 @@ function refuseUnchecked(deps: ActivityDeps, profile: string, iface: VendorInter
 export function createVendorActivities(deps: ActivityDeps) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
-    // ---- review (spec 4.5)
+    // ---- review
     reviewSubmit: async (
       input: ProfileInput & {
         urls: string[];
@@ -125,7 +125,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       };
     },
 
-    // ---- asset management (spec 4.4)
+    // ---- asset management
     listAssetGroups: async (input: ProfileInput) => {
       const r = await call('assets.ListAssetGroups', (signal) =>
         v(input.profile).assets.listAssetGroups({}, { signal }),
@@ -178,7 +178,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       return { id: a.Id, name: a.Name, status: a.Status, url: a.URL };
     },
 
-    // ---- generation (spec 4.1; query shape assumed)
+    // ---- generation (query shape assumed: docs/vendor-contract.md)
     generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
       refuseUnchecked(deps, input.profile, 'generation');
       const url = callbackUrl(deps, input.callback);
@@ -207,7 +207,7 @@ export function createVendorActivities(deps: ActivityDeps) {
       };
     },
 
-    // ---- erase (spec 4.2, 4.3)
+    // ---- erase
     eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
       refuseUnchecked(deps, input.profile, 'erase');
       const url = callbackUrl(deps, input.callback);

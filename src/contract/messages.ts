@@ -55,7 +55,7 @@ export interface AssetsStageResult {
 export interface GenerationStageResult {
   taskId: string;
   videoUrl: string;
-  /** The original URL is valid 24 h from generation (spec 4.2). */
+  /** The original URL is valid 24 h from generation (docs/vendor-contract.md). */
   videoUrlExpiresAt: string;
 }
 

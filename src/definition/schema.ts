@@ -25,7 +25,7 @@ const MediaTypeName = z.preprocess(
 
 const SUPPORTED_EXTENSIONS = MEDIA_TYPES.map((t) => `${t} .${MEDIA_EXTENSIONS[t].join(' .')}`).join('; ');
 
-/** Review media: an http(s) URL whose extension names a type (spec 4.5 table). */
+/** Review media: an http(s) URL whose extension names a type (the table in vendor-api/batching.ts). */
 const ReviewMediaUrl = checkedString((s) => {
   const url = parseHttpUrl(s);
   if (!url.ok) return url.reason;
@@ -126,7 +126,7 @@ export const AssetsStageSchema = z.strictObject({
   items: z.array(AssetItemSchema).min(1, 'must list at least one asset'),
 });
 
-/** Every field of spec 2.1 except callback_url, which reelflow sets itself. */
+/** Every field of the vendor's generation create body except callback_url, which reelflow sets itself. */
 export const GenerationStageSchema = z.strictObject(generationFields(DefinitionMediaRef));
 export type ContentItemDefinition = z.output<typeof GenerationStageSchema>['content'][number];
 
@@ -156,7 +156,7 @@ export const OptionsSchema = z.strictObject({
     .strictObject({
       /** Whole pipeline (workflow execution timeout). */
       pipeline: Deadline.optional(),
-      /** An asset still Pending this long is shown as stuck: "contact support" (spec 4.4: 5 min). */
+      /** An asset still Pending this long is shown as stuck: "contact support" (5 min: docs/vendor-contract.md). */
       assetStuck: Deadline.default(DEADLINE_DEFAULTS.assetStuck),
       /** An asset still Pending this long fails the stage. */
       assetPending: Deadline.default(DEADLINE_DEFAULTS.assetPending),

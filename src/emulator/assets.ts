@@ -1,5 +1,5 @@
 /**
- * Asset management (spec 2.4, 2.5, 3.2, 4.4, 7.3): ten Actions on one POST path, data
+ * Asset management (docs/vendor-contract.md): ten Actions on one POST path, data
  * isolated per access token, errors as {Code, Message, TrackId}. Each user starts with
  * two system groups: "default" (AIGC) and "real_person" (LivenessFace). The upstream
  * dialect answers Volcengine OpenAPI style: `Processing`, lists as Items + TotalCount,
@@ -67,7 +67,7 @@ export function handleAssetManagement(ctx: EmulatorContext, req: EmuRequest): Re
   }
   const parsed = parseJson(req.body);
   if (!parsed.ok) return assetError(400, 'MissingField', 'request body is not valid JSON', trackId, withUser);
-  // ListAssetGroups takes an omitted body, an empty string or {} alike (spec 4.4).
+  // ListAssetGroups takes an omitted body, an empty string or {} alike (docs/vendor-contract.md).
   const value =
     parsed.empty || parsed.value === null || (action === 'ListAssetGroups' && parsed.value === '') ? {} : parsed.value;
   if (!isRecord(value)) return assetError(400, 'MissingField', 'request body must be a JSON object', trackId, withUser);
@@ -208,7 +208,7 @@ const ACTIONS: Record<AssetAction, ActionFn> = {
     const pageNumber = optionalPositiveInt(body, 'PageNumber') ?? 1;
     const pageSize = optionalPositiveInt(body, 'PageSize') ?? DEFAULT_PAGE_SIZE;
     if (pageSize > MAX_PAGE_SIZE) throw invalid(`PageSize must be at most ${MAX_PAGE_SIZE}`);
-    // Groups the user does not own are silently filtered out (spec 4.4); [] means no filter.
+    // Groups the user does not own are silently filtered out (docs/vendor-contract.md); [] means no filter.
     const wanted = groupIds && groupIds.length > 0 ? new Set(groupIds as string[]) : undefined;
     const assets = [...ctx.store.assets.values()]
       .filter((a) => a.owner === user && a.status !== 'Deleted' && (!wanted || wanted.has(a.GroupId)))

@@ -34,7 +34,7 @@ export function noneAs(dialect: Dialect, value: string): string | null {
   return dialect === 'upstream' && value === '' ? null : value;
 }
 
-/** Asset-management 502 code: the real one carries a vendor word in place of "Upstream" (spec 7.3). */
+/** Asset-management 502 code: the real one carries a vendor word in place of "Upstream" (docs/vendor-contract.md). */
 export function callFailedCode(dialect: Dialect, pathWord: string): string {
   if (dialect !== 'upstream') return 'UpstreamCallFailed';
   return `${pathWord.charAt(0).toUpperCase()}${pathWord.slice(1)}CallFailed`;

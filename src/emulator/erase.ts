@@ -1,5 +1,5 @@
 /**
- * Subtitle erasure (spec 2.3, 3.1, 4.2, 4.3): only the ORIGINAL signed URL of a video
+ * Subtitle erasure (docs/vendor-contract.md): only the ORIGINAL signed URL of a video
  * this emulator generated, younger than 24 h, is accepted. The task walks SUBMITTED →
  * QUEUED → IN_PROGRESS → SUCCESS|FAILURE and calls back on the terminal state only. In
  * the upstream dialect it starts in NOT_START, and one query reports UNKNOWN once.
@@ -47,7 +47,7 @@ export function createErase(ctx: EmulatorContext, req: EmuRequest): Reply {
   const source = originalVideo(ctx, body.video_url, header(req, 'host'));
   if ('problem' in source) return simpleError(400, source.problem, meta);
 
-  // The body's callback_url wins over the X-Callback-URL header (spec 4.2).
+  // The body's callback_url wins over the X-Callback-URL header (docs/vendor-contract.md).
   const bodyCallback =
     typeof body.callback_url === 'string' && body.callback_url !== '' ? body.callback_url : undefined;
   if (body.callback_url !== undefined && body.callback_url !== '' && !bodyCallback) {
@@ -126,7 +126,7 @@ function queriedState(rec: EraseRecord): string {
   return 'UNKNOWN';
 }
 
-/** Scheduler step; the callback goes out on SUCCESS or FAILURE only (spec 6). */
+/** Scheduler step; the callback goes out on SUCCESS or FAILURE only (docs/vendor-contract.md). */
 export function advanceErases(ctx: EmulatorContext, nowMs: number): void {
   for (const rec of ctx.store.erase.values()) {
     if (rec.plan.length === 0) continue;
@@ -138,7 +138,7 @@ export function advanceErases(ctx: EmulatorContext, nowMs: number): void {
   }
 }
 
-/** Query response, and callback body: the same object (spec 6), for the state reported. */
+/** Query response, and callback body: the same object (docs/vendor-contract.md), for the state reported. */
 export function eraseView(
   ctx: EmulatorContext,
   rec: EraseRecord,

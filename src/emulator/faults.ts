@@ -99,7 +99,7 @@ const endpointFaults = z.strictObject({
   expire: rule.optional(),
 });
 
-/** Served from local data with no upstream call (spec 4.4), so upstream502 never applies. */
+/** Served from local data with no upstream call (docs/vendor-contract.md), so upstream502 never applies. */
 const NO_UPSTREAM = new Set<string>(['assets.ListAssetGroups']);
 
 const KNOWN_KEYS = new Set<string>(['*', ...REQUEST_ENDPOINT_KEYS, ...CALLBACK_KEYS]);

@@ -1,5 +1,5 @@
 /**
- * Video generation (spec 2.1, 2.2, 4.1): create, query, the queued → running →
+ * Video generation (docs/vendor-contract.md): create, query, the queued → running →
  * succeeded|failed machine, and a callback on every state entered. The query shape and
  * states are the project's assumptions (src/vendor-api/assumptions.ts) in the seed dialect,
  * the Ark content-generation shape in the upstream dialect (dialect.ts).

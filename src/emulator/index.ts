@@ -1,6 +1,6 @@
 /**
  * The vendor emulator: a local HTTP server speaking the whole vendor contract
- * (spec/vendor-api.md) on one port — base_url and identity_url alike — with seeded
+ * (docs/vendor-contract.md) on one port — base_url and identity_url alike — with seeded
  * fault injection and an inspection API under /__emulator/. See README-emulator.md.
  */
 import { Emulator } from './emulator';

@@ -1,5 +1,5 @@
 /**
- * Asset review (spec 2.6, 3.3, 4.5): sync and async submission, task query with a
+ * Asset review (docs/vendor-contract.md): sync and async submission, task query with a
  * minimum interval, pending → processing → completed|failed (cancelled via the admin
  * API). Items that pass become Active assets whose Asset:// address generation accepts.
  * The sync response and callback body are the assumed ReviewTaskSchema.
@@ -34,7 +34,7 @@ export const FAIL_REVIEW_MARKER = 'fail-review';
 
 type Principal = { principal: string; trackId: string };
 
-/** Both headers are required together (spec 4.5, 5). */
+/** Both headers are required together (docs/vendor-contract.md, "Credentials"). */
 function authenticate(ctx: EmulatorContext, req: EmuRequest): Principal | { reply: Reply } {
   const trackId = header(req, 'x-track-id');
   const auth = ctx.principals.accessToken(req);
@@ -145,7 +145,7 @@ export function advanceReviews(ctx: EmulatorContext, nowMs: number): void {
   }
 }
 
-/** Admin cancel, so clients can exercise the `cancelled` state (spec 3.3). */
+/** Admin cancel, so clients can exercise the `cancelled` state. */
 export function cancelReview(ctx: EmulatorContext, taskId: string): Reply {
   const rec = ctx.store.review.get(taskId);
   if (!rec) return simpleError(404, `review task ${taskId} not found`);
@@ -154,7 +154,7 @@ export function cancelReview(ctx: EmulatorContext, taskId: string): Reply {
   return json(200, reviewView(ctx, rec));
 }
 
-/** The query response (spec 2.6), also the sync response and callback body, for the state reported. */
+/** The query response, also the sync response and callback body, for the state reported. */
 export function reviewView(
   ctx: EmulatorContext,
   rec: ReviewRecord,
@@ -256,7 +256,7 @@ function validateSubmit(
   body: Record<string, unknown>,
 ): ValidSubmit | { error: Reply } {
   const fail = (message: string, status = 400) => ({ error: simpleError(status, message) });
-  // asset_url_list wins when both are sent (spec 4.5).
+  // asset_url_list wins when both are sent (docs/vendor-contract.md).
   const field = body.asset_url_list !== undefined && body.asset_url_list !== null ? 'asset_url_list' : 'images';
   const list = body[field];
   if (list === undefined || list === null) return fail('images (or asset_url_list) is required');

@@ -18,7 +18,7 @@ export interface Timings {
   assetProcessingMs: Duration;
   reviewPendingMs: Duration;
   reviewProcessingMs: Duration;
-  /** Minimum interval between queries of one review task (spec 4.5 rule 3; value assumed). */
+  /** Minimum interval between queries of one review task (value not shown, assumed: docs/vendor-contract.md). */
   reviewMinQueryIntervalMs: number;
   /** How often the scheduler moves due resources forward and sends their callbacks. */
   tickMs: number;

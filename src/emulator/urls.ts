@@ -1,6 +1,6 @@
 /**
  * URL rules shared by the interfaces: what counts as a public http(s) URL, and which
- * media type a URL's extension implies (spec 4.5's table, also used by CreateAsset).
+ * media type a URL's extension implies (the vendor's review table, also used by CreateAsset).
  */
 import { isIP } from 'node:net';
 

@@ -47,10 +47,10 @@ import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
 import { asResolveRefused } from './resolve-refused';
 
-/** Workflow type name of the parent pipeline workflow (src/workflows: `videoPipeline`). */
+/** Workflow type name of the pipeline workflow, one per pipeline (src/workflows: `videoPipeline`). */
 export const PIPELINE_WORKFLOW_TYPE = 'videoPipeline';
 
-/** The parent workflow's signature, as clients see it. */
+/** The pipeline workflow's signature, as clients see it. */
 export type VideoPipelineWorkflow = (input: PipelineInput) => Promise<PipelineResult>;
 export type PipelineHandle = WorkflowHandleWithFirstExecutionRunId<VideoPipelineWorkflow>;
 
@@ -254,7 +254,7 @@ function describeFailure(err: unknown): string {
   return String(err);
 }
 
-/** The message chain of a failure, outermost first (WorkflowFailedError → child → activity → vendor error). */
+/** The message chain of a failure, outermost first (WorkflowFailedError → activity → vendor error). */
 export function failureChain(err: unknown): string[] {
   if (err instanceof PipelineFailedError) return err.messages; // the chain of the SDK error it wraps
   const out: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Asset management (spec 4.4): `POST {identity_url}/api/asset-management?Action=<Name>`
+ * Asset management: `POST {identity_url}/api/asset-management?Action=<Name>`
  * with X-Access-Token and a fresh X-Track-Id. Typed methods return the envelope's Result.
  */
 import { z } from 'zod';

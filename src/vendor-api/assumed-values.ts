@@ -13,24 +13,24 @@ import { GETASSET_MIN_INTERVAL_MS } from './vendor-facts';
 export * from './vendor-facts';
 
 /**
- * States of a generation task (spec 3.4: "not shown"): ours, plus the upstream's
+ * States of a generation task ("not shown": docs/vendor-contract.md): ours, plus the upstream's
  * `expired` (the task expired at the vendor).
  */
 export const GENERATION_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
 export const GENERATION_TERMINAL_STATES = ['succeeded', 'failed', 'cancelled', 'expired'] as const;
 export type GenerationState = (typeof GENERATION_STATES)[number];
 
-/** States of an erase task (spec 3.1). Resellers may also send NOT_START or UNKNOWN: unknown here. */
+/** States of an erase task (documented). Resellers may also send NOT_START or UNKNOWN: unknown here. */
 export const ERASE_STATES = ['SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE'] as const;
 export const ERASE_TERMINAL_STATES = ['SUCCESS', 'FAILURE'] as const;
 export type EraseState = (typeof ERASE_STATES)[number];
 
-/** States of a review task (spec 3.3; transitions not shown). */
+/** States of a review task (documented; transitions not shown). */
 export const REVIEW_STATES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export const REVIEW_TERMINAL_STATES = ['completed', 'failed', 'cancelled'] as const;
 export type ReviewState = (typeof REVIEW_STATES)[number];
 
-/** States of an asset (spec 3.2), plus the Volcengine OpenAPI style's `Processing`. */
+/** States of an asset (documented), plus the Volcengine OpenAPI style's `Processing`. */
 export const ASSET_STATES = ['Pending', 'Processing', 'Active', 'Failed', 'Deleted'] as const;
 export const ASSET_TERMINAL_STATES = ['Active', 'Failed', 'Deleted'] as const;
 /** Still being processed: keep polling. */
@@ -52,7 +52,7 @@ function notTerminal(all: readonly string[], terminal: readonly string[]): reado
   return all.filter((state) => !terminal.includes(state));
 }
 
-/** Minimum interval between review task queries (spec 4.5 rule 3: value "not shown"). */
+/** Minimum interval between review task queries (value "not shown": docs/vendor-contract.md). */
 export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
 
 /**

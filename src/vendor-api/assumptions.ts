@@ -13,8 +13,8 @@ import { CodeSchema, nullIsAbsent, StatusSchema } from './schemas/response';
 export * from './assumed-values';
 
 /**
- * A generation task as reelflow reads it, whatever the vendor's dialect (spec 4.1: query
- * shape "not shown"). Unix seconds; states: GENERATION_STATES, but any string may come.
+ * A generation task as reelflow reads it, whatever the vendor's dialect (query shape
+ * "not shown": docs/vendor-contract.md). Unix seconds; states: GENERATION_STATES, but any string may come.
  */
 export interface GenerationTask {
   id: string;
@@ -85,11 +85,11 @@ function normalizeGeneration(w: z.output<typeof GenerationWireSchema>): Generati
 /** Response of GET {base_url}/v1/task/get/{id}, normalized to GenerationTask. */
 export const GenerationTaskSchema = nullIsAbsent(GenerationWireSchema.transform(normalizeGeneration));
 
-/** Generation callback body (spec 6: "payload: not shown"): the same object as the query. */
+/** Generation callback body ("not shown"): the same object as the query. */
 export const GenerationCallbackSchema = GenerationTaskSchema;
 
 /**
- * Review task: the documented query response (spec 2.6 / 4.5). Kept here because the
+ * Review task: the documented query response. Kept here because the
  * review callback payload and the sync-submit response are assumed to be this same object.
  */
 const ReviewItemWireSchema = z.looseObject({
@@ -123,13 +123,13 @@ export const ReviewTaskSchema = nullIsAbsent(
 );
 export type ReviewTask = z.infer<typeof ReviewTaskSchema>;
 
-/** Review callback body (spec 6: "payload: not shown"): assumed equal to the task query response. */
+/** Review callback body ("not shown"): assumed equal to the task query response. */
 export const ReviewCallbackSchema = ReviewTaskSchema;
-/** Sync review submit response (spec 4.5: "not shown"): assumed equal to a finished task query. */
+/** Sync review submit response ("not shown"): assumed equal to a finished task query. */
 export const ReviewSyncResponseSchema = ReviewTaskSchema;
 
 /**
- * Error body of generation, erase and review (spec 7.1, 7.2, 7.4: "not shown"; only
+ * Error body of generation, erase and review ("not shown"; only
  * asset management documents `{ Code, Message, TrackId }`). Read tolerantly: the
  * asset-management form, the Volcengine OpenAPI form (`ResponseMetadata.Error {Code,
  * Message}`, no top-level Code), lowercase code/message, an `error` string or object,
@@ -156,18 +156,18 @@ export const VendorErrorBodySchema = nullIsAbsent(
 );
 
 /**
- * Entry points named only by path (spec 4.6: base address, credentials and shapes "not
+ * Entry points named only by path (base address, credentials and shapes "not
  * shown"): assumed to live under {base_url} with the same `Bearer <API_KEY>` as
  * generation. Request and response bodies stay `unknown`.
  */
 export const RAW_ENTRY_POINTS_BASE = 'base_url' as const;
 
 /**
- * Sync review submit waits for the review itself (spec 4.5: duration "not shown"), so
+ * Sync review submit waits for the review itself (duration "not shown"), so
  * its default time-to-response-headers is longer than other calls'.
  */
 export const REVIEW_SYNC_HEADERS_TIMEOUT_MS = 300_000;
 
-// Vendor cancel endpoint for generation (spec 4.1 mentions cancelling; path and shape
+// Vendor cancel endpoint for generation (the vendor mentions cancelling; path and shape
 // "not shown"): reelflow never calls one. Cancelling a pipeline reports the vendor task
 // ids that may still be running instead.

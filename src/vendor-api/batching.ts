@@ -1,5 +1,5 @@
 /**
- * Review batching (spec 4.5): at most 50 URLs per submission, one media type per batch,
+ * Review batching (docs/vendor-contract.md): at most 50 URLs per submission, one media type per batch,
  * the type inferred from the URL extension. Pure (no node:*, no URL global), so
  * workflows can plan batches deterministically.
  */
@@ -9,7 +9,7 @@ import { MAX_REVIEW_BATCH } from './vendor-facts';
 export const MEDIA_TYPES = ['Image', 'Video', 'Audio'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
 
-/** Supported extensions per type (spec 4.5 table). */
+/** Supported extensions per type (the vendor's table). */
 export const MEDIA_EXTENSIONS: Readonly<Record<MediaType, readonly string[]>> = Object.freeze({
   Image: ['jpeg', 'jpg', 'png', 'webp', 'bmp', 'tiff', 'tif', 'gif', 'heic', 'heif'],
   Video: ['mp4', 'mov'],

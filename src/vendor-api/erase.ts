@@ -1,4 +1,4 @@
-/** Subtitle erasure (spec 4.2, 4.3). */
+/** Subtitle erasure: create and query. */
 import { z } from 'zod';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
 import { pathOf } from './spans';

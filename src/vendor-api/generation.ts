@@ -1,4 +1,4 @@
-/** Generation interface: create (spec 4.1) and the assumed query (assumptions.ts). */
+/** Generation interface: create and the assumed query (assumptions.ts). */
 import { GenerationTaskSchema, type GenerationTask } from './assumptions';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
 import { pathOf } from './spans';

@@ -49,7 +49,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Vendor text copied into our messages is capped: errors end up in workflow history. */
 const MAX_VENDOR_TEXT = 300;
 
-/** 32 lowercase hex characters, fresh per request (spec 4.2 X-Trace-ID, 4.5 X-Track-Id). */
+/** 32 lowercase hex characters, fresh per request (X-Trace-ID, X-Track-Id: docs/vendor-contract.md). */
 export function newTraceId(): string {
   return randomBytes(16).toString('hex');
 }

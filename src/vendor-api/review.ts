@@ -1,5 +1,5 @@
 /**
- * Asset review (spec 4.5) under {identity_url}: X-Access-Token and a fresh X-Track-Id
+ * Asset review under {identity_url}: X-Access-Token and a fresh X-Track-Id
  * on every call. Submissions are checked before sending: ≤ 50 public http(s) URLs of
  * one supported type; `asset_type` is filled in from the extensions when absent (the
  * vendor would otherwise assume Image).

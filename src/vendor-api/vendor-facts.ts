@@ -1,5 +1,5 @@
 /**
- * What the vendor's spec states as fact (spec/vendor-api.md, mostly §8 "Limits"), each in
+ * What the vendor states as fact (docs/vendor-contract.md, "What we rely on"), each in
  * this one place: the client, the activities, the workflows, the emulator and the bench
  * import these values, never a copy. Plain values, no zod, so workflow code imports them
  * too. What the spec leaves unstated, reelflow assumes in assumed-values.ts, which

@@ -16,7 +16,7 @@ import {
 import { CommandContext, keyValues, table } from '../cli-output';
 import { UsageError } from '../cli-spec';
 
-/** Review and asset management authenticate with the access token only (spec 5). */
+/** Review and asset management authenticate with the access token only (docs/vendor-contract.md, "Credentials"). */
 export function vendorClientFromEnv(env: NodeJS.ProcessEnv, profile = 'default'): VendorClient {
   const config = loadVendorConfig(env);
   const creds = resolveProfile(profile, env, ['accessToken']);

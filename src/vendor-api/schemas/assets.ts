@@ -1,4 +1,4 @@
-/** Asset management (spec 2.4, 2.5, 3.2, 4.4, 7.3): the ten Actions' requests and Results. */
+/** Asset management (docs/vendor-contract.md): the ten Actions' requests and Results. */
 import { z } from 'zod';
 import { HttpUrlSchema, NonEmptyString } from './common';
 import { GROUP_NAME_CHARS, GROUP_NAME_MAX } from '../vendor-facts';
@@ -11,14 +11,14 @@ export const GROUP_TYPES = ['AIGC', 'LivenessFace'] as const;
 export type GroupType = (typeof GROUP_TYPES)[number];
 export const ASSET_TYPES = ['Image', 'Video', 'Audio'] as const;
 
-/** Chinese characters, letters, digits, - and _, 1..50 characters (spec 4.4). */
+/** Chinese characters, letters, digits, - and _, 1..50 characters (docs/vendor-contract.md). */
 export const GroupNameSchema = z
   .string()
   .min(1, 'must not be empty')
   .refine((s) => [...s].length <= GROUP_NAME_MAX, `must be at most ${GROUP_NAME_MAX} characters`)
   .refine((s) => GROUP_NAME_CHARS.test(s), 'may hold only Chinese characters, letters, digits, - and _');
 
-/** Request AssetType: the capitalized form or its lowercase (spec 4.4). */
+/** Request AssetType: the capitalized form or its lowercase (docs/vendor-contract.md). */
 export const AssetTypeInputSchema = z.enum(['Image', 'Video', 'Audio', 'image', 'video', 'audio']);
 
 export const ResponseMetadataSchema = z.looseObject({
@@ -55,7 +55,7 @@ export const AssetSchema = z.looseObject({
 export type Asset = z.output<typeof AssetSchema>;
 
 /**
- * A list Result in either style: `{<list>, Total}` (spec 4.4) or the Volcengine OpenAPI
+ * A list Result in either style: `{<list>, Total}` (documented) or the Volcengine OpenAPI
  * style `{Items, Total | TotalCount}`. Callers get `{<list>, Total}` either way.
  */
 function listResult<L extends 'Assets' | 'AssetGroups', T>(list: L, item: z.ZodType<T>) {
@@ -175,7 +175,7 @@ export const ASSET_ACTION_FIELDS: Readonly<Record<AssetActionName, readonly stri
   DeleteAsset: ['Id'],
 };
 
-/** The success envelope for an Action (spec 4.4); `null` members count as absent. */
+/** The success envelope for an Action (docs/vendor-contract.md); `null` members count as absent. */
 export function assetEnvelopeSchema<A extends AssetActionName>(action: A) {
   const spec = ASSET_ACTIONS[action];
   return nullIsAbsent(

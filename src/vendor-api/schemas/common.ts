@@ -82,7 +82,7 @@ export const HttpUrlSchema = checkedString((s) => {
   return url.ok ? undefined : url.reason;
 });
 
-/** Generation media: a public http(s) URL or an Asset:// address (spec 2.2; `asset://` too). */
+/** Generation media: a public http(s) URL or an Asset:// address (`asset://` too: docs/vendor-contract.md). */
 export const MediaRefSchema = checkedString(mediaRefProblem);
 
 export const NonEmptyString = z.string().min(1, 'must not be empty');

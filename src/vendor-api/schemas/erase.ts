@@ -1,4 +1,4 @@
-/** Erase interface (spec 2.3, 3.1, 4.2, 4.3, 6). */
+/** Erase interface: create, query, callback (docs/vendor-contract.md). */
 import { z } from 'zod';
 import { HttpUrlSchema, NonEmptyString } from './common';
 import { nullIsAbsent, StatusSchema } from './response';
@@ -20,7 +20,7 @@ export const EraseCreateResponseSchema = nullIsAbsent(
 export type EraseCreateResponse = z.output<typeof EraseCreateResponseSchema>;
 
 /**
- * Query response and callback body (identical per spec 6). Any non-empty status: resellers
+ * Query response and callback body (identical: docs/vendor-contract.md). Any non-empty status: resellers
  * also send NOT_START and UNKNOWN (known ones: ERASE_STATES).
  */
 export const EraseTaskSchema = nullIsAbsent(

@@ -1,4 +1,4 @@
-/** Generation interface (spec 2.1, 2.2, 4.1). Query shape: assumptions.ts. */
+/** Generation interface: create and content items. Query shape: assumptions.ts. */
 import { z } from 'zod';
 import { MediaRefSchema, NonEmptyString, HttpUrlSchema } from './common';
 
@@ -8,7 +8,7 @@ const Role = NonEmptyString.optional();
 /** `{ url }` of a media content item; `url` is the caller's rule (the definition adds ref: forms). */
 const urlObject = (url: z.ZodType<string, string>) => z.strictObject({ url });
 
-/** The content item union (spec 2.2) over a URL rule: the request's, or the definition's. */
+/** The content item union over a URL rule: the request's, or the definition's. */
 export function contentItemSchema(url: z.ZodType<string, string>) {
   return z.discriminatedUnion(
     'type',

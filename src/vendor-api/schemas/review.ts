@@ -1,4 +1,4 @@
-/** Asset review (spec 2.6, 3.3, 4.5). Task/callback/sync shapes: assumptions.ts. */
+/** Asset review: submit and result items. Task/callback/sync shapes: assumptions.ts. */
 import { z } from 'zod';
 import { inferMediaType, MEDIA_TYPES } from '../batching';
 import { MAX_REVIEW_BATCH } from '../vendor-facts';

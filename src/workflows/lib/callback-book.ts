@@ -70,7 +70,10 @@ function normalize(cb: unknown): VendorCallbackSignal | undefined {
   };
 }
 
-/** The pipeline's own workflow ids (this stage and its parent): their claims are not "another pipeline". */
+/**
+ * The pipeline's own workflow ids: its own, and a parent's if a caller started it as a child
+ * (reelflow starts each pipeline as one top-level workflow). Their claims are not "another pipeline".
+ */
 function ownWorkflowIds(): string[] {
   const info = workflowInfo();
   return info.parent ? [info.workflowId, info.parent.workflowId] : [info.workflowId];

@@ -1,5 +1,5 @@
 /**
- * Create without duplicates (DESIGN.md §1). The vendor has no idempotency key, so:
+ * Create without duplicates (docs/architecture.md, "Create without duplicates"). The vendor has no idempotency key, so:
  * a create runs once per attempt; provably-unsent and rate-limited requests are retried;
  * rejected ones fail the stage naming the field; an AMBIGUOUS outcome is reconciled
  * (by name, or by a callback naming a task that passes the proof of offers.ts) and never

@@ -1,5 +1,6 @@
 /**
- * Reads a failed activity the way the create protocol needs (DESIGN.md §1): was the
+ * Reads a failed activity the way the create protocol needs (docs/architecture.md,
+ * "Create without duplicates"): was the
  * request provably not sent, rate limited, rejected, or is its outcome ambiguous?
  */
 import {

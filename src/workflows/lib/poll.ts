@@ -1,5 +1,5 @@
 /**
- * Poll with durable timers (DESIGN.md §2): one query activity, then a workflow timer
+ * Poll with durable timers (docs/architecture.md, "Polling"): one query activity, then a workflow timer
  * that grows to a cap (small history), cut short by a callback hint. With callbacks on,
  * polling goes on at a slower cadence in case a callback is lost.
  *

@@ -78,7 +78,7 @@ export function producedAt(task: { finishedAt?: number; updatedAt?: number }): n
   return vendorSeconds === undefined ? firstSeen : Math.min(vendorSeconds * 1000, firstSeen);
 }
 
-/** The spec 2.1 body of the definition's generation, with every reference replaced by its Asset:// address. */
+/** The vendor create body of the definition's generation, with every reference replaced by its Asset:// address. */
 export function generationRequest(
   gen: NonNullable<PipelineDefinition['generation']>,
   result: PipelineResult,

@@ -1,7 +1,7 @@
 /**
  * Review stage: media split into valid batches (≤ 50 URLs, one type each), each batch
  * submitted without duplicates and polled (≥ 1 s apart, growing); `cancelled` stops
- * without resubmitting (spec 3.3). Asset:// addresses come only from result.items[].
+ * without resubmitting (docs/vendor-contract.md). Asset:// addresses come only from result.items[].
  */
 import { REVIEW_STATES, REVIEW_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
