@@ -105,9 +105,12 @@ test("metrics: the worker's Prometheus endpoint and the Temporal server's, publi
   expect(workerPort).toBeDefined();
   expect(published(config, 'worker')).toContainEqual(['127.0.0.1', workerPort, workerPort]);
   expect(
-    loadWorkerConfig({ ...env(config, 'worker'), REELFLOW_CALLBACK_SECRET: 'x'.repeat(32) } as Record<string, string>, {
-      cores: 2,
-    }).metricsBind,
+    loadWorkerConfig(
+      { ...env(config, 'worker'), REELFLOW_CALLBACK_SECRET: 'x'.repeat(32) },
+      {
+        cores: 2,
+      },
+    ).metricsBind,
   ).toBe(`0.0.0.0:${workerPort}`);
   const serverPort = /^0\.0\.0\.0:(\d+)$/.exec(env(config, 'temporal').PROMETHEUS_ENDPOINT ?? '')?.[1];
   expect(serverPort).toBeDefined();
