@@ -55,19 +55,25 @@ export interface ComposeService {
   volumes?: string[];
   restart?: string;
   profiles?: string[];
+  stop_grace_period?: string;
 }
 export interface ComposeConfig {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
 }
 
-/** `docker-compose config` of the repository's file, as JSON, with none of its variables set but `vars`. */
-export function composeConfig(vars: Record<string, string> = {}): ComposeConfig {
+/**
+ * `docker-compose config` of the repository's file, as JSON, with none of its variables set but
+ * `vars`, validated with `profiles` on. Compose v1 lists every service whatever the profiles:
+ * `activeServices` picks those a profile starts.
+ */
+export function composeConfig(vars: Record<string, string> = {}, profiles: string[] = []): ComposeConfig {
   const env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !COMPOSE_VARIABLES.test(k))),
     ...vars,
   };
-  const yaml = run('docker-compose', ['--project-directory', ROOT, '-f', 'docker-compose.yml', 'config'], env);
+  const args = ['--project-directory', ROOT, '-f', 'docker-compose.yml', ...profiles.flatMap((p) => ['--profile', p])];
+  const yaml = run('docker-compose', [...args, 'config'], env);
   const json = run(
     'python3',
     ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'],
@@ -75,4 +81,11 @@ export function composeConfig(vars: Record<string, string> = {}): ComposeConfig 
     yaml,
   );
   return JSON.parse(json) as ComposeConfig;
+}
+
+/** The services `docker compose --profile …  up` starts: those without a profile, and those of an active one. */
+export function activeServices(config: ComposeConfig, profiles: string[] = []): string[] {
+  return Object.entries(config.services)
+    .filter(([, s]) => !s.profiles?.length || s.profiles.some((p) => profiles.includes(p)))
+    .map(([name]) => name);
 }

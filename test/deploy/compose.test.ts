@@ -96,10 +96,10 @@ test('start order: schema, server healthy, namespace, search attributes, then th
     temporal: 'service_healthy',
     'temporal-create-namespace': 'service_completed_successfully',
   });
+  // Not the emulator: it is in the demo profile only (compose-profiles.test.ts).
   expect(dependsOn('worker')).toEqual({
     setup: 'service_completed_successfully',
     temporal: 'service_healthy',
-    emulator: 'service_healthy',
   });
 });
 
@@ -170,7 +170,10 @@ test('the image is on the Node major the tests run on', () => {
   expect(new Set(majors)).toEqual(new Set([process.versions.node.split('.')[0]]));
 });
 
-/** The `docker compose …` commands of the Docker section of docs/deploy.md. */
+/** Compose's own options before the subcommand, each with its value. */
+const GLOBAL_OPTIONS = ['--profile', '--env-file', '-f', '--file', '-p', '--project-name'];
+
+/** The `docker compose …` commands of the Docker section of docs/deploy.md, without compose's own options. */
 function docsComposeCommands(): string[][] {
   const page = readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8');
   const start = page.indexOf('\n## Docker\n');
@@ -181,7 +184,11 @@ function docsComposeCommands(): string[][] {
     .split('\n')
     .map((line) => line.replace(/#.*$/, '').trim())
     .filter((line) => line.startsWith('docker compose '))
-    .map((line) => line.split(/\s+/).slice(2));
+    .map((line) => {
+      const words = line.split(/\s+/).slice(2);
+      while (GLOBAL_OPTIONS.includes(words[0])) words.splice(0, 2);
+      return words;
+    });
 }
 
 test('the compose commands of docs/deploy.md name services, CLI commands and files that exist', () => {
@@ -195,9 +202,16 @@ test('the compose commands of docs/deploy.md name services, CLI commands and fil
       expect(services[service]).toBeDefined();
       expect(findCommand(command)).toBeDefined();
       for (const file of args.filter((a) => a.includes('/'))) {
+        if (file.startsWith('/definitions/')) {
+          // The user's folder, mounted by the cli service.
+          expect(services[service].volumes).toContain(`${path.join(ROOT, 'definitions')}:/definitions:ro`);
+          continue;
+        }
         expect(dockerfile).toContain(`COPY ${file.split('/')[0]} `);
         expect(() => readFileSync(path.join(ROOT, file))).not.toThrow();
       }
+    } else if (sub === 'exec') {
+      expect(services[names[0]]).toBeDefined();
     } else if (sub === 'logs' || sub === 'ps') {
       for (const service of names) expect(services[service]).toBeDefined();
     } else {
