@@ -9,7 +9,8 @@ import { literalHostRange } from '../definition/hosts';
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]', '']);
 const ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/;
 
-const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+/** A bare IPv6 address (two or more colons) gets its brackets; `name:port` is a name with a port. */
+const bracketed = (host: string) => (host.split(':').length > 2 && !host.startsWith('[') ? `[${host}]` : host);
 
 /** `host` or `host:port` as a Host header carries it (lower case; the bound port when none). */
 function normalise(entry: string, port: number): string {

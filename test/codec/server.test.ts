@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { codecFromEnv, type EncryptionCodec } from '../../src/codec';
 import { startCodecServer, type CodecServer } from '../../src/codec/server';
+import { hostAllowList } from '../../src/codec/host-allow-list';
 import { runCli } from '../../src/starters/cli';
 import { ROOT } from '../starters/helpers';
 
@@ -155,4 +156,12 @@ describe('bound to every interface', () => {
     expect(code).not.toBe(0);
     expect(stderr).toContain('--allowed-host (or REELFLOW_CODEC_SERVER_HOSTS) is required with --host 0.0.0.0');
   });
+});
+
+test('allowed hosts: a name with a port is a name, a bare IPv6 address is bracketed', () => {
+  const allowed = hostAllowList('0.0.0.0', 8888, ['codec-server:8888', 'ui.internal', '::1']);
+  expect([...allowed]).toEqual(
+    expect.arrayContaining(['codec-server:8888', 'ui.internal:8888', '[::1]:8888', '127.0.0.1:8888']),
+  );
+  expect(() => hostAllowList('0.0.0.0', 8888, ['http://x/'])).toThrow(/allowedHosts: "http:\/\/x\/"/);
 });
