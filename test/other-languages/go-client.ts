@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { cacheDir } from '../../src/devstack/temporal-cli';
@@ -62,6 +62,11 @@ export async function buildGoClient(
     throw new Error(`go build in ${GO_CLIENT_DIR} failed: ${stderr.trim() || String(e)}`);
   }
   renameSync(building, target); // atomic: a concurrent run sees the whole binary or none
+  // Builds of earlier sources are 25 MB each and never used again.
+  for (const old of readdirSync(path.dirname(target))) {
+    if (/^reelflow-go-client-[0-9a-f]{12}$/.test(old) && old !== path.basename(target))
+      rmSync(path.join(path.dirname(target), old), { force: true });
+  }
   log(`built ${target} in ${Math.round((Date.now() - started) / 1000)} s`);
   return target;
 }

@@ -15,10 +15,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 )
 
 // The part of the `status` query's answer this client reads; the rest is kept as-is.
@@ -86,7 +88,9 @@ func readDefinition(p string) (map[string]any, error) {
 }
 
 func run(ctx context.Context, address, namespace, taskQueue, id string, definition map[string]any) int {
-	c, err := client.Dial(client.Options{HostPort: address, Namespace: namespace})
+	// The SDK logs to stdout by default: send its warnings to stderr, stdout is the JSON.
+	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	c, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, Logger: logger})
 	if err != nil {
 		return report(output{WorkflowID: id, Error: "connect: " + err.Error()}, 1)
 	}
