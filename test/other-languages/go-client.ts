@@ -54,7 +54,11 @@ export async function buildGoClient(
   try {
     await promisify(execFile)(go, ['build', '-trimpath', '-o', building, '.'], {
       cwd: GO_CLIENT_DIR,
-      env: { ...env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' },
+      env: {
+        ...env,
+        GOTOOLCHAIN: 'local',
+        GOFLAGS: [env.GOFLAGS, '-mod=readonly', '-buildvcs=false'].filter(Boolean).join(' '),
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (e) {
