@@ -23,6 +23,7 @@ import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
 import {
   STAGES,
   outputsQuery,
+  statusQuery,
   type PipelineInput,
   type PipelineResult,
   type PipelineStatus,
@@ -49,6 +50,9 @@ import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   const patches = decidePatches(input);
+  // While a continued run's carry is checked (a local activity), `status` answers from it;
+  // the runtime's own handler replaces this one (a query writes no history).
+  if (input.resume) setHandler(statusQuery, () => input.resume!.runtime.status);
   const refused = await refusedResume(input.resume);
   const resume = refused ? undefined : input.resume;
   const { rt, result } = startRuntime(input, resume, patches);
