@@ -203,6 +203,14 @@ describe('cancel through the CLI', () => {
     const result = await cli(['result', id]);
     expect(result.code).toBe(3);
     expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^pipeline ${id} cancelled: `));
+
+    // Cancelling it again: nothing to do, and that is no failure.
+    const again = await cli(['cancel', id]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`pipeline ${id} already cancelled: nothing to cancel\n`);
+    const againJson = await cli(['cancel', id, '--json']);
+    expect(againJson.code).toBe(0);
+    expect(againJson.json()).toEqual({ workflowId: id, cancelRequested: false, status: 'cancelled' });
   });
 });
 
@@ -267,7 +275,7 @@ describe('resolve through the CLI', () => {
     expect(late.code).toBe(1);
     expect(late.stderr).toContain(`pipeline ${id} already completed: nothing waits for a decision`);
     const lateCancel = await cli(['cancel', id]);
-    expect(lateCancel.code).toBe(1);
-    expect(lateCancel.stderr).toContain(`pipeline ${id} already completed: nothing to cancel`);
+    expect(lateCancel.code).toBe(0);
+    expect(lateCancel.stdout).toContain(`pipeline ${id} already completed: nothing to cancel`);
   });
 });
