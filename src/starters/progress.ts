@@ -75,29 +75,49 @@ export function renderStatus(status: PipelineStatus): string[] {
   return lines;
 }
 
+const FINAL_STATES: readonly string[] = ['completed', 'failed', 'cancelled'];
+
+/** Lines for the vendor tasks that are new or changed state, by the stage they belong to. */
+function taskChanges(prev: PipelineStatus | undefined, next: PipelineStatus): Map<StageName, string[]> {
+  const known = new Map((prev?.vendorTasks ?? []).map((t) => [`${t.kind}:${t.id}`, t]));
+  const out = new Map<StageName, string[]>(STAGES.map((s) => [s, []]));
+  for (const stage of STAGES) {
+    for (const t of stageTasks(next, stage)) {
+      const before = known.get(`${t.kind}:${t.id}`);
+      if (!before) out.get(stage)!.push(`vendor ${t.kind} ${taskText(t)} · step ${t.step} (via ${t.via})`);
+      else if (before.state !== t.state || before.orphan !== t.orphan)
+        out.get(stage)!.push(`vendor ${t.kind} ${taskText(t)}`);
+    }
+  }
+  return out;
+}
+
+/** A stage's line, or undefined when nothing of it changed; `tasks`: its task lines printed with it. */
+function stageChange(stage: StageName, a: StageStatus | undefined, b: StageStatus, first: boolean, tasks: string[]) {
+  const changed =
+    !a || a.state !== b.state || progressText(a.progress) !== progressText(b.progress) || a.detail !== b.detail;
+  if (!changed || (first && b.state === 'pending')) return undefined;
+  // "vendor succeeded" is the task's state, which its own line below says once.
+  const detail = tasks.length && /^vendor \S+$/.test(b.detail ?? '') ? undefined : b.detail;
+  return `${stage}: ${[stateText(b), progressText(b.progress), detail].filter(Boolean).join(' ')}`;
+}
+
 /**
- * What changed between two statuses, one line each (non-TTY output): state, stage
- * states and progress, new vendor task ids and their states, waiting, error.
+ * What changed between two statuses, one line each (non-TTY output), in the order it
+ * happened: the pipeline starting or waiting, each stage with its vendor tasks, the
+ * waiting, the error, and last the pipeline's end (after the stage that ended it).
  */
 export function statusChanges(prev: PipelineStatus | undefined, next: PipelineStatus): string[] {
   const out: string[] = [];
-  if (!prev || prev.state !== next.state) out.push(`pipeline ${next.state}`);
+  const stateChanged = !prev || prev.state !== next.state;
+  const ends = FINAL_STATES.includes(next.state);
+  if (stateChanged && !ends) out.push(`pipeline ${next.state}`);
+  const tasks = taskChanges(prev, next);
   for (const stage of STAGES) {
-    const a = prev?.stages[stage];
     const b = next.stages[stage];
-    if (!b) continue;
-    const changed =
-      !a || a.state !== b.state || progressText(a.progress) !== progressText(b.progress) || a.detail !== b.detail;
-    if (!changed) continue;
-    if (!prev && b.state === 'pending') continue;
-    const bits = [stateText(b), progressText(b.progress), b.detail].filter(Boolean);
-    out.push(`${stage}: ${bits.join(' ')}`);
-  }
-  const known = new Map((prev?.vendorTasks ?? []).map((t) => [`${t.kind}:${t.id}`, t]));
-  for (const t of next.vendorTasks) {
-    const before = known.get(`${t.kind}:${t.id}`);
-    if (!before) out.push(`vendor ${t.kind} ${taskText(t)} · step ${t.step} (via ${t.via})`);
-    else if (before.state !== t.state || before.orphan !== t.orphan) out.push(`vendor ${t.kind} ${taskText(t)}`);
+    const line = b ? stageChange(stage, prev?.stages[stage], b, !prev, tasks.get(stage)!) : undefined;
+    if (line) out.push(line);
+    out.push(...tasks.get(stage)!);
   }
   const w = next.waiting;
   if (w && (!prev?.waiting || prev.waiting.step !== w.step || prev.waiting.attempt !== w.attempt)) {
@@ -105,6 +125,7 @@ export function statusChanges(prev: PipelineStatus | undefined, next: PipelineSt
   }
   if (!w && prev?.waiting) out.push(`operator decision taken for ${prev.waiting.step}`);
   if (next.error && next.error !== prev?.error) out.push(`error: ${next.error}`);
+  if (stateChanged && ends) out.push(`pipeline ${next.state}`);
   return out;
 }
 

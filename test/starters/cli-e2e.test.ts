@@ -119,6 +119,9 @@ describe('pipelines through the CLI', () => {
     expect(out).toMatch(/vendor generation \S+/);
     expect(out).toMatch(/pipeline cli-run-\d+ completed\n {2}review.*: 2\/2 passed/);
     expect(out).toMatch(/ {2}erase.*: task \S+\n {4}video http/);
+    // In order: the last stage ends before the pipeline does.
+    const live = out.slice(0, out.indexOf(`pipeline cli-run-`)).split('\n');
+    expect(live.findIndex((l) => l.startsWith('erase: done'))).toBeLessThan(live.indexOf('pipeline completed'));
   });
 
   test('run on a TTY redraws the block in place', async () => {

@@ -57,9 +57,9 @@ test('statusChanges: only what changed, one line each', () => {
   expect(statusChanges(undefined, a)).toEqual([
     'pipeline running',
     'review: done 2/2',
+    'vendor review rv-1 (completed) · step review-b0 (via create)',
     'assets: skipped',
     'generation: running queued',
-    'vendor review rv-1 (completed) · step review-b0 (via create)',
     'vendor generation gen-1 · step generation (via create)',
   ]);
   expect(statusChanges(a, a)).toEqual([]);
@@ -74,6 +74,29 @@ test('statusChanges: only what changed, one line each', () => {
     resolveHint(a.pipelineId, waiting),
   ]);
   expect(statusChanges(b, status())).toContain('operator decision taken for generation');
+});
+
+test('statusChanges: the end comes after the stage that ended it, and the task state is said once', () => {
+  const erase = { kind: 'erase' as const, id: 'er-1', step: 'erase', attempt: 1, via: 'create' as const };
+  const a = status({
+    stage: 'erase',
+    stages: {
+      ...status().stages,
+      generation: { state: 'done' },
+      erase: { state: 'running', detail: 'vendor RUNNING' },
+    },
+    vendorTasks: [...status().vendorTasks, { ...erase, state: 'RUNNING' }],
+  });
+  const b = status({
+    state: 'completed',
+    stage: 'done',
+    stages: { ...a.stages, erase: { state: 'done', detail: 'vendor SUCCESS' } },
+    vendorTasks: [...status().vendorTasks, { ...erase, state: 'SUCCESS' }],
+  });
+  expect(statusChanges(a, b)).toEqual(['erase: done', 'vendor erase er-1 (SUCCESS)', 'pipeline completed']);
+  // A detail the task line does not carry stays.
+  const c = status({ stages: { ...status().stages, generation: { state: 'running', detail: 'vendor queued' } } });
+  expect(statusChanges(status(), c)).toEqual(['generation: running vendor queued']);
 });
 
 test('ProgressDisplay: line mode prints changes; TTY mode redraws the block in place', () => {
