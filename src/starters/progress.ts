@@ -50,10 +50,32 @@ export function resolveHint(pipelineId: string, waiting: PendingDecision): strin
   );
 }
 
+const ENDED: readonly string[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * A stage's state as the operator should read it: `waiting` while it waits for an operator
+ * (the query says `running`), `not run` for a stage still pending when the pipeline ended.
+ */
+function shownState(status: PipelineStatus, stage: StageName, s: StageStatus): string {
+  if (status.waiting?.stage === stage) return 'waiting';
+  if (s.state === 'pending' && ENDED.includes(status.state)) return 'not run';
+  return stateText(s);
+}
+
+/**
+ * Where the pipeline is: its stage, or `validation` for a pipeline that failed before any
+ * stage started (the query still names the first stage then).
+ */
+function placeText(status: PipelineStatus): string {
+  if (status.stage === 'done') return '';
+  const started = STAGES.some((st) => status.stages[st] && status.stages[st].state !== 'pending');
+  return ` · ${status.state === 'failed' && !started ? 'validation' : status.stage}`;
+}
+
 function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): string {
   const tasks = stageTasks(status, stage);
   const notes = [tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '', s.detail ?? ''].filter(Boolean);
-  return `  ${stage.padEnd(STAGE_WIDTH)}  ${stateText(s).padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
+  return `  ${stage.padEnd(STAGE_WIDTH)}  ${shownState(status, stage, s).padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
     /\s+$/,
     '',
   );
@@ -62,7 +84,7 @@ function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): st
 /** The whole display: a header, one line per stage, the waiting hint and the error. */
 export function renderStatus(status: PipelineStatus): string[] {
   const id = status.pipelineId;
-  const lines = [`${id}  ${status.state}${status.stage !== 'done' ? ` · ${status.stage}` : ''}`];
+  const lines = [`${id}  ${status.state}${placeText(status)}`];
   for (const stage of STAGES) {
     const s = status.stages[stage];
     if (!s) continue;
@@ -74,8 +96,6 @@ export function renderStatus(status: PipelineStatus): string[] {
   if (status.error) lines.push(`  error: ${status.error}`);
   return lines;
 }
-
-const FINAL_STATES: readonly string[] = ['completed', 'failed', 'cancelled'];
 
 /** Lines for the vendor tasks that are new or changed state, by the stage they belong to. */
 function taskChanges(prev: PipelineStatus | undefined, next: PipelineStatus): Map<StageName, string[]> {
@@ -110,7 +130,7 @@ function stageChange(stage: StageName, a: StageStatus | undefined, b: StageStatu
 export function statusChanges(prev: PipelineStatus | undefined, next: PipelineStatus): string[] {
   const out: string[] = [];
   const stateChanged = !prev || prev.state !== next.state;
-  const ends = FINAL_STATES.includes(next.state);
+  const ends = ENDED.includes(next.state);
   if (stateChanged && !ends) out.push(`pipeline ${next.state}`);
   const tasks = taskChanges(prev, next);
   for (const stage of STAGES) {

@@ -44,6 +44,30 @@ test('renderStatus: a line per stage with progress, vendor task ids and details'
   ]);
 });
 
+test('renderStatus: a definition that failed validation names validation; the stages did not run', () => {
+  const pending = { state: 'pending' as const };
+  const failed = status({
+    state: 'failed',
+    stage: 'review',
+    stages: { review: pending, assets: pending, generation: pending, erase: pending },
+    vendorTasks: [],
+    error: 'InvalidDefinition: generation.content: too small',
+  });
+  expect(renderStatus(failed)).toEqual([
+    'reelflow-demo-abc  failed · validation',
+    '  review      not run',
+    '  assets      not run',
+    '  generation  not run',
+    '  erase       not run',
+    '  error: InvalidDefinition: generation.content: too small',
+  ]);
+});
+
+test('renderStatus: a stage waiting for an operator shows the wait, not running', () => {
+  const lines = renderStatus(status({ state: 'waiting-operator', waiting }));
+  expect(lines[3]).toBe('  generation  waiting           tasks gen-1 · queued');
+});
+
 test('renderStatus: the operator hint names the resolve command', () => {
   const lines = renderStatus(status({ state: 'waiting-operator', waiting }));
   expect(lines[lines.length - 1]).toBe(
