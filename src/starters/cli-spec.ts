@@ -254,6 +254,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       help: `one of ${LIST_STATUSES.join(', ')}`,
     },
     stage: { type: 'string', value: '<stage>', choices: LIST_STAGES, help: `current stage: ${LIST_STAGES.join(', ')}` },
+    waiting: {
+      type: 'boolean',
+      help: 'the pipelines waiting for an operator (--status waiting-operator), with the Web UI link of that list',
+    },
     'vendor-task': { type: 'string', value: '<id>', help: 'pipelines that recorded this vendor task id' },
     limit: { type: 'string', value: '<n>', integer: true, help: 'at most n pipelines (default 50)' },
     query: { type: 'string', value: '<query>', help: 'extra visibility query, ANDed' },

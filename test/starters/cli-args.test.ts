@@ -56,6 +56,7 @@ describe('parseCommandLine', () => {
     expect(usage(['list', '--status']).message).toBe('option --status needs a value <status>');
     expect(usage(['list', '--limit', '0']).message).toBe('option --limit: "0" is not a positive integer');
     expect(usage(['list', '--json=yes']).message).toBe('option --json takes no value');
+    expect(usage(['list', '--waiting', '--json=1']).option).toBe('--json');
     const negative = usage(['list', '--limit', '-3']);
     expect(negative.message).toBe('option --limit: "-3" is not a positive integer');
     expect(negative.option).toBe('--limit');
@@ -90,6 +91,14 @@ describe('runCli usage errors', () => {
     const v = await cli(['-V']);
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/^reelflow \d+\.\d+\.\d+\n$/);
+  });
+
+  test('list --waiting with another --status is a usage error before anything connects', async () => {
+    const r = await cli(['list', '--waiting', '--status', 'completed'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(
+      'reelflow: option --waiting is --status waiting-operator; it cannot go with --status completed',
+    );
   });
 
   test('the help pointer is printed once', async () => {

@@ -250,6 +250,16 @@ describe('resolve through the CLI', () => {
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
     );
     expect(waiting.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(id);
+    // --waiting: the same list, and the Web UI link of it (TEMPORAL_UI_URL, as for run and start).
+    const env = { ...process.env, TEMPORAL_UI_URL: 'http://ui.example:8233/' };
+    const short = await cli(['list', '--waiting'], { env });
+    expect(short.code).toBe(0);
+    expect(short.stdout).toContain(`${id}  waiting-operator`);
+    const link = /^Web UI: (\S+)$/m.exec(short.stderr)?.[1];
+    expect(link).toMatch(/^http:\/\/ui\.example:8233\/namespaces\/default\/workflows\?query=/);
+    expect(decodeURIComponent(new URL(link!).search.slice('?query='.length))).toContain(
+      "ReelflowStatus = 'waiting-operator'",
+    );
 
     // A task id the vendor does not know is refused in the workflow's own words; the pipeline waits on.
     const bogus = await cli(['resolve', id, '--task-id', 'bogus-id']);
