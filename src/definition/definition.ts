@@ -8,7 +8,8 @@
  * definition that passes here also passes the client's checks at start.
  */
 import { crossFieldIssues } from './cross-checks';
-import { definitionErrorMap, definitionIssues, type DefinitionIssue } from './issues';
+import { definitionErrorMap, definitionIssues, formatPath, type DefinitionIssue } from './issues';
+import { crossIssuesBeside } from './one-pass';
 import { PipelineDefinitionShape, type PipelineDefinition, type PipelineDefinitionInput } from './schema';
 
 export { ASSET_REF, REVIEW_REF, durationMs } from './refs';
@@ -47,6 +48,11 @@ export class DefinitionError extends Error {
 
 export function parseDefinition(input: unknown): PipelineDefinition {
   const res = PipelineDefinitionSchema.safeParse(input, { error: definitionErrorMap });
-  if (!res.success) throw new DefinitionError(definitionIssues(res.error));
-  return res.data;
+  if (res.success) return res.data;
+  // The cross-field rules run only when the schema passes: add those that still mean something.
+  const cross = crossIssuesBeside(input, res.error.issues);
+  throw new DefinitionError([
+    ...definitionIssues(res.error),
+    ...cross.map((i) => ({ path: formatPath(i.path), message: i.message })),
+  ]);
 }

@@ -254,6 +254,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       help: `one of ${LIST_STATUSES.join(', ')}`,
     },
     stage: { type: 'string', value: '<stage>', choices: LIST_STAGES, help: `current stage: ${LIST_STAGES.join(', ')}` },
+    waiting: {
+      type: 'boolean',
+      help: 'the pipelines waiting for an operator (--status waiting-operator), with the Web UI link of that list',
+    },
     'vendor-task': { type: 'string', value: '<id>', help: 'pipelines that recorded this vendor task id' },
     limit: { type: 'string', value: '<n>', integer: true, help: 'at most n pipelines (default 50)' },
     query: { type: 'string', value: '<query>', help: 'extra visibility query, ANDed' },
@@ -457,6 +461,8 @@ function suggest(word: string, candidates: string[]): string {
 
 export type ParsedCommandLine =
   | { kind: 'help'; command?: CommandSpec; group?: string }
+  /** A bare `reelflow` or `reelflow <group>`: the usage goes to stderr, exit 2. */
+  | { kind: 'usage'; group?: string }
   | { kind: 'version' }
   | {
       kind: 'command';
@@ -471,7 +477,7 @@ function optionLabel(name: string, spec: OptionSpec): string {
 }
 
 /** Turns a parseArgs TypeError into a UsageError that names the option. */
-function parseArgsError(err: unknown, command: CommandSpec): UsageError {
+function parseArgsError(err: unknown, command: CommandSpec, args: readonly string[]): UsageError {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: string }).code;
   const opt = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
@@ -483,18 +489,33 @@ function parseArgsError(err: unknown, command: CommandSpec): UsageError {
     const name = opt.replace(/^-+/, '');
     const spec = command.options[name] ?? Object.entries(command.options).find(([, s]) => s.short === name)?.[1];
     if (spec?.type === 'boolean') return new UsageError(`option ${opt} takes no value`, opt, command.name);
+    // parseArgs calls a value starting with "-" ambiguous: say what is wrong with it.
+    const given = args[args.indexOf(opt) + 1];
+    if (given?.startsWith('-') && spec) return dashValueError(opt, spec, given, command.name);
     return new UsageError(`option ${opt} needs a value${spec?.value ? ` ${spec.value}` : ''}`, opt, command.name);
   }
   return new UsageError(`${command.name}: ${message.replace(/\. To specify .*$/s, '')}`, opt, command.name);
 }
 
+/** `--limit -3`: a negative number is not a positive integer; anything else may be the next option. */
+function dashValueError(opt: string, spec: OptionSpec, given: string, command: string): UsageError {
+  if (spec.integer && /^-\d/.test(given)) {
+    return new UsageError(`option ${opt}: "${given}" is not a positive integer`, opt, command);
+  }
+  return new UsageError(
+    `option ${opt} needs a value${spec.value ? ` ${spec.value}` : ''}, not the option-like "${given}" (write ${opt}=${given} if that is the value)`,
+    opt,
+    command,
+  );
+}
+
 /** Parses argv (without node and script). Throws UsageError. */
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const args = [...argv];
-  if (args.length === 0) return { kind: 'help' };
+  if (args.length === 0) return { kind: 'usage' };
   const first = args[0];
   if (first === '--help' || first === '-h') return { kind: 'help' };
-  if (first === '--version' || first === '-v' || first === 'version') return { kind: 'version' };
+  if (['--version', '-v', '-V', 'version'].includes(first)) return { kind: 'version' };
   if (first === 'help') {
     const rest = args.slice(1).filter((a) => !a.startsWith('-'));
     if (rest.length === 0) return { kind: 'help' };
@@ -504,14 +525,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     throw new UsageError(`no help for unknown command "${rest.join(' ')}"`);
   }
   if (first.startsWith('-')) {
-    throw new UsageError(`expected a command before ${first}; see reelflow --help`, first);
+    throw new UsageError(`expected a command before ${first}`, first);
   }
   let name = first;
   let rest = args.slice(1);
   if (GROUPS.includes(first)) {
     const sub = rest[0];
     const subs = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(' ')[1]);
-    if (sub === undefined || sub === '--help' || sub === '-h') return { kind: 'help', group: first };
+    if (sub === undefined) return { kind: 'usage', group: first };
+    if (sub === '--help' || sub === '-h') return { kind: 'help', group: first };
     if (sub.startsWith('-'))
       throw new UsageError(`"${first}" needs a subcommand: ${subs.join(', ')}`, undefined, first);
     if (!subs.includes(sub)) {
@@ -523,7 +545,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const command = findCommand(name);
   if (!command) {
     const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))];
-    throw new UsageError(`unknown command "${first}"${suggest(first, names)}; see reelflow --help`);
+    throw new UsageError(`unknown command "${first}"${suggest(first, names)}`);
   }
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
 
@@ -541,7 +563,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       ),
     });
   } catch (err) {
-    throw parseArgsError(err, command);
+    throw parseArgsError(err, command, rest);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   for (const [key, spec] of Object.entries(command.options)) {

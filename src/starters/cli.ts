@@ -63,6 +63,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(parsed.command ? commandHelp(parsed.command) : mainHelp(parsed.group));
       return EXIT.ok;
     }
+    if (parsed.kind === 'usage') {
+      io.stderr.write(mainHelp(parsed.group));
+      return EXIT.usage;
+    }
     if (parsed.kind === 'version') {
       io.stdout.write(`reelflow ${VERSION}\n`);
       return EXIT.ok;

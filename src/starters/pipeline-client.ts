@@ -22,6 +22,7 @@ import {
   TimeoutFailure,
   WorkflowIdReusePolicy,
 } from '@temporalio/common';
+import { plainMessage } from './plain-error';
 import {
   durationMs,
   parseDefinition,
@@ -245,12 +246,12 @@ function describeFailure(err: unknown): string {
   }
   if (err instanceof ActivityFailure)
     return `activity ${err.activityType} failed${err.activityId ? ` (id ${err.activityId})` : ''}`;
-  if (err instanceof ApplicationFailure) return `${err.type ?? 'ApplicationFailure'}: ${err.message}`;
+  if (err instanceof ApplicationFailure) return err.type ? `${err.type}: ${err.message}` : err.message;
   if (err instanceof TimeoutFailure) return `timed out (${String(err.timeoutType ?? 'timeout')}): ${err.message}`;
   if (err instanceof CancelledFailure) return `cancelled${err.message ? `: ${err.message}` : ''}`;
   if (err instanceof TerminatedFailure) return `terminated${err.message ? `: ${err.message}` : ''}`;
   if (err instanceof ServerFailure) return `server: ${err.message}`;
-  if (err instanceof Error) return `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}`;
+  if (err instanceof Error) return plainMessage(err);
   return String(err);
 }
 

@@ -50,10 +50,32 @@ export function resolveHint(pipelineId: string, waiting: PendingDecision): strin
   );
 }
 
+const ENDED: readonly string[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * A stage's state as the operator should read it: `waiting` while it waits for an operator
+ * (the query says `running`), `not run` for a stage still pending when the pipeline ended.
+ */
+function shownState(status: PipelineStatus, stage: StageName, s: StageStatus): string {
+  if (status.waiting?.stage === stage) return 'waiting';
+  if (s.state === 'pending' && ENDED.includes(status.state)) return 'not run';
+  return stateText(s);
+}
+
+/**
+ * Where the pipeline is: its stage, or `validation` for a pipeline that failed before any
+ * stage started (the query still names the first stage then).
+ */
+function placeText(status: PipelineStatus): string {
+  if (status.stage === 'done') return '';
+  const started = STAGES.some((st) => status.stages[st] && status.stages[st].state !== 'pending');
+  return ` · ${status.state === 'failed' && !started ? 'validation' : status.stage}`;
+}
+
 function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): string {
   const tasks = stageTasks(status, stage);
   const notes = [tasks.length ? `tasks ${tasks.map(taskText).join(', ')}` : '', s.detail ?? ''].filter(Boolean);
-  return `  ${stage.padEnd(STAGE_WIDTH)}  ${stateText(s).padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
+  return `  ${stage.padEnd(STAGE_WIDTH)}  ${shownState(status, stage, s).padEnd(9)} ${progressText(s.progress).padEnd(7)} ${notes.join(' · ')}`.replace(
     /\s+$/,
     '',
   );
@@ -62,7 +84,7 @@ function stageLine(status: PipelineStatus, stage: StageName, s: StageStatus): st
 /** The whole display: a header, one line per stage, the waiting hint and the error. */
 export function renderStatus(status: PipelineStatus): string[] {
   const id = status.pipelineId;
-  const lines = [`${id}  ${status.state}${status.stage !== 'done' ? ` · ${status.stage}` : ''}`];
+  const lines = [`${id}  ${status.state}${placeText(status)}`];
   for (const stage of STAGES) {
     const s = status.stages[stage];
     if (!s) continue;
@@ -75,29 +97,47 @@ export function renderStatus(status: PipelineStatus): string[] {
   return lines;
 }
 
+/** Lines for the vendor tasks that are new or changed state, by the stage they belong to. */
+function taskChanges(prev: PipelineStatus | undefined, next: PipelineStatus): Map<StageName, string[]> {
+  const known = new Map((prev?.vendorTasks ?? []).map((t) => [`${t.kind}:${t.id}`, t]));
+  const out = new Map<StageName, string[]>(STAGES.map((s) => [s, []]));
+  for (const stage of STAGES) {
+    for (const t of stageTasks(next, stage)) {
+      const before = known.get(`${t.kind}:${t.id}`);
+      if (!before) out.get(stage)!.push(`vendor ${t.kind} ${taskText(t)} · step ${t.step} (via ${t.via})`);
+      else if (before.state !== t.state || before.orphan !== t.orphan)
+        out.get(stage)!.push(`vendor ${t.kind} ${taskText(t)}`);
+    }
+  }
+  return out;
+}
+
+/** A stage's line, or undefined when nothing of it changed; `tasks`: its task lines printed with it. */
+function stageChange(stage: StageName, a: StageStatus | undefined, b: StageStatus, first: boolean, tasks: string[]) {
+  const changed =
+    !a || a.state !== b.state || progressText(a.progress) !== progressText(b.progress) || a.detail !== b.detail;
+  if (!changed || (first && b.state === 'pending')) return undefined;
+  // "vendor succeeded" is the task's state, which its own line below says once.
+  const detail = tasks.length && /^vendor \S+$/.test(b.detail ?? '') ? undefined : b.detail;
+  return `${stage}: ${[stateText(b), progressText(b.progress), detail].filter(Boolean).join(' ')}`;
+}
+
 /**
- * What changed between two statuses, one line each (non-TTY output): state, stage
- * states and progress, new vendor task ids and their states, waiting, error.
+ * What changed between two statuses, one line each (non-TTY output), in the order it
+ * happened: the pipeline starting or waiting, each stage with its vendor tasks, the
+ * waiting, the error, and last the pipeline's end (after the stage that ended it).
  */
 export function statusChanges(prev: PipelineStatus | undefined, next: PipelineStatus): string[] {
   const out: string[] = [];
-  if (!prev || prev.state !== next.state) out.push(`pipeline ${next.state}`);
+  const stateChanged = !prev || prev.state !== next.state;
+  const ends = ENDED.includes(next.state);
+  if (stateChanged && !ends) out.push(`pipeline ${next.state}`);
+  const tasks = taskChanges(prev, next);
   for (const stage of STAGES) {
-    const a = prev?.stages[stage];
     const b = next.stages[stage];
-    if (!b) continue;
-    const changed =
-      !a || a.state !== b.state || progressText(a.progress) !== progressText(b.progress) || a.detail !== b.detail;
-    if (!changed) continue;
-    if (!prev && b.state === 'pending') continue;
-    const bits = [stateText(b), progressText(b.progress), b.detail].filter(Boolean);
-    out.push(`${stage}: ${bits.join(' ')}`);
-  }
-  const known = new Map((prev?.vendorTasks ?? []).map((t) => [`${t.kind}:${t.id}`, t]));
-  for (const t of next.vendorTasks) {
-    const before = known.get(`${t.kind}:${t.id}`);
-    if (!before) out.push(`vendor ${t.kind} ${taskText(t)} · step ${t.step} (via ${t.via})`);
-    else if (before.state !== t.state || before.orphan !== t.orphan) out.push(`vendor ${t.kind} ${taskText(t)}`);
+    const line = b ? stageChange(stage, prev?.stages[stage], b, !prev, tasks.get(stage)!) : undefined;
+    if (line) out.push(line);
+    out.push(...tasks.get(stage)!);
   }
   const w = next.waiting;
   if (w && (!prev?.waiting || prev.waiting.step !== w.step || prev.waiting.attempt !== w.attempt)) {
@@ -105,6 +145,7 @@ export function statusChanges(prev: PipelineStatus | undefined, next: PipelineSt
   }
   if (!w && prev?.waiting) out.push(`operator decision taken for ${prev.waiting.step}`);
   if (next.error && next.error !== prev?.error) out.push(`error: ${next.error}`);
+  if (stateChanged && ends) out.push(`pipeline ${next.state}`);
   return out;
 }
 

@@ -455,3 +455,26 @@ describe('options.notify: a webhook URL the worker may reach', () => {
     expect(issueOf(withNotify({ url: 'http://999.1.1.1/x' })).message).toMatch(/not a valid IP/);
   });
 });
+
+describe('validation in one pass: schema and cross-reference errors together', () => {
+  test('a schema error elsewhere does not hide a reference to a missing asset', () => {
+    const issues = issuesOf({
+      assets: {
+        group: { name: 'g' },
+        items: [{ name: 'hero', type: 'Image', url: 'https://media.example.com/a.jpg' }],
+      },
+      generation: generation({}, [image('ref:asset/logo')]),
+      erase: 'yes',
+    });
+    expect(issues.map((i) => i.path)).toEqual(['erase', 'generation.content[0].image_url.url']);
+    expect(issues[1].message).toBe('no asset named "logo" in assets.items');
+  });
+
+  test('a rule reading a section that failed is left out (no false "no review stage")', () => {
+    const issues = issuesOf({
+      review: { media: 'not-a-list' },
+      generation: generation({}, [image('ref:review/0')]),
+    });
+    expect(issues.map((i) => i.path)).toEqual(['review.media']);
+  });
+});

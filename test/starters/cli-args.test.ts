@@ -29,21 +29,21 @@ describe('parseCommandLine', () => {
   });
 
   test('help forms', () => {
-    expect(parseCommandLine([])).toEqual({ kind: 'help' });
+    expect(parseCommandLine([])).toEqual({ kind: 'usage' });
     expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' });
     expect(parseCommandLine(['run', '--help'])).toMatchObject({ kind: 'help', command: { name: 'run' } });
     expect(parseCommandLine(['help', 'groups', 'create'])).toMatchObject({
       kind: 'help',
       command: { name: 'groups create' },
     });
-    expect(parseCommandLine(['assets'])).toEqual({ kind: 'help', group: 'assets' });
+    expect(parseCommandLine(['assets'])).toEqual({ kind: 'usage', group: 'assets' });
+    expect(parseCommandLine(['schedule', '--help'])).toEqual({ kind: 'help', group: 'schedule' });
     expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });
+    expect(parseCommandLine(['-V'])).toEqual({ kind: 'version' });
   });
 
   test('usage errors name the option or argument', () => {
-    expect(usage(['statsu', 'x']).message).toBe(
-      'unknown command "statsu" (did you mean "status"?); see reelflow --help',
-    );
+    expect(usage(['statsu', 'x']).message).toBe('unknown command "statsu" (did you mean "status"?)');
     expect(usage(['run']).message).toBe('"run" needs <file>');
     expect(usage(['run', 'a.json', 'b.json']).message).toBe('"run" takes <file>; unexpected "b.json"');
     expect(usage(['list', 'extra']).message).toBe('"list" takes no arguments; unexpected "extra"');
@@ -56,6 +56,11 @@ describe('parseCommandLine', () => {
     expect(usage(['list', '--status']).message).toBe('option --status needs a value <status>');
     expect(usage(['list', '--limit', '0']).message).toBe('option --limit: "0" is not a positive integer');
     expect(usage(['list', '--json=yes']).message).toBe('option --json takes no value');
+    expect(usage(['list', '--waiting', '--json=1']).option).toBe('--json');
+    const negative = usage(['list', '--limit', '-3']);
+    expect(negative.message).toBe('option --limit: "-3" is not a positive integer');
+    expect(negative.option).toBe('--limit');
+    expect(usage(['list', '--query', '--json']).message).toMatch(/^option --query needs a value <query>/);
     expect(usage(['groups', 'rename', 'x']).message).toBe(
       'unknown subcommand "groups rename"; one of list, get, create, update, delete',
     );
@@ -72,6 +77,38 @@ describe('parseCommandLine', () => {
 });
 
 describe('runCli usage errors', () => {
+  test('bare reelflow and bare reelflow schedule: usage on stderr, exit 2', async () => {
+    const bare = await cli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe('');
+    expect(bare.stderr).toContain('reelflow run <file>');
+    const schedule = await cli(['schedule']);
+    expect(schedule.code).toBe(2);
+    expect(schedule.stderr).toContain('reelflow schedule create <schedule-id> <file>');
+  });
+
+  test('-V prints the version like --version', async () => {
+    const v = await cli(['-V']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^reelflow \d+\.\d+\.\d+\n$/);
+  });
+
+  test('list --waiting with another --status is a usage error before anything connects', async () => {
+    const r = await cli(['list', '--waiting', '--status', 'completed'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(
+      'reelflow: option --waiting is --status waiting-operator; it cannot go with --status completed',
+    );
+  });
+
+  test('the help pointer is printed once', async () => {
+    for (const argv of [['statsu'], ['--json', 'list'], ['list', '--limit', '-3']]) {
+      const r = await cli(argv);
+      expect(r.code).toBe(2);
+      expect(r.stderr.match(/reelflow (\S+ )?--help/g)).toHaveLength(1);
+    }
+  });
+
   test('exit 2, one line naming the option, and the help pointer', async () => {
     const r = await cli(['list', '--status', 'sleeping']);
     expect(r.code).toBe(2);

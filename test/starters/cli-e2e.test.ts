@@ -119,6 +119,9 @@ describe('pipelines through the CLI', () => {
     expect(out).toMatch(/vendor generation \S+/);
     expect(out).toMatch(/pipeline cli-run-\d+ completed\n {2}review.*: 2\/2 passed/);
     expect(out).toMatch(/ {2}erase.*: task \S+\n {4}video http/);
+    // In order: the last stage ends before the pipeline does.
+    const live = out.slice(0, out.indexOf(`pipeline cli-run-`)).split('\n');
+    expect(live.findIndex((l) => l.startsWith('erase: done'))).toBeLessThan(live.indexOf('pipeline completed'));
   });
 
   test('run on a TTY redraws the block in place', async () => {
@@ -203,6 +206,14 @@ describe('cancel through the CLI', () => {
     const result = await cli(['result', id]);
     expect(result.code).toBe(3);
     expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^pipeline ${id} cancelled: `));
+
+    // Cancelling it again: nothing to do, and that is no failure.
+    const again = await cli(['cancel', id]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`pipeline ${id} already cancelled: nothing to cancel\n`);
+    const againJson = await cli(['cancel', id, '--json']);
+    expect(againJson.code).toBe(0);
+    expect(againJson.json()).toEqual({ workflowId: id, cancelRequested: false, status: 'cancelled' });
   });
 });
 
@@ -239,6 +250,16 @@ describe('resolve through the CLI', () => {
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
     );
     expect(waiting.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(id);
+    // --waiting: the same list, and the Web UI link of it (TEMPORAL_UI_URL, as for run and start).
+    const env = { ...process.env, TEMPORAL_UI_URL: 'http://ui.example:8233/' };
+    const short = await cli(['list', '--waiting'], { env });
+    expect(short.code).toBe(0);
+    expect(short.stdout).toContain(`${id}  waiting-operator`);
+    const link = /^Web UI: (\S+)$/m.exec(short.stderr)?.[1];
+    expect(link).toMatch(/^http:\/\/ui\.example:8233\/namespaces\/default\/workflows\?query=/);
+    expect(decodeURIComponent(new URL(link!).search.slice('?query='.length))).toContain(
+      "ReelflowStatus = 'waiting-operator'",
+    );
 
     // A task id the vendor does not know is refused in the workflow's own words; the pipeline waits on.
     const bogus = await cli(['resolve', id, '--task-id', 'bogus-id']);
@@ -267,7 +288,7 @@ describe('resolve through the CLI', () => {
     expect(late.code).toBe(1);
     expect(late.stderr).toContain(`pipeline ${id} already completed: nothing waits for a decision`);
     const lateCancel = await cli(['cancel', id]);
-    expect(lateCancel.code).toBe(1);
-    expect(lateCancel.stderr).toContain(`pipeline ${id} already completed: nothing to cancel`);
+    expect(lateCancel.code).toBe(0);
+    expect(lateCancel.stdout).toContain(`pipeline ${id} already completed: nothing to cancel`);
   });
 });

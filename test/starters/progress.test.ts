@@ -44,6 +44,30 @@ test('renderStatus: a line per stage with progress, vendor task ids and details'
   ]);
 });
 
+test('renderStatus: a definition that failed validation names validation; the stages did not run', () => {
+  const pending = { state: 'pending' as const };
+  const failed = status({
+    state: 'failed',
+    stage: 'review',
+    stages: { review: pending, assets: pending, generation: pending, erase: pending },
+    vendorTasks: [],
+    error: 'InvalidDefinition: generation.content: too small',
+  });
+  expect(renderStatus(failed)).toEqual([
+    'reelflow-demo-abc  failed · validation',
+    '  review      not run',
+    '  assets      not run',
+    '  generation  not run',
+    '  erase       not run',
+    '  error: InvalidDefinition: generation.content: too small',
+  ]);
+});
+
+test('renderStatus: a stage waiting for an operator shows the wait, not running', () => {
+  const lines = renderStatus(status({ state: 'waiting-operator', waiting }));
+  expect(lines[3]).toBe('  generation  waiting           tasks gen-1 · queued');
+});
+
 test('renderStatus: the operator hint names the resolve command', () => {
   const lines = renderStatus(status({ state: 'waiting-operator', waiting }));
   expect(lines[lines.length - 1]).toBe(
@@ -57,9 +81,9 @@ test('statusChanges: only what changed, one line each', () => {
   expect(statusChanges(undefined, a)).toEqual([
     'pipeline running',
     'review: done 2/2',
+    'vendor review rv-1 (completed) · step review-b0 (via create)',
     'assets: skipped',
     'generation: running queued',
-    'vendor review rv-1 (completed) · step review-b0 (via create)',
     'vendor generation gen-1 · step generation (via create)',
   ]);
   expect(statusChanges(a, a)).toEqual([]);
@@ -74,6 +98,29 @@ test('statusChanges: only what changed, one line each', () => {
     resolveHint(a.pipelineId, waiting),
   ]);
   expect(statusChanges(b, status())).toContain('operator decision taken for generation');
+});
+
+test('statusChanges: the end comes after the stage that ended it, and the task state is said once', () => {
+  const erase = { kind: 'erase' as const, id: 'er-1', step: 'erase', attempt: 1, via: 'create' as const };
+  const a = status({
+    stage: 'erase',
+    stages: {
+      ...status().stages,
+      generation: { state: 'done' },
+      erase: { state: 'running', detail: 'vendor RUNNING' },
+    },
+    vendorTasks: [...status().vendorTasks, { ...erase, state: 'RUNNING' }],
+  });
+  const b = status({
+    state: 'completed',
+    stage: 'done',
+    stages: { ...a.stages, erase: { state: 'done', detail: 'vendor SUCCESS' } },
+    vendorTasks: [...status().vendorTasks, { ...erase, state: 'SUCCESS' }],
+  });
+  expect(statusChanges(a, b)).toEqual(['erase: done', 'vendor erase er-1 (SUCCESS)', 'pipeline completed']);
+  // A detail the task line does not carry stays.
+  const c = status({ stages: { ...status().stages, generation: { state: 'running', detail: 'vendor queued' } } });
+  expect(statusChanges(status(), c)).toEqual(['generation: running vendor queued']);
 });
 
 test('ProgressDisplay: line mode prints changes; TTY mode redraws the block in place', () => {

@@ -8,7 +8,13 @@ export const cancel: CommandFn = async (ctx, session) => {
   const id = ctx.positionals[0];
   const client = await session.client();
   const closed = await closedStatus(client, id);
-  if (closed) throw new Error(`pipeline ${id} already ${closed}: nothing to cancel`);
+  // The operator's goal (the pipeline no longer runs) already holds: say so, exit 0.
+  if (closed) {
+    ctx.emit({ workflowId: id, cancelRequested: false, status: closed }, () => [
+      `pipeline ${id} already ${closed}: nothing to cancel`,
+    ]);
+    return EXIT.ok;
+  }
   await cancelPipeline(client, id);
   if (!ctx.bool('wait')) {
     ctx.emit({ workflowId: id, cancelRequested: true }, () => [`cancellation requested for ${id}`]);

@@ -2,10 +2,24 @@
 import { EXIT, table } from '../cli-output';
 import { UsageError } from '../cli-spec';
 import type { CommandFn } from '../cli-session';
-import { listPipelines, type ListPipelinesOptions } from '../pipeline-client';
+import { buildListQuery, listPipelines, type ListPipelinesOptions } from '../pipeline-client';
+import { uiListLink } from './start';
+
+/** `--waiting` is `--status waiting-operator`; with another --status it is a contradiction. */
+function statusOption(status: string | undefined, waiting: boolean, command: string): string | undefined {
+  if (!waiting) return status;
+  if (status !== undefined && status !== 'waiting-operator') {
+    throw new UsageError(
+      `option --waiting is --status waiting-operator; it cannot go with --status ${status}`,
+      '--waiting',
+      command,
+    );
+  }
+  return 'waiting-operator';
+}
 
 export const list: CommandFn = async (ctx, session) => {
-  const status = ctx.str('status');
+  const status = statusOption(ctx.str('status'), ctx.bool('waiting'), ctx.name);
   const opts: ListPipelinesOptions = {
     ...(status ? { status: (status === 'canceled' ? 'cancelled' : status) as ListPipelinesOptions['status'] } : {}),
     ...(ctx.str('stage') ? { stage: ctx.str('stage') as ListPipelinesOptions['stage'] } : {}),
@@ -16,7 +30,9 @@ export const list: CommandFn = async (ctx, session) => {
     limit: ctx.int('limit') ?? (ctx.str('batch') !== undefined ? Number.MAX_SAFE_INTEGER : 50),
   };
   let items;
+  let query: string;
   try {
+    query = buildListQuery(opts);
     items = await listPipelines(await session.client(), opts);
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message, `--${err.message.split(':')[0]}`, ctx.name);
@@ -35,5 +51,9 @@ export const list: CommandFn = async (ctx, session) => {
     ),
     `${items.length} pipeline(s)`,
   ]);
+  // The same list in the Web UI, where an operator opens each pipeline (and resolves it).
+  const link = uiListLink(ctx.io.env, session.namespace, query);
+  if (link) ctx.info(`Web UI: ${link}`);
+  else if (ctx.bool('waiting')) ctx.info('Web UI link of this list: set TEMPORAL_UI_URL (e.g. http://localhost:8233)');
   return EXIT.ok;
 };

@@ -35,6 +35,12 @@ export function uiLink(env: NodeJS.ProcessEnv, namespace: string | undefined, wo
   return ui ? `${ui}/namespaces/${namespace ?? 'default'}/workflows/${encodeURIComponent(workflowId)}` : undefined;
 }
 
+/** A filtered list of the Web UI (its `query` parameter takes the visibility query as is). */
+export function uiListLink(env: NodeJS.ProcessEnv, namespace: string | undefined, query: string): string | undefined {
+  const ui = env.TEMPORAL_UI_URL?.replace(/\/+$/, '');
+  return ui ? `${ui}/namespaces/${namespace ?? 'default'}/workflows?query=${encodeURIComponent(query)}` : undefined;
+}
+
 export const start: CommandFn = async (ctx, session) => {
   if (ctx.str('batch') !== undefined) return startBatchFile(ctx, session);
   if (ctx.str('batch-id') !== undefined) {
