@@ -48,6 +48,11 @@ export interface StageStatus {
 
 export type PipelineState = 'running' | 'waiting-operator' | 'stuck' | 'completed' | 'failed' | 'cancelled';
 
+/** A pipeline in this state has ended: no stage runs any more. */
+export function pipelineEnded(state: PipelineState): boolean {
+  return state === 'completed' || state === 'failed' || state === 'cancelled';
+}
+
 export interface PipelineStatus {
   pipelineId: string;
   state: PipelineState;

@@ -11,7 +11,7 @@ import type {
   StageStatus,
   VendorTaskRecord,
 } from '../contract/messages';
-import { STAGES } from '../contract/messages';
+import { STAGES, pipelineEnded } from '../contract/messages';
 import { stateText } from '../contract/details';
 
 export interface OutputStream {
@@ -50,15 +50,13 @@ export function resolveHint(pipelineId: string, waiting: PendingDecision): strin
   );
 }
 
-const ENDED: readonly string[] = ['completed', 'failed', 'cancelled'];
-
 /**
  * A stage's state as the operator should read it: `waiting` while it waits for an operator
  * (the query says `running`), `not run` for a stage still pending when the pipeline ended.
  */
 function shownState(status: PipelineStatus, stage: StageName, s: StageStatus): string {
   if (status.waiting?.stage === stage) return 'waiting';
-  if (s.state === 'pending' && ENDED.includes(status.state)) return 'not run';
+  if (s.state === 'pending' && pipelineEnded(status.state)) return 'not run';
   return stateText(s);
 }
 
@@ -130,7 +128,7 @@ function stageChange(stage: StageName, a: StageStatus | undefined, b: StageStatu
 export function statusChanges(prev: PipelineStatus | undefined, next: PipelineStatus): string[] {
   const out: string[] = [];
   const stateChanged = !prev || prev.state !== next.state;
-  const ends = ENDED.includes(next.state);
+  const ends = pipelineEnded(next.state);
   if (stateChanged && !ends) out.push(`pipeline ${next.state}`);
   const tasks = taskChanges(prev, next);
   for (const stage of STAGES) {
