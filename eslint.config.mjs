@@ -61,7 +61,10 @@ const siblings = (names, message) => ({ regex: `(^|/)\\.\\./(${names.join('|')})
  * receiver) never loads the dev stack or the emulator: they import it, never the reverse.
  */
 const PRODUCTION_PATTERNS = [
-  folders(['devstack', 'emulator'], 'production code imports neither the dev stack nor the emulator (they import it)'),
+  folders(
+    ['tools', 'devstack', 'emulator'],
+    'production code imports neither the tools (dev stack, bench) nor the emulator (they import it)',
+  ),
 ];
 const LAYERS = [
   {
@@ -145,7 +148,7 @@ export default tseslint.config(
     ],
   },
   {
-    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['src/**/*.ts', 'test/**/*.ts', 'tools/**/*.ts'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -186,7 +189,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/devstack/**', 'src/emulator/**'],
+    ignores: ['src/emulator/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: PRODUCTION_PATTERNS }] },
   },
   ...LAYERS.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),

@@ -49,10 +49,10 @@ export {
   type ListPipelinesOptions,
   type ListStatus,
   type PipelineSummary,
-} from './starters/pipeline-client';
-export { ResolveRefusedError } from './starters/resolve-refused';
+} from './starters/client/pipeline-client';
+export { ResolveRefusedError } from './starters/client/resolve-refused';
 // What pipelineResult() and runPipeline() reject with when a pipeline did not complete.
-export { PipelineFailedError, type PipelineEndStatus } from './starters/pipeline-failed';
+export { PipelineFailedError, type PipelineEndStatus } from './starters/client/pipeline-failed';
 export type { PipelineFailureDetails } from './contract/failure-details';
 
 // Batches (one pipeline per JSON line, tagged ReelflowBatch) and schedules (Temporal Schedules).
@@ -65,7 +65,7 @@ export {
   type BatchReport,
   type BatchLine,
   type BatchLineResult,
-} from './starters/batch';
+} from './starters/client/batch';
 export {
   waitForBatch,
   batchState,
@@ -73,7 +73,7 @@ export {
   type WaitForBatchOptions,
   type BatchState,
   type BatchFailure,
-} from './starters/batch-wait';
+} from './starters/client/batch-wait';
 export {
   createPipelineSchedule,
   listPipelineSchedules,
@@ -84,7 +84,7 @@ export {
   type OverlapPolicy,
   type PipelineScheduleOptions,
   type PipelineScheduleSummary,
-} from './starters/schedules';
+} from './starters/client/schedules';
 
 // Rerun: a new pipeline reusing an earlier one's finished outputs (no paid vendor task twice).
 export {
@@ -97,7 +97,7 @@ export {
   type RerunPlan,
   type RerunRefusal,
   type RerunSource,
-} from './starters/rerun';
+} from './starters/client/rerun';
 // Completion webhooks: verify a delivery in your backend; read a pipeline's delivery state.
 export {
   verifyWebhook,
@@ -107,7 +107,7 @@ export {
   type VerifyWebhookOptions,
   type WebhookVerificationCode,
 } from './webhooks/signing';
-export { notificationDeliveries, type NotificationDelivery } from './starters/notifications';
+export { notificationDeliveries, type NotificationDelivery } from './starters/client/notifications';
 
 // A Temporal client from the standard environment / config profile.
 export {
@@ -116,7 +116,7 @@ export {
   type ClientSettings,
   type ConnectedClient,
   type ResolvedClientSettings,
-} from './starters/client';
+} from './starters/client/connect';
 
 // The optional payload codec (AES-256-GCM, keys from REELFLOW_CODEC_KEYS) and its HTTP server:
 // connectClient uses it by itself; pass codecDataConverter() to createReelflowWorkers' workerOptions.
@@ -141,10 +141,10 @@ export {
   type LoadOptions,
   type DefinitionIssue,
   type DefinitionFileErrorKind,
-} from './starters/definition-file';
+} from './starters/client/definition-file';
 
 // Human rendering of status and results (what the CLI prints).
-export { renderStatus, renderResult, renderFailure, statusChanges, ProgressDisplay } from './starters/progress';
+export { renderStatus, renderResult, renderFailure, statusChanges, ProgressDisplay } from './starters/client/progress';
 
 // The pipeline definition schema.
 export {

@@ -9,7 +9,7 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { outputsQuery, type PipelineResult } from '../contract/messages';
 
-/** The workflow type of a pipeline (src/starters/pipeline-client.ts names it for clients). */
+/** The workflow type of a pipeline (src/starters/client/pipeline-client.ts names it for clients). */
 const PIPELINE_TYPE = 'videoPipeline';
 
 export interface ReuseSourceInput {

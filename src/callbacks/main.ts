@@ -1,6 +1,6 @@
 /**
  * The callback receiver as a process of its own, for deployments where the public-facing
- * receiver runs apart from the workers: `node dist/src/callbacks/main.js`.
+ * receiver runs apart from the workers: `node dist/callbacks/main.js`.
  *
  *   REELFLOW_CALLBACK_SECRET (required, the workers' secret), REELFLOW_CALLBACK_PORT
  *   (default 8089), REELFLOW_CALLBACK_HOST (default 0.0.0.0): its own config (config.ts),

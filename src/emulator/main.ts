@@ -1,5 +1,5 @@
 /**
- * CLI: node dist/src/emulator/main.js --port 8080 [--host H] [--profile fast|realistic]
+ * CLI: node dist/emulator/main.js --port 8080 [--host H] [--profile fast|realistic]
  *   [--timings timings.json] [--seed N] [--faults faults.json] [--api-key K]... [--access-token T]...
  *   [--dialect seed|upstream] [--path-word W]
  * --timings: a JSON object of Timings fields (ms, or [min, max]) laid over the profile's.

@@ -2,7 +2,7 @@
  * The two sample videos (made by scripts/make-sample-media.sh, committed) and serving
  * them with Content-Length, HEAD and byte ranges, as a CDN would — players seek with
  * ranges. tsc does not copy .mp4 files, so the folder is looked up from both the
- * source layout (src/emulator) and the build layout (dist/src/emulator).
+ * source layout (src/emulator) and the build layout (dist/emulator).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,11 +11,7 @@ import type { Reply } from './http';
 export type MediaKind = 'generated' | 'erased';
 
 export function findMediaDir(): string {
-  const candidates = [
-    process.env.EMULATOR_MEDIA_DIR,
-    path.resolve(__dirname, 'media'),
-    path.resolve(__dirname, '..', '..', '..', 'src', 'emulator', 'media'),
-  ].filter((p): p is string => !!p);
+  const candidates = [process.env.EMULATOR_MEDIA_DIR, path.resolve(__dirname, 'media')].filter((p): p is string => !!p);
   const found = candidates.find((dir) => existsSync(path.join(dir, 'generated.mp4')));
   if (!found) throw new Error(`emulator media not found; looked in: ${candidates.join(', ')}`);
   return found;

@@ -1,5 +1,5 @@
 /**
- * Prebuilds the workflow bundles: `node dist/src/workers/build-bundle.js [--if-stale] [--tracing] [--codec]`.
+ * Prebuilds the workflow bundles: `node dist/workers/build-bundle.js [--if-stale] [--tracing] [--codec]`.
  * Writes dist/workflow-bundle.js (+ .json fingerprint); the worker loads it instead of
  * bundling at start. With --if-stale a fresh bundle is left as it is. Each flag also builds
  * the variants a worker with that setting loads (see bundle.ts): --tracing those with the

@@ -5,7 +5,7 @@
  *
  * Freshness is a fingerprint written next to the bundle (workflow-bundle.js.json): the
  * workflows path, the SDK version, the variant, and the path, size and mtime of every
- * source file under the folder that holds the workflows folder (src/ or dist/src/), since
+ * source file under the folder that holds the workflows folder (src/ or dist/), since
  * workflows import definition/ and vendor-api/ modules too. Any change there rebuilds:
  * conservative, never stale.
  *
@@ -20,10 +20,10 @@
  * - both: dist/workflow-bundle-tracing.<converter file names>.js.
  * So histories replay on every variant (replay test).
  *
- *   node dist/src/workers/build-bundle.js      builds them (see build-bundle.ts)
+ *   node dist/workers/build-bundle.js      builds them (see build-bundle.ts; `npm pack` ships the plain one)
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
@@ -64,19 +64,25 @@ interface Manifest extends BundleVariant {
   builtAt: string;
 }
 
+/** The reelflow package's folder: the repository, or node_modules/reelflow where it is installed. */
 function packageRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'node_modules'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (isReelflowPackage(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
+}
+
+function isReelflowPackage(file: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'reelflow';
+  } catch {
+    return false;
   }
 }
 
 /**
  * The workflows entry, resolved only when called: src/workflows/index.ts under ts
- * tooling, dist/src/workflows/index.js when compiled.
+ * tooling, dist/workflows/index.js when compiled.
  */
 export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
@@ -115,6 +121,8 @@ function interceptorModules(p: ResolvedPaths): string[] {
 }
 
 const SOURCE_FILE = /\.(ts|js|mjs|cjs|json)$/;
+/** The bundles themselves sit in dist/, which is the source folder of the compiled layout. */
+const BUNDLE_FILE = /^workflow-bundle/;
 
 function sourceFingerprint(p: ResolvedPaths): string {
   const { workflowsPath, sourceRoot, failureConverterPath, payloadConverterPath } = p;
@@ -124,27 +132,33 @@ function sourceFingerprint(p: ResolvedPaths): string {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && SOURCE_FILE.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-        const st = statSync(full);
-        lines.push(`${path.relative(sourceRoot, full)}\t${st.size}\t${st.mtimeMs}`);
+      else if (isSourceFile(entry)) {
+        const hash = createHash('sha256').update(readFileSync(full)).digest('hex');
+        lines.push(`${path.relative(sourceRoot, full)}\t${hash}`);
       }
     }
   };
   walk(sourceRoot);
   lines.sort();
+  const fromRoot = (file: string | undefined) => (file ? path.relative(sourceRoot, file) : '');
   return createHash('sha256')
     .update(
       [
-        workflowsPath,
+        fromRoot(workflowsPath),
         workflowSdkVersion,
-        interceptorModules(p).join(','),
-        failureConverterPath ?? '',
+        p.tracing ? TRACING_INTERCEPTORS_MODULE : '',
+        fromRoot(failureConverterPath),
         // Only when set: bundles of the other variants keep their fingerprints.
-        ...(payloadConverterPath ? [`payload:${payloadConverterPath}`] : []),
+        ...(payloadConverterPath ? [`payload:${fromRoot(payloadConverterPath)}`] : []),
         ...lines,
       ].join('\n'),
     )
     .digest('hex');
+}
+
+function isSourceFile(entry: Dirent): boolean {
+  const { name } = entry;
+  return entry.isFile() && SOURCE_FILE.test(name) && !name.endsWith('.d.ts') && !BUNDLE_FILE.test(name);
 }
 
 function readManifest(outFile: string): Manifest | undefined {
@@ -160,7 +174,7 @@ export function isBundleFresh(paths: BundlePaths = {}): boolean {
   const p = resolvePaths(paths);
   if (!existsSync(p.outFile)) return false;
   const m = readManifest(p.outFile);
-  return !!m && m.workflowsPath === p.workflowsPath && m.fingerprint === sourceFingerprint(p);
+  return !!m && m.fingerprint === sourceFingerprint(p);
 }
 
 /** Bundles the workflows and writes the bundle (atomically) and its fingerprint. */

@@ -1,5 +1,5 @@
 /**
- * The worker process (`npm run worker` → node dist/src/workers/main.js).
+ * The worker process (`npm run worker` → node dist/workers/main.js).
  *
  * - Temporal connection from @temporalio/envconfig: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  *   TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and the temporal.toml config file.

@@ -1,4 +1,4 @@
-import { parseBenchFlags, UsageError } from '../../bench/flags';
+import { parseBenchFlags, UsageError } from '../../tools/bench/flags';
 
 describe('bench flags', () => {
   test('defaults: 200 pipelines, both callback modes, the default mix, one worker, baseline on', () => {

@@ -1,5 +1,5 @@
 import { temporal } from '@temporalio/proto';
-import { countRun } from '../../bench/history-counts';
+import { countRun } from '../../tools/bench/history-counts';
 
 const T = temporal.api.enums.v1.EventType;
 

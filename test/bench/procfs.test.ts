@@ -1,6 +1,6 @@
-import { packageOf, summarizeProfile } from '../../bench/cpu-profile';
+import { packageOf, summarizeProfile } from '../../tools/bench/cpu-profile';
 import { spawnSync } from 'node:child_process';
-import { parseProcStatCpu, parseStatusKb, pidsNamed, readProcStats, Sampler } from '../../bench/processes';
+import { parseProcStatCpu, parseStatusKb, pidsNamed, readProcStats, Sampler } from '../../tools/bench/processes';
 
 describe('/proc parsing', () => {
   test('utime + stime, with a process name holding spaces and parentheses', () => {
@@ -44,7 +44,7 @@ describe('CPU profile summary', () => {
     expect(packageOf('file:///w/dist/workflow-bundle.js', 'x')).toBe('workflow bundle (sandboxed workflow code)');
     expect(packageOf('node:internal/timers', 'listOnTimeout')).toBe('node:internal');
     expect(packageOf('', '(garbage collector)')).toBe('(garbage collector)');
-    expect(packageOf('file:///w/dist/src/vendor-api/http.js', 'exchange')).toBe('reelflow');
+    expect(packageOf('file:///w/dist/vendor-api/http.js', 'exchange')).toBe('reelflow');
   });
 
   test('self time per function and package; idle left out', () => {
@@ -58,7 +58,7 @@ describe('CPU profile summary', () => {
           frame(1, '(root)'),
           frame(2, '(idle)'),
           frame(3, 'parse', 'file:///w/node_modules/zod/x.js'),
-          frame(4, 'run', 'file:///w/dist/src/a.js'),
+          frame(4, 'run', 'file:///w/dist/a.js'),
         ],
         samples: [2, 3, 3, 4],
         timeDeltas: [5_000, 2_000, 2_000, 1_000], // µs

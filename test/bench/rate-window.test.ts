@@ -1,4 +1,4 @@
-import { busiestWindow, natural429s, WindowCollector } from '../../bench/rate-window';
+import { busiestWindow, natural429s, WindowCollector } from '../../tools/bench/rate-window';
 
 describe('busiestWindow', () => {
   test('nothing: 0', () => {

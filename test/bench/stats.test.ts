@@ -1,4 +1,4 @@
-import { percentile, ratio, summarize } from '../../bench/stats';
+import { percentile, ratio, summarize } from '../../tools/bench/stats';
 
 describe('percentile (nearest rank)', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1); // 1..100

@@ -9,7 +9,7 @@ import {
   URL_INDEX,
   workloadProblems,
   type Workload,
-} from '../../bench/workload';
+} from '../../tools/bench/workload';
 
 const workload = (over: Partial<Workload> = {}): Workload => ({ ...DEFAULT_WORKLOAD, ...over });
 

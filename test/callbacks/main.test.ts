@@ -1,5 +1,5 @@
 /**
- * The standalone receiver process (dist/src/callbacks/main.js, built by `npm test`):
+ * The standalone receiver process (dist/callbacks/main.js, built by `npm test`):
  * started against the real dev server it relays a callback; with nothing listening at
  * the Temporal address it says which address it tried (one JSON log line) and exits 1,
  * without a stack.
@@ -12,7 +12,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startStandaloneReceiver, TemporalUnreachableError } from '../../src/callbacks/main';
 
-const MAIN = path.resolve(__dirname, '../../dist/src/callbacks/main.js');
+const MAIN = path.resolve(__dirname, '../../dist/callbacks/main.js');
 const SECRET = 'standalone-test-secret-0123456789';
 
 /** A port on 127.0.0.1 where nothing listens (taken from the OS, then released). */

@@ -14,7 +14,7 @@ import {
   checkTerminalStates,
   type ArchivedFileOnDisk,
   type PipelineOutcome,
-} from '../../bench/chaos-invariants';
+} from '../../tools/bench/chaos-invariants';
 import {
   burstsOf,
   chaosFaults,
@@ -23,7 +23,7 @@ import {
   profileCount,
   seededRandom,
   tagIn,
-} from '../../bench/chaos-plan';
+} from '../../tools/bench/chaos-plan';
 import { parseFaultConfig } from '../../src/emulator/faults';
 import { parseDefinition } from '../../src/definition/definition';
 import type { PipelineResult, VendorTaskRecord } from '../../src/contract/messages';

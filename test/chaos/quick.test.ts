@@ -1,14 +1,14 @@
 /**
  * The quick chaos run inside `npm test`: 20 pipelines with every stage, the emulator's
- * fault mix on, two worker PROCESSES (dist/src/workers/main.js) of which one is
+ * fault mix on, two worker PROCESSES (dist/workers/main.js) of which one is
  * SIGKILLed mid-run and replaced, and an operator answering ambiguous paid creates.
  * Every invariant of `npm run chaos` must hold. The dev server is jest's shared one
  * (restarting it would disturb the other test files), so no server restart here.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
-import { renderMarkdown } from '../../bench/chaos-report';
-import { DIST_MISSING_HINT, distPaths, runChaos } from '../../bench/chaos-run';
+import { renderMarkdown } from '../../tools/bench/chaos-report';
+import { DIST_MISSING_HINT, distPaths, runChaos } from '../../tools/bench/chaos-run';
 
 test('quick chaos: 20 pipelines under faults, a worker SIGKILLed; every invariant holds', async () => {
   const missing = Object.values(distPaths()).filter((f) => !existsSync(f));

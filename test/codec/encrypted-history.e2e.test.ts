@@ -14,11 +14,11 @@ import { defaultPayloadConverter, type DataConverter, type Payload } from '@temp
 import { Worker } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { codecDataConverter, codecFromEnv, type EncryptionCodec } from '../../src/codec';
-import { runCli } from '../../src/starters/cli';
-import { startPipeline } from '../../src/starters/pipeline-client';
+import { runCli } from '../../src/starters/cli/main';
+import { startPipeline } from '../../src/starters/client/pipeline-client';
 import type { PipelineResult } from '../../src/contract/messages';
 import { cli, ROOT } from '../starters/helpers';
-import { fullDefinition, startHarness, testBundle, type Harness } from '../workflows/harness';
+import { fullDefinition, startHarness, testBundle, type Harness } from '../support/harness';
 
 type History = temporal.api.history.v1.IHistory;
 

@@ -9,7 +9,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { codecFromEnv, type EncryptionCodec } from '../../src/codec';
 import { startCodecServer, type CodecServer } from '../../src/codec/server';
 import { hostAllowList } from '../../src/codec/host-allow-list';
-import { runCli } from '../../src/starters/cli';
+import { runCli } from '../../src/starters/cli/main';
 import { ROOT } from '../starters/helpers';
 
 const codec = codecFromEnv({ REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` }) as EncryptionCodec;

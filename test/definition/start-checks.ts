@@ -6,7 +6,7 @@
  * request with its references resolved to sample Asset:// ids. Throws what would fail.
  */
 import { durationMs, parseDefinition, type PipelineDefinition } from '../../src/definition/definition';
-import { pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/pipeline-client';
+import { pipelineDetails, pipelineSummary, pipelineWorkflowId } from '../../src/starters/client/pipeline-client';
 import { inferMediaType, planReviewBatches } from '../../src/vendor-api/batching';
 import { ASSET_ACTIONS, GenerationCreateRequestSchema, ReviewSubmitRequestSchema } from '../../src/vendor-api/schemas';
 import { validateRequest } from '../../src/vendor-api/validate';

@@ -4,7 +4,7 @@
  * workflow, naming the field and the reason, before any vendor call.
  */
 import { WorkflowFailedError } from '@temporalio/client';
-import { rejection, startHarness, type Harness } from '../workflows/harness';
+import { rejection, startHarness, type Harness } from '../support/harness';
 import { FailureType } from '../../src/failures';
 
 let h: Harness;

@@ -17,6 +17,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, input?: string
   return res.stdout;
 }
 
+const LOCK = '/tmp/reelflow-apt.lock';
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 /** Installs Debian's docker-compose if it is missing (CI runs as root; elsewhere sudo -n). */
@@ -28,13 +29,17 @@ export function ensureDockerCompose(): void {
       'test/deploy needs `docker-compose` (Debian package docker-compose) and cannot install it: no apt-get (or no root). Install it by hand.',
     );
   }
-  const apt = (args: string[]) =>
-    execFileSync(root ? 'apt-get' : 'sudo', root ? args : ['-n', 'apt-get', ...args], {
+  // Jest runs test files in parallel: a lock, so only one of them runs apt-get (two collide on dpkg's lock).
+  const apt = (args: string[]) => {
+    const cmd = ['flock', LOCK, ...(root ? ['apt-get'] : ['sudo', '-n', 'apt-get']), ...args];
+    execFileSync(cmd[0], cmd.slice(1), {
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+  };
   process.stderr.write('test/deploy: installing docker-compose with apt-get (once)…\n');
   apt(['update', '-qq']);
+  if (has('docker-compose')) return;
   // Recommends would pull a whole Docker engine; `config` needs none.
   apt(['install', '-y', '-qq', '--no-install-recommends', 'docker-compose']);
   if (!has('docker-compose')) throw new Error('apt-get installed docker-compose but it is not on PATH');

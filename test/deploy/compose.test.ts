@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findCommand } from '../../src/starters/cli-spec';
+import { findCommand } from '../../src/starters/cli/spec';
 import { loadWorkerConfig, WorkerConfigError } from '../../src/workers/config';
 import { composeConfig, ensureDockerCompose, ROOT, type ComposeConfig, type ComposeService } from './compose-tool';
 
@@ -76,6 +76,19 @@ test('the image prebuilds the bundle of every setting its worker may have (traci
   expect(flags).toEqual(expect.arrayContaining(['--tracing', '--codec']));
 });
 
+test('the image ships the product build only: no tests, no tools, built with tsconfig.build.json', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const copied = [...dockerfile.matchAll(/^COPY (?:--from=\S+ )?(\S+)/gm)].map((m) => m[1]);
+  expect(copied.filter((c) => /^(test|tools|bench)\b/.test(c))).toEqual([]);
+  expect(dockerfile).toMatch(/node scripts\/run\.mjs build/);
+  const product = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
+    include: string[];
+    compilerOptions: { rootDir: string; outDir: string };
+  };
+  expect(product.include).toEqual(['src/**/*.ts']);
+  expect(product.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
+});
+
 test('Temporal runs from temporalio/server with matching admin-tools, never the retired auto-setup', () => {
   const images = Object.values(services).map((s) => s.image ?? '');
   expect(images.filter((i) => i.includes('auto-setup'))).toEqual([]);
@@ -130,7 +143,7 @@ test('the one-shots run the schema tool and create the namespace', () => {
   expect(script('temporal-admin-tools')).toMatch(/temporal-sql-tool .*update-schema -d "\$\{schema_dir\}/);
   expect(services['temporal-admin-tools'].environment).toMatchObject({ SQL_PLUGIN: 'postgres12' });
   expect(script('temporal-create-namespace')).toContain('temporal operator namespace create');
-  expect(services.setup.command).toEqual(expect.arrayContaining(['dist/src/starters/cli.js', 'setup']));
+  expect(services.setup.command).toEqual(expect.arrayContaining(['dist/starters/cli/main.js', 'setup']));
 });
 
 test('published ports listen on 127.0.0.1 only', () => {

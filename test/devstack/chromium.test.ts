@@ -1,5 +1,5 @@
 /** The screenshot script's browser lookup: a missing Chromium is named with its install command. */
-import { DEFAULT_CHROMIUM, findChromium } from '../../src/devstack/chromium';
+import { DEFAULT_CHROMIUM, findChromium } from '../../tools/devstack/chromium';
 
 test('a missing browser fails with the apt-get command, before anything starts', () => {
   expect(() => findChromium({ CHROMIUM: '/nonexistent/chromium' })).toThrow(

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { portsFromEnv, runDemo } from '../../src/devstack/demo';
+import { portsFromEnv, runDemo } from '../../tools/devstack/demo';
 
 test('the demo runs examples/pipeline.json on the whole local stack and stops it', async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-demo-'));

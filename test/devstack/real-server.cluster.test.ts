@@ -1,5 +1,5 @@
 /**
- * The real Temporal server on PostgreSQL (src/devstack/cluster), on databases of its own.
+ * The real Temporal server on PostgreSQL (tools/devstack/cluster), on databases of its own.
  * `npm run test:cluster` runs this file; `npm test` leaves it out (jest.config.js): it
  * needs the server's Go build and a PostgreSQL server.
  */
@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startCluster, type ClusterOptions, type RunningCluster } from '../../src/devstack/cluster/cluster';
-import { databaseFromEnv, dropDatabases } from '../../src/devstack/cluster/postgres';
+import { startCluster, type ClusterOptions, type RunningCluster } from '../../tools/devstack/cluster/cluster';
+import { databaseFromEnv, dropDatabases } from '../../tools/devstack/cluster/postgres';
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 
 const DATABASE = 'reelflow_test_cluster_check';

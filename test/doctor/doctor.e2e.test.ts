@@ -4,7 +4,7 @@
  * for a queue no worker polls.
  */
 import { randomBytes } from 'node:crypto';
-import { CALLBACK_SECRET, startHarness, type Harness } from '../workflows/harness';
+import { CALLBACK_SECRET, startHarness, type Harness } from '../support/harness';
 import type { CheckResult } from '../../src/workers/doctor';
 import { cli } from '../starters/helpers';
 

@@ -11,7 +11,7 @@ import { FailureType } from '../../src/failures';
 import { loadWorkerConfig } from '../../src/workers/config';
 import { startWorkerProcess } from '../../src/workers/main';
 import { runStartupChecks } from '../../src/workers/startup-checks';
-import { fullDefinition, startHarness, type Harness } from '../workflows/harness';
+import { fullDefinition, startHarness, type Harness } from '../support/harness';
 
 let h: Harness | undefined;
 afterAll(() => h?.close());

@@ -1,6 +1,6 @@
 /**
  * No dead exports: every name src/ exports is used somewhere, in its own module or by
- * another module of src/, test/ or bench/ (the library's public names count as used by
+ * another module of src/, test/ or tools/ (the library's public names count as used by
  * src/index.ts, which re-exports them). Comments do not count as uses.
  */
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ const ROOT = path.resolve(__dirname, '../..');
 
 const withoutComments = (src: string) => src.replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
 const code = new Map(
-  ['src', 'test', 'bench']
+  ['src', 'test', 'tools']
     .flatMap((dir) => tsFiles(ROOT, dir))
     .map((f) => [f, withoutComments(readFileSync(path.join(ROOT, f), 'utf8'))]),
 );

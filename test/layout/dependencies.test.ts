@@ -1,7 +1,7 @@
 /**
  * Dependencies point one way: what a user installs and runs in production (the CLI, the
- * library, the worker, the standalone callback receiver) never loads the dev stack or the
- * emulator, and the receiver loads nothing of the worker. ESLint forbids the direct
+ * library, the worker, the standalone callback receiver) never loads the tools (tools/:
+ * the dev stack, the bench) or the emulator, and the receiver loads nothing of the worker. ESLint forbids the direct
  * imports (eslint.config.mjs); this follows them transitively.
  */
 import path from 'node:path';
@@ -22,13 +22,12 @@ function reached(entry: string): string[] {
     .map((f) => path.relative(SRC, f));
 }
 
-it.each(['starters/cli.ts', 'index.ts', 'workers/main.ts', 'callbacks/main.ts'])(
-  '%s loads neither the dev stack nor the emulator',
-  (entry) => {
-    const offending = reached(entry).filter((f) => ['devstack', 'emulator'].includes(folderOf(path.join(SRC, f))));
-    expect(offending).toEqual([]);
-  },
-);
+const ENTRIES = ['starters/cli/main.ts', 'index.ts', 'workers/index.ts', 'workers/main.ts', 'callbacks/main.ts'];
+
+it.each(ENTRIES)('%s loads neither the tools (dev stack, bench) nor the emulator', (entry) => {
+  const offending = reached(entry).filter((f) => f.startsWith('..') || folderOf(path.join(SRC, f)) === 'emulator');
+  expect(offending).toEqual([]);
+});
 
 test('the standalone callback receiver reads its own config and loads no worker or CLI module', () => {
   const offending = reached('callbacks/main.ts').filter((f) =>
@@ -37,9 +36,19 @@ test('the standalone callback receiver reads its own config and loads no worker 
   expect(offending).toEqual([]);
 });
 
+test('the library client (starters/client) loads nothing of the command line (starters/cli)', () => {
+  const clientFiles = tsFiles(SRC, path.join('starters', 'client'));
+  const offending = clientFiles.flatMap((file) =>
+    reached(file).filter((f) => f.startsWith(path.join('starters', 'cli') + path.sep)),
+  );
+  expect(offending).toEqual([]);
+  expect(reached('index.ts').filter((f) => f.startsWith(path.join('starters', 'cli') + path.sep))).toEqual([]);
+});
+
 test('the demo lives with the dev stack, and `reelflow setup` registers search attributes without it', () => {
-  expect(reached('devstack/demo.ts')).toContain(path.join('starters', 'register-search-attributes.ts'));
-  expect(reached('starters/cli.ts')).toContain(path.join('starters', 'register-search-attributes.ts'));
+  const registers = path.join('starters', 'client', 'register-search-attributes.ts');
+  expect(reached('../tools/devstack/demo.ts')).toContain(registers);
+  expect(reached('starters/cli/main.ts')).toContain(registers);
 });
 
 /**
@@ -78,9 +87,8 @@ const ALLOWED: Record<string, string[]> = {
     'vendor-api',
     'webhooks',
   ],
-  // The package entry re-exports the library; the dev stack serves the demo and the tests.
+  // The package entry re-exports the library. Nothing in src/ imports tools/ (the arrow would read `-> ..`).
   index: ['activities', 'codec', 'contract', 'definition', 'failures', 'starters', 'webhooks', 'workers'],
-  devstack: ['contract', 'definition', 'emulator', 'starters', 'workers'],
 };
 
 test('each folder imports only the folders below it', () => {

@@ -1,6 +1,6 @@
 /**
  * Builds the Go client in test/other-languages/go (Temporal's Go SDK, no reelflow code)
- * into the project cache, as the Temporal CLI is cached (src/devstack/temporal-cli.ts):
+ * into the project cache, as the Temporal CLI is cached (tools/devstack/temporal-cli.ts):
  * `.cache/bin/reelflow-go-client-<hash of its sources>`, so an edit rebuilds and an
  * unchanged client is built once per machine. The first build fetches go.temporal.io/sdk
  * through the Go module proxy and compiles it: minutes, on a cold Go build cache.
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cacheDir } from '../../src/devstack/temporal-cli';
+import { cacheDir } from '../../tools/devstack/temporal-cli';
 
 export const GO_CLIENT_DIR = path.join(__dirname, 'go');
 const SOURCES = ['main.go', 'go.mod', 'go.sum'];

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildGoClient } from './go-client';
-import { startHarness, type Harness } from '../workflows/harness';
+import { startHarness, type Harness } from '../support/harness';
 
 interface GoOutput {
   workflowId: string;

@@ -9,10 +9,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { findTemporalCli } from '../../src/devstack/temporal-cli';
+import { findTemporalCli } from '../../tools/devstack/temporal-cli';
 import { parseDefinition } from '../../src/definition/definition';
-import { startPipeline } from '../../src/starters/pipeline-client';
-import { planRerun } from '../../src/starters/rerun';
+import { startPipeline } from '../../src/starters/client/pipeline-client';
+import { planRerun } from '../../src/starters/client/rerun';
 import {
   outputsQuery,
   resolveCreateUpdate,
@@ -23,7 +23,7 @@ import {
   type PipelineReuse,
   type PipelineStatus,
 } from '../../src/contract/messages';
-import { fullDefinition, startHarness, WEBHOOK_SECRET, type Harness } from '../workflows/harness';
+import { fullDefinition, startHarness, WEBHOOK_SECRET, type Harness } from '../support/harness';
 import { startWebhookReceiver } from '../workflows/webhook-receiver';
 
 const OUT = path.join(__dirname, 'histories');

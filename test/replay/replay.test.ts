@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { codecDataConverter, codecDataConverterOf, workerCodecFromEnv } from '../../src/codec';
-import { testBundle, type TestVariant } from '../workflows/harness';
+import { testBundle, type TestVariant } from '../support/harness';
 
 const DIR = path.join(__dirname, 'histories');
 const ids: Record<string, string> = JSON.parse(readFileSync(path.join(DIR, 'workflow-ids.json'), 'utf8'));

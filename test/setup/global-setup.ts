@@ -8,7 +8,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
-import { startLocalTemporal } from '../../src/devstack/local-temporal';
+import { startLocalTemporal } from '../../tools/devstack/local-temporal';
 import { checkExistingServer } from './existing-server';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { writeFileSync } from 'node:fs';

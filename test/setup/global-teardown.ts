@@ -1,4 +1,4 @@
-import type { DevServer } from '../../src/devstack/dev-server';
+import type { DevServer } from '../../tools/devstack/dev-server';
 
 export default async function globalTeardown(): Promise<void> {
   const server = (globalThis as { __reelflowDevServer?: DevServer }).__reelflowDevServer;

@@ -1,6 +1,6 @@
 /**
  * Batches and schedules through the CLI, against the REAL dev server (global setup), a
- * real worker on its own task queue and the vendor emulator (test/workflows/harness.ts).
+ * real worker on its own task queue and the vendor emulator (test/support/harness.ts).
  * Visibility is eventually consistent: what is read from it is polled until it matches.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { BATCH, STAGE, STATUS } from '../../src/contract/search-attributes';
-import { startHarness, type Harness } from '../workflows/harness';
+import { startHarness, type Harness } from '../support/harness';
 import { cli, type CliRun } from './helpers';
 
 jest.setTimeout(240_000);

@@ -1,10 +1,10 @@
 /** Batches and schedules without a server: ids, line numbering, the batch state, intervals, usage errors. */
-import { batchLines, batchWorkflowId, checkBatchLine, defaultBatchId } from '../../src/starters/batch';
-import { batchState } from '../../src/starters/batch-wait';
-import type { PipelineSummary } from '../../src/starters/pipeline-client';
-import { buildListQuery } from '../../src/starters/pipeline-client';
-import { ProgressBar, renderBar } from '../../src/starters/progress-bar';
-import { parseEvery } from '../../src/starters/schedules';
+import { batchLines, batchWorkflowId, checkBatchLine, defaultBatchId } from '../../src/starters/client/batch';
+import { batchState } from '../../src/starters/client/batch-wait';
+import type { PipelineSummary } from '../../src/starters/client/pipeline-client';
+import { buildListQuery } from '../../src/starters/client/pipeline-client';
+import { ProgressBar, renderBar } from '../../src/starters/cli/progress-bar';
+import { parseEvery } from '../../src/starters/client/schedules';
 import { cli } from './helpers';
 
 describe('batch ids', () => {

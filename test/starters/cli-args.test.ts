@@ -1,5 +1,5 @@
-import { COMMANDS, UsageError, parseCommandLine } from '../../src/starters/cli-spec';
-import { buildListQuery } from '../../src/starters/pipeline-client';
+import { COMMANDS, UsageError, parseCommandLine } from '../../src/starters/cli/spec';
+import { buildListQuery } from '../../src/starters/client/pipeline-client';
 import { cli } from './helpers';
 
 function usage(argv: string[]): UsageError {

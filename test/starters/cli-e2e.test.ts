@@ -1,13 +1,13 @@
 /**
  * The CLI against the REAL dev server (global setup), a real worker on its own task
- * queue and the vendor emulator (test/workflows/harness.ts): start, status, result,
+ * queue and the vendor emulator (test/support/harness.ts): start, status, result,
  * run with its live display, list on the search attributes, cancel, resolve.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { startHarness, type Harness } from '../workflows/harness';
+import { startHarness, type Harness } from '../support/harness';
 import { cli, type CliRun } from './helpers';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-cli-e2e-'));

@@ -2,7 +2,7 @@
 import { QueryNotRegisteredError, ServiceError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FailureType } from '../../src/failures';
-import { reportError } from '../../src/starters/cli-errors';
+import { reportError } from '../../src/starters/cli/errors';
 
 const SDK_NAMES = /WorkflowUpdateFailedError|WorkflowNotFoundError|ApplicationFailure|ServiceError|QueryNotRegistered/;
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectClient, resolveClientSettings } from '../../src/starters/client';
+import { connectClient, resolveClientSettings } from '../../src/starters/client/connect';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-client-'));
 const toml = path.join(dir, 'temporal.toml');

@@ -2,7 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { DefinitionFileError, lineColumn, loadDefinitionFile, parseJsonText } from '../../src/starters/definition-file';
+import {
+  DefinitionFileError,
+  lineColumn,
+  loadDefinitionFile,
+  parseJsonText,
+} from '../../src/starters/client/definition-file';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-def-'));
 function file(name: string, text: string): string {

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { DefinitionError, type PipelineDefinitionInput } from '../../src/definition/definition';
-import { DEFAULT_MAX_PAYLOAD_BYTES, workflowInputBytes } from '../../src/starters/payload-size';
-import { startPipeline } from '../../src/starters/pipeline-client';
+import { DEFAULT_MAX_PAYLOAD_BYTES, workflowInputBytes } from '../../src/starters/client/payload-size';
+import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { cli } from './helpers';
 
 /** A generation-only definition whose prompt is `n` characters. */

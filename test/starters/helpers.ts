@@ -1,7 +1,7 @@
 /** In-process CLI runs with captured output (no process spawn, no mock of Temporal). */
 import { Readable } from 'node:stream';
 import path from 'node:path';
-import { runCli, type CliIo } from '../../src/starters/cli';
+import { runCli, type CliIo } from '../../src/starters/cli/main';
 
 export const ROOT = path.resolve(__dirname, '../..');
 

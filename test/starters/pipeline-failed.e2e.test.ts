@@ -7,9 +7,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FAIL_GENERATION_MARKER } from '../../src/emulator/generation';
 import { FailureType } from '../../src/failures';
-import { PipelineFailedError } from '../../src/starters/pipeline-failed';
-import { failureChain, pipelineResult, runPipeline } from '../../src/starters/pipeline-client';
-import { rejection, startHarness, type Harness } from '../workflows/harness';
+import { PipelineFailedError } from '../../src/starters/client/pipeline-failed';
+import { failureChain, pipelineResult, runPipeline } from '../../src/starters/client/pipeline-client';
+import { rejection, startHarness, type Harness } from '../support/harness';
 
 const quick = { generationQueuedMs: 200, generationRunningMs: 500, eraseInProgressMs: 500 };
 const generation = (text: string): PipelineDefinitionInput => ({

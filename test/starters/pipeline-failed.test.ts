@@ -6,8 +6,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
 import { FailureType } from '../../src/failures';
-import { failureChain, outcomeOf } from '../../src/starters/pipeline-client';
-import { PipelineFailedError } from '../../src/starters/pipeline-failed';
+import { failureChain, outcomeOf } from '../../src/starters/client/pipeline-client';
+import { PipelineFailedError } from '../../src/starters/client/pipeline-failed';
 
 const vendorError = ApplicationFailure.create({
   type: FailureType.RejectedError,

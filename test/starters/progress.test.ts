@@ -1,7 +1,13 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import { failureChain, outcomeOf } from '../../src/starters/pipeline-client';
-import { ProgressDisplay, renderFailure, renderStatus, resolveHint, statusChanges } from '../../src/starters/progress';
+import { failureChain, outcomeOf } from '../../src/starters/client/pipeline-client';
+import {
+  ProgressDisplay,
+  renderFailure,
+  renderStatus,
+  resolveHint,
+  statusChanges,
+} from '../../src/starters/client/progress';
 import type { PipelineStatus } from '../../src/contract/messages';
 import { FailureType } from '../../src/failures';
 

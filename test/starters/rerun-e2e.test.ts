@@ -11,8 +11,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { InspectionSnapshot } from '../../src/emulator';
 import { FailureType } from '../../src/failures';
-import { startPipeline } from '../../src/starters/pipeline-client';
-import { rerunPipeline } from '../../src/starters/rerun';
+import { startPipeline } from '../../src/starters/client/pipeline-client';
+import { rerunPipeline } from '../../src/starters/client/rerun';
 import {
   outputsQuery,
   statusQuery,
@@ -27,7 +27,7 @@ import {
   startHarness,
   waitForStatus,
   type Harness,
-} from '../workflows/harness';
+} from '../support/harness';
 import { cli } from './helpers';
 
 /** Vendor requests that create something (a paid task, an asset, a group). */

@@ -1,8 +1,8 @@
 /** planRerun (pure): which finished outputs a rerun reuses, and when it refuses. */
 import { parseDefinition } from '../../src/definition/definition';
-import { planRerun, RerunRefusedError, type RerunFrom } from '../../src/starters/rerun';
+import { planRerun, RerunRefusedError, type RerunFrom } from '../../src/starters/client/rerun';
 import type { PipelineResult } from '../../src/contract/messages';
-import { fullDefinition } from '../workflows/harness';
+import { fullDefinition } from '../support/harness';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const RUN = '0c8e4c36-5b7e-4f5e-9d55-0d6c1d6f8a01';

@@ -1,8 +1,8 @@
 /** A refused resolveCreate reads as the workflow's reason, not as the SDK's class name. */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { reportError } from '../../src/starters/cli-errors';
-import { asResolveRefused, ResolveRefusedError } from '../../src/starters/resolve-refused';
+import { reportError } from '../../src/starters/cli/errors';
+import { asResolveRefused, ResolveRefusedError } from '../../src/starters/client/resolve-refused';
 
 const REASON = 'task bogus-id is unknown at the vendor (task not found); check the id in the vendor console';
 

@@ -1,5 +1,5 @@
 import { ServiceError } from '@temporalio/client';
-import { abortedBeforeTheWorkflowSawIt } from '../../src/starters/pipeline-client';
+import { abortedBeforeTheWorkflowSawIt } from '../../src/starters/client/pipeline-client';
 
 // What the client throws when the server aborts an Update with the workflow task it arrived in.
 const grpc = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details });

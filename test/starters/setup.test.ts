@@ -1,7 +1,7 @@
 /** `reelflow setup` registers the search attributes on a namespace, once, on the real server. */
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
-import { runCli } from '../../src/starters/cli';
+import { runCli } from '../../src/starters/cli/main';
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 
 async function cli(args: string[]) {

@@ -6,7 +6,7 @@ import {
   pipelineDetails,
   pipelineSummary,
   pipelineWorkflowId,
-} from '../../src/starters/pipeline-client';
+} from '../../src/starters/client/pipeline-client';
 import { ROOT, cli } from './helpers';
 
 const EXAMPLES = readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));

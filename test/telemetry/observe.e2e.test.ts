@@ -1,6 +1,6 @@
 /**
  * Logs and traces of one pipeline, end to end: the real worker process
- * (dist/src/workers/main.js, with its callback receiver) and the real CLI start, with
+ * (dist/workers/main.js, with its callback receiver) and the real CLI start, with
  * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a small OTLP/HTTP (JSON) receiver on loopback
  * in this test. The spans of the pipeline form one trace: the CLI's start, the workflow,
  * its activities and the vendor HTTP calls (method and route, no query, no secret); each
@@ -13,11 +13,11 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expectReplays, fullDefinition, startHarness, testCodecEnv, type Harness } from '../workflows/harness';
+import { expectReplays, fullDefinition, startHarness, testCodecEnv, type Harness } from '../support/harness';
 
 const ROOT = path.resolve(__dirname, '../..');
-const WORKER_MAIN = path.join(ROOT, 'dist/src/workers/main.js');
-const CLI = path.join(ROOT, 'dist/src/starters/cli.js');
+const WORKER_MAIN = path.join(ROOT, 'dist/workers/main.js');
+const CLI = path.join(ROOT, 'dist/starters/cli/main.js');
 const API_KEY = 'sk-observe-test-api-key-0123456789';
 const ACCESS_TOKEN = 'at-observe-test-access-token-0123456789';
 const CALLBACK_SECRET = 'observe-test-callback-secret-0123456789';

@@ -1,7 +1,7 @@
 /**
  * Vendor facts live in one home (vendor-facts.ts for what the spec states, assumed-values.ts
  * for what reelflow assumes, re-exporting the former): zod-free, so workflow code imports
- * them, and no other module of src/ or bench/ carries a copy.
+ * them, and no other module of src/ or tools/ carries a copy.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -60,7 +60,7 @@ const COPIES: [string, RegExp][] = [
 ];
 
 test.each(COPIES)('no module but the homes writes the %s', (_, pattern) => {
-  const offenders = [...tsFiles(ROOT, 'src'), ...tsFiles(ROOT, 'bench')]
+  const offenders = [...tsFiles(ROOT, 'src'), ...tsFiles(ROOT, 'tools')]
     .filter((f) => !HOMES.includes(f))
     .filter((f) => pattern.test(readFileSync(path.join(ROOT, f), 'utf8')));
   expect(offenders).toEqual([]);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { busiestWindow } from '../../bench/rate-window';
+import { busiestWindow } from '../../tools/bench/rate-window';
 import { createActivities } from '../../src/activities';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';

@@ -11,7 +11,7 @@ import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { createVendorClient } from '../../src/vendor-api';
 import { resolveCreateUpdate, statusQuery } from '../../src/contract/messages';
-import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
+import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from '../support/harness';
 
 const MODEL = 'video-model-1';
 const generationOnly = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({

@@ -12,7 +12,7 @@ import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { resolveCreateUpdate, vendorCallbackSignal, type VendorCallbackSignal } from '../../src/contract/messages';
-import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
+import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from '../support/harness';
 
 const MODEL = 'video-model-1';
 const EventType = temporal.api.enums.v1.EventType;

@@ -8,7 +8,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { PASSING_STATES } from '../../src/vendor-api/assumed-values';
 import type { VendorCallbackSignal } from '../../src/contract/messages';
-import { startHarness, type Harness } from './harness';
+import { startHarness, type Harness } from '../support/harness';
 
 const EventType = temporal.api.enums.v1.EventType;
 const passing = new Set(Object.values(PASSING_STATES).flat());

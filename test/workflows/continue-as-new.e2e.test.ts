@@ -17,8 +17,8 @@ import {
   type PipelineResult,
 } from '../../src/contract/messages';
 import type { videoPipeline } from '../../src/workflows';
-import { resolveCreate } from '../../src/starters/pipeline-client';
-import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from './harness';
+import { resolveCreate } from '../../src/starters/client/pipeline-client';
+import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from '../support/harness';
 
 const EventType = temporal.api.enums.v1.EventType;
 type Pipeline = WorkflowHandleWithFirstExecutionRunId<typeof videoPipeline>;

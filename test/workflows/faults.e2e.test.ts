@@ -6,7 +6,7 @@ import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/clie
 import { ApplicationFailure } from '@temporalio/common';
 import { resolveCreateUpdate, statusQuery } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { rejection, startHarness, type Harness, waitForStatus } from './harness';
+import { rejection, startHarness, type Harness, waitForStatus } from '../support/harness';
 
 const quick = {
   generationQueuedMs: 300,

@@ -14,7 +14,7 @@ import {
   startHarness,
   type Harness,
   waitForStatus,
-} from './harness';
+} from '../support/harness';
 import { FailureType } from '../../src/failures';
 
 describe('cancellation', () => {

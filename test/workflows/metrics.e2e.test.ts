@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { METRICS } from '../../src/metrics/names';
 import { resolveCreateUpdate, type PipelineResult } from '../../src/contract/messages';
-import { rejection, spawnWorker, startHarness, until, waitForStatus, type Harness } from './harness';
+import { rejection, spawnWorker, startHarness, until, waitForStatus, type Harness } from '../support/harness';
 
 interface Sample {
   name: string;

@@ -12,7 +12,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FailureType } from '../../src/failures';
-import { notificationDeliveries } from '../../src/starters/notifications';
+import { notificationDeliveries } from '../../src/starters/client/notifications';
 import {
   resolveCreateUpdate,
   statusQuery,
@@ -20,7 +20,15 @@ import {
   type NotificationRecord,
   type WebhookEvent,
 } from '../../src/contract/messages';
-import { expectReplays, rejection, startHarness, until, waitForStatus, WEBHOOK_SECRET, type Harness } from './harness';
+import {
+  expectReplays,
+  rejection,
+  startHarness,
+  until,
+  waitForStatus,
+  WEBHOOK_SECRET,
+  type Harness,
+} from '../support/harness';
 import { cli } from '../starters/helpers';
 import { startWebhookReceiver } from './webhook-receiver';
 import { verifyWebhook } from '../../src/webhooks/signing';

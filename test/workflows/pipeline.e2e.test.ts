@@ -11,7 +11,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { statusQuery, type PipelineResult } from '../../src/contract/messages';
-import { fullDefinition, startHarness, type Harness } from './harness';
+import { fullDefinition, startHarness, type Harness } from '../support/harness';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

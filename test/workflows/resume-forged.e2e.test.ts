@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineInput, PipelineStatus } from '../../src/contract/messages';
-import { rejection, startHarness, type Harness } from './harness';
+import { rejection, startHarness, type Harness } from '../support/harness';
 
 const forgedStatus = (pipelineId: string): PipelineStatus => ({
   pipelineId,

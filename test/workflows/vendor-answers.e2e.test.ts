@@ -6,7 +6,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { startHarness, waitForStatus, type Harness } from './harness';
+import { startHarness, waitForStatus, type Harness } from '../support/harness';
 
 const quick = {
   generationQueuedMs: 300,

@@ -1,10 +1,10 @@
 /**
  * A worker PROCESS killed with SIGKILL while a paid create is in flight, and another
  * started: the pipeline completes with exactly one vendor task. Runs the real worker
- * entry (dist/src/workers/main.js, built by `npm test` before jest starts).
+ * entry (dist/workers/main.js, built by `npm test` before jest starts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawnWorker, startHarness, type Harness } from './harness';
+import { spawnWorker, startHarness, type Harness } from '../support/harness';
 
 function startWorkerProcess(h: Harness, name: string): ChildProcess {
   return spawnWorker(h, name, { VENDOR_HEADERS_TIMEOUT_MS: '60000' });

@@ -1,0 +1,59 @@
+/** `reelflow list [--status …] [--stage …] [--vendor-task …] [--batch …] [--query …]`: pipelines from Temporal visibility, newest first. */
+import { EXIT, table } from '../output';
+import { UsageError } from '../spec';
+import type { CommandFn } from '../session';
+import { buildListQuery, listPipelines, type ListPipelinesOptions } from '../../client/pipeline-client';
+import { uiListLink } from './start';
+
+/** `--waiting` is `--status waiting-operator`; with another --status it is a contradiction. */
+function statusOption(status: string | undefined, waiting: boolean, command: string): string | undefined {
+  if (!waiting) return status;
+  if (status !== undefined && status !== 'waiting-operator') {
+    throw new UsageError(
+      `option --waiting is --status waiting-operator; it cannot go with --status ${status}`,
+      '--waiting',
+      command,
+    );
+  }
+  return 'waiting-operator';
+}
+
+export const list: CommandFn = async (ctx, session) => {
+  const status = statusOption(ctx.str('status'), ctx.bool('waiting'), ctx.name);
+  const opts: ListPipelinesOptions = {
+    ...(status ? { status: (status === 'canceled' ? 'cancelled' : status) as ListPipelinesOptions['status'] } : {}),
+    ...(ctx.str('stage') ? { stage: ctx.str('stage') as ListPipelinesOptions['stage'] } : {}),
+    ...(ctx.str('vendor-task') ? { vendorTaskId: ctx.str('vendor-task') } : {}),
+    ...(ctx.str('query') ? { query: ctx.str('query') } : {}),
+    ...(ctx.str('batch') !== undefined ? { batchId: ctx.str('batch') } : {}),
+    // A batch is listed whole unless --limit says otherwise.
+    limit: ctx.int('limit') ?? (ctx.str('batch') !== undefined ? Number.MAX_SAFE_INTEGER : 50),
+  };
+  let items;
+  let query: string;
+  try {
+    query = buildListQuery(opts);
+    items = await listPipelines(await session.client(), opts);
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(err.message, `--${err.message.split(':')[0]}`, ctx.name);
+    throw err;
+  }
+  ctx.emit({ pipelines: items }, () => [
+    ...table(
+      ['WORKFLOW ID', 'STATUS', 'STAGE', 'STARTED', 'VENDOR TASKS'],
+      items.map((p) => [
+        p.workflowId,
+        p.executionStatus === 'running' && p.status ? p.status : p.executionStatus,
+        p.stage,
+        p.startTime,
+        p.vendorTaskIds.join(','),
+      ]),
+    ),
+    `${items.length} pipeline(s)`,
+  ]);
+  // The same list in the Web UI, where an operator opens each pipeline (and resolves it).
+  const link = uiListLink(ctx.io.env, session.namespace, query);
+  if (link) ctx.info(`Web UI: ${link}`);
+  else if (ctx.bool('waiting')) ctx.info('Web UI link of this list: set TEMPORAL_UI_URL (e.g. http://localhost:8233)');
+  return EXIT.ok;
+};

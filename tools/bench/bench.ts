@@ -1,0 +1,223 @@
+/**
+ * `npm run bench -- [--pipelines N] [--callbacks on|off|both] [--stages …] …` (see flags.ts).
+ *
+ * N pipelines started at once through reelflow (worker processes on a Temporal dev
+ * server), then the same N through the naive baseline, against an emulator process with
+ * fixed stage times; per callback mode. Writes reports/bench-<ISO>.{json,md}.
+ * Everything it starts, it stops; every wait is bounded.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cliVersion, findTemporalCli, repoRoot } from '../devstack/temporal-cli';
+import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
+import { runBaseline } from './baseline-run';
+import { parseBenchFlags, UsageError, USAGE, type BenchFlags } from './flags';
+import type { PhaseContext, PhaseResult } from './phase';
+import { summarizeProfiles } from './cpu-profile';
+import { killAllSpawned, pidsNamed, Sampler } from './processes';
+import { runReelflow } from './reelflow-run';
+import { ratiosFor, thresholdFindings, writeReport, type BenchReport, type Machine } from './report';
+import { targetsFor } from './targets';
+import { startBenchServer, type BenchServer } from './temporal-server';
+import { getAssetVendorFloorMs, idealMs, minimumCalls, stageProcessingMs, type Workload } from './workload';
+
+function machine(cli: string | undefined): Machine {
+  let temporalCli: string | undefined;
+  try {
+    temporalCli = cli ? cliVersion(cli).split('\n')[0] : undefined;
+  } catch {
+    temporalCli = undefined;
+  }
+  return {
+    cores: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    memoryGiB: os.totalmem() / 2 ** 30,
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+    ...(temporalCli ? { temporalCli } : {}),
+    loadAverageAtStart: os.loadavg()[0] ?? 0,
+  };
+}
+
+function idealCounts(w: Workload): string {
+  const t = w.timings;
+  const parts: string[] = [];
+  if (w.stages.includes('review'))
+    parts.push(`review pending ${t.reviewPendingMs} + processing ${t.reviewProcessingMs}`);
+  if (w.stages.includes('assets'))
+    parts.push(`asset processing ${t.assetProcessingMs} (items of a stage run in parallel: counted once)`);
+  if (w.stages.includes('generation'))
+    parts.push(`generation queued ${t.generationQueuedMs} + running ${t.generationRunningMs}`);
+  if (w.stages.includes('erase')) {
+    parts.push(
+      `erase submitted ${t.eraseSubmittedMs} + queued ${t.eraseQueuedMs} + in progress ${t.eraseInProgressMs}`,
+    );
+  }
+  return (
+    `the emulator's own processing along one pipeline's chain (all pipelines run in parallel, so one chain is the longest): ` +
+    `${parts.join(' + ')} ms. Not counted: HTTP round trips, polling and callback delays, the emulator's tick, archive downloads.`
+  );
+}
+
+function getAssetFloor(flags: BenchFlags) {
+  const rate = flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND;
+  const perPipeline = flags.workload.stages.includes('assets') ? flags.workload.assetsPerPipeline : 0;
+  const ms = (flags.pipelines * perPipeline * 1000) / rate;
+  return {
+    ratePerSecond: rate,
+    callsPerPipeline: perPipeline,
+    ms,
+    explanation: perPipeline
+      ? `${flags.pipelines} pipelines × at least ${perPipeline} GetAsset ÷ ${rate}/s ≥ ${(ms / 1000).toFixed(1)} s of wall time for reelflow, whatever the stage times. ` +
+        `The vendor allows 10/s per access token (the ideal counts that floor); the baseline does not coordinate its GetAsset calls and meets that limit as 429s.`
+      : 'no assets stage in this workload.',
+  };
+}
+
+async function main(): Promise<number> {
+  let flags: BenchFlags;
+  try {
+    flags = parseBenchFlags(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`bench: ${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const root = repoRoot();
+  const startedAt = new Date().toISOString();
+  const tag = `${startedAt.slice(0, 19).replace(/[-:T]/g, '')}${randomBytes(2).toString('hex')}`;
+  const runDir = path.join(root, '.data', 'bench', tag);
+  mkdirSync(runDir, { recursive: true });
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+
+  const cli = findTemporalCli((line) => log(line));
+  if (!cli && flags.temporal === 'dev') {
+    process.stderr.write(
+      'bench: no Temporal CLI (set TEMPORAL_CLI, put `temporal` on PATH, or install Go to build it)\n',
+    );
+    return 1;
+  }
+  const sampler = new Sampler(500);
+  let server: BenchServer | undefined;
+  const stopAll = async () => {
+    sampler.stop();
+    await server?.stop();
+    server = undefined;
+  };
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    log('bench: interrupted; stopping what it started');
+    // Child processes get the signal of the terminal's process group too; the server is stopped here.
+    killAllSpawned();
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', killAllSpawned);
+
+  try {
+    log(`bench: run ${tag}, logs in ${path.relative(process.cwd(), runDir)}`);
+    server = await startBenchServer({
+      kind: flags.temporal,
+      dir: runDir,
+      inMemory: flags.temporalDb === 'memory',
+      ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
+      database: 'reelflow_bench_temporal',
+      log,
+    });
+    sampler.watch('temporal server', server.pid);
+    // The real server's persistence: the local PostgreSQL's processes (shared with anything else using it).
+    if (server.kind === 'cluster') sampler.watchGroup('postgresql', () => pidsNamed('postgres'));
+    sampler.start();
+    const temporalServer = server.described;
+    log(`bench: ${temporalServer} at ${server.address}`);
+
+    const runs: PhaseResult[] = [];
+    for (const mode of flags.modes) {
+      const ctx: PhaseContext = {
+        root,
+        runDir,
+        tag,
+        n: flags.pipelines,
+        workload: flags.workload,
+        callbacks: mode === 'on',
+        timeoutMs: flags.timeoutMs,
+        log,
+        ...(flags.cpuProfile ? { cpuProfileDir: path.join(runDir, 'profiles') } : {}),
+      };
+      const r = await runReelflow({
+        ctx,
+        temporal: { address: server.address, pid: server.pid },
+        workers: flags.workers,
+        ...(flags.getAssetRate !== undefined ? { getAssetRate: flags.getAssetRate } : {}),
+        workerEnv: flags.workerEnv,
+        sampler,
+      });
+      runs.push(r);
+      log(`  reelflow: ${r.completed}/${r.pipelines} in ${(r.wallMs / 1000).toFixed(1)} s`);
+      if (flags.baseline) {
+        const b = await runBaseline(ctx, sampler);
+        runs.push(b);
+        log(`  baseline: ${b.completed}/${b.pipelines} in ${(b.wallMs / 1000).toFixed(1)} s`);
+      }
+    }
+    await stopAll();
+
+    const ideal = idealMs(flags.workload);
+    const vendorFloor = getAssetVendorFloorMs(flags.pipelines, flags.workload);
+    const ratios = ratiosFor(runs);
+    const report: BenchReport = {
+      startedAt,
+      command,
+      machine: machine(cli?.path),
+      settings: {
+        pipelines: flags.pipelines,
+        callbacks: flags.modes,
+        workload: flags.workload,
+        workers: flags.workers,
+        getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+        workerEnv: flags.workerEnv,
+        temporalDb: flags.temporalDb,
+        temporalServer,
+        timeoutSeconds: flags.timeoutMs / 1000,
+      },
+      ideal: {
+        ms: ideal,
+        wallMs: ideal + vendorFloor,
+        byStage: stageProcessingMs(flags.workload),
+        counts: idealCounts(flags.workload),
+        getAssetVendorFloorMs: vendorFloor,
+      },
+      minimumCalls: minimumCalls(flags.workload),
+      getAssetFloor: getAssetFloor(flags),
+      runs,
+      ratios,
+      targets: targetsFor(flags.pipelines),
+      findings: thresholdFindings(runs, ratios, flags.pipelines),
+      ...(flags.cpuProfile ? { cpuProfiles: summarizeProfiles(path.join(runDir, 'profiles')) } : {}),
+    };
+    const written = writeReport(report, path.resolve(flags.outDir));
+    log(`bench: report ${path.relative(process.cwd(), written.md)} and ${path.relative(process.cwd(), written.json)}`);
+    const failed = runs.some((r) => r.failed > 0);
+    if (!flags.keep) rmSync(runDir, { recursive: true, force: true });
+    else log(`bench: kept ${path.relative(process.cwd(), runDir)}`);
+    return failed ? 1 : 0;
+  } finally {
+    await stopAll();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,182 @@
+/** Command-line flags of `npm run bench` (pure: parsing and validation only). */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/assumed-values';
+import { BENCH_STAGES, DEFAULT_WORKLOAD, workloadProblems, type StageTimings, type Workload } from './workload';
+
+export const USAGE = `usage: npm run bench -- [options]
+  --pipelines N          pipelines started at once (default 200)
+  --callbacks MODE       on | off | both (default both: one run without, one with)
+  --stages LIST          comma list of review,assets,generation,erase (default all four)
+  --assets K             asset items per pipeline (default 1)
+  --archive on|off       download generated and erased videos (default on)
+  --workers 1|2          reelflow worker processes (default 1)
+  --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own)
+  --worker-env K=V       extra REELFLOW_* variable or NODE_OPTIONS for the workers, repeatable (tuning)
+  --timings FILE         JSON of stage times in ms laid over the defaults, e.g. {"generationRunningMs": 10000}
+  --temporal dev|cluster the dev server (default), or the real server on the local PostgreSQL (fresh databases)
+  --shards N             history shards of --temporal cluster (default 4)
+  --temporal-db file|memory  the dev server's SQLite: a file under .data/bench/<run>/ (default) or in memory
+  --baseline on|off      also run the naive baseline (default on)
+  --timeout SECONDS      per run (default 600 + N)
+  --out DIR              report folder (default reports/)
+  --cpu-prof             V8 CPU profiles of the workers and the baseline (summarized in the report)
+  --keep                 keep .data/bench/<run>/ (logs, Temporal DB, archives, profiles)`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface BenchFlags {
+  pipelines: number;
+  modes: ('off' | 'on')[];
+  workload: Workload;
+  workers: 1 | 2;
+  getAssetRate?: number;
+  baseline: boolean;
+  timeoutMs: number;
+  outDir: string;
+  keep: boolean;
+  cpuProfile: boolean;
+  /** Extra REELFLOW_* variables (and NODE_OPTIONS) for the worker processes. */
+  workerEnv: Record<string, string>;
+  /** Where the dev server keeps its SQLite database. */
+  temporalDb: 'file' | 'memory';
+  temporal: 'dev' | 'cluster';
+  /** History shards of the cluster. */
+  shards?: number;
+}
+
+const onOff = (flag: string, v: string): boolean => {
+  if (v === 'on') return true;
+  if (v === 'off') return false;
+  throw new UsageError(`${flag}: on or off, got "${v}"`);
+};
+
+const wholeNumber = (flag: string, v: string, min: number, max: number): number => {
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new UsageError(`${flag}: a whole number ${min}..${max}, got "${v}"`);
+  return Number(v);
+};
+
+export function parseBenchFlags(
+  argv: string[],
+  readFile: (f: string) => string = (f) => readFileSync(f, 'utf8'),
+): BenchFlags {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        pipelines: { type: 'string', default: '200' },
+        callbacks: { type: 'string', default: 'both' },
+        stages: { type: 'string' },
+        assets: { type: 'string', default: String(DEFAULT_WORKLOAD.assetsPerPipeline) },
+        archive: { type: 'string', default: 'on' },
+        workers: { type: 'string', default: '1' },
+        'getasset-rate': { type: 'string' },
+        timings: { type: 'string' },
+        baseline: { type: 'string', default: 'on' },
+        'temporal-db': { type: 'string', default: 'file' },
+        temporal: { type: 'string', default: 'dev' },
+        shards: { type: 'string' },
+        timeout: { type: 'string' },
+        out: { type: 'string', default: 'reports' },
+        keep: { type: 'boolean', default: false },
+        'cpu-prof': { type: 'boolean', default: false },
+        'worker-env': { type: 'string', multiple: true },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const pipelines = wholeNumber('--pipelines', values.pipelines, 1, 10_000);
+  const modes: BenchFlags['modes'] =
+    values.callbacks === 'both'
+      ? ['off', 'on']
+      : values.callbacks === 'on' || values.callbacks === 'off'
+        ? [values.callbacks]
+        : [];
+  if (modes.length === 0) throw new UsageError(`--callbacks: on, off or both, got "${values.callbacks}"`);
+
+  let stages = DEFAULT_WORKLOAD.stages;
+  if (values.stages !== undefined) {
+    const named = values.stages
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
+    if (unknown.length)
+      throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
+    stages = BENCH_STAGES.filter((s) => named.includes(s));
+  }
+  let timings: StageTimings = DEFAULT_WORKLOAD.timings;
+  if (values.timings !== undefined) {
+    let given: unknown;
+    try {
+      given = JSON.parse(readFile(values.timings));
+    } catch (err) {
+      throw new UsageError(`--timings ${values.timings}: ${(err as Error).message}`);
+    }
+    if (!given || typeof given !== 'object' || Array.isArray(given))
+      throw new UsageError(`--timings ${values.timings}: a JSON object`);
+    const unknown = Object.keys(given).filter((k) => !(k in timings));
+    if (unknown.length)
+      throw new UsageError(`--timings: unknown ${unknown.join(', ')} (known: ${Object.keys(timings).join(', ')})`);
+    timings = { ...timings, ...(given as Partial<StageTimings>) };
+  }
+  const workload: Workload = {
+    stages,
+    assetsPerPipeline: wholeNumber('--assets', values.assets, 1, 20),
+    archive: onOff('--archive', values.archive),
+    timings,
+  };
+  const problems = workloadProblems(workload);
+  if (problems.length) throw new UsageError(problems.join('; '));
+
+  const workers = wholeNumber('--workers', values.workers, 1, 2) as 1 | 2;
+  let getAssetRate: number | undefined;
+  if (values['getasset-rate'] !== undefined) {
+    getAssetRate = Number(values['getasset-rate']);
+    if (!(getAssetRate > 0 && getAssetRate <= GETASSET_MAX_PER_SECOND)) {
+      throw new UsageError(`--getasset-rate: above 0, at most ${GETASSET_MAX_PER_SECOND} (the vendor limit)`);
+    }
+  }
+  const workerEnv: Record<string, string> = {};
+  for (const kv of values['worker-env'] ?? []) {
+    const m = /^(REELFLOW_[A-Z0-9_]+|NODE_OPTIONS)=(.*)$/.exec(kv);
+    if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value or NODE_OPTIONS=flags, got "${kv}"`);
+    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]))
+      throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
+    workerEnv[m[1]] = m[2]!;
+  }
+  const temporalDb = values['temporal-db'];
+  if (temporalDb !== 'file' && temporalDb !== 'memory')
+    throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
+  const temporal = values.temporal;
+  if (temporal !== 'dev' && temporal !== 'cluster')
+    throw new UsageError(`--temporal: dev or cluster, got "${temporal}"`);
+  if (values.shards !== undefined && temporal !== 'cluster')
+    throw new UsageError('--shards: only with --temporal cluster');
+  const shards = values.shards === undefined ? undefined : wholeNumber('--shards', values.shards, 1, 1024);
+  const timeoutS =
+    values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
+  return {
+    pipelines,
+    modes,
+    workload,
+    workers,
+    ...(getAssetRate !== undefined ? { getAssetRate } : {}),
+    baseline: onOff('--baseline', values.baseline),
+    timeoutMs: timeoutS * 1000,
+    outDir: values.out,
+    keep: values.keep,
+    cpuProfile: values['cpu-prof'],
+    workerEnv,
+    temporalDb,
+    temporal,
+    ...(shards !== undefined ? { shards } : {}),
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * N pipelines through reelflow: worker process(es) of `node dist/workers/main.js`
+ * (REELFLOW_* env, as a user runs them) against a fresh emulator process and the shared
+ * Temporal dev server; every `videoPipeline` started at once with the client; then each
+ * one's server-side start/close times and history size (summed over continue-as-new runs).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { codecDataConverter, codecEnv } from '../../src/codec';
+import { freePort } from '../devstack/dev-server';
+import type { PipelineResult } from '../../src/contract/messages';
+import { historyCounts } from './history-counts';
+import { mapPool } from './pool';
+import {
+  cpuOf,
+  definitionsFor,
+  machineWindow,
+  profilingArgs,
+  EMULATOR_ACCESS_TOKEN,
+  EMULATOR_API_KEY,
+  finishPhase,
+  processUse,
+  startEmulatorProcess,
+  type Measured,
+  type PhaseContext,
+  type PhaseResult,
+} from './phase';
+import { spawnNode, type NodeProcess, type Sampler } from './processes';
+
+export interface ReelflowRunOptions {
+  ctx: PhaseContext;
+  temporal: { address: string; pid: number };
+  workers: 1 | 2;
+  getAssetRate?: number;
+  /** Extra REELFLOW_* variables (tuning). */
+  workerEnv?: Record<string, string>;
+  sampler: Sampler;
+}
+
+async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQueue: string): Promise<NodeProcess[]> {
+  const { ctx } = opts;
+  const mode = ctx.callbacks ? 'on' : 'off';
+  const secret = randomBytes(24).toString('hex');
+  const workers: NodeProcess[] = [];
+  for (let w = 1; w <= opts.workers; w++) {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: ctx.runDir, // no user temporal.toml can point the worker elsewhere
+      TEMPORAL_ADDRESS: opts.temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      VENDOR_BASE_URL: emulatorUrl,
+      VENDOR_IDENTITY_URL: emulatorUrl,
+      REELFLOW_TASK_QUEUE: taskQueue,
+      REELFLOW_PROFILES: 'default',
+      REELFLOW_PROFILE_DEFAULT_API_KEY: EMULATOR_API_KEY,
+      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: EMULATOR_ACCESS_TOKEN,
+      REELFLOW_ARCHIVE_DIR: path.join(ctx.runDir, `archive-reelflow-${mode}`),
+      REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
+    };
+    if (opts.getAssetRate !== undefined) env.REELFLOW_GETASSET_RATE = String(opts.getAssetRate);
+    // REELFLOW_CODEC_KEYS in the bench's environment: workers and client encrypt (its cost is measured).
+    Object.assign(env, codecEnv(process.env), opts.workerEnv);
+    // OTEL_EXPORTER_OTLP_ENDPOINT in the bench's environment: workers trace (the tracing bundle's cost).
+    if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT)
+      env.OTEL_EXPORTER_OTLP_ENDPOINT = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    if (ctx.callbacks) {
+      const port = await freePort();
+      Object.assign(env, {
+        REELFLOW_CALLBACK_PORT: String(port),
+        REELFLOW_CALLBACK_HOST: '127.0.0.1',
+        REELFLOW_CALLBACK_BASE_URL: `http://127.0.0.1:${port}`,
+        REELFLOW_CALLBACK_SECRET: secret,
+      });
+    }
+    const proc = spawnNode({
+      name: `worker ${w}`,
+      script: path.join(ctx.root, 'dist', 'workers', 'main.js'),
+      env,
+      logFile: path.join(ctx.runDir, `worker${w}-${mode}.log`),
+      nodeArgs: profilingArgs(ctx, `worker${w}-${mode}`),
+    });
+    workers.push(proc);
+    // One at a time: the first may (re)build the workflow bundle.
+    await proc.waitForLine(/"msg":"polling /, 180_000);
+  }
+  return workers;
+}
+
+export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult> {
+  const { ctx, sampler } = opts;
+  const mode = ctx.callbacks ? 'on' : 'off';
+  const emulator = await startEmulatorProcess(ctx, `reelflow-${mode}`);
+  let workers: NodeProcess[] = [];
+  const connection = await Connection.connect({ address: opts.temporal.address });
+  try {
+    const dataConverter = codecDataConverter(process.env);
+    const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });
+    const definitions = await definitionsFor(ctx, emulator.url);
+    const taskQueue = `bench-${ctx.tag}-${mode}`;
+    workers = await startWorkers(opts, emulator.url, taskQueue);
+    const names = workers.map((w, i) => `reelflow worker ${i + 1}`);
+    workers.forEach((w, i) => sampler.watch(names[i], w.pid));
+    sampler.watch('emulator', emulator.proc.pid);
+    const before = sampler.sample();
+    const window = machineWindow();
+    ctx.log(
+      `reelflow, callbacks ${mode}: starting ${ctx.n} pipelines on ${taskQueue} (${workers.length} worker process${workers.length > 1 ? 'es' : ''})`,
+    );
+
+    const t0 = Date.now();
+    const deadline = t0 + ctx.timeoutMs;
+    type Started = { handle?: WorkflowHandleWithFirstExecutionRunId; error?: string };
+    const started = await Promise.all(
+      definitions.map((definition, i): Promise<Started> =>
+        client.workflow
+          .start('videoPipeline', { taskQueue, workflowId: `bench-${ctx.tag}-${mode}-p${i}`, args: [{ definition }] })
+          .then(
+            (h): Started => ({ handle: h }),
+            (err: unknown): Started => ({ error: `start failed: ${(err as Error).message}` }),
+          ),
+      ),
+    );
+    ctx.log(`  all started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+    // Progress from the visibility store (results are awaited in order, so a local count would lag).
+    const progress = setInterval(() => {
+      client.workflow
+        .count(`WorkflowType = 'videoPipeline' AND TaskQueue = '${taskQueue}' AND ExecutionStatus != 'Running'`)
+        .then(
+          ({ count }) => ctx.log(`  ${count}/${ctx.n} finished after ${((Date.now() - t0) / 1000).toFixed(0)} s`),
+          () => undefined,
+        );
+    }, 15_000);
+    // A worker that dies mid-run (e.g. out of memory) ends the wait at once instead of at the timeout.
+    let stopping = false;
+    const died = Promise.race(
+      workers.map((w) =>
+        w.whenExited().then((code) => {
+          if (stopping) return new Promise<never>(() => undefined);
+          throw new Error(
+            `${w.name} exited (${String(code)}) during the run; last output:\n${w.lastLines(20).join('\n')}`,
+          );
+        }),
+      ),
+    );
+    died.catch(() => undefined);
+    const waitAll = mapPool(started, 100, async (s) => {
+      if (!s.handle) return { ok: false, error: s.error, timings: {} };
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`not finished within --timeout`)),
+          Math.max(0, deadline - Date.now()),
+        );
+      });
+      try {
+        const result = (await Promise.race([s.handle.result(), timeout])) as PipelineResult;
+        return { ok: true, timings: result.timings };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message, timings: {} };
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+    let results: Awaited<typeof waitAll>;
+    try {
+      results = await Promise.race([waitAll, died]);
+    } catch (err) {
+      // A worker died: what completed counts, the rest failed (and is terminated below).
+      const why = (err as Error).message;
+      ctx.log(`  ${why}`);
+      results = await mapPool(started, 32, async (s) => {
+        if (!s.handle) return { ok: false, error: s.error, timings: {} };
+        const d = await s.handle.describe();
+        if (d.status.name !== 'COMPLETED') return { ok: false, error: why.split('\n')[0], timings: {} };
+        return { ok: true, timings: ((await s.handle.result()) as PipelineResult).timings };
+      });
+    } finally {
+      clearInterval(progress);
+    }
+    stopping = true;
+    const after = sampler.sample();
+
+    // Whatever is still running after the timeout is stopped, so nothing outlives the bench.
+    await mapPool(started, 32, async (s, i) => {
+      if (s.handle && !results[i].ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
+    });
+
+    let lastClose = t0;
+    const outcomes = await mapPool(started, 32, async (s, i) => {
+      const r = results[i];
+      if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
+      const last = await s.handle.describe(); // the latest run: its close is the pipeline's
+      const close = last.closeTime?.getTime() ?? NaN;
+      if (close > lastClose) lastClose = close;
+      const counts = await historyCounts(client, s.handle.workflowId, s.handle.firstExecutionRunId);
+      const first = await client.workflow.getHandle(s.handle.workflowId, s.handle.firstExecutionRunId).describe();
+      return {
+        ok: r.ok,
+        ...(r.error ? { error: r.error } : {}),
+        pipelineMs: close - first.startTime.getTime(),
+        stageMs: r.timings,
+        historyEvents: counts.events,
+        workflowTasks: counts.workflowTasks,
+      };
+    });
+
+    const processes = names.map((n) => processUse(n, before.get(n), after.get(n)));
+    const context = [
+      processUse('temporal server', before.get('temporal server'), after.get('temporal server')),
+      processUse('emulator', before.get('emulator'), after.get('emulator')),
+      ...(before.has('postgresql')
+        ? [processUse('postgresql', before.get('postgresql'), after.get('postgresql'))]
+        : []),
+    ];
+    const machineLoad = window.end(cpuOf([...processes, ...context]));
+    const measured: Measured = {
+      system: 'reelflow',
+      wallMs: lastClose - t0,
+      outcomes,
+      processes,
+      context,
+      ...(machineLoad ? { machineLoad } : {}),
+    };
+    return await finishPhase(ctx, emulator, measured);
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await emulator.proc.stop();
+    await connection.close();
+  }
+}
