@@ -22,8 +22,8 @@ export interface ErrorReport {
   doc: Record<string, unknown>;
 }
 
-/** Classifies an error: exit code, the lines for stderr, the JSON error document. */
-export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
+/** Usage, definition and configuration errors: exit 2. */
+function inputError(err: unknown, command: CommandSpec | undefined): ErrorReport | undefined {
   if (err instanceof UsageError) {
     const help = err.command ?? command?.name;
     return {
@@ -65,23 +65,31 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       doc: { kind: 'config', message: err.message, ...(variable ? { variable } : {}) },
     };
   }
-  if (err instanceof VendorError) {
-    return {
-      code: EXIT.failed,
+  return undefined;
+}
+
+/** The vendor's answer, as its error carries it. */
+function vendorError(err: unknown): ErrorReport | undefined {
+  if (!(err instanceof VendorError)) return undefined;
+  return {
+    code: EXIT.failed,
+    kind: 'vendor',
+    lines: [`reelflow: ${err.message}`],
+    doc: {
       kind: 'vendor',
-      lines: [`reelflow: ${err.message}`],
-      doc: {
-        kind: 'vendor',
-        type: err.name,
-        message: err.message,
-        endpoint: err.endpoint,
-        ...(err.status !== undefined ? { status: err.status } : {}),
-        ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
-        ...(err.field !== undefined ? { field: err.field } : {}),
-        ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
-      },
-    };
-  }
+      type: err.name,
+      message: err.message,
+      endpoint: err.endpoint,
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
+      ...(err.field !== undefined ? { field: err.field } : {}),
+      ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
+    },
+  };
+}
+
+/** A rerun or a resolve the client or the workflow refused. */
+function refusal(err: unknown): ErrorReport | undefined {
   if (err instanceof RerunRefusedError) {
     return {
       code: EXIT.failed,
@@ -111,6 +119,11 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       },
     };
   }
+  return undefined;
+}
+
+/** A workflow id that names no pipeline, or one in use. */
+function workflowIdError(err: unknown): ErrorReport | undefined {
   if (err instanceof WorkflowNotFoundError) {
     const message = `no pipeline with workflow id "${err.workflowId}" in this namespace`;
     return {
@@ -129,6 +142,11 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       doc: { kind: 'already-started', message, workflowId: err.workflowId },
     };
   }
+  return undefined;
+}
+
+/** Anything else: its failure chain (an Update's rejection included). */
+function failureReport(err: unknown): ErrorReport {
   const chain = failureChain(err);
   // The SDK's own words for a payload it cannot read: say what would read it.
   if (chain.some((line) => line.includes(`Unknown encoding: ${ENCODING}`))) {
@@ -147,4 +165,9 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
     lines: renderFailure(`reelflow: ${label}`, chain.length ? chain : ['unknown error']),
     doc: { kind: label, message: chain[0] ?? String(err), chain },
   };
+}
+
+/** Classifies an error: exit code, the lines for stderr, the JSON error document. */
+export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
+  return inputError(err, command) ?? vendorError(err) ?? refusal(err) ?? workflowIdError(err) ?? failureReport(err);
 }

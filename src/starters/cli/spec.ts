@@ -522,21 +522,24 @@ function dashValueError(opt: string, spec: OptionSpec, given: string, command: s
   );
 }
 
-/** Parses argv (without node and script). Throws UsageError. */
-export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
-  const args = [...argv];
+/** `reelflow`, `--help`, `--version` and `help [command]`; undefined for anything else. */
+function helpOrVersion(args: string[]): ParsedCommandLine | undefined {
   if (args.length === 0) return { kind: 'usage' };
   const first = args[0];
   if (first === '--help' || first === '-h') return { kind: 'help' };
   if (['--version', '-v', '-V', 'version'].includes(first)) return { kind: 'version' };
-  if (first === 'help') {
-    const rest = args.slice(1).filter((a) => !a.startsWith('-'));
-    if (rest.length === 0) return { kind: 'help' };
-    const found = findCommand(rest.slice(0, 2).join(' ')) ?? findCommand(rest[0]);
-    if (found) return { kind: 'help', command: found };
-    if (GROUPS.includes(rest[0])) return { kind: 'help', group: rest[0] };
-    throw new UsageError(`no help for unknown command "${rest.join(' ')}"`);
-  }
+  if (first !== 'help') return undefined;
+  const rest = args.slice(1).filter((a) => !a.startsWith('-'));
+  if (rest.length === 0) return { kind: 'help' };
+  const found = findCommand(rest.slice(0, 2).join(' ')) ?? findCommand(rest[0]);
+  if (found) return { kind: 'help', command: found };
+  if (GROUPS.includes(rest[0])) return { kind: 'help', group: rest[0] };
+  throw new UsageError(`no help for unknown command "${rest.join(' ')}"`);
+}
+
+/** The command args[0] (and, for a group, args[1]) names, and the arguments after it; or the group's usage or help. */
+function commandOf(args: string[]): { command: CommandSpec; rest: string[] } | ParsedCommandLine {
+  const first = args[0];
   if (first.startsWith('-')) {
     throw new UsageError(`expected a command before ${first}`, first);
   }
@@ -560,25 +563,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))];
     throw new UsageError(`unknown command "${first}"${suggest(first, names)}`);
   }
-  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
+  return { command, rest };
+}
 
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: true,
-      options: Object.fromEntries(
-        Object.entries(command.options).map(([k, o]) => [
-          k,
-          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
-        ]),
-      ),
-    });
-  } catch (err) {
-    throw parseArgsError(err, command, rest);
-  }
-  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+/** Each option's value: given (not empty, not the next option), one of its choices, a positive integer where it must be. */
+function checkOptionValues(
+  command: CommandSpec,
+  values: Record<string, string | boolean | string[] | undefined>,
+): void {
   for (const [key, spec] of Object.entries(command.options)) {
     const v = values[key];
     if (v === undefined) continue;
@@ -600,7 +592,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       }
     }
   }
-  const positionals = parsed.positionals;
+}
+
+function checkPositionals(command: CommandSpec, positionals: string[]): void {
   const { min, max, names } = command.positionals;
   if (positionals.length < min) {
     throw new UsageError(`"${command.name}" needs ${names}`, names, command.name);
@@ -613,7 +607,38 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       command.name,
     );
   }
-  return { kind: 'command', command, positionals, values, json: values.json === true };
+}
+
+/** Parses argv (without node and script). Throws UsageError. */
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  const args = [...argv];
+  const early = helpOrVersion(args);
+  if (early) return early;
+  const resolved = commandOf(args);
+  if (!('rest' in resolved)) return resolved;
+  const { command, rest } = resolved;
+  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
+
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: true,
+      options: Object.fromEntries(
+        Object.entries(command.options).map(([k, o]) => [
+          k,
+          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+        ]),
+      ),
+    });
+  } catch (err) {
+    throw parseArgsError(err, command, rest);
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  checkOptionValues(command, values);
+  checkPositionals(command, parsed.positionals);
+  return { kind: 'command', command, positionals: parsed.positionals, values, json: values.json === true };
 }
 
 /** Help for one command. */
