@@ -172,17 +172,14 @@ describe('the installed worker runs the snippet pipeline', () => {
   let worker: ChildProcess | undefined;
   let workerLog = '';
 
-  // Each runs in a process group of its own (detached), so nothing it started outlives the test.
-  const killGroup = (p: ChildProcess | undefined, signal: NodeJS.Signals) => {
-    if (p?.pid !== undefined) process.kill(-p.pid, signal);
-  };
   afterAll(() => {
-    for (const p of [worker, emulator]) {
-      try {
-        killGroup(p, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+    emulator?.kill('SIGKILL');
+    // The worker runs in a process group of its own (detached): nothing it started outlives the test.
+    if (worker?.pid === undefined) return;
+    try {
+      process.kill(-worker.pid, 'SIGKILL');
+    } catch {
+      // already gone
     }
   });
 
