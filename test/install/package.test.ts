@@ -1,5 +1,5 @@
 /**
- * The package as a user installs it: `npm pack` (its `prepack` builds the product and the
+ * The package as a user installs it: `npm pack` (its `prepare` builds the product and the
  * workflow bundle), then `npm install <tarball>` into an empty project outside this
  * repository. There, with nothing of the source tree in reach:
  * - the tarball holds the product only (no tests, no tools, no source maps);
@@ -51,7 +51,7 @@ let packed: { files: PackedFile[]; size: number; unpackedSize: number };
 
 beforeAll(() => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-install-'));
-  // `npm pack` runs prepack: the product build and the prebuilt workflow bundle.
+  // `npm pack` runs prepare: the product build and the prebuilt workflow bundle.
   const out = must('npm', ['pack', '--json', '--pack-destination', dir], ROOT);
   packed = (JSON.parse(out.slice(out.indexOf('['))) as (typeof packed & { filename: string })[])[0];
   tarball = path.join(dir, (JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[])[0].filename);
