@@ -89,7 +89,11 @@ const SIZE: Record<string, OptionSpec> = {
 
 const START: Record<string, OptionSpec> = {
   ...SIZE,
-  'task-queue': { type: 'string', value: '<queue>', help: 'task queue of the reelflow worker (default "reelflow")' },
+  'task-queue': {
+    type: 'string',
+    value: '<queue>',
+    help: 'task queue of the reelflow worker (default $REELFLOW_TASK_QUEUE, else "reelflow")',
+  },
   'workflow-id': { type: 'string', value: '<id>', help: 'workflow id (default reelflow-<name>-<random>)' },
   'id-prefix': {
     type: 'string',

@@ -14,7 +14,7 @@ import {
   type OverlapPolicy,
   type PipelineScheduleOptions,
 } from '../../client/schedules';
-import { loadDefinition, maxPayloadBytes } from './definition-arg';
+import { loadDefinition, maxPayloadBytes, taskQueueOf } from './definition-arg';
 
 /** The options as schedules.ts takes them; every usage error names its option. */
 function scheduleOptions(ctx: CommandContext): PipelineScheduleOptions {
@@ -43,7 +43,7 @@ function scheduleOptions(ctx: CommandContext): PipelineScheduleOptions {
     scheduleId,
     ...(cron !== undefined ? { cron } : { every: every! }),
     overlap: (ctx.str('overlap') ?? 'skip') as OverlapPolicy,
-    ...(ctx.str('task-queue') ? { taskQueue: ctx.str('task-queue') } : {}),
+    taskQueue: taskQueueOf(ctx),
     ...(prefix !== undefined ? { workflowIdPrefix: prefix } : {}),
     maxPayloadBytes: maxPayloadBytes(ctx),
   };
