@@ -20,7 +20,8 @@ export async function startFromDefinition(ctx: CommandContext, session: Session)
     const option = err.message.startsWith('namePrefix') ? '--id-prefix' : '--workflow-id';
     throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
   }
-  const handle = await startPipeline(await session.client(), loaded.input, {
+  // Loaded, it is parsed and measured once: startPipeline takes it as it is.
+  const handle = await startPipeline(await session.client(), loaded, {
     taskQueue,
     workflowId,
     maxPayloadBytes: maxPayloadBytes(ctx),
