@@ -10,6 +10,7 @@
  * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, or the
  *   variant matching tracing and the codec, built first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
+ * - Archive server (GET /archive/…, ./archive-server.ts) when REELFLOW_ARCHIVE_TOKEN is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
  *   the receiver's client encrypt every payload they write (failure messages and stacks
  *   included) and decrypt what they read.
@@ -41,6 +42,7 @@ import {
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
 import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../webhooks/secrets';
+import { startArchiveServer, type ArchiveServer } from './archive-server';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
@@ -66,6 +68,8 @@ export interface RunningWorkerProcess {
   taskQueues: string[];
   /** Where the callback receiver listens, when it runs in this process. */
   receiverUrl?: string;
+  /** Where the archive server listens (REELFLOW_ARCHIVE_TOKEN set), e.g. http://127.0.0.1:8090. */
+  archiveUrl?: string;
   /** Graceful shutdown (what SIGINT/SIGTERM do). */
   shutdown(): void;
   /** Resolves once the workers have stopped and everything is closed; rejects with a worker's failure. */
@@ -142,6 +146,15 @@ function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env
   if (opts.logger) return opts.logger;
   const destination = opts.log ? { destination: lineDestination(opts.log) } : {};
   return createLogger({ name: 'reelflow-worker', level: config.logLevel, env, ...destination });
+}
+
+/** The archive server, when REELFLOW_ARCHIVE_TOKEN is set (docs/library.md "Archived files"). */
+async function archiveServerOf(config: WorkerConfig, log: LogLine): Promise<ArchiveServer | undefined> {
+  const { archiveServer: at, archiveToken: token } = config;
+  if (!at || !token) return undefined;
+  const server = await startArchiveServer({ root: config.archiveRoot, token, host: at.host, port: at.port, log });
+  log(`archive server listening on ${at.host}:${server.port} (GET /archive/<pipeline>/<task>/<name>, bearer token)`);
+  return server;
 }
 
 /** Starts everything; the returned `done` settles when the process may exit. */
@@ -246,6 +259,9 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       log(`callback receiver listening on ${config.callbackHost}:${receiver.port} (POST /callbacks/…, GET /healthz)`);
     }
 
+    const archive = await archiveServerOf(config, log);
+    if (archive) closers.push(() => archive.close());
+
     const done = workers.run().finally(closeAll);
     log(`polling ${workers.workers.map((w) => w.taskQueue).join(', ')}`);
     return {
@@ -253,6 +269,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       namespace,
       taskQueues: workers.workers.map((w) => w.taskQueue),
       ...(receiver ? { receiverUrl: receiver.url } : {}),
+      ...(archive ? { archiveUrl: archive.url } : {}),
       shutdown: () => workers.shutdown(),
       done,
     };

@@ -9,6 +9,7 @@ import { DefinitionError } from '../../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../../vendor-api';
 import { EXIT } from './output';
 import { UsageError, type CommandSpec } from './spec';
+import { ArchiveFetchError } from '../client/archived-file';
 import { DefinitionFileError } from '../client/definition-file';
 import { failureChain } from '../client/pipeline-client';
 import { renderFailure } from '../client/progress';
@@ -79,6 +80,20 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
         ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
         ...(err.field !== undefined ? { field: err.field } : {}),
         ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
+      },
+    };
+  }
+  if (err instanceof ArchiveFetchError) {
+    // A missing or malformed variable or option: nothing was done (exit 2, as other config errors).
+    return {
+      code: err.reason === 'config' ? EXIT.usage : EXIT.failed,
+      kind: err.reason === 'config' ? 'config' : 'archive',
+      lines: [`reelflow: ${err.message}`],
+      doc: {
+        kind: err.reason === 'config' ? 'config' : 'archive',
+        reason: err.reason,
+        message: err.message,
+        ...(err.option ? { [err.option.startsWith('--') ? 'option' : 'variable']: err.option } : {}),
       },
     };
   }
