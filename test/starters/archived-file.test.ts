@@ -113,4 +113,7 @@ test('a wrong token, a file the worker does not have, an unreachable server, bad
     expect(await reasonOf(downloadArchivedFile(file, { ...opts, ...bad }))).toBe('config');
   }
   expect(existsSync(out)).toBe(false);
+  const noFolder = downloadArchivedFile(file, { ...opts, out: path.join(outDir, 'missing', 'x.mp4') });
+  await expect(noFolder).rejects.toMatchObject({ reason: 'config', option: 'out' });
+  await expect(noFolder).rejects.toThrow(`out: cannot write in ${path.join(outDir, 'missing')} (ENOENT)`);
 });

@@ -117,7 +117,10 @@ function statusError(what: string, url: string, status: number): ArchiveFetchErr
 
 /** Streams the response into `part`, hashing as it goes; returns the bytes and sha256 it wrote. */
 async function writePart(body: AsyncIterable<Buffer>, part: string): Promise<{ bytes: number; sha256: string }> {
-  const fh = await open(part, 'wx', 0o644);
+  const fh = await open(part, 'wx', 0o644).catch((err: NodeJS.ErrnoException) => {
+    const folder = path.dirname(part);
+    throw new ArchiveFetchError(`out: cannot write in ${folder} (${err.code ?? err.message})`, 'config', 'out');
+  });
   const hash = createHash('sha256');
   let bytes = 0;
   try {
