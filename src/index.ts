@@ -109,6 +109,17 @@ export {
 } from './webhooks/signing';
 export { notificationDeliveries, type NotificationDelivery } from './starters/client/notifications';
 
+// Archived files: fetched from the worker that archived them (its archive server), verified.
+export {
+  fetchArchivedFile,
+  downloadArchivedFile,
+  pickArchivedFile,
+  ArchiveFetchError,
+  type FetchArchivedFileOptions,
+  type FetchedArchivedFile,
+  type ArchiveFetchReason,
+} from './starters/client/archived-file';
+
 // A Temporal client from the standard environment / config profile.
 export {
   connectClient,

@@ -10,6 +10,10 @@
  *                                        (local testing against the emulator); default 0. Refused
  *                                        while VENDOR_BASE_URL is a public host (the real vendor)
  *   REELFLOW_ARCHIVE_MAX_BYTES           largest archived file; default 2147483648 (2 GiB)
+ *   REELFLOW_ARCHIVE_TOKEN               bearer token, ≥ 16 chars: when set, this process serves the
+ *                                        archive over HTTP (GET /archive/…, ./archive-server.ts)
+ *   REELFLOW_ARCHIVE_PORT                that server's port; default 8090 (0: any free port)
+ *   REELFLOW_ARCHIVE_HOST                that server's interface; default 0.0.0.0
  *   REELFLOW_CALLBACK_BASE_URL           public base of the callback receiver; optional
  *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
  *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
@@ -78,6 +82,11 @@ export type { Env } from '../config/env';
  */
 export const DEFAULT_GETASSET_RATE_PER_SECOND = 9;
 
+/** The archive server's defaults (docs/deploy.md): beside the callback receiver's 8089. */
+export const DEFAULT_ARCHIVE_PORT = 8090;
+const DEFAULT_ARCHIVE_HOST = '0.0.0.0';
+export const MIN_ARCHIVE_TOKEN_LENGTH = 16;
+
 /** A count of the queue's waiting pipelines every 15 s: cheap for visibility, fresh enough for an alert. */
 const DEFAULT_METRICS_REFRESH_SECONDS = 15;
 
@@ -87,6 +96,10 @@ export interface WorkerConfig {
   archiveRoot: string;
   archiveAllowPrivate: boolean;
   archiveMaxBytes: number;
+  /** Where the archive server listens: set when REELFLOW_ARCHIVE_TOKEN is (docs/library.md "Archived files"). */
+  archiveServer?: { host: string; port: number };
+  /** REELFLOW_ARCHIVE_TOKEN. Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
+  readonly archiveToken?: string;
   notifyUrl?: string;
   /** Private webhook targets allowed (REELFLOW_NOTIFY_ALLOW_PRIVATE); a definition cannot widen it. */
   notifyAllowPrivate: NotifyAllowance;
@@ -140,6 +153,30 @@ function publicVendorProblem(vendorBaseUrl: string | undefined): string | undefi
   return `must be 0 (or unset) while VENDOR_BASE_URL is a public host (${url.host}): private archive downloads are for the local emulator only`;
 }
 
+/** The archive server's variables hang together: a port or host needs the token; its port is its own. */
+function archiveServerProblems(e: {
+  REELFLOW_ARCHIVE_TOKEN?: string | undefined;
+  REELFLOW_ARCHIVE_PORT?: number | undefined;
+  REELFLOW_ARCHIVE_HOST?: string | undefined;
+  REELFLOW_CALLBACK_PORT?: number | undefined;
+}): { path: string[]; message: string }[] {
+  const problems: { path: string[]; message: string }[] = [];
+  if (e.REELFLOW_ARCHIVE_TOKEN === undefined) {
+    if (e.REELFLOW_ARCHIVE_PORT !== undefined || e.REELFLOW_ARCHIVE_HOST !== undefined) {
+      problems.push({
+        path: ['REELFLOW_ARCHIVE_TOKEN'],
+        message: 'is required when REELFLOW_ARCHIVE_PORT or REELFLOW_ARCHIVE_HOST is set (the archive server needs it)',
+      });
+    }
+    return problems;
+  }
+  const port = e.REELFLOW_ARCHIVE_PORT ?? DEFAULT_ARCHIVE_PORT;
+  if (port !== 0 && port === e.REELFLOW_CALLBACK_PORT) {
+    problems.push({ path: ['REELFLOW_ARCHIVE_PORT'], message: 'must differ from REELFLOW_CALLBACK_PORT' });
+  }
+  return problems;
+}
+
 /** Where the worker runs and what it serves: task queue, profiles, archive, webhooks, callbacks' public URL. */
 function deploymentVariables() {
   return {
@@ -190,6 +227,11 @@ function deploymentVariables() {
     // Read here only to judge REELFLOW_ARCHIVE_ALLOW_PRIVATE; src/vendor-api/config.ts validates it.
     VENDOR_BASE_URL: optional(z.string().trim()),
     REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+    REELFLOW_ARCHIVE_TOKEN: optional(
+      z.string().min(MIN_ARCHIVE_TOKEN_LENGTH, `must be at least ${MIN_ARCHIVE_TOKEN_LENGTH} characters`),
+    ),
+    REELFLOW_ARCHIVE_PORT: optional(wholeNumber(0, 65535)),
+    REELFLOW_ARCHIVE_HOST: optional(z.string().trim().min(1)),
     REELFLOW_CALLBACK_BASE_URL: optional(
       z
         .string()
@@ -253,6 +295,7 @@ function crossChecks(e: WorkerVariables, ctx: z.RefinementCtx<WorkerVariables>):
   if (archiveProblem) {
     ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
   }
+  for (const issue of archiveServerProblems(e)) ctx.addIssue({ code: 'custom', ...issue });
   if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -290,6 +333,13 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
   if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
     Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
   }
+  if (e.REELFLOW_ARCHIVE_TOKEN !== undefined) {
+    config.archiveServer = {
+      host: e.REELFLOW_ARCHIVE_HOST ?? DEFAULT_ARCHIVE_HOST,
+      port: e.REELFLOW_ARCHIVE_PORT ?? DEFAULT_ARCHIVE_PORT,
+    };
+    Object.defineProperty(config, 'archiveToken', { value: e.REELFLOW_ARCHIVE_TOKEN, enumerable: false });
+  }
   return config;
 }
 
@@ -321,9 +371,9 @@ export function describeWorkerConfig(c: WorkerConfig): string {
     `callbacks=${c.callbackBaseUrl ? `${c.callbackBaseUrl}/callbacks/…` : 'off (polling only)'}`,
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
+  parts.push(`archiveServer=${c.archiveServer ? `${c.archiveServer.host}:${c.archiveServer.port}` : 'off'}`);
   if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind} (refresh ${c.metricsRefreshSeconds} s)`);
-  if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
   parts.push(`logLevel=${c.logLevel}`);
   // The host only: a collector URL may carry credentials.
   if (c.tracingEndpoint) parts.push(`tracing=${new URL(c.tracingEndpoint).host}`);

@@ -10,6 +10,7 @@
  * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, or the
  *   variant matching tracing and the codec, built first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
+ * - Archive server (GET /archive/…, ./archive-server.ts) when REELFLOW_ARCHIVE_TOKEN is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
  *   the receiver's client encrypt every payload they write (failure messages and stacks
  *   included) and decrypt what they read.
@@ -42,6 +43,7 @@ import {
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
 import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../webhooks/secrets';
+import { startArchiveServer, type ArchiveServer } from './archive-server';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
@@ -67,6 +69,8 @@ export interface RunningWorkerProcess {
   taskQueues: string[];
   /** Where the callback receiver listens, when it runs in this process. */
   receiverUrl?: string;
+  /** Where the archive server listens (REELFLOW_ARCHIVE_TOKEN set), e.g. http://127.0.0.1:8090. */
+  archiveUrl?: string;
   /** Graceful shutdown (what SIGINT/SIGTERM do). */
   shutdown(): void;
   /** Resolves once the workers have stopped and everything is closed; rejects with a worker's failure. */
@@ -286,6 +290,16 @@ async function startReceiver(
   return receiver;
 }
 
+/** The archive server, when REELFLOW_ARCHIVE_TOKEN is set (docs/library.md "Archived files"). */
+async function startArchive(p: Prepared, closers: Closers): Promise<ArchiveServer | undefined> {
+  const { archiveServer: at, archiveToken: token, archiveRoot: root } = p.config;
+  if (!at || !token) return undefined;
+  const server = await startArchiveServer({ root, token, host: at.host, port: at.port, log: p.log });
+  closers.push(() => server.close());
+  p.log(`archive server listening on ${at.host}:${server.port} (GET /archive/<pipeline>/<task>/<name>, bearer token)`);
+  return server;
+}
+
 /** Starts everything; the returned `done` settles when the process may exit. */
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
   const p = await prepare(opts);
@@ -306,6 +320,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     if (p.metricsOn) closers.push(startGauge(p, connection, namespace));
     const workers = await startWorkers(opts, p, connection, namespace);
     const receiver = await startReceiver(p, connectionOptions, namespace, closers);
+    const archive = await startArchive(p, closers);
     const done = workers.run().finally(closers.closeAll);
     log(`polling ${workers.workers.map((w) => w.taskQueue).join(', ')}`);
     return {
@@ -313,6 +328,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       namespace,
       taskQueues: workers.workers.map((w) => w.taskQueue),
       ...(receiver ? { receiverUrl: receiver.url } : {}),
+      ...(archive ? { archiveUrl: archive.url } : {}),
       shutdown: () => workers.shutdown(),
       done,
     };

@@ -9,6 +9,7 @@ import { DefinitionError } from '../../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../../vendor-api';
 import { EXIT } from './output';
 import { UsageError, type CommandSpec } from './spec';
+import { ArchiveFetchError } from '../client/archived-file';
 import { DefinitionFileError } from '../client/definition-file';
 import { failureChain } from '../client/pipeline-client';
 import { renderFailure } from '../client/progress';
@@ -84,6 +85,23 @@ function vendorError(err: unknown): ErrorReport | undefined {
       ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
       ...(err.field !== undefined ? { field: err.field } : {}),
       ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
+    },
+  };
+}
+
+/** An archived file that could not be fetched; a missing or malformed variable or option did nothing (exit 2). */
+function archiveError(err: unknown): ErrorReport | undefined {
+  if (!(err instanceof ArchiveFetchError)) return undefined;
+  const kind = err.reason === 'config' ? 'config' : 'archive';
+  return {
+    code: err.reason === 'config' ? EXIT.usage : EXIT.failed,
+    kind,
+    lines: [`reelflow: ${err.message}`],
+    doc: {
+      kind,
+      reason: err.reason,
+      message: err.message,
+      ...(err.option ? { [err.option.startsWith('--') ? 'option' : 'variable']: err.option } : {}),
     },
   };
 }
@@ -169,5 +187,12 @@ function failureReport(err: unknown): ErrorReport {
 
 /** Classifies an error: exit code, the lines for stderr, the JSON error document. */
 export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
-  return inputError(err, command) ?? vendorError(err) ?? refusal(err) ?? workflowIdError(err) ?? failureReport(err);
+  return (
+    inputError(err, command) ??
+    vendorError(err) ??
+    archiveError(err) ??
+    refusal(err) ??
+    workflowIdError(err) ??
+    failureReport(err)
+  );
 }

@@ -12,6 +12,7 @@ import { reportError } from './errors';
 import { CommandContext, EXIT, type CliIo } from './output';
 import { Session, type CommandFn } from './session';
 import { commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './spec';
+import { archiveGet } from './commands/archive-get';
 import { cancel } from './commands/cancel';
 import { codecServer } from './commands/codec-server';
 import { doctor } from './commands/doctor';
@@ -51,6 +52,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   'schedule create': scheduleCreate,
   'schedule list': scheduleList,
   'schedule delete': scheduleDelete,
+  'archive get': archiveGet,
   'codec-server': codecServer,
   worker,
 };

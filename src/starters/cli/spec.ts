@@ -324,6 +324,33 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('schedule list', '', 'list the schedules that start pipelines', 'temporal', [0, 0]),
   cmd('schedule delete', '<schedule-id>', 'delete a schedule (runs already started go on)', 'temporal', [1, 1]),
   cmd(
+    'archive get',
+    '<workflow-id>',
+    "download an archived file of a pipeline from the worker's archive server, checked against its sha256",
+    'temporal',
+    [1, 1],
+    {
+      name: {
+        type: 'string',
+        value: '<name>',
+        help: 'which archived file, e.g. generated.mp4 (default: the last archived, the erased video when there is one)',
+      },
+      out: {
+        type: 'string',
+        value: '<path>',
+        help: 'file to write, or a folder to write it in under its archived name (default: the current folder)',
+      },
+    },
+    {
+      description:
+        "Needs REELFLOW_ARCHIVE_URL (the worker's archive server, e.g. http://worker:8090) and REELFLOW_ARCHIVE_TOKEN (the worker's). Waits for the pipeline to end, like result. The file is written only once its bytes and sha256 match the pipeline's result; --json prints {path, bytes, sha256}.",
+      examples: [
+        'reelflow archive get reelflow-demo-k3j9x2ab',
+        'reelflow archive get reelflow-demo-k3j9x2ab --name generated.mp4 --out /tmp/clip.mp4 --json',
+      ],
+    },
+  ),
+  cmd(
     'setup',
     '',
     "register reelflow's search attributes on the namespace (idempotent)",
@@ -451,7 +478,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('review get', '<task-id>', 'show a review task and its items', 'vendor', [1, 1]),
 ];
 
-const GROUPS = ['schedule', 'groups', 'assets', 'review'];
+const GROUPS = ['schedule', 'archive', 'groups', 'assets', 'review'];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);
