@@ -641,6 +641,31 @@ function checkPositionals(command: CommandSpec, positionals: string[]): void {
   }
 }
 
+/** Each option's value: given, one of its choices, a positive integer where it must be. */
+function checkValues(command: CommandSpec, values: Record<string, string | boolean | string[] | undefined>): void {
+  for (const [key, spec] of Object.entries(command.options)) {
+    const v = values[key];
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) {
+      if (typeof one !== 'string') continue;
+      const label = optionLabel(key, spec);
+      if (one === '' || (one.startsWith('--') && spec.type === 'string')) {
+        throw new UsageError(`option ${label} needs a value`, `--${key}`, command.name);
+      }
+      if (spec.choices && !spec.choices.includes(one)) {
+        throw new UsageError(
+          `option --${key}: "${one}" is not one of ${spec.choices.join(', ')}`,
+          `--${key}`,
+          command.name,
+        );
+      }
+      if (spec.integer && !/^[1-9]\d*$/.test(one)) {
+        throw new UsageError(`option --${key}: "${one}" is not a positive integer`, `--${key}`, command.name);
+      }
+    }
+  }
+}
+
 /** Parses argv (without node and script). Throws UsageError. */
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const args = [...argv];
@@ -698,27 +723,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     throw parseArgsError(err, command, rest);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
-  for (const [key, spec] of Object.entries(command.options)) {
-    const v = values[key];
-    if (v === undefined) continue;
-    for (const one of Array.isArray(v) ? v : [v]) {
-      if (typeof one !== 'string') continue;
-      const label = optionLabel(key, spec);
-      if (one === '' || (one.startsWith('--') && spec.type === 'string')) {
-        throw new UsageError(`option ${label} needs a value`, `--${key}`, command.name);
-      }
-      if (spec.choices && !spec.choices.includes(one)) {
-        throw new UsageError(
-          `option --${key}: "${one}" is not one of ${spec.choices.join(', ')}`,
-          `--${key}`,
-          command.name,
-        );
-      }
-      if (spec.integer && !/^[1-9]\d*$/.test(one)) {
-        throw new UsageError(`option --${key}: "${one}" is not a positive integer`, `--${key}`, command.name);
-      }
-    }
-  }
+  checkValues(command, values);
   const positionals = parsed.positionals;
   checkPositionals(command, positionals);
   return { kind: 'command', command, positionals, values, json: values.json === true };
