@@ -241,18 +241,17 @@ export async function listPipelineSchedules(client: Client): Promise<PipelineSch
   for await (const s of client.schedule.list()) {
     if (s.action?.workflowType === PIPELINE_WORKFLOW_TYPE) ids.push(s.scheduleId);
   }
-  // The listing lacks the overlap policy and the runs' memo: each one is described.
-  const described = await Promise.all(
-    ids.map((id) =>
-      client.schedule
-        .getHandle(id)
-        .describe()
-        .catch((err: unknown) => {
-          if (err instanceof ScheduleNotFoundError) return undefined; // deleted since it was listed
-          throw err;
-        }),
-    ),
-  );
+  // The listing lacks the overlap policy and the runs' memo: each one is described, ten at a time.
+  const describe = (id: string) =>
+    client.schedule
+      .getHandle(id)
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof ScheduleNotFoundError) return undefined; // deleted since it was listed
+        throw err;
+      });
+  const described: (ScheduleDescription | undefined)[] = [];
+  for (let i = 0; i < ids.length; i += 10) described.push(...(await Promise.all(ids.slice(i, i + 10).map(describe))));
   return described.filter((d) => d !== undefined).map(summarize);
 }
 
