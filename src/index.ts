@@ -77,13 +77,20 @@ export {
 export {
   createPipelineSchedule,
   listPipelineSchedules,
+  describePipelineSchedule,
   deletePipelineSchedule,
+  pausePipelineSchedule,
+  unpausePipelineSchedule,
+  triggerPipelineSchedule,
+  updatePipelineSchedule,
   parseEvery,
   OVERLAP_POLICIES,
   MIN_INTERVAL_MS,
   type OverlapPolicy,
   type PipelineScheduleOptions,
   type PipelineScheduleSummary,
+  type PipelineScheduleChanges,
+  type TriggerResult,
 } from './starters/client/schedules';
 
 // Rerun: a new pipeline reusing an earlier one's finished outputs (no paid vendor task twice).

@@ -1,7 +1,9 @@
 /**
  * The Web UI's "current details" of a pipeline: a small markdown table, one row per
- * stage that runs (state, vendor task ids, progress, elapsed), then any operator wait
- * and error. Pure: the runtime calls it on every refresh.
+ * stage that runs (state, vendor task ids, progress, elapsed), then any error. At most
+ * 12 lines, so the panel shows it whole; a pipeline waiting for an operator opens with
+ * the `reelflow resolve` command, then why it waits (docs/operations.md, Answering an
+ * operator wait from the Web UI). Pure: the runtime calls it on every refresh.
  */
 import { STAGES, type PipelineStatus, type StageName, type StageStatus } from './messages';
 import { printable } from './printable';
@@ -42,17 +44,20 @@ export function renderDetails(s: PipelineStatus): string {
     const state = st.detail ? `${shown}: ${st.detail}` : shown;
     return `| ${name} | ${cell(state)} | ${cell(taskIds(s, name))} | ${progress} | ${elapsed(st.startedAt, st.endedAt)} |`;
   });
+  const waiting = s.waiting
+    ? [
+        `\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``,
+        '',
+        `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason, 600)}`,
+      ]
+    : [`**${s.state}** · stage ${s.stage}`];
   const lines = [
-    `**${s.state}** · stage ${s.stage}`,
+    ...waiting,
     '',
     '| stage | state | vendor tasks | progress | elapsed |',
     '|---|---|---|---|---|',
     ...rows,
   ];
-  if (s.waiting) {
-    lines.push('', `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason, 600)}`);
-    lines.push(`\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``);
-  }
   if (s.error) lines.push('', `Error: ${printable(s.error, 600)}`);
   return lines.join('\n');
 }

@@ -32,6 +32,8 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
   needs: Needs;
   examples?: string[];
+  /** The values the first argument takes (e.g. `completion bash|zsh`), checked and completed. */
+  argChoices?: readonly string[];
 }
 
 export class UsageError extends Error {
@@ -111,7 +113,7 @@ function cmd(
   needs: Needs,
   positionals: [number, number],
   options: Record<string, OptionSpec> = {},
-  extra: Pick<CommandSpec, 'description' | 'examples'> = {},
+  extra: Pick<CommandSpec, 'description' | 'examples' | 'argChoices'> = {},
 ): CommandSpec {
   const base = needs === 'temporal' ? TEMPORAL : needs === 'vendor' ? VENDOR : {};
   return {
@@ -322,6 +324,82 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   ),
   cmd('schedule list', '', 'list the schedules that start pipelines', 'temporal', [0, 0]),
+  cmd(
+    'schedule update',
+    '<schedule-id> [<file>]',
+    'change a schedule in place: its definition, spec, overlap policy',
+    'temporal',
+    [1, 2],
+    {
+      cron: {
+        type: 'string',
+        value: '<expr>',
+        help: 'new cron expression (5-7 fields, or @daily, @hourly, …), in UTC',
+      },
+      every: { type: 'string', value: '<duration>', help: 'new interval: 30s, 5m, 2h, 1d (at least 1s)' },
+      overlap: {
+        type: 'string',
+        value: '<policy>',
+        choices: OVERLAP_POLICIES,
+        help: `new overlap policy: ${OVERLAP_POLICIES.join(', ')}`,
+      },
+      ...SIZE,
+      'task-queue': { type: 'string', value: '<queue>', help: 'new task queue of the runs' },
+      'id-prefix': { type: 'string', value: '<prefix>', help: "new first part of each run's workflow id" },
+    },
+    {
+      description:
+        'Give <file> (the new definition, validated first), and/or at most one of --cron and --every, --overlap, --task-queue, --id-prefix; the rest stays, paused or not. Runs already started go on with what they had.',
+      examples: [
+        'reelflow schedule update nightly-teaser --cron "0 4 * * *"',
+        'reelflow schedule update nightly-teaser examples/pipeline.json --overlap buffer-one',
+      ],
+    },
+  ),
+  cmd(
+    'schedule pause',
+    '<schedule-id>',
+    'pause a schedule: no run starts until it is unpaused',
+    'temporal',
+    [1, 1],
+    {
+      note: {
+        type: 'string',
+        value: '<text>',
+        help: 'why, shown by `schedule list` and the Web UI (default "paused with reelflow")',
+      },
+    },
+    { description: 'Runs already started go on; `reelflow schedule trigger` still starts one.' },
+  ),
+  cmd(
+    'schedule unpause',
+    '<schedule-id>',
+    'resume a paused schedule (runs due while it was paused are not started)',
+    'temporal',
+    [1, 1],
+    { note: { type: 'string', value: '<text>', help: 'replaces the pause note (default "unpaused with reelflow")' } },
+  ),
+  cmd(
+    'schedule trigger',
+    '<schedule-id>',
+    "start a run now, paused or not, whatever the schedule's spec",
+    'temporal',
+    [1, 1],
+    {
+      overlap: {
+        type: 'string',
+        value: '<policy>',
+        choices: OVERLAP_POLICIES,
+        help: "for this run (default: the schedule's own; with skip, nothing starts while a run is still going)",
+      },
+    },
+    {
+      examples: [
+        'reelflow schedule trigger nightly-teaser',
+        'reelflow schedule trigger nightly-teaser --overlap allow-all',
+      ],
+    },
+  ),
   cmd('schedule delete', '<schedule-id>', 'delete a schedule (runs already started go on)', 'temporal', [1, 1]),
   cmd(
     'archive get',
@@ -387,7 +465,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     'worker',
     '',
     'run the worker: workflows and activities, until SIGINT/SIGTERM',
-    'none',
+    'worker',
     [0, 0],
     {},
     {
@@ -430,6 +508,23 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], SIZE, {
     examples: ['reelflow validate examples/pipeline.json'],
   }),
+  cmd(
+    'completion',
+    '<shell>',
+    'print the shell completion script: bash or zsh',
+    'none',
+    [1, 1],
+    {},
+    {
+      argChoices: ['bash', 'zsh'],
+      description:
+        "Generated from this synopsis: commands, subcommands, options and their values. Load it in the shell's startup file, or save it where the shell looks for completions.",
+      examples: [
+        "echo 'source <(reelflow completion bash)' >> ~/.bashrc",
+        "echo 'source <(reelflow completion zsh)' >> ~/.zshrc   # after compinit",
+      ],
+    },
+  ),
   cmd('groups list', '', 'list asset groups', 'vendor', [0, 0], {
     type: { type: 'string', value: '<type>', choices: ['AIGC', 'LivenessFace'], help: 'only groups of this type' },
   }),
@@ -638,6 +733,14 @@ function checkPositionals(command: CommandSpec, positionals: string[]): void {
       command.name,
     );
   }
+  const [first] = positionals;
+  if (command.argChoices && first !== undefined && !command.argChoices.includes(first)) {
+    throw new UsageError(
+      `${names}: "${first}" is not one of ${command.argChoices.join(', ')}${suggest(first, [...command.argChoices])}`,
+      names,
+      command.name,
+    );
+  }
 }
 
 /** Parses argv (without node and script). Throws UsageError. */
@@ -709,7 +812,7 @@ export function mainHelp(group?: string): string {
     '',
     ...section('pipelines', 'temporal'),
     '',
-    ...section('definitions', 'none'),
+    ...section('no server needed', 'none'),
     '',
     ...section('the worker', 'worker'),
     '',
