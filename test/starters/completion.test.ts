@@ -2,7 +2,8 @@
  * `reelflow completion bash|zsh`: the scripts, generated from the synopsis, run in the real
  * shells. Bash: the script is sourced and `_reelflow` called as bash calls it on Tab
  * (COMP_WORDS, COMP_CWORD), COMPREPLY read back ("(files)" where it asks bash for file names,
- * `compopt -o default`, which works only under a real Tab). Zsh (when installed): `zsh -n`, and
+ * `compopt -o default`, which works only under a real Tab). Zsh (installed with apt-get when
+ * missing): `zsh -n`, and
  * `_reelflow` run with the completion system's functions (_describe, _arguments) replaced by
  * ones that print what they are given, so the test reads what zsh would offer.
  */
@@ -10,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureDebianCommand } from '../support/debian-package';
 import { COMMANDS } from '../../src/starters/cli/spec';
 import { LIST_STATUSES } from '../../src/starters/client/pipeline-client';
 import { OVERLAP_POLICIES } from '../../src/starters/client/schedules';
@@ -102,9 +104,6 @@ describe('bash', () => {
   });
 });
 
-const zsh = spawnSync('zsh', ['--version']).status === 0;
-if (!zsh) test.skip('zsh is not installed here: the zsh script is not checked', () => undefined);
-
 /** The zsh script's offer for `words`: the items given to _describe, or the specs given to _arguments. */
 function zshComplete(file: string, words: string[]): string[] {
   const r = spawnSync(
@@ -130,9 +129,10 @@ function zshComplete(file: string, words: string[]): string[] {
   return r.stdout.split('\n').filter(Boolean);
 }
 
-(zsh ? describe : describe.skip)('zsh', () => {
+describe('zsh', () => {
   let file: string;
   beforeAll(async () => {
+    ensureDebianCommand('zsh');
     file = await script('zsh');
   });
 
