@@ -4,7 +4,7 @@
  * dependency python3-yaml turns the normalised output into JSON. Installed with apt-get
  * when missing; without apt the test fails and says so (never a silent skip).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDebianCommand } from '../support/debian-package';
 
