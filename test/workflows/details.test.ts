@@ -46,7 +46,7 @@ test('a running stage shows when it started, not an elapsed time that is stale w
   );
 });
 
-test('the stage an operator is asked about says waiting-operator, and the reason is not cut short', () => {
+test('the stage an operator is asked about says waiting-operator; a long reason is cut, pointing at reelflow status', () => {
   const reason = `generation create outcome unknown (${'x'.repeat(300)}); look it up in the vendor console`;
   const md = renderDetails(
     status({
@@ -55,7 +55,11 @@ test('the stage an operator is asked about says waiting-operator, and the reason
     }),
   );
   expect(rowOf(md, 'generation')).toMatch(/^\| generation \| waiting-operator: /);
-  expect(md).toContain('look it up in the vendor console');
+  expect(md.split('\n')[1]).toBe('**Waiting for an operator** on generation');
+  const line = md.split('\n').find((l) => l.startsWith('Why: '))!;
+  expect(line).toContain('generation create outcome unknown (xxx');
+  expect(line).toMatch(/…\s\(whole: `reelflow status`\)$/);
+  expect(line.length).toBeLessThan(250);
   expect(md.split('\n')[0]).toBe('`reelflow resolve p-1 --task-id <id> | --resubmit | --abandon`');
 });
 
@@ -78,7 +82,8 @@ test('at most 12 lines, the resolve command first when an operator is asked: all
   const lines = md.split('\n');
   expect(lines.length).toBeLessThanOrEqual(12);
   expect(lines[0]).toBe('`reelflow resolve p-1 --task-id <id> | --resubmit | --abandon`');
-  expect(lines).toContain('**Waiting for an operator** on erase: timed out');
+  expect(lines[1]).toBe('**Waiting for an operator** on erase');
+  expect(lines).toContain('Why: timed out');
   expect(['review', 'assets', 'generation', 'erase'].map((stage) => rowOf(md, stage))).not.toContain(undefined);
   expect(rowOf(md, 'erase')).toMatch(/^\| erase \| waiting-operator: create outcome unknown \|/);
   expect(lines.at(-1)).toBe('Error: an earlier attempt failed');
