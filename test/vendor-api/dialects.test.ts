@@ -189,6 +189,7 @@ describe('HTTP classification', () => {
   afterAll(() => agent.close());
 
   async function fail(handler: Parameters<typeof startServer>[0], over: Partial<HttpCall> = {}) {
+    await server?.close(); // a test may call twice: the first server must not outlive the file
     server = await startServer(handler);
     const call: HttpCall = {
       endpoint: 'assets.GetAsset',
