@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { CALLBACK_SECRET, startHarness, type Harness } from '../support/harness';
 import { API_KEY, USER_1 } from '../support/emulator';
 import type { CheckResult } from '../../src/workers/doctor';
-import { cli } from '../starters/helpers';
+import { cli } from '../support/cli';
 
 interface Doc {
   ok: boolean;

@@ -12,7 +12,7 @@ import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { BATCH, STAGE, STATUS } from '../../src/contract/search-attributes';
 import { startHarness, type Harness } from '../support/harness';
 import { until } from '../support/poll';
-import { cli, type CliRun } from './helpers';
+import { cli, type CliRun } from '../support/cli';
 
 jest.setTimeout(240_000);
 

@@ -1,6 +1,6 @@
 import { COMMANDS, UsageError, parseCommandLine } from '../../src/starters/cli/spec';
 import { buildListQuery } from '../../src/starters/client/pipeline-client';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 function usage(argv: string[]): UsageError {
   try {

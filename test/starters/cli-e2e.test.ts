@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, type Harness } from '../support/harness';
 import { until } from '../support/poll';
-import { cli, type CliRun } from './helpers';
+import { cli, type CliRun } from '../support/cli';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-cli-e2e-'));
 let n = 0;

@@ -28,7 +28,7 @@ import {
   type Harness,
 } from '../support/harness';
 import { until } from '../support/poll';
-import { cli } from '../starters/helpers';
+import { cli } from '../support/cli';
 import { closedPortUrl } from '../support/http-server';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import { verifyWebhook } from '../../src/webhooks/signing';
