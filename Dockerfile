@@ -1,9 +1,10 @@
 # reelflow image: the worker, the callback receiver, the emulator and the CLI.
-# Node 20: the major CI tests (.ci/run runs `npm test` on the machine's Node 20). Move
-# this line and CI's Node together, never the image alone.
+# Node 24 (LTS): the major CI tests (.ci/run runs `npm test` and `npm run test:cluster` on
+# the Node 24 that scripts/ensure-node.mjs pins). Move both FROM lines and that pin together,
+# never the image alone (test/deploy/compose.test.ts checks).
 # It ships the product build only (tsconfig.build.json: src/ → dist/), as the npm package
 # does: no tests, no tools. See docs/architecture.md ("What ships").
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` builds from sources that are not copied yet; the build is below.
@@ -13,7 +14,7 @@ COPY scripts/run.mjs ./scripts/
 COPY src ./src
 RUN node scripts/run.mjs build && node dist/workers/build-bundle.js --tracing --codec
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./

@@ -52,7 +52,8 @@ function tool(script, scriptArgs) {
 }
 
 const commands = {
-  // The product build alone (also `prepare`, so a git install builds). --bundle: and the prebuilt workflow bundle (`prepack`).
+  // The product build alone. --bundle: and the prebuilt workflow bundle; `prepare` runs both, so a
+  // clone's `npm ci`, a git install and `npm pack` all yield the same dist/.
   build: () => {
     build();
     if (args.includes('--bundle')) product('workers/build-bundle.js', []);

@@ -77,13 +77,20 @@ export {
 export {
   createPipelineSchedule,
   listPipelineSchedules,
+  describePipelineSchedule,
   deletePipelineSchedule,
+  pausePipelineSchedule,
+  unpausePipelineSchedule,
+  triggerPipelineSchedule,
+  updatePipelineSchedule,
   parseEvery,
   OVERLAP_POLICIES,
   MIN_INTERVAL_MS,
   type OverlapPolicy,
   type PipelineScheduleOptions,
   type PipelineScheduleSummary,
+  type PipelineScheduleChanges,
+  type TriggerResult,
 } from './starters/client/schedules';
 
 // Rerun: a new pipeline reusing an earlier one's finished outputs (no paid vendor task twice).
@@ -108,6 +115,17 @@ export {
   type WebhookVerificationCode,
 } from './webhooks/signing';
 export { notificationDeliveries, type NotificationDelivery } from './starters/client/notifications';
+
+// Archived files: fetched from the worker that archived them (its archive server), verified.
+export {
+  fetchArchivedFile,
+  downloadArchivedFile,
+  pickArchivedFile,
+  ArchiveFetchError,
+  type FetchArchivedFileOptions,
+  type FetchedArchivedFile,
+  type ArchiveFetchReason,
+} from './starters/client/archived-file';
 
 // A Temporal client from the standard environment / config profile.
 export {

@@ -1,7 +1,8 @@
 /**
- * archiveOutput: download a vendor output before its URL expires (DESIGN §6), with a
- * sha256 checksum, into `${archiveRoot}/${pipelineId}/${taskId}/${name}` plus
- * `${name}.sha256` (sha256sum format) and `${name}.source.json` (what was downloaded).
+ * archiveOutput: download a vendor output before its URL expires (docs/architecture.md
+ * "Outputs", docs/security.md "Archive downloads"), with a sha256 checksum, into
+ * `${archiveRoot}/${pipelineId}/${taskId}/${name}` plus `${name}.sha256` (sha256sum format)
+ * and `${name}.source.json` (what was downloaded).
  *
  * - Keyed by what was downloaded: the vendor task id has its own folder, so a pipeline
  *   id reused by a new run never meets the old run's file. Every id becomes one path
@@ -111,165 +112,204 @@ function validate(input: ArchiveInput): void {
   }
 }
 
-export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
-  const root = path.resolve(opts.archiveRoot);
-  const headersTimeout = opts.headersTimeoutMs ?? 60_000;
-  const bodyTimeout = opts.bodyTimeoutMs ?? 60_000;
-  const heartbeatEvery = opts.heartbeatIntervalMs ?? 1_000;
-  const maxBytes = opts.maxBytes ?? DEFAULT_ARCHIVE_MAX_BYTES;
-  const openFile: OpenFile = opts.openFile ?? open;
-  const guard = createAddressGuard({
-    ...(opts.allowPrivate !== undefined ? { allowPrivate: opts.allowPrivate } : {}),
-    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+/** The options with their defaults: what every download of this worker shares. */
+interface Archive {
+  root: string;
+  headersTimeout: number;
+  bodyTimeout: number;
+  heartbeatEvery: number;
+  maxBytes: number;
+  openFile: OpenFile;
+  guard: ReturnType<typeof createAddressGuard>;
+}
+
+function archiveOf(opts: ArchiveActivitiesOptions): Archive {
+  return {
+    root: path.resolve(opts.archiveRoot),
+    headersTimeout: opts.headersTimeoutMs ?? 60_000,
+    bodyTimeout: opts.bodyTimeoutMs ?? 60_000,
+    heartbeatEvery: opts.heartbeatIntervalMs ?? 1_000,
+    maxBytes: opts.maxBytes ?? DEFAULT_ARCHIVE_MAX_BYTES,
+    openFile: opts.openFile ?? open,
+    guard: createAddressGuard({
+      ...(opts.allowPrivate !== undefined ? { allowPrivate: opts.allowPrivate } : {}),
+      ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    }),
+  };
+}
+
+/** Where one input's file and its sidecars go. */
+interface Paths {
+  /** The folders under the root: the pipeline's, then the task's. */
+  segments: string[];
+  dir: string;
+  fileName: string;
+  final: string;
+  part: string;
+  sum: string;
+  source: string;
+}
+
+function pathsOf(root: string, input: ArchiveInput): Paths {
+  const taskKey =
+    input.taskId !== undefined
+      ? safeSegment(input.taskId)
+      : `_url-${createHash('sha256').update(redactUrl(input.url)).digest('hex')}`;
+  const segments = [safeSegment(input.pipelineId), taskKey];
+  const dir = path.join(root, ...segments);
+  const fileName = safeSegment(input.name);
+  const final = path.join(dir, fileName);
+  return {
+    segments,
+    dir,
+    fileName,
+    final,
+    part: `${final}.part`,
+    sum: `${final}.sha256`,
+    source: `${final}.source.json`,
+  };
+}
+
+function resultOf(input: ArchiveInput, p: Paths, sha256: string, bytes: number): ArchivedFile {
+  const out: ArchivedFile = { name: input.name, path: p.final, sha256, bytes, sourceUrl: redactUrl(input.url) };
+  if (input.taskId !== undefined) out.taskId = input.taskId;
+  return out;
+}
+
+/** The stored file when its recorded source is this one and its sha256 verifies. */
+async function existing(input: ArchiveInput, p: Paths, signal: AbortSignal): Promise<ArchivedFile | undefined> {
+  const [sumText, sourceText] = await Promise.all([readRegular(p.sum), readRegular(p.source)]);
+  const recorded = sumText?.split(/\s+/)[0] ?? '';
+  let source: Partial<Source> = {};
+  try {
+    source = JSON.parse(sourceText ?? '{}') as Partial<Source>;
+  } catch {
+    return undefined;
+  }
+  const sameSource = source.taskId === (input.taskId ?? null) && source.url === redactUrl(input.url);
+  if (!/^[0-9a-f]{64}$/.test(recorded) || source.sha256 !== recorded || !sameSource) return undefined;
+  const fh = await openRegular(p.final);
+  if (!fh) return undefined;
+  Context.current().heartbeat({ phase: 'verify-existing' });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of fh.createReadStream({ signal }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  const hex = hash.digest('hex');
+  if (hex !== recorded || bytes !== source.bytes) return undefined;
+  if (input.expectedBytes !== undefined && bytes !== input.expectedBytes) return undefined;
+  return resultOf(input, p, hex, bytes);
+}
+
+/** The GET, its status and declared length checked: the body to stream, and the length it declared. */
+async function fetchOutput(archive: Archive, input: ArchiveInput, signal: AbortSignal) {
+  const { headersTimeout, bodyTimeout, maxBytes } = archive;
+  const res = await request(input.url, {
+    method: 'GET',
+    signal,
+    dispatcher: archive.guard.dispatcher(),
+    headersTimeout,
+    bodyTimeout,
   });
-
-  function paths(input: ArchiveInput) {
-    const taskKey =
-      input.taskId !== undefined
-        ? safeSegment(input.taskId)
-        : `_url-${createHash('sha256').update(redactUrl(input.url)).digest('hex')}`;
-    const segments = [safeSegment(input.pipelineId), taskKey];
-    const dir = path.join(root, ...segments);
-    const fileName = safeSegment(input.name);
-    const final = path.join(dir, fileName);
-    return {
-      segments,
-      dir,
-      fileName,
-      final,
-      part: `${final}.part`,
-      sum: `${final}.sha256`,
-      source: `${final}.source.json`,
-    };
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    await res.body.dump().catch(() => undefined);
+    throw statusFailure(input.name, input.url, res.statusCode);
   }
-  type Paths = ReturnType<typeof paths>;
-
-  function resultOf(input: ArchiveInput, p: Paths, sha256: string, bytes: number): ArchivedFile {
-    const out: ArchivedFile = { name: input.name, path: p.final, sha256, bytes, sourceUrl: redactUrl(input.url) };
-    if (input.taskId !== undefined) out.taskId = input.taskId;
-    return out;
+  const lengthHeader = res.headers['content-length'];
+  const declared = typeof lengthHeader === 'string' && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+  if (declared !== undefined && declared > maxBytes) {
+    res.body.destroy();
+    throw tooLarge(input.name, declared, maxBytes, 'Content-Length');
   }
+  return { body: res.body as AsyncIterable<Buffer>, declared };
+}
 
-  /** The stored file when its recorded source is this one and its sha256 verifies. */
-  async function existing(input: ArchiveInput, p: Paths, signal: AbortSignal): Promise<ArchivedFile | undefined> {
-    const [sumText, sourceText] = await Promise.all([readRegular(p.sum), readRegular(p.source)]);
-    const recorded = sumText?.split(/\s+/)[0] ?? '';
-    let source: Partial<Source> = {};
-    try {
-      source = JSON.parse(sourceText ?? '{}') as Partial<Source>;
-    } catch {
-      return undefined;
-    }
-    const sameSource = source.taskId === (input.taskId ?? null) && source.url === redactUrl(input.url);
-    if (!/^[0-9a-f]{64}$/.test(recorded) || source.sha256 !== recorded || !sameSource) return undefined;
-    const fh = await openRegular(p.final);
-    if (!fh) return undefined;
-    Context.current().heartbeat({ phase: 'verify-existing' });
-    const hash = createHash('sha256');
-    let bytes = 0;
-    for await (const chunk of fh.createReadStream({ signal }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
+/** Streams the output to `${name}.part`, hashing and heartbeating as it goes; fsync before it returns. */
+async function download(archive: Archive, input: ArchiveInput, p: Paths, signal: AbortSignal) {
+  const ctx = Context.current();
+  const { maxBytes, heartbeatEvery } = archive;
+  const { body, declared } = await fetchOutput(archive, input, signal);
+  const total = input.expectedBytes ?? declared;
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let lastBeat = 0;
+  const fh = await onDisk(createExclusive(archive.openFile, p.part));
+  try {
+    ctx.heartbeat({ phase: 'download', bytes, total });
+    for await (const chunk of body) {
       bytes += chunk.length;
-    }
-    const hex = hash.digest('hex');
-    if (hex !== recorded || bytes !== source.bytes) return undefined;
-    if (input.expectedBytes !== undefined && bytes !== input.expectedBytes) return undefined;
-    return resultOf(input, p, hex, bytes);
-  }
-
-  async function download(input: ArchiveInput, p: Paths, signal: AbortSignal) {
-    const ctx = Context.current();
-    const res = await request(input.url, {
-      method: 'GET',
-      signal,
-      dispatcher: guard.dispatcher(),
-      headersTimeout,
-      bodyTimeout,
-    });
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      await res.body.dump().catch(() => undefined);
-      throw statusFailure(input.name, input.url, res.statusCode);
-    }
-    const lengthHeader = res.headers['content-length'];
-    const declared = typeof lengthHeader === 'string' && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    if (declared !== undefined && declared > maxBytes) {
-      res.body.destroy();
-      throw tooLarge(input.name, declared, maxBytes, 'Content-Length');
-    }
-    const total = input.expectedBytes ?? declared;
-    const hash = createHash('sha256');
-    let bytes = 0;
-    let lastBeat = 0;
-    const fh = await onDisk(createExclusive(openFile, p.part));
-    try {
-      ctx.heartbeat({ phase: 'download', bytes, total });
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        if (bytes > maxBytes) throw tooLarge(input.name, bytes, maxBytes, 'the download reached');
-        hash.update(chunk);
-        await onDisk(fh.write(chunk));
-        const now = Date.now();
-        if (now - lastBeat >= heartbeatEvery) {
-          lastBeat = now;
-          ctx.heartbeat({ phase: 'download', bytes, total });
-        }
+      if (bytes > maxBytes) throw tooLarge(input.name, bytes, maxBytes, 'the download reached');
+      hash.update(chunk);
+      await onDisk(fh.write(chunk));
+      const now = Date.now();
+      if (now - lastBeat >= heartbeatEvery) {
+        lastBeat = now;
+        ctx.heartbeat({ phase: 'download', bytes, total });
       }
-      await onDisk(fh.sync());
-    } finally {
-      await fh.close();
     }
-    for (const [what, want] of [
-      ['Content-Length', declared],
-      ['expectedBytes', input.expectedBytes],
-    ] as const) {
-      if (want !== undefined && want !== bytes) throw sizeMismatch(input.name, bytes, what, want);
-    }
-    return { hex: hash.digest('hex'), bytes };
+    await onDisk(fh.sync());
+  } finally {
+    await fh.close();
   }
-
-  /** Publishes a verified download: the file first, then what it is; all renames are atomic. */
-  async function commit(input: ArchiveInput, p: Paths, hex: string, bytes: number): Promise<void> {
-    await rename(p.part, p.final);
-    const source: Source = { taskId: input.taskId ?? null, url: redactUrl(input.url), sha256: hex, bytes };
-    for (const [file, text] of [
-      [p.sum, sha256Line(hex, p.fileName)],
-      [p.source, `${JSON.stringify(source)}\n`],
-    ] as const) {
-      await writeSmallFile(openFile, `${file}.part`, text);
-      await rename(`${file}.part`, file);
-    }
-    await syncDir(p.dir);
+  for (const [what, want] of [
+    ['Content-Length', declared],
+    ['expectedBytes', input.expectedBytes],
+  ] as const) {
+    if (want !== undefined && want !== bytes) throw sizeMismatch(input.name, bytes, what, want);
   }
+  return { hex: hash.digest('hex'), bytes };
+}
 
+/** Publishes a verified download: the file first, then what it is; all renames are atomic. */
+async function commit(openFile: OpenFile, input: ArchiveInput, p: Paths, hex: string, bytes: number): Promise<void> {
+  await rename(p.part, p.final);
+  const source: Source = { taskId: input.taskId ?? null, url: redactUrl(input.url), sha256: hex, bytes };
+  for (const [file, text] of [
+    [p.sum, sha256Line(hex, p.fileName)],
+    [p.source, `${JSON.stringify(source)}\n`],
+  ] as const) {
+    await writeSmallFile(openFile, `${file}.part`, text);
+    await rename(`${file}.part`, file);
+  }
+  await syncDir(p.dir);
+}
+
+/** Download `url` into the archive with a sha256 checksum; see the module comment. */
+async function archiveOutput(archive: Archive, input: ArchiveInput): Promise<ArchivedFile> {
+  const { cancellationSignal: signal, info } = Context.current();
+  validate(input);
+  const p = pathsOf(archive.root, input);
+  const failure = { name: input.name, url: input.url, dir: p.dir, attempt: info.attempt, signal };
+  const refusal = archive.guard.refusalOf(new URL(input.url).hostname);
+  if (refusal) throw toFailure(refusal, failure);
+  if (input.expectedBytes !== undefined && input.expectedBytes > archive.maxBytes) {
+    throw tooLarge(input.name, input.expectedBytes, archive.maxBytes, 'expectedBytes');
+  }
+  let folderIsSafe = false;
+  try {
+    await onDisk(ensureFolder(archive.root, p.segments));
+    folderIsSafe = true;
+    const found = await existing(input, p, signal).catch(() => undefined);
+    if (found) return found;
+    const { hex, bytes } = await download(archive, input, p, signal);
+    await onDisk(commit(archive.openFile, input, p, hex, bytes));
+    countArchivedBytes(bytes);
+    return resultOf(input, p, hex, bytes);
+  } catch (err) {
+    if (folderIsSafe) {
+      for (const part of [p.part, `${p.sum}.part`, `${p.source}.part`])
+        await rm(part, { force: true }).catch(() => undefined);
+    }
+    throw toFailure(err, failure);
+  }
+}
+
+export function createArchiveActivities(opts: ArchiveActivitiesOptions) {
+  const archive = archiveOf(opts);
   return {
     /** Download `url` into the archive with a sha256 checksum; see the module comment. */
-    archiveOutput: async (input: ArchiveInput): Promise<ArchivedFile> => {
-      const { cancellationSignal: signal, info } = Context.current();
-      validate(input);
-      const p = paths(input);
-      const failure = { name: input.name, url: input.url, dir: p.dir, attempt: info.attempt, signal };
-      const refusal = guard.refusalOf(new URL(input.url).hostname);
-      if (refusal) throw toFailure(refusal, failure);
-      if (input.expectedBytes !== undefined && input.expectedBytes > maxBytes) {
-        throw tooLarge(input.name, input.expectedBytes, maxBytes, 'expectedBytes');
-      }
-      let folderIsSafe = false;
-      try {
-        await onDisk(ensureFolder(root, p.segments));
-        folderIsSafe = true;
-        const found = await existing(input, p, signal).catch(() => undefined);
-        if (found) return found;
-        const { hex, bytes } = await download(input, p, signal);
-        await onDisk(commit(input, p, hex, bytes));
-        countArchivedBytes(bytes);
-        return resultOf(input, p, hex, bytes);
-      } catch (err) {
-        if (folderIsSafe) {
-          for (const part of [p.part, `${p.sum}.part`, `${p.source}.part`])
-            await rm(part, { force: true }).catch(() => undefined);
-        }
-        throw toFailure(err, failure);
-      }
-    },
+    archiveOutput: (input: ArchiveInput): Promise<ArchivedFile> => archiveOutput(archive, input),
   };
 }

@@ -76,10 +76,10 @@ function refuseUnchecked(deps: ActivityDeps, profile: string, iface: VendorInter
   );
 }
 
-export function createVendorActivities(deps: ActivityDeps) {
+/** Review: submit a batch, read its task. */
+function reviewActivities(deps: ActivityDeps) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
-    // ---- review
     reviewSubmit: async (
       input: ProfileInput & {
         urls: string[];
@@ -124,8 +124,13 @@ export function createVendorActivities(deps: ActivityDeps) {
         })),
       };
     },
+  };
+}
 
-    // ---- asset management
+/** Asset management: groups, assets, and GetAsset (on its own rate-limited queue). */
+function assetActivities(deps: ActivityDeps) {
+  const v = (profile: string) => deps.vendorFor(profile);
+  return {
     listAssetGroups: async (input: ProfileInput) => {
       const r = await call('assets.ListAssetGroups', (signal) =>
         v(input.profile).assets.listAssetGroups({}, { signal }),
@@ -177,8 +182,13 @@ export function createVendorActivities(deps: ActivityDeps) {
       );
       return { id: a.Id, name: a.Name, status: a.Status, url: a.URL };
     },
+  };
+}
 
-    // ---- generation (query shape assumed: docs/vendor-contract.md)
+/** Generation (query shape assumed: docs/vendor-contract.md). */
+function generationActivities(deps: ActivityDeps) {
+  const v = (profile: string) => deps.vendorFor(profile);
+  return {
     generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
       refuseUnchecked(deps, input.profile, 'generation');
       const url = callbackUrl(deps, input.callback);
@@ -206,8 +216,13 @@ export function createVendorActivities(deps: ActivityDeps) {
         finishedAt: t.finished_at,
       };
     },
+  };
+}
 
-    // ---- erase
+/** Subtitle erase. */
+function eraseActivities(deps: ActivityDeps) {
+  const v = (profile: string) => deps.vendorFor(profile);
+  return {
     eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
       refuseUnchecked(deps, input.profile, 'erase');
       const url = callbackUrl(deps, input.callback);
@@ -226,5 +241,15 @@ export function createVendorActivities(deps: ActivityDeps) {
         failReason: t.fail_reason && redactCallbackTokens(t.fail_reason),
       };
     },
+  };
+}
+
+/** Every vendor activity; its key is the activity type the workflows schedule. */
+export function createVendorActivities(deps: ActivityDeps) {
+  return {
+    ...reviewActivities(deps),
+    ...assetActivities(deps),
+    ...generationActivities(deps),
+    ...eraseActivities(deps),
   };
 }

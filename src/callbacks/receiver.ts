@@ -1,8 +1,8 @@
 /**
- * HTTP receiver for vendor callbacks (DESIGN §3): authenticates the capability URL,
- * reads the task id and status the body carries, and signals the workflow. The signal is
- * a hint; a task id it names is adopted only with proof (src/workflows/lib/offers.ts).
- * The receiver never decides a result.
+ * HTTP receiver for vendor callbacks (docs/security.md "Callbacks"): authenticates the
+ * capability URL, reads the task id and status the body carries, and signals the workflow.
+ * The signal is a hint; a task id it names is adopted only with proof
+ * (src/workflows/lib/offers.ts). The receiver never decides a result.
  *
  * Before it signals, it drops an exact replay of a callback it relayed (guard.ts), keeps
  * each (workflowId, step, attempt) to a token bucket, and asks the stage with the query
@@ -33,7 +33,7 @@ import {
 } from '../contract/messages';
 import { printable } from '../contract/printable';
 import { DEFAULT_GUARD_LIMITS, RelayGuard, type GuardLimits, type RelayKey } from './guard';
-import { checkCallbackPath } from './token';
+import { checkCallbackPath, type CallbackTarget } from './token';
 
 export const CALLBACK_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -167,18 +167,19 @@ function reply(
   message?: string,
   close = false,
   extra: http.OutgoingHttpHeaders = {},
-): void {
-  if (res.headersSent) return;
+): undefined {
+  if (res.headersSent) return undefined;
   const headers: http.OutgoingHttpHeaders = { ...extra };
   if (close) headers.connection = 'close';
   if (message === undefined) {
     res.writeHead(status, headers).end();
-    return;
+    return undefined;
   }
   const body = JSON.stringify({ error: message });
   headers['content-type'] = 'application/json';
   headers['content-length'] = Buffer.byteLength(body);
   res.writeHead(status, headers).end(body);
+  return undefined;
 }
 
 const VERDICTS: readonly CallbackVerdict[] = ['new', 'duplicate', 'settled', 'mismatch', 'stale', 'limit', 'passing'];
@@ -194,162 +195,221 @@ function verdictClient(client: Client): Client {
   return new Client({ connection, namespace, dataConverter, identity, workflow: { queryRejectCondition: 'NOT_OPEN' } });
 }
 
-export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
-  if (!opts.secret) throw new TypeError('startCallbackReceiver: secret must not be empty');
-  const log: NonNullable<CallbackReceiverOptions['log']> = opts.log ?? ((line: string) => console.log(line));
-  const limit = opts.bodyLimitBytes ?? CALLBACK_BODY_LIMIT_BYTES;
-  const signalTimeoutMs = opts.signalTimeoutMs ?? 10_000;
-  const verdictTimeoutMs = opts.verdictTimeoutMs ?? 5_000;
-  const { client, secret } = opts;
-  const asker = verdictClient(client);
+/** The options with their defaults, and what every request shares (the guard, the query client). */
+interface Receiver {
+  log: NonNullable<CallbackReceiverOptions['log']>;
+  limit: number;
+  signalTimeoutMs: number;
+  verdictTimeoutMs: number;
+  client: Client;
+  /** The client that asks `callbackVerdict` (see verdictClient). */
+  asker: Client;
+  secret: string;
+  limits: GuardLimits;
+  guard: RelayGuard;
+  /** "Temporal at <address>" for log lines. */
+  temporal: string;
+}
+
+function receiverOf(opts: CallbackReceiverOptions): Receiver {
   const limits = opts.limits ?? DEFAULT_GUARD_LIMITS;
-  const guard = new RelayGuard(limits);
-  const temporal = opts.temporalAddress ? `Temporal at ${opts.temporalAddress}` : 'Temporal';
+  return {
+    log: opts.log ?? ((line: string) => console.log(line)),
+    limit: opts.bodyLimitBytes ?? CALLBACK_BODY_LIMIT_BYTES,
+    signalTimeoutMs: opts.signalTimeoutMs ?? 10_000,
+    verdictTimeoutMs: opts.verdictTimeoutMs ?? 5_000,
+    client: opts.client,
+    asker: verdictClient(opts.client),
+    secret: opts.secret,
+    limits,
+    guard: new RelayGuard(limits),
+    temporal: opts.temporalAddress ? `Temporal at ${opts.temporalAddress}` : 'Temporal',
+  };
+}
 
-  /** The stage's verdict; `unknown` (signal anyway) when it cannot say: an older stage, a slow worker. */
-  async function askStage(
-    workflowId: string,
-    signal: VendorCallbackSignal,
-  ): Promise<CallbackVerdict | 'unknown' | 'gone'> {
-    try {
-      const verdict = await asker.workflow.withDeadline(Date.now() + verdictTimeoutMs, () =>
-        asker.workflow.getHandle(workflowId).query(callbackVerdictQuery, signal),
-      );
-      return VERDICTS.includes(verdict) ? verdict : 'unknown';
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError || err instanceof QueryRejectedError) return 'gone';
-      return 'unknown';
-    }
+/** One callback on its way to the workflow: its signal, its guard key and its log line. */
+interface Relay {
+  workflowId: string;
+  key: RelayKey;
+  signal: VendorCallbackSignal;
+  /** "workflowId=… step=… attempt=… taskId=… status=… shape=…", escaped. */
+  what: string;
+}
+
+/** The stage's verdict; `unknown` (signal anyway) when it cannot say: an older stage, a slow worker. */
+async function askStage(
+  r: Receiver,
+  workflowId: string,
+  signal: VendorCallbackSignal,
+): Promise<CallbackVerdict | 'unknown' | 'gone'> {
+  try {
+    const verdict = await r.asker.workflow.withDeadline(Date.now() + r.verdictTimeoutMs, () =>
+      r.asker.workflow.getHandle(workflowId).query(callbackVerdictQuery, signal),
+    );
+    return VERDICTS.includes(verdict) ? verdict : 'unknown';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError || err instanceof QueryRejectedError) return 'gone';
+    return 'unknown';
   }
+}
 
-  /** Replays and floods are logged once per run of refusals, then every 100th: a flood must not flood the log. */
-  function logRefusal(key: RelayKey, line: string): void {
-    const n = guard.refusedInARow(key);
-    if (n === 1 || n % 100 === 0) log(n === 1 ? line : `${line} (${n} refused in a row)`, 'warn');
+/** Replays and floods are logged once per run of refusals, then every 100th: a flood must not flood the log. */
+function logRefusal(r: Receiver, key: RelayKey, line: string): void {
+  const n = r.guard.refusedInARow(key);
+  if (n === 1 || n % 100 === 0) r.log(n === 1 ? line : `${line} (${n} refused in a row)`, 'warn');
+}
+
+/** The health check, or a callback path whose token is right: its target; otherwise answered here. */
+function authorised(r: Receiver, req: http.IncomingMessage, res: http.ServerResponse): CallbackTarget | undefined {
+  // Only the path matters; a query string (if a vendor appends one) is ignored.
+  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  if (pathname === '/healthz') {
+    if (req.method === 'GET' || req.method === 'HEAD') return reply(res, 200);
+    return reply(res, 405, 'method not allowed');
   }
+  const auth = checkCallbackPath(r.secret, pathname);
+  if (!auth.ok && auth.reason === 'malformed') return reply(res, 404, 'not found');
+  if (req.method !== 'POST') return reply(res, 405, 'method not allowed');
+  if (!auth.ok) {
+    // Nothing from the path is logged: it is attacker-chosen and may carry a real token.
+    r.log('callback rejected: bad token (no signal sent)', 'warn');
+    return reply(res, 401, 'unauthorized', true);
+  }
+  return auth.target;
+}
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    // Only the path matters; a query string (if a vendor appends one) is ignored.
-    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
-    if (pathname === '/healthz') {
-      if (req.method === 'GET' || req.method === 'HEAD') return reply(res, 200);
-      return reply(res, 405, 'method not allowed');
-    }
-    const auth = checkCallbackPath(secret, pathname);
-    if (!auth.ok && auth.reason === 'malformed') return reply(res, 404, 'not found');
-    if (req.method !== 'POST') return reply(res, 405, 'method not allowed');
-    if (!auth.ok) {
-      // Nothing from the path is logged: it is attacker-chosen and may carry a real token.
-      log('callback rejected: bad token (no signal sent)', 'warn');
-      return reply(res, 401, 'unauthorized', true);
-    }
-    const { workflowId, step, attempt, run } = auth.target;
-    const where = `workflowId=${printable(workflowId)} step=${printable(step)} attempt=${attempt}${run ? ` run=${run}` : ''}`;
-
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      log(`callback rejected: body of ${declared} bytes over the ${limit}-byte limit; ${where}`, 'warn');
+/** The body as JSON, or undefined once a 413 or 400 has been answered. */
+async function jsonBody(
+  r: Receiver,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  where: string,
+): Promise<{ body: unknown } | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > r.limit) {
+    r.log(`callback rejected: body of ${declared} bytes over the ${r.limit}-byte limit; ${where}`, 'warn');
+    return reply(res, 413, 'body too large', true);
+  }
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, r.limit);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) {
+      r.log(`callback rejected: body over the ${r.limit}-byte limit; ${where}`, 'warn');
       return reply(res, 413, 'body too large', true);
     }
-    let raw: Buffer;
-    try {
-      raw = await readBody(req, limit);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
-        log(`callback rejected: body over the ${limit}-byte limit; ${where}`, 'warn');
-        return reply(res, 413, 'body too large', true);
-      }
-      throw err;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      log(`callback rejected: body is not JSON; ${where}`, 'warn');
-      return reply(res, 400, 'body is not JSON');
-    }
+    throw err;
+  }
+  try {
+    return { body: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    r.log(`callback rejected: body is not JSON; ${where}`, 'warn');
+    return reply(res, 400, 'body is not JSON');
+  }
+}
 
-    const fields = extractCallbackFields(step, body);
-    // The run (v2 URLs) goes with the signal: the workflow refuses a URL of another run.
-    const signal: VendorCallbackSignal = { step, attempt, ...(run ? { run } : {}) };
-    if (fields.taskId !== undefined) signal.taskId = fields.taskId;
-    if (fields.status !== undefined) signal.status = fields.status;
-    const what = `${where} taskId=${printable(signal.taskId ?? '-', 130)} status=${printable(signal.status ?? '-', 60)} shape=${fields.shape}`;
-    const key: RelayKey = auth.target;
-    const admission = guard.admit(key, signal.taskId, signal.status);
-    if (!admission.ok && admission.reason === 'duplicate') {
-      logRefusal(key, `callback dropped, a replay of one already relayed (204): ${what}`);
-      return reply(res, 204);
-    }
-    if (!admission.ok) {
-      logRefusal(
-        key,
-        `callback refused, over ${limits.burst} at once or one per ${limits.refillMs} ms for this URL (429): ${what}`,
-      );
-      return reply(res, 429, 'too many callbacks for this URL', false, {
-        'retry-after': String(admission.retryAfterS),
-      });
-    }
+function relayOf(target: CallbackTarget, where: string, body: unknown): Relay {
+  const { step, attempt, run } = target;
+  const fields = extractCallbackFields(step, body);
+  // The run (v2 URLs) goes with the signal: the workflow refuses a URL of another run.
+  const signal: VendorCallbackSignal = { step, attempt, ...(run ? { run } : {}) };
+  if (fields.taskId !== undefined) signal.taskId = fields.taskId;
+  if (fields.status !== undefined) signal.status = fields.status;
+  const what = `${where} taskId=${printable(signal.taskId ?? '-', 130)} status=${printable(signal.status ?? '-', 60)} shape=${fields.shape}`;
+  return { workflowId: target.workflowId, key: target, signal, what };
+}
 
-    const verdict = await askStage(workflowId, signal);
-    if (verdict === 'gone') {
-      guard.forget(key, signal.taskId, signal.status);
-      log(`callback for a workflow that is unknown or closed (410): ${what}`);
-      return reply(res, 410, 'workflow not found or closed');
-    }
-    if (verdict === 'limit') {
-      log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`, 'warn');
-      return reply(res, 429, 'the workflow takes no more callbacks for this step', false, {
-        'retry-after': String(STAGE_LIMIT_RETRY_AFTER_S),
-      });
-    }
-    if (verdict !== 'new' && verdict !== 'unknown') {
-      log(`callback not signalled, the stage calls it ${verdict} (204): ${what}`);
-      return reply(res, 204);
-    }
-    try {
-      await client.workflow.withDeadline(Date.now() + signalTimeoutMs, () =>
-        client.workflow.getHandle(workflowId).signal(vendorCallbackSignal, signal),
-      );
-    } catch (err) {
-      guard.forget(key, signal.taskId, signal.status);
-      if (err instanceof WorkflowNotFoundError) {
-        log(`callback for a workflow that is unknown or closed (410): ${what}`);
-        return reply(res, 410, 'workflow not found or closed');
-      }
-      const reason = err instanceof Error ? err.name : 'error';
-      log(
-        `callback not delivered, signalling ${temporal} failed (${reason}; 503, the vendor may retry): ${what}`,
-        'error',
-      );
-      return reply(res, 503, 'temporarily unavailable');
-    }
-    log(`callback signalled: ${what}`);
+/** The guard's word: false once an exact replay (204) or a flood (429) has been answered. */
+function admitted(r: Receiver, res: http.ServerResponse, { key, signal, what }: Relay): boolean {
+  const admission = r.guard.admit(key, signal.taskId, signal.status);
+  if (admission.ok) return true;
+  if (admission.reason === 'duplicate') {
+    logRefusal(r, key, `callback dropped, a replay of one already relayed (204): ${what}`);
+    reply(res, 204);
+    return false;
+  }
+  logRefusal(
+    r,
+    key,
+    `callback refused, over ${r.limits.burst} at once or one per ${r.limits.refillMs} ms for this URL (429): ${what}`,
+  );
+  reply(res, 429, 'too many callbacks for this URL', false, { 'retry-after': String(admission.retryAfterS) });
+  return false;
+}
+
+/** The stage's verdict decides; news is signalled. */
+async function deliver(r: Receiver, res: http.ServerResponse, relay: Relay): Promise<void> {
+  const { workflowId, key, signal, what } = relay;
+  const verdict = await askStage(r, workflowId, signal);
+  if (verdict === 'gone') {
+    r.guard.forget(key, signal.taskId, signal.status);
+    r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
+    return reply(res, 410, 'workflow not found or closed');
+  }
+  if (verdict === 'limit') {
+    r.log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`, 'warn');
+    return reply(res, 429, 'the workflow takes no more callbacks for this step', false, {
+      'retry-after': String(STAGE_LIMIT_RETRY_AFTER_S),
+    });
+  }
+  if (verdict !== 'new' && verdict !== 'unknown') {
+    r.log(`callback not signalled, the stage calls it ${verdict} (204): ${what}`);
     return reply(res, 204);
   }
+  await signalStage(r, res, relay);
+}
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`, 'error');
-      reply(res, 500, 'internal error', true);
-    });
-  });
-  // Bound slow or stuck clients; a callback is small.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  server.keepAliveTimeout = 5_000;
+async function signalStage(
+  r: Receiver,
+  res: http.ServerResponse,
+  { workflowId, key, signal, what }: Relay,
+): Promise<void> {
+  try {
+    await r.client.workflow.withDeadline(Date.now() + r.signalTimeoutMs, () =>
+      r.client.workflow.getHandle(workflowId).signal(vendorCallbackSignal, signal),
+    );
+  } catch (err) {
+    r.guard.forget(key, signal.taskId, signal.status);
+    if (err instanceof WorkflowNotFoundError) {
+      r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
+      return reply(res, 410, 'workflow not found or closed');
+    }
+    const reason = err instanceof Error ? err.name : 'error';
+    r.log(
+      `callback not delivered, signalling ${r.temporal} failed (${reason}; 503, the vendor may retry): ${what}`,
+      'error',
+    );
+    return reply(res, 503, 'temporarily unavailable');
+  }
+  r.log(`callback signalled: ${what}`);
+  return reply(res, 204);
+}
 
-  const host = opts.host ?? '0.0.0.0';
-  await new Promise<void>((resolve, reject) => {
+async function handle(r: Receiver, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const target = authorised(r, req, res);
+  if (!target) return;
+  const { workflowId, step, attempt, run } = target;
+  const where = `workflowId=${printable(workflowId)} step=${printable(step)} attempt=${attempt}${run ? ` run=${run}` : ''}`;
+  const read = await jsonBody(r, req, res, where);
+  if (!read) return;
+  const relay = relayOf(target, where, read.body);
+  if (admitted(r, res, relay)) await deliver(r, res, relay);
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
+}
+
+/** The listening server as a CallbackReceiver; close() lets in-flight requests finish for a moment. */
+function running(server: http.Server, host: string): CallbackReceiver {
   const { port } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-
   let closing: Promise<void> | undefined;
   return {
     url: `http://${shownHost}:${port}`,
@@ -364,4 +424,22 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       return closing;
     },
   };
+}
+
+export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
+  if (!opts.secret) throw new TypeError('startCallbackReceiver: secret must not be empty');
+  const r = receiverOf(opts);
+  const server = http.createServer((req, res) => {
+    handle(r, req, res).catch((err: unknown) => {
+      r.log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`, 'error');
+      reply(res, 500, 'internal error', true);
+    });
+  });
+  // Bound slow or stuck clients; a callback is small.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  const host = opts.host ?? '0.0.0.0';
+  await listen(server, opts.port, host);
+  return running(server, host);
 }

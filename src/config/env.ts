@@ -65,7 +65,7 @@ export const TRACING_VARIABLES = {
   ),
 };
 
-const SECRET_VARIABLES = new Set(['REELFLOW_CALLBACK_SECRET']);
+const SECRET_VARIABLES = new Set(['REELFLOW_CALLBACK_SECRET', 'REELFLOW_ARCHIVE_TOKEN']);
 
 /** One problem per zod issue, naming its variable. Zod never quotes the input; for a secret, say even less. */
 export function problemsOf(issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {

@@ -1,7 +1,9 @@
 /**
  * The Web UI's "current details" of a pipeline: a small markdown table, one row per
- * stage that runs (state, vendor task ids, progress, elapsed), then any operator wait
- * and error. Pure: the runtime calls it on every refresh.
+ * stage that runs (state, vendor task ids, progress, elapsed), then any error. At most
+ * 12 lines and a waiting reason cut short, so the panel shows it whole; a pipeline waiting for an operator opens with
+ * the `reelflow resolve` command, then why it waits (docs/operations.md, Answering an
+ * operator wait from the Web UI). Pure: the runtime calls it on every refresh.
  */
 import { STAGES, type PipelineStatus, type StageName, type StageStatus } from './messages';
 import { printable } from './printable';
@@ -30,6 +32,16 @@ export function stateText(st: StageStatus): string {
   return st.reusedFrom ? `${st.state} (reused from ${st.reusedFrom})` : st.state;
 }
 
+/**
+ * The panel has a fixed height (about nine lines of text at 1400×1000; the reason comes last): a reason past
+ * REASON_CHARS is cut, and `reelflow status` shows it whole.
+ */
+const REASON_CHARS = 100;
+function waitReason(reason: string): string {
+  const text = printable(reason, REASON_CHARS);
+  return text.endsWith('…') ? `${text} (whole: \`reelflow status\`)` : text;
+}
+
 /** Table cells must not carry a pipe or a newline. */
 const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
 
@@ -42,17 +54,25 @@ export function renderDetails(s: PipelineStatus): string {
     const state = st.detail ? `${shown}: ${st.detail}` : shown;
     return `| ${name} | ${cell(state)} | ${cell(taskIds(s, name))} | ${progress} | ${elapsed(st.startedAt, st.endedAt)} |`;
   });
+  // Waiting: the command and the step, the whole table, then why (cut short): the panel has a fixed height.
+  const head = s.waiting
+    ? [
+        `\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``,
+        `**Waiting for an operator** on ${s.waiting.step}`,
+      ]
+    : [`**${s.state}** · stage ${s.stage}`];
   const lines = [
-    `**${s.state}** · stage ${s.stage}`,
+    ...head,
     '',
     '| stage | state | vendor tasks | progress | elapsed |',
     '|---|---|---|---|---|',
     ...rows,
   ];
-  if (s.waiting) {
-    lines.push('', `**Waiting for an operator** on ${s.waiting.step}: ${printable(s.waiting.reason, 600)}`);
-    lines.push(`\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``);
-  }
-  if (s.error) lines.push('', `Error: ${printable(s.error, 600)}`);
+  const tail = [
+    ...(s.waiting ? [`Why: ${waitReason(s.waiting.reason)}`] : []),
+    ...(s.error ? [`Error: ${printable(s.error, 600)}`] : []),
+  ];
+  // One paragraph (no blank line between): 12 lines at most with all four stages.
+  if (tail.length) lines.push('', ...tail);
   return lines.join('\n');
 }

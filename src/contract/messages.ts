@@ -69,8 +69,9 @@ export interface ArchivedFile {
   name: string;
   /**
    * Where the file is on the disk of the worker that archived it (under its
-   * REELFLOW_ARCHIVE_DIR), not on the caller's machine: read it there, or from a volume
-   * the worker shares. `sha256` and `bytes` check a copy.
+   * REELFLOW_ARCHIVE_DIR), not on the caller's machine: fetch it through that worker
+   * (fetchArchivedFile, `reelflow archive get`; docs/library.md "Archived files"), or read
+   * it from a volume the worker shares. `sha256` and `bytes` check a copy.
    */
   path: string;
   sha256: string;

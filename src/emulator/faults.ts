@@ -119,7 +119,11 @@ export const FaultConfigSchema = z.record(z.string(), endpointFaults).superRefin
         continue;
       }
       if (kind === 'upstream502' && NO_UPSTREAM.has(key)) {
-        ctx.addIssue({ code: 'custom', path: [key, kind], message: `${key} makes no upstream call (spec 4.4)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key, kind],
+          message: `${key} makes no upstream call (docs/vendor-contract.md)`,
+        });
       }
       const callbackKind = (CALLBACK_FAULT_KINDS as readonly string[]).includes(kind);
       if (key !== '*' && callbackKind !== isCallbackKey) {

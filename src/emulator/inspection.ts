@@ -12,6 +12,7 @@ import type { FaultConfig } from './faults';
 import { isRecord, json, parseJson, type EmuRequest, type Reply } from './http';
 import type { RequestRecord } from './requestLog';
 import type { Staged } from './stages';
+import type { AssetRecord, EraseRecord, GenerationRecord, GroupRecord, ReviewRecord } from './store';
 
 export const INSPECTION_PREFIX = '/__emulator/';
 
@@ -99,6 +100,82 @@ export interface InspectionSnapshot {
 
 const history = (rec: Staged<string>): History => rec.history.map((t) => ({ status: t.status, at: iso(t.atMs) }));
 
+type View<K extends keyof InspectionSnapshot> = InspectionSnapshot[K] extends (infer T)[] ? T : never;
+
+const generationView = (r: GenerationRecord): View<'generationTasks'> => ({
+  id: r.id,
+  owner: r.owner,
+  status: r.status,
+  model: r.model,
+  prompt: r.prompt,
+  callbackUrl: r.callbackUrl,
+  request: r.request,
+  createdAt: iso(r.createdAtMs),
+  updatedAt: iso(r.updatedAtMs),
+  failReason: r.failReason,
+  history: history(r),
+});
+
+const eraseView = (r: EraseRecord): View<'eraseTasks'> => ({
+  taskId: r.taskId,
+  requestId: r.requestId,
+  owner: r.owner,
+  status: r.status,
+  sourceVideoUrl: r.sourceVideoUrl,
+  generationTaskId: r.generationTaskId,
+  traceId: r.traceId,
+  callbackUrl: r.callbackUrl,
+  callbackSource: r.callbackSource,
+  createdAt: iso(r.createdAtMs),
+  updatedAt: iso(r.updatedAtMs),
+  failReason: r.failReason,
+  history: history(r),
+});
+
+const groupView = (g: GroupRecord): View<'groups'> => ({
+  Id: g.Id,
+  Name: g.Name,
+  Description: g.Description,
+  GroupType: g.GroupType,
+  owner: g.owner,
+  system: g.system,
+  trackId: g.trackId,
+  createdAt: iso(g.createdAtMs),
+  updatedAt: iso(g.updatedAtMs),
+});
+
+const assetView = (a: AssetRecord): View<'assets'> => ({
+  Id: a.Id,
+  Name: a.Name,
+  AssetType: a.AssetType,
+  GroupId: a.GroupId,
+  Status: a.status,
+  owner: a.owner,
+  sourceUrl: a.sourceUrl,
+  origin: a.origin,
+  reviewTaskId: a.reviewTaskId,
+  trackId: a.trackId,
+  createdAt: iso(a.createdAtMs),
+  updatedAt: iso(a.updatedAtMs),
+  history: history(a),
+});
+
+const reviewView = (r: ReviewRecord): View<'reviewTasks'> => ({
+  taskId: r.taskId,
+  owner: r.owner,
+  status: r.status,
+  mode: r.mode,
+  trackId: r.trackId,
+  callbackUrl: r.callbackUrl,
+  assetType: r.assetType,
+  urls: r.urls,
+  groupId: r.groupId,
+  groupSource: r.groupSource,
+  createdAt: iso(r.createdAtMs),
+  updatedAt: iso(r.updatedAtMs),
+  history: history(r),
+});
+
 export function snapshot(ctx: EmulatorContext, requests: RequestRecord[]): InspectionSnapshot {
   const { store } = ctx;
   const now = ctx.clock.now();
@@ -106,75 +183,11 @@ export function snapshot(ctx: EmulatorContext, requests: RequestRecord[]): Inspe
     url: ctx.baseUrl,
     now: iso(now),
     nowMs: now,
-    generationTasks: [...store.generation.values()].map((r) => ({
-      id: r.id,
-      owner: r.owner,
-      status: r.status,
-      model: r.model,
-      prompt: r.prompt,
-      callbackUrl: r.callbackUrl,
-      request: r.request,
-      createdAt: iso(r.createdAtMs),
-      updatedAt: iso(r.updatedAtMs),
-      failReason: r.failReason,
-      history: history(r),
-    })),
-    eraseTasks: [...store.erase.values()].map((r) => ({
-      taskId: r.taskId,
-      requestId: r.requestId,
-      owner: r.owner,
-      status: r.status,
-      sourceVideoUrl: r.sourceVideoUrl,
-      generationTaskId: r.generationTaskId,
-      traceId: r.traceId,
-      callbackUrl: r.callbackUrl,
-      callbackSource: r.callbackSource,
-      createdAt: iso(r.createdAtMs),
-      updatedAt: iso(r.updatedAtMs),
-      failReason: r.failReason,
-      history: history(r),
-    })),
-    groups: [...store.groups.values()].map((g) => ({
-      Id: g.Id,
-      Name: g.Name,
-      Description: g.Description,
-      GroupType: g.GroupType,
-      owner: g.owner,
-      system: g.system,
-      trackId: g.trackId,
-      createdAt: iso(g.createdAtMs),
-      updatedAt: iso(g.updatedAtMs),
-    })),
-    assets: [...store.assets.values()].map((a) => ({
-      Id: a.Id,
-      Name: a.Name,
-      AssetType: a.AssetType,
-      GroupId: a.GroupId,
-      Status: a.status,
-      owner: a.owner,
-      sourceUrl: a.sourceUrl,
-      origin: a.origin,
-      reviewTaskId: a.reviewTaskId,
-      trackId: a.trackId,
-      createdAt: iso(a.createdAtMs),
-      updatedAt: iso(a.updatedAtMs),
-      history: history(a),
-    })),
-    reviewTasks: [...store.review.values()].map((r) => ({
-      taskId: r.taskId,
-      owner: r.owner,
-      status: r.status,
-      mode: r.mode,
-      trackId: r.trackId,
-      callbackUrl: r.callbackUrl,
-      assetType: r.assetType,
-      urls: r.urls,
-      groupId: r.groupId,
-      groupSource: r.groupSource,
-      createdAt: iso(r.createdAtMs),
-      updatedAt: iso(r.updatedAtMs),
-      history: history(r),
-    })),
+    generationTasks: [...store.generation.values()].map(generationView),
+    eraseTasks: [...store.erase.values()].map(eraseView),
+    groups: [...store.groups.values()].map(groupView),
+    assets: [...store.assets.values()].map(assetView),
+    reviewTasks: [...store.review.values()].map(reviewView),
     callbacks: ctx.callbacks.list(),
     counters: ctx.counters,
     faults: ctx.faults.get(),

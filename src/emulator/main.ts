@@ -11,7 +11,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONTROL_TOKEN_ENV, isLoopbackAddress } from './control-access';
 import { DIALECTS, type Dialect } from './dialect';
-import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, parseFaultConfig, startEmulator } from './index';
+import {
+  DEFAULT_ACCESS_TOKENS,
+  DEFAULT_API_KEYS,
+  parseFaultConfig,
+  startEmulator,
+  type EmulatorOptions,
+} from './index';
 import { PROFILES, type Timings } from './timings';
 
 const USAGE = `usage: emulator [--port 8080] [--host 127.0.0.1] [--public-url URL] [--profile fast|realistic] [--timings t.json]
@@ -42,33 +48,30 @@ const fromEnv = (name: string): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string', default: '8080' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'public-url': { type: 'string' },
-      profile: { type: 'string', default: 'fast' },
-      timings: { type: 'string' },
-      seed: { type: 'string' },
-      faults: { type: 'string' },
-      'api-key': { type: 'string', multiple: true },
-      'access-token': { type: 'string', multiple: true },
-      dialect: { type: 'string', default: 'seed' },
-      'path-word': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+const OPTIONS = {
+  port: { type: 'string', default: '8080' },
+  host: { type: 'string', default: '127.0.0.1' },
+  'public-url': { type: 'string' },
+  profile: { type: 'string', default: 'fast' },
+  timings: { type: 'string' },
+  seed: { type: 'string' },
+  faults: { type: 'string' },
+  'api-key': { type: 'string', multiple: true },
+  'access-token': { type: 'string', multiple: true },
+  dialect: { type: 'string', default: 'seed' },
+  'path-word': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+
+/** The emulator's options from the command line and the environment; throws naming the bad flag. */
+function emulatorOptions(values: Values) {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be 0..65535, got ${values.port}`);
-  if (values.profile !== 'fast' && values.profile !== 'realistic')
-    throw new Error('--profile must be fast or realistic');
+  const profileName = values.profile;
+  if (profileName !== 'fast' && profileName !== 'realistic') throw new Error('--profile must be fast or realistic');
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (seed !== undefined && !Number.isInteger(seed)) throw new Error('--seed must be an integer');
   const timings = values.timings ? readTimings(values.timings) : undefined;
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
   const apiKeys = [...(values['api-key'] ?? []), ...fromEnv('EMULATOR_API_KEYS')];
   const accessTokens = [...(values['access-token'] ?? []), ...fromEnv('EMULATOR_ACCESS_TOKENS')];
 
-  const profile = timings ? { ...PROFILES[values.profile], ...timings } : values.profile;
+  const profile: EmulatorOptions['profile'] = timings ? { ...PROFILES[profileName], ...timings } : profileName;
   const publicUrl = values['public-url'];
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+\/?$/.test(publicUrl)) {
     throw new Error(`--public-url must be http(s)://host[:port], got ${publicUrl}`);
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
   const dialect = values.dialect as Dialect;
   const pathWord = values['path-word'];
   const controlToken = process.env[CONTROL_TOKEN_ENV] || undefined;
-  const emu = await startEmulator({
+  return {
     port,
     host: values.host,
     publicUrl,
@@ -98,24 +101,41 @@ async function main(): Promise<void> {
     dialect,
     ...(pathWord !== undefined ? { pathWord } : {}),
     ...(controlToken !== undefined ? { controlToken } : {}),
-  });
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`vendor emulator listening on ${emu.url}  (base_url = identity_url = ${emu.url})`);
+  };
+}
+
+/** Where it listens and how it is set up; never the credentials, unless they are the public defaults. */
+function printBanner(url: string, values: Values, o: ReturnType<typeof emulatorOptions>, out: (line: string) => void) {
+  out(`vendor emulator listening on ${url}  (base_url = identity_url = ${url})`);
   out(
-    `  profile ${values.profile}${timings ? ` with timings from ${values.timings}` : ''}, seed ${seed ?? 1}${faults ? `, faults from ${values.faults}` : ''}`,
+    `  profile ${values.profile}${values.timings ? ` with timings from ${values.timings}` : ''}, seed ${o.seed ?? 1}${o.faults ? `, faults from ${values.faults}` : ''}`,
   );
   out(
-    apiKeys.length ? `  API keys: ${apiKeys.length} configured` : `  API key: ${DEFAULT_API_KEYS.join(', ')} (default)`,
+    o.apiKeys.length
+      ? `  API keys: ${o.apiKeys.length} configured`
+      : `  API key: ${DEFAULT_API_KEYS.join(', ')} (default)`,
   );
   out(
-    accessTokens.length
-      ? `  access tokens: ${new Set(accessTokens).size} configured (one user each)`
+    o.accessTokens.length
+      ? `  access tokens: ${new Set(o.accessTokens).size} configured (one user each)`
       : `  access tokens: ${DEFAULT_ACCESS_TOKENS.join(', ')} (defaults, one user each)`,
   );
-  out(`  dialect ${dialect}, path word ${pathWord ?? 'svc'}`);
-  out(`  inspection: ${emu.url}/__emulator/state  ${emu.url}/__emulator/requests`);
-  if (controlToken) out(`  control API: needs Authorization: Bearer <${CONTROL_TOKEN_ENV}>`);
+  out(`  dialect ${o.dialect}, path word ${o.pathWord ?? 'svc'}`);
+  out(`  inspection: ${url}/__emulator/state  ${url}/__emulator/requests`);
+  if (o.controlToken) out(`  control API: needs Authorization: Bearer <${CONTROL_TOKEN_ENV}>`);
   else if (!isLoopbackAddress(values.host)) out(`  control API: disabled (not loopback and no ${CONTROL_TOKEN_ENV})`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: OPTIONS, strict: true });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const options = emulatorOptions(values);
+  const emu = await startEmulator(options);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  printBanner(emu.url, values, options, out);
 
   let closing = false;
   const stop = (signal: string) => {

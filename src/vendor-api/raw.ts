@@ -66,10 +66,13 @@ export function createRawApi(ctx: VendorContext): RawApi {
       const template = matchRawEntryPoint(method, path);
       const endpoint = `raw.${method} ${template ?? path.slice(0, 100)}`;
       if (!template) {
-        throw new RejectedError(`${endpoint}: not an entry point listed in spec 4.6 (not sent)`, {
-          endpoint,
-          field: 'path',
-        });
+        throw new RejectedError(
+          `${endpoint}: not an entry point of the vendor contract (docs/vendor-contract.md; not sent)`,
+          {
+            endpoint,
+            field: 'path',
+          },
+        );
       }
       if (method === 'GET' && body !== undefined) {
         throw new RejectedError(`${endpoint}: GET takes no body (not sent)`, { endpoint, field: 'body' });

@@ -10,6 +10,10 @@
  *                                        (local testing against the emulator); default 0. Refused
  *                                        while VENDOR_BASE_URL is a public host (the real vendor)
  *   REELFLOW_ARCHIVE_MAX_BYTES           largest archived file; default 2147483648 (2 GiB)
+ *   REELFLOW_ARCHIVE_TOKEN               bearer token, ≥ 16 chars: when set, this process serves the
+ *                                        archive over HTTP (GET /archive/…, ./archive-server.ts)
+ *   REELFLOW_ARCHIVE_PORT                that server's port; default 8090 (0: any free port)
+ *   REELFLOW_ARCHIVE_HOST                that server's interface; default 0.0.0.0
  *   REELFLOW_CALLBACK_BASE_URL           public base of the callback receiver; optional
  *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
  *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
@@ -78,6 +82,11 @@ export type { Env } from '../config/env';
  */
 export const DEFAULT_GETASSET_RATE_PER_SECOND = 9;
 
+/** The archive server's defaults (docs/deploy.md): beside the callback receiver's 8089. */
+export const DEFAULT_ARCHIVE_PORT = 8090;
+const DEFAULT_ARCHIVE_HOST = '0.0.0.0';
+export const MIN_ARCHIVE_TOKEN_LENGTH = 16;
+
 /** A count of the queue's waiting pipelines every 15 s: cheap for visibility, fresh enough for an alert. */
 const DEFAULT_METRICS_REFRESH_SECONDS = 15;
 
@@ -87,6 +96,10 @@ export interface WorkerConfig {
   archiveRoot: string;
   archiveAllowPrivate: boolean;
   archiveMaxBytes: number;
+  /** Where the archive server listens: set when REELFLOW_ARCHIVE_TOKEN is (docs/library.md "Archived files"). */
+  archiveServer?: { host: string; port: number };
+  /** REELFLOW_ARCHIVE_TOKEN. Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
+  readonly archiveToken?: string;
   notifyUrl?: string;
   /** Private webhook targets allowed (REELFLOW_NOTIFY_ALLOW_PRIVATE); a definition cannot widen it. */
   notifyAllowPrivate: NotifyAllowance;
@@ -140,146 +153,200 @@ function publicVendorProblem(vendorBaseUrl: string | undefined): string | undefi
   return `must be 0 (or unset) while VENDOR_BASE_URL is a public host (${url.host}): private archive downloads are for the local emulator only`;
 }
 
-function schemaFor(cores: number) {
-  return z
-    .object({
-      REELFLOW_TASK_QUEUE: optional(
-        z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)'),
-      ),
-      REELFLOW_PROFILES: optional(
-        z
-          .string()
-          .transform((s) => [
-            ...new Set(
-              s
-                .split(',')
-                .map((p) => p.trim())
-                .filter(Boolean),
-            ),
-          ])
-          .pipe(
-            z
-              .array(z.string().regex(PROFILE_NAME, 'names must be letters, digits, "-" and "_"'))
-              .min(1, 'must name at least one profile'),
+/** The archive server's variables hang together: a port or host needs the token; its port is its own. */
+function archiveServerProblems(e: {
+  REELFLOW_ARCHIVE_TOKEN?: string | undefined;
+  REELFLOW_ARCHIVE_PORT?: number | undefined;
+  REELFLOW_ARCHIVE_HOST?: string | undefined;
+  REELFLOW_CALLBACK_PORT?: number | undefined;
+}): { path: string[]; message: string }[] {
+  const problems: { path: string[]; message: string }[] = [];
+  if (e.REELFLOW_ARCHIVE_TOKEN === undefined) {
+    if (e.REELFLOW_ARCHIVE_PORT !== undefined || e.REELFLOW_ARCHIVE_HOST !== undefined) {
+      problems.push({
+        path: ['REELFLOW_ARCHIVE_TOKEN'],
+        message: 'is required when REELFLOW_ARCHIVE_PORT or REELFLOW_ARCHIVE_HOST is set (the archive server needs it)',
+      });
+    }
+    return problems;
+  }
+  const port = e.REELFLOW_ARCHIVE_PORT ?? DEFAULT_ARCHIVE_PORT;
+  if (port !== 0 && port === e.REELFLOW_CALLBACK_PORT) {
+    problems.push({ path: ['REELFLOW_ARCHIVE_PORT'], message: 'must differ from REELFLOW_CALLBACK_PORT' });
+  }
+  return problems;
+}
+
+/** Where the worker runs and what it serves: task queue, profiles, archive, webhooks, callbacks' public URL. */
+function deploymentVariables() {
+  return {
+    REELFLOW_TASK_QUEUE: optional(
+      z.string().trim().regex(TASK_QUEUE, 'must be letters, digits, ".", "-", "_" (≤ 200)'),
+    ),
+    REELFLOW_PROFILES: optional(
+      z
+        .string()
+        .transform((s) => [
+          ...new Set(
+            s
+              .split(',')
+              .map((p) => p.trim())
+              .filter(Boolean),
           ),
-      ),
-      REELFLOW_ARCHIVE_DIR: optional(z.string()),
-      REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(flag),
-      REELFLOW_STRICT_START: optional(flag),
-      REELFLOW_NOTIFY_URL: optional(
-        z
-          .string()
-          .trim()
-          .refine((s) => parseHttpUrl(s).ok, 'must be an http(s) URL without credentials'),
-      ),
-      REELFLOW_NOTIFY_ALLOW_PRIVATE: optional(
-        z.string().transform((v, ctx) => {
-          try {
-            return parseNotifyAllowance(v);
-          } catch (err) {
-            ctx.addIssue({
-              code: 'custom',
-              message: `${(err as Error).message}: must be 1/true (all), 0/false, or a comma list of host names, IPs and CIDR subnets`,
-            });
-            return z.NEVER;
-          }
-        }),
-      ),
-      // Under the delivery activity's 60 s start-to-close timeout.
-      REELFLOW_NOTIFY_TIMEOUT: optional(wholeNumber(1, 55)),
-      // Read here only to judge REELFLOW_ARCHIVE_ALLOW_PRIVATE; src/vendor-api/config.ts validates it.
-      VENDOR_BASE_URL: optional(z.string().trim()),
-      REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
-      REELFLOW_CALLBACK_BASE_URL: optional(
-        z
-          .string()
-          .trim()
-          .regex(
-            /^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i,
-            'must be an http(s) URL without query, fragment or credentials',
-          )
-          .transform((s) => s.replace(/\/+$/, '')),
-      ),
-      ...CALLBACK_VARIABLES,
-      ...TRACING_VARIABLES,
-      REELFLOW_GETASSET_RATE: optional(
-        z
-          .string()
-          .trim()
-          .regex(/^\d+(\.\d+)?$/, 'must be a number')
-          .transform(Number)
-          .pipe(
-            z
-              .number()
-              .positive('must be above 0')
-              .max(
-                GETASSET_MAX_PER_SECOND,
-                `must be at most ${GETASSET_MAX_PER_SECOND} (the vendor's limit per token)`,
-              ),
-          ),
-      ),
-      REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),
-      REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
-      REELFLOW_MAX_CACHED_WORKFLOWS: optional(wholeNumber(2, 1_000_000)),
-      REELFLOW_METRICS_BIND: optional(
-        z
-          .string()
-          .trim()
-          .regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port'),
-      ),
-      REELFLOW_METRICS_REFRESH: optional(wholeNumber(1, 3600)),
-      ...LOG_VARIABLES,
-    })
-    .superRefine((e, ctx) => {
-      const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
-      const notifyHost = e.REELFLOW_NOTIFY_URL === undefined ? undefined : parseHttpUrl(e.REELFLOW_NOTIFY_URL);
-      const allowance = e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined);
-      const notifyProblem = notifyHost?.ok && notifyHostRefusal(allowance, notifyHost.host);
-      if (notifyProblem) {
-        ctx.addIssue({ code: 'custom', path: ['REELFLOW_NOTIFY_URL'], message: notifyProblem });
-      }
-      const archiveProblem = e.REELFLOW_ARCHIVE_ALLOW_PRIVATE && publicVendorProblem(e.VENDOR_BASE_URL);
-      if (archiveProblem) {
-        ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
-      }
-      if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['REELFLOW_CALLBACK_SECRET'],
-          message: SECRET_REQUIRED,
-        });
-      }
-    })
-    .transform((e): WorkerConfig => {
-      const config: WorkerConfig = {
-        taskQueue: e.REELFLOW_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
-        profiles: e.REELFLOW_PROFILES ?? ['default'],
-        archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
-        archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
-        archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
-        notifyAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined),
-        notifyTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_NOTIFY_TIMEOUT_SECONDS) * 1000,
-        callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
-        getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
-        // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
-        // (V8 isolates): 2 per core keeps a 2-core machine responsive.
-        maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
-        maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
-        metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
-        logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
-      };
-      if (e.REELFLOW_STRICT_START) config.strictStart = true;
-      if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
-      if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
-      if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
-      if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
-      if (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.tracingEndpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
-      if (e.REELFLOW_NOTIFY_URL !== undefined) config.notifyUrl = e.REELFLOW_NOTIFY_URL;
-      if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
-        Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
-      }
-      return config;
+        ])
+        .pipe(
+          z
+            .array(z.string().regex(PROFILE_NAME, 'names must be letters, digits, "-" and "_"'))
+            .min(1, 'must name at least one profile'),
+        ),
+    ),
+    REELFLOW_ARCHIVE_DIR: optional(z.string()),
+    REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(flag),
+    REELFLOW_STRICT_START: optional(flag),
+    REELFLOW_NOTIFY_URL: optional(
+      z
+        .string()
+        .trim()
+        .refine((s) => parseHttpUrl(s).ok, 'must be an http(s) URL without credentials'),
+    ),
+    REELFLOW_NOTIFY_ALLOW_PRIVATE: optional(
+      z.string().transform((v, ctx) => {
+        try {
+          return parseNotifyAllowance(v);
+        } catch (err) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${(err as Error).message}: must be 1/true (all), 0/false, or a comma list of host names, IPs and CIDR subnets`,
+          });
+          return z.NEVER;
+        }
+      }),
+    ),
+    // Under the delivery activity's 60 s start-to-close timeout.
+    REELFLOW_NOTIFY_TIMEOUT: optional(wholeNumber(1, 55)),
+    // Read here only to judge REELFLOW_ARCHIVE_ALLOW_PRIVATE; src/vendor-api/config.ts validates it.
+    VENDOR_BASE_URL: optional(z.string().trim()),
+    REELFLOW_ARCHIVE_MAX_BYTES: optional(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+    REELFLOW_ARCHIVE_TOKEN: optional(
+      z.string().min(MIN_ARCHIVE_TOKEN_LENGTH, `must be at least ${MIN_ARCHIVE_TOKEN_LENGTH} characters`),
+    ),
+    REELFLOW_ARCHIVE_PORT: optional(wholeNumber(0, 65535)),
+    REELFLOW_ARCHIVE_HOST: optional(z.string().trim().min(1)),
+    REELFLOW_CALLBACK_BASE_URL: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i, 'must be an http(s) URL without query, fragment or credentials')
+        .transform((s) => s.replace(/\/+$/, '')),
+    ),
+  };
+}
+
+/** How hard the worker works: the GetAsset rate, concurrency, cache, metrics. */
+function tuningVariables() {
+  return {
+    REELFLOW_GETASSET_RATE: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^\d+(\.\d+)?$/, 'must be a number')
+        .transform(Number)
+        .pipe(
+          z
+            .number()
+            .positive('must be above 0')
+            .max(GETASSET_MAX_PER_SECOND, `must be at most ${GETASSET_MAX_PER_SECOND} (the vendor's limit per token)`),
+        ),
+    ),
+    REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),
+    REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
+    REELFLOW_MAX_CACHED_WORKFLOWS: optional(wholeNumber(2, 1_000_000)),
+    REELFLOW_METRICS_BIND: optional(
+      z
+        .string()
+        .trim()
+        .regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port'),
+    ),
+    REELFLOW_METRICS_REFRESH: optional(wholeNumber(1, 3600)),
+  };
+}
+
+const workerVariables = () =>
+  z.object({
+    ...deploymentVariables(),
+    ...CALLBACK_VARIABLES,
+    ...TRACING_VARIABLES,
+    ...tuningVariables(),
+    ...LOG_VARIABLES,
+  });
+
+type WorkerVariables = z.output<ReturnType<typeof workerVariables>>;
+
+/** Rules across variables: webhook and archive targets against their allowances, the secret the callbacks need. */
+function crossChecks(e: WorkerVariables, ctx: z.RefinementCtx<WorkerVariables>): void {
+  const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
+  const notifyHost = e.REELFLOW_NOTIFY_URL === undefined ? undefined : parseHttpUrl(e.REELFLOW_NOTIFY_URL);
+  const allowance = e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined);
+  const notifyProblem = notifyHost?.ok && notifyHostRefusal(allowance, notifyHost.host);
+  if (notifyProblem) {
+    ctx.addIssue({ code: 'custom', path: ['REELFLOW_NOTIFY_URL'], message: notifyProblem });
+  }
+  const archiveProblem = e.REELFLOW_ARCHIVE_ALLOW_PRIVATE && publicVendorProblem(e.VENDOR_BASE_URL);
+  if (archiveProblem) {
+    ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
+  }
+  for (const issue of archiveServerProblems(e)) ctx.addIssue({ code: 'custom', ...issue });
+  if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REELFLOW_CALLBACK_SECRET'],
+      message: SECRET_REQUIRED,
     });
+  }
+}
+
+function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
+  const config: WorkerConfig = {
+    taskQueue: e.REELFLOW_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    profiles: e.REELFLOW_PROFILES ?? ['default'],
+    archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
+    archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
+    archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
+    notifyAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined),
+    notifyTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_NOTIFY_TIMEOUT_SECONDS) * 1000,
+    callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
+    getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+    // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
+    // (V8 isolates): 2 per core keeps a 2-core machine responsive.
+    maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
+    maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
+    metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
+    logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
+  };
+  if (e.REELFLOW_STRICT_START) config.strictStart = true;
+  if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
+  if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
+  if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
+  if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
+  if (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.tracingEndpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (e.REELFLOW_NOTIFY_URL !== undefined) config.notifyUrl = e.REELFLOW_NOTIFY_URL;
+  if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
+    Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
+  }
+  if (e.REELFLOW_ARCHIVE_TOKEN !== undefined) {
+    config.archiveServer = {
+      host: e.REELFLOW_ARCHIVE_HOST ?? DEFAULT_ARCHIVE_HOST,
+      port: e.REELFLOW_ARCHIVE_PORT ?? DEFAULT_ARCHIVE_PORT,
+    };
+    Object.defineProperty(config, 'archiveToken', { value: e.REELFLOW_ARCHIVE_TOKEN, enumerable: false });
+  }
+  return config;
+}
+
+function schemaFor(cores: number) {
+  return workerVariables()
+    .superRefine(crossChecks)
+    .transform((e) => toWorkerConfig(e, cores));
 }
 
 /** Reads and validates the worker's environment; throws a WorkerConfigError naming every bad variable. */
@@ -304,9 +371,9 @@ export function describeWorkerConfig(c: WorkerConfig): string {
     `callbacks=${c.callbackBaseUrl ? `${c.callbackBaseUrl}/callbacks/…` : 'off (polling only)'}`,
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
+  parts.push(`archiveServer=${c.archiveServer ? `${c.archiveServer.host}:${c.archiveServer.port}` : 'off'}`);
   if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind} (refresh ${c.metricsRefreshSeconds} s)`);
-  if (c.metricsBind) parts.push(`metrics=${c.metricsBind}`);
   parts.push(`logLevel=${c.logLevel}`);
   // The host only: a collector URL may carry credentials.
   if (c.tracingEndpoint) parts.push(`tracing=${new URL(c.tracingEndpoint).host}`);

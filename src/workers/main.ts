@@ -10,6 +10,7 @@
  * - Workers: see ./worker.ts. Workflow code: the prebuilt dist/workflow-bundle.js, or the
  *   variant matching tracing and the codec, built first when missing or stale (./bundle.ts).
  * - Callback receiver in this process when REELFLOW_CALLBACK_PORT is set.
+ * - Archive server (GET /archive/…, ./archive-server.ts) when REELFLOW_ARCHIVE_TOKEN is set.
  * - Payload codec (AES-GCM) when REELFLOW_CODEC_KEYS is set (src/codec): the workers and
  *   the receiver's client encrypt every payload they write (failure messages and stacks
  *   included) and decrypt what they read.
@@ -24,13 +25,14 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
+import { NativeConnection, Runtime, type NativeConnectionOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { buildCallbackUrl } from '../callbacks/token';
-import { CodecConfigError, codecDataConverterOf, workerCodecFromEnv } from '../codec';
+import { CodecConfigError, codecDataConverterOf, workerCodecFromEnv, type EncryptionCodec } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
 import { createLogger, lineDestination, lineLogger, type LogLine, type Logger } from '../telemetry/logger';
-import { startTracing, tracingClientInterceptors } from '../telemetry/tracing';
+import { startTracing, tracingClientInterceptors, type Tracing } from '../telemetry/tracing';
 import {
   loadVendorConfig,
   profileVariable,
@@ -41,13 +43,14 @@ import {
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
 import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../webhooks/secrets';
+import { startArchiveServer, type ArchiveServer } from './archive-server';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
 import { runStartupChecks, StartupCheckError } from './startup-checks';
 import { definedEnv, describeStartupError } from '../config/startup';
 import { tracingWorkerOptions } from './tracing';
-import { createReelflowWorkers } from './worker';
+import { createReelflowWorkers, type ReelflowWorkers } from './worker';
 
 export interface WorkerProcessOptions {
   /** Default process.env. */
@@ -66,6 +69,8 @@ export interface RunningWorkerProcess {
   taskQueues: string[];
   /** Where the callback receiver listens, when it runs in this process. */
   receiverUrl?: string;
+  /** Where the archive server listens (REELFLOW_ARCHIVE_TOKEN set), e.g. http://127.0.0.1:8090. */
+  archiveUrl?: string;
   /** Graceful shutdown (what SIGINT/SIGTERM do). */
   shutdown(): void;
   /** Resolves once the workers have stopped and everything is closed; rejects with a worker's failure. */
@@ -144,8 +149,22 @@ function workerLogger(opts: WorkerProcessOptions, config: WorkerConfig, env: Env
   return createLogger({ name: 'reelflow-worker', level: config.logLevel, env, ...destination });
 }
 
-/** Starts everything; the returned `done` settles when the process may exit. */
-export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
+/** What start-up builds before any connection: the config, the logger, the activities, tracing. */
+interface Prepared {
+  env: Env;
+  config: WorkerConfig;
+  logger: Logger;
+  log: LogLine;
+  clients: Map<string, VendorClient>;
+  codec: EncryptionCodec | undefined;
+  dataConverter: DataConverter | undefined;
+  activities: ReturnType<typeof createActivities>;
+  /** The Prometheus endpoint is on (reelflow's gauges go there too). */
+  metricsOn: boolean;
+  tracing: Tracing | undefined;
+}
+
+async function prepare(opts: WorkerProcessOptions): Promise<Prepared> {
   const env = opts.env ?? process.env;
   const config = loadWorkerConfig(env);
   const logger = workerLogger(opts, config, env);
@@ -162,102 +181,159 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
   const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
   const metricsOn = config.metricsBind !== undefined && runtimeOn;
   const tracing = await startTracing(env, 'reelflow-worker');
+  return { env, config, logger, log, clients, codec, dataConverter, activities, metricsOn, tracing };
+}
 
+type Close = () => Promise<unknown>;
+interface Closers {
+  push: (close: Close) => void;
+  closeAll: () => Promise<void>;
+}
+
+/** What was opened, closed in reverse order of opening; each close's failure is ignored. */
+function closeList(first: Close[]): Closers {
+  const closers = [...first];
+  return {
+    push: (close) => {
+      closers.push(close);
+    },
+    closeAll: async () => {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+      closers.length = 0;
+    },
+  };
+}
+
+function logStarted(p: Prepared, connectionOptions: NativeConnectionOptions, namespace: string): void {
+  const { log, codec } = p;
+  log(
+    `connected to Temporal at ${connectionOptions.address ?? '(SDK default address)'}, namespace ${namespace}${
+      connectionOptions.tls ? ', TLS' : ''
+    }`,
+  );
+  log(describeWorkerConfig(p.config));
+  log(
+    codec
+      ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}${codec.strict ? ', strict (plaintext starts, signals and Updates refused)' : ''}`
+      : 'payload codec: off',
+  );
+}
+
+/** The operator-waits gauge on the metrics endpoint; returns how to stop it. */
+function startGauge(p: Prepared, connection: NativeConnection, namespace: string): Close {
+  const gauge = startOperatorWaitsGauge({
+    connection,
+    namespace,
+    taskQueue: p.config.taskQueue,
+    meter: Runtime.instance().metricMeter,
+    intervalMs: p.config.metricsRefreshSeconds * 1000,
+    log: p.log,
+  });
+  return () => Promise.resolve(gauge.stop());
+}
+
+/** The workers, on the workflow bundle that matches this worker: tracing interceptors, the codec's converters. */
+async function startWorkers(
+  opts: WorkerProcessOptions,
+  p: Prepared,
+  connection: NativeConnection,
+  namespace: string,
+): Promise<ReelflowWorkers> {
+  const { log, tracing, dataConverter } = p;
+  if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
+  const bundleVariant = {
+    tracing: !!tracing,
+    failureConverterPath: dataConverter?.failureConverterPath,
+    payloadConverterPath: dataConverter?.payloadConverterPath,
+  };
+  const workflowSource = opts.workflowsPath
+    ? { workflowsPath: opts.workflowsPath }
+    : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, ...bundleVariant })).codePath } };
+  const tracingOptions = tracing ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath }) : {};
+  return createReelflowWorkers({
+    connection,
+    namespace,
+    config: p.config,
+    activities: p.activities,
+    ...workflowSource,
+    workerOptions: { ...(dataConverter ? { dataConverter } : {}), ...tracingOptions },
+    log,
+  });
+}
+
+/** The callback receiver in this process, when REELFLOW_CALLBACK_PORT is set; its closers join `closers`. */
+async function startReceiver(
+  p: Prepared,
+  connectionOptions: NativeConnectionOptions,
+  namespace: string,
+  closers: Closers,
+): Promise<CallbackReceiver | undefined> {
+  const { config, dataConverter } = p;
+  if (config.callbackPort === undefined || !config.callbackSecret) return undefined;
+  const clientConnection = await Connection.connect(connectionOptions);
+  closers.push(() => clientConnection.close());
+  const receiver = await startCallbackReceiver({
+    host: config.callbackHost,
+    port: config.callbackPort,
+    secret: config.callbackSecret,
+    // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
+    client: new Client({
+      connection: clientConnection,
+      namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+      ...(await tracingClientInterceptors(p.env)),
+    }),
+    log: p.log,
+  });
+  closers.push(() => receiver.close());
+  p.log(`callback receiver listening on ${config.callbackHost}:${receiver.port} (POST /callbacks/…, GET /healthz)`);
+  return receiver;
+}
+
+/** The archive server, when REELFLOW_ARCHIVE_TOKEN is set (docs/library.md "Archived files"). */
+async function startArchive(p: Prepared, closers: Closers): Promise<ArchiveServer | undefined> {
+  const { archiveServer: at, archiveToken: token, archiveRoot: root } = p.config;
+  if (!at || !token) return undefined;
+  const server = await startArchiveServer({ root, token, host: at.host, port: at.port, log: p.log });
+  closers.push(() => server.close());
+  p.log(`archive server listening on ${at.host}:${server.port} (GET /archive/<pipeline>/<task>/<name>, bearer token)`);
+  return server;
+}
+
+/** Starts everything; the returned `done` settles when the process may exit. */
+export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
+  const p = await prepare(opts);
+  const { config, log, tracing } = p;
   const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
     opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
   );
   const namespace = configuredNamespace ?? 'default';
   // Closed in reverse: the span exporter last, after the workers' final spans.
-  const closers: (() => Promise<unknown>)[] = [
+  const closers = closeList([
     ...(tracing ? [() => tracing.shutdown()] : []),
-    () => Promise.all([...clients.values()].map((c) => c.close())),
-  ];
-  const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    closers.length = 0;
-  };
-
+    () => Promise.all([...p.clients.values()].map((c) => c.close())),
+  ]);
   try {
     const connection = await NativeConnection.connect(connectionOptions);
     closers.push(() => connection.close());
-    log(
-      `connected to Temporal at ${connectionOptions.address ?? '(SDK default address)'}, namespace ${namespace}${
-        connectionOptions.tls ? ', TLS' : ''
-      }`,
-    );
-    log(describeWorkerConfig(config));
-    log(
-      codec
-        ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}${codec.strict ? ', strict (plaintext starts, signals and Updates refused)' : ''}`
-        : 'payload codec: off',
-    );
-    if (metricsOn) {
-      const gauge = startOperatorWaitsGauge({
-        connection,
-        namespace,
-        taskQueue: config.taskQueue,
-        meter: Runtime.instance().metricMeter,
-        intervalMs: config.metricsRefreshSeconds * 1000,
-        log,
-      });
-      closers.push(() => Promise.resolve(gauge.stop()));
-    }
-
-    if (tracing) log(`tracing: spans to ${new URL(tracing.url).host} (OTLP/HTTP)`);
-    // The bundle that matches this worker: tracing interceptors, the codec's converters.
-    const bundleVariant = {
-      tracing: !!tracing,
-      failureConverterPath: dataConverter?.failureConverterPath,
-      payloadConverterPath: dataConverter?.payloadConverterPath,
-    };
-    const workflowSource = opts.workflowsPath
-      ? { workflowsPath: opts.workflowsPath }
-      : { workflowBundle: { codePath: (await ensureWorkflowBundle({ log, ...bundleVariant })).codePath } };
-    const tracingOptions = tracing ? await tracingWorkerOptions(tracing, { bundledAtStart: !!opts.workflowsPath }) : {};
-    const workers = await createReelflowWorkers({
-      connection,
-      namespace,
-      config,
-      activities,
-      ...workflowSource,
-      workerOptions: { ...(dataConverter ? { dataConverter } : {}), ...tracingOptions },
-      log,
-    });
-
-    let receiver: CallbackReceiver | undefined;
-    if (config.callbackPort !== undefined && config.callbackSecret) {
-      const clientConnection = await Connection.connect(connectionOptions);
-      closers.push(() => clientConnection.close());
-      receiver = await startCallbackReceiver({
-        host: config.callbackHost,
-        port: config.callbackPort,
-        secret: config.callbackSecret,
-        // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
-        client: new Client({
-          connection: clientConnection,
-          namespace,
-          ...(dataConverter ? { dataConverter } : {}),
-          ...(await tracingClientInterceptors(env)),
-        }),
-        log,
-      });
-      const started = receiver;
-      closers.push(() => started.close());
-      log(`callback receiver listening on ${config.callbackHost}:${receiver.port} (POST /callbacks/…, GET /healthz)`);
-    }
-
-    const done = workers.run().finally(closeAll);
+    logStarted(p, connectionOptions, namespace);
+    if (p.metricsOn) closers.push(startGauge(p, connection, namespace));
+    const workers = await startWorkers(opts, p, connection, namespace);
+    const receiver = await startReceiver(p, connectionOptions, namespace, closers);
+    const archive = await startArchive(p, closers);
+    const done = workers.run().finally(closers.closeAll);
     log(`polling ${workers.workers.map((w) => w.taskQueue).join(', ')}`);
     return {
       config,
       namespace,
       taskQueues: workers.workers.map((w) => w.taskQueue),
       ...(receiver ? { receiverUrl: receiver.url } : {}),
+      ...(archive ? { archiveUrl: archive.url } : {}),
       shutdown: () => workers.shutdown(),
       done,
     };
   } catch (err) {
-    await closeAll();
+    await closers.closeAll();
     throw err;
   }
 }

@@ -36,7 +36,11 @@ export async function runStartupChecks(
 ): Promise<NonNullable<ActivityDeps['vendorCheckFailed']>> {
   // A receiver of this process is not listening yet: its health is checked from outside (doctor).
   const { callbackBaseUrl: _unchecked, ...withoutReceiver } = config;
-  const local = await localChecks(config.callbackPort === undefined ? config : withoutReceiver, env);
+  // Nor is its archive server: REELFLOW_ARCHIVE_URL is checked by `reelflow doctor` only.
+  const local = await localChecks(config.callbackPort === undefined ? config : withoutReceiver, {
+    ...env,
+    REELFLOW_ARCHIVE_URL: undefined,
+  });
   const checks = [...(await vendorChecksFromEnv(config, env)), ...local];
   const failed = checks.filter((c) => !c.ok);
   for (const c of failed) log(`start-up check failed: ${c.title}: ${c.detail} (fix: ${c.fix ?? '-'})`, 'warn');

@@ -111,6 +111,52 @@ async function describePollers(c: NativeConnection, namespace: string, taskQueue
   return (res.pollers ?? []).map((p) => ({ identity: p.identity ?? '', lastAccessMs: tsToMs(p.lastAccessTime) }));
 }
 
+/** Runs and stops the workers together: one that stops for any reason (or fails) stops the others. */
+function runTogether(
+  created: ReelflowWorker[],
+  pacer: GetAssetPacer,
+  profiles: string[],
+  log: NonNullable<ReelflowWorkersOptions['log']>,
+): Pick<ReelflowWorkers, 'run' | 'shutdown'> {
+  let stopRequested = false;
+  function shutdown(): void {
+    stopRequested = true;
+    pacer.stop();
+    for (const { worker } of created) {
+      if (worker.getState() === 'RUNNING') {
+        try {
+          worker.shutdown();
+        } catch {
+          // already stopping
+        }
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    if (stopRequested) return;
+    pacer.start(profiles);
+    let firstError: Error | undefined;
+    const runs = created.map(({ worker, taskQueue }) =>
+      worker.run().catch((err: unknown) => {
+        firstError ??= err instanceof Error ? err : new Error(String(err));
+        log(
+          `worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`,
+          'error',
+        );
+        shutdown();
+      }),
+    );
+    // A worker that stops for any reason stops the rest: a process half-serving is worse.
+    for (const r of runs) void r.then(shutdown);
+    if (stopRequested) shutdown();
+    await Promise.all(runs);
+    if (firstError !== undefined) throw firstError;
+  }
+
+  return { run, shutdown };
+}
+
 export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promise<ReelflowWorkers> {
   const { connection, config, activities } = opts;
   const namespace = opts.namespace ?? 'default';
@@ -173,41 +219,5 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
     );
   }
 
-  let stopRequested = false;
-  function shutdown(): void {
-    stopRequested = true;
-    pacer.stop();
-    for (const { worker } of created) {
-      if (worker.getState() === 'RUNNING') {
-        try {
-          worker.shutdown();
-        } catch {
-          // already stopping
-        }
-      }
-    }
-  }
-
-  async function run(): Promise<void> {
-    if (stopRequested) return;
-    pacer.start(config.profiles);
-    let firstError: Error | undefined;
-    const runs = created.map(({ worker, taskQueue }) =>
-      worker.run().catch((err: unknown) => {
-        firstError ??= err instanceof Error ? err : new Error(String(err));
-        log(
-          `worker on ${taskQueue} failed: ${err instanceof Error ? err.message : String(err)}; stopping the others`,
-          'error',
-        );
-        shutdown();
-      }),
-    );
-    // A worker that stops for any reason stops the rest: a process half-serving is worse.
-    for (const r of runs) void r.then(shutdown);
-    if (stopRequested) shutdown();
-    await Promise.all(runs);
-    if (firstError !== undefined) throw firstError;
-  }
-
-  return { workers: created, run, shutdown };
+  return { workers: created, ...runTogether(created, pacer, config.profiles, log) };
 }

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Children } from '../../tools/bench/chaos-run';
+import { Children } from '../../tools/bench/chaos-children';
 
 test('output after the ready line keeps flowing to the log, well past a pipe buffer; killAll ends every child', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-children-'));

@@ -4,8 +4,9 @@
  * dependency python3-yaml turns the normalised output into JSON. Installed with apt-get
  * when missing; without apt the test fails and says so (never a silent skip).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { ensureDebianCommand } from '../support/debian-package';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -17,32 +18,9 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, input?: string
   return res.stdout;
 }
 
-const LOCK = '/tmp/reelflow-apt.lock';
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-
-/** Installs Debian's docker-compose if it is missing (CI runs as root; elsewhere sudo -n). */
+/** Debian's docker-compose, installed when missing (test/support/debian-package.ts). */
 export function ensureDockerCompose(): void {
-  if (has('docker-compose')) return;
-  const root = process.getuid?.() === 0;
-  if (!has('apt-get') || (!root && !has('sudo'))) {
-    throw new Error(
-      'test/deploy needs `docker-compose` (Debian package docker-compose) and cannot install it: no apt-get (or no root). Install it by hand.',
-    );
-  }
-  // Jest runs test files in parallel: a lock, so only one of them runs apt-get (two collide on dpkg's lock).
-  const apt = (args: string[]) => {
-    const cmd = ['flock', LOCK, ...(root ? ['apt-get'] : ['sudo', '-n', 'apt-get']), ...args];
-    execFileSync(cmd[0], cmd.slice(1), {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  };
-  process.stderr.write('test/deploy: installing docker-compose with apt-get (once)…\n');
-  apt(['update', '-qq']);
-  if (has('docker-compose')) return;
-  // Recommends would pull a whole Docker engine; `config` needs none.
-  apt(['install', '-y', '-qq', '--no-install-recommends', 'docker-compose']);
-  if (!has('docker-compose')) throw new Error('apt-get installed docker-compose but it is not on PATH');
+  ensureDebianCommand('docker-compose');
 }
 
 /** The compose file's variables, so a value set in the caller's shell cannot hide a missing default. */

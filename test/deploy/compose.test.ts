@@ -4,7 +4,7 @@
  * wait on has a healthcheck, ports stay on loopback, the archive is a volume the image's
  * user can write, and the compose commands in docs/deploy.md name what the file has.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { findCommand } from '../../src/starters/cli/spec';
 import { loadWorkerConfig, WorkerConfigError } from '../../src/workers/config';
@@ -176,11 +176,39 @@ test('the archive and the worker state are named volumes the image user owns', (
   }
 });
 
-test('the image is on the Node major the tests run on', () => {
+/** The Node version scripts/ensure-node.mjs pins: the one .ci/run runs the tests on. */
+function ciNodeVersion(): string {
+  const script = readFileSync(path.join(ROOT, 'scripts', 'ensure-node.mjs'), 'utf8');
+  const version = /^const NODE_VERSION = '(\d+\.\d+\.\d+)';$/m.exec(script)?.[1];
+  expect(version).toBeDefined();
+  return version!;
+}
+
+/** The first `node` on PATH, resolved (what `npm` and .ci/run's commands start). */
+function nodeOnPath(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = dir && path.join(dir, 'node');
+    if (candidate && existsSync(candidate)) return realpathSync(candidate);
+  }
+  return undefined;
+}
+
+test('the image is on the Node major CI installs, and under .ci/run the tests run on that Node', () => {
+  const pinned = ciNodeVersion();
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   const majors = [...dockerfile.matchAll(/^FROM node:(\d+)/gm)].map((m) => m[1]);
   expect(majors.length).toBeGreaterThan(0);
-  expect(new Set(majors)).toEqual(new Set([process.versions.node.split('.')[0]]));
+  expect(new Set(majors)).toEqual(new Set([pinned.split('.')[0]]));
+  // .ci/run puts that Node first on PATH before the README's test commands.
+  const ci = readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8');
+  const install = ci.indexOf('node_bin="$(node scripts/ensure-node.mjs)"');
+  expect(install).toBeGreaterThan(-1);
+  expect(ci.indexOf('export PATH="$node_bin:$PATH"')).toBeGreaterThan(install);
+  expect(ci.indexOf('\nnpm test\n')).toBeGreaterThan(install);
+  // When PATH leads to it (CI), this process must be it too: nothing started the tests on another Node.
+  if (nodeOnPath()?.endsWith(path.join(`node-${pinned}`, 'bin', 'node'))) {
+    expect(process.version).toBe(`v${pinned}`);
+  }
 });
 
 /** Compose's own options before the subcommand, each with its value. */

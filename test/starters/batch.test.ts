@@ -142,9 +142,9 @@ describe('usage errors name the option (nothing connects: the address is unreach
     [['schedule', 'create', 's1'], '<schedule-id> <file>', /needs <schedule-id> <file>/],
     [['schedule', 'delete'], '<schedule-id>', /needs <schedule-id>/],
     [
-      ['schedule', 'pause', 's1'],
+      ['schedule', 'resume', 's1'],
       undefined as never,
-      /unknown subcommand "schedule pause"; one of create, list, delete/,
+      /unknown subcommand "schedule resume".*; one of create, list, update, pause, unpause, trigger, delete$/,
     ],
   ];
   test.each(cases)('%j', async (argv, option, message) => {

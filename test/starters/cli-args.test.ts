@@ -1,4 +1,6 @@
 import { COMMANDS, UsageError, parseCommandLine } from '../../src/starters/cli/spec';
+import { taskQueueOf } from '../../src/starters/cli/commands/definition-arg';
+import { CommandContext } from '../../src/starters/cli/output';
 import { buildListQuery } from '../../src/starters/client/pipeline-client';
 import { cli } from '../support/cli';
 
@@ -18,6 +20,22 @@ describe('parseCommandLine', () => {
     expect(p).toMatchObject({ kind: 'command', json: true, positionals: ['examples/pipeline.json'] });
     expect(p.kind === 'command' && p.command.name).toBe('run');
     expect(p.kind === 'command' && p.values['task-queue']).toBe('q1');
+  });
+
+  test('the task queue: --task-queue, else $REELFLOW_TASK_QUEUE (the worker\'s), else "reelflow"', () => {
+    const queue = (argv: string[], env: NodeJS.ProcessEnv) => {
+      const p = parseCommandLine(argv);
+      if (p.kind !== 'command') throw new Error('not a command');
+      const io = { stdout: process.stdout, stderr: process.stderr, env, cwd: '.' };
+      return taskQueueOf(new CommandContext(p.command.name, p.positionals, p.values, io));
+    };
+    const env = { REELFLOW_TASK_QUEUE: ' shop-eu ' };
+    expect(queue(['run', 'x.json', '--task-queue', 'q1'], env)).toBe('q1');
+    expect(queue(['start', 'x.json'], env)).toBe('shop-eu');
+    expect(queue(['schedule', 'create', 's', 'x.json', '--every', '1h'], { REELFLOW_TASK_QUEUE: '  ' })).toBe(
+      'reelflow',
+    );
+    expect(queue(['run', 'x.json'], {})).toBe('reelflow');
   });
 
   test('subcommands of the vendor groups', () => {

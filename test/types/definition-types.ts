@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import {
   createPipelineSchedule,
   definePipeline,
+  loadDefinitionFile,
   PipelineFailedError,
   runPipeline,
   startPipeline,
@@ -37,6 +38,8 @@ definePipeline({ erase: true, options: { ambiguousCreate: { erase: 'retry' } } }
 export async function libraryCalls(raw: unknown, parsed: PipelineDefinitionInput): Promise<void> {
   await startPipeline(client, good);
   await runPipeline(client, parsed);
+  // A loaded definition goes as it is (parsed once, when it was loaded).
+  await startPipeline(client, await loadDefinitionFile('pipeline.json'));
   await createPipelineSchedule(client, good, { scheduleId: 's', every: '1h' });
   // @ts-expect-error startPipeline takes a PipelineDefinitionInput, not anything
   await startPipeline(client, { erase: 'yes' });

@@ -17,6 +17,7 @@ const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const CALLBACK_SECRET = 'main-test-callback-secret-abcdef';
 const API_KEY = 'sk-main-test-api-key-never-logged';
 const ACCESS_TOKEN = 'at-main-test-access-token-never-logged';
+const ARCHIVE_TOKEN = 'main-test-archive-token-never-logged';
 
 function baseEnv(taskQueue: string): Record<string, string> {
   return {
@@ -37,11 +38,16 @@ function baseEnv(taskQueue: string): Record<string, string> {
   };
 }
 
-test('starts the workers and the receiver from the environment; a callback reaches a workflow; shutdown closes all', async () => {
+test('starts the workers, the receiver and the archive server from the environment; a callback reaches a workflow; shutdown closes all', async () => {
   const taskQueue = `main-${process.pid}-${Date.now()}`;
   const logs: string[] = [];
+  const archive = {
+    REELFLOW_ARCHIVE_TOKEN: ARCHIVE_TOKEN,
+    REELFLOW_ARCHIVE_PORT: '0',
+    REELFLOW_ARCHIVE_HOST: '127.0.0.1',
+  };
   const w = await startWorkerProcess({
-    env: baseEnv(taskQueue),
+    env: { ...baseEnv(taskQueue), ...archive },
     workflowsPath: require.resolve('../callbacks/callback-workflows'),
     log: (l) => logs.push(l),
   });
@@ -55,6 +61,9 @@ test('starts the workers and the receiver from the environment; a callback reach
     ]);
     expect(w.receiverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${w.receiverUrl}/healthz`)).status).toBe(200);
+    expect(w.archiveUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const bearer = { headers: { authorization: `Bearer ${ARCHIVE_TOKEN}` } };
+    expect((await fetch(`${w.archiveUrl}/archive`, bearer)).status).toBe(204);
 
     const client = new Client({ connection, namespace });
     const workflowId = `${taskQueue}.wf`;
@@ -69,12 +78,14 @@ test('starts the workers and the receiver from the environment; a callback reach
     await connection.close();
   }
   await expect(fetch(`${w.receiverUrl}/healthz`)).rejects.toThrow();
+  await expect(fetch(`${w.archiveUrl}/healthz`)).rejects.toThrow();
 
   const all = logs.join('\n');
   expect(all).toContain(`connected to Temporal at ${address}, namespace ${namespace}`);
   expect(all).toContain(`polling ${taskQueue}, ${getAssetTaskQueue(taskQueue, 'default')}`);
   expect(all).toMatch(/callback receiver listening on 127\.0\.0\.1:\d+/);
-  for (const secret of [CALLBACK_SECRET, API_KEY, ACCESS_TOKEN]) expect(all).not.toContain(secret);
+  expect(all).toMatch(/archive server listening on 127\.0\.0\.1:\d+/);
+  for (const secret of [CALLBACK_SECRET, API_KEY, ACCESS_TOKEN, ARCHIVE_TOKEN]) expect(all).not.toContain(secret);
   expect(all).not.toMatch(/[0-9a-f]{32}/); // no callback token
 });
 

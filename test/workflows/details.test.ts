@@ -46,7 +46,7 @@ test('a running stage shows when it started, not an elapsed time that is stale w
   );
 });
 
-test('the stage an operator is asked about says waiting-operator, and the reason is not cut short', () => {
+test('the stage an operator is asked about says waiting-operator; a long reason is cut, pointing at reelflow status', () => {
   const reason = `generation create outcome unknown (${'x'.repeat(300)}); look it up in the vendor console`;
   const md = renderDetails(
     status({
@@ -55,8 +55,44 @@ test('the stage an operator is asked about says waiting-operator, and the reason
     }),
   );
   expect(rowOf(md, 'generation')).toMatch(/^\| generation \| waiting-operator: /);
-  expect(md).toContain('look it up in the vendor console');
-  expect(md).toContain('`reelflow resolve p-1 --task-id <id> | --resubmit | --abandon`');
+  expect(md.split('\n')[1]).toBe('**Waiting for an operator** on generation');
+  const line = md.split('\n').find((l) => l.startsWith('Why: '))!;
+  expect(line).toContain('generation create outcome unknown (xxx');
+  expect(line).toMatch(/…\s\(whole: `reelflow status`\)$/);
+  expect(line.length).toBeLessThan(250);
+  expect(md.split('\n')[0]).toBe('`reelflow resolve p-1 --task-id <id> | --resubmit | --abandon`');
+});
+
+test('at most 12 lines, the resolve command first when an operator is asked: all four stages, a wait and an error', () => {
+  const at = (h: number) => `2026-11-26T0${h}:00:00.000Z`;
+  const md = renderDetails(
+    status({
+      state: 'waiting-operator',
+      stage: 'erase',
+      stages: {
+        review: { state: 'done', startedAt: at(1), endedAt: at(2), progress: { done: 3, total: 3 } },
+        assets: { state: 'done', startedAt: at(2), endedAt: at(3), progress: { done: 2, total: 2 } },
+        generation: { state: 'done', startedAt: at(3), endedAt: at(4) },
+        erase: { state: 'running', startedAt: at(4), detail: 'create outcome unknown' },
+      },
+      waiting: { workflowId: 'p-1', stage: 'erase', step: 'erase', attempt: 2, reason: 'timed out', since: at(5) },
+      error: 'an earlier attempt failed',
+    }),
+  );
+  const lines = md.split('\n');
+  expect(lines.length).toBeLessThanOrEqual(12);
+  expect(lines[0]).toBe('`reelflow resolve p-1 --task-id <id> | --resubmit | --abandon`');
+  expect(lines[1]).toBe('**Waiting for an operator** on erase');
+  expect(lines).toContain('Why: timed out');
+  expect(['review', 'assets', 'generation', 'erase'].map((stage) => rowOf(md, stage))).not.toContain(undefined);
+  expect(rowOf(md, 'erase')).toMatch(/^\| erase \| waiting-operator: create outcome unknown \|/);
+  expect(lines.at(-1)).toBe('Error: an earlier attempt failed');
+});
+
+test('a pipeline nobody is asked about opens with its state, and has no resolve command', () => {
+  const lines = renderDetails(status()).split('\n');
+  expect(lines[0]).toBe('**running** · stage generation');
+  expect(lines.join('\n')).not.toContain('reelflow resolve');
 });
 
 test('text from outside cannot break the table', () => {

@@ -15,7 +15,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
-import { parseDefinition, type PipelineDefinitionInput } from '../../src/definition/definition';
+import {
+  parseDefinition,
+  type PipelineDefinition,
+  type PipelineDefinitionInput,
+} from '../../src/definition/definition';
 import {
   ASSET_PENDING_STATES,
   ERASE_TERMINAL_STATES,
@@ -81,165 +85,211 @@ export type StageTiming = 'review' | 'assets' | 'generation' | 'erase' | 'archiv
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function runBaselinePipeline(
-  input: PipelineDefinitionInput,
-  index: number,
-  deps: BaselineDeps,
-): Promise<BaselinePipelineResult> {
-  const startedAt = Date.now();
-  let rateLimited = 0;
-  const timings: BaselinePipelineResult['timings'] = {};
-  const timed = async <T>(stage: StageTiming, fn: () => Promise<T>): Promise<T> => {
+/** One pipeline's run: its definition, its counts, and the calls every stage makes the same way. */
+class BaselineRun {
+  rateLimited = 0;
+  readonly timings: BaselinePipelineResult['timings'] = {};
+
+  constructor(
+    readonly index: number,
+    readonly deps: BaselineDeps,
+    readonly def: PipelineDefinition,
+  ) {}
+
+  get vendor(): VendorClient {
+    return this.deps.vendor;
+  }
+
+  /** The callback_url field for a create of `step`, when callbacks are on. */
+  cbUrl(step: string): { callback_url?: string } {
+    const callbacks = this.deps.callbacks;
+    return callbacks ? { callback_url: callbacks.urlFor(this.index, step) } : {};
+  }
+
+  async timed<T>(stage: StageTiming, fn: () => Promise<T>): Promise<T> {
     const t0 = Date.now();
     try {
       return await fn();
     } finally {
-      timings[stage] = (timings[stage] ?? 0) + (Date.now() - t0);
+      this.timings[stage] = (this.timings[stage] ?? 0) + (Date.now() - t0);
     }
-  };
-  const { vendor } = deps;
-  const def = parseDefinition(input);
-  const callbacks = deps.callbacks;
-  const cbUrl = (step: string) => (callbacks ? { callback_url: callbacks.urlFor(index, step) } : {});
+  }
 
   /** One call; a 429 is waited out (Retry-After, at least `floorMs`) and repeated. */
-  async function call<T>(fn: () => Promise<T>, floorMs = RATE_LIMIT_WAIT_MS): Promise<T> {
+  async call<T>(fn: () => Promise<T>, floorMs = RATE_LIMIT_WAIT_MS): Promise<T> {
     for (;;) {
       try {
         return await fn();
       } catch (err) {
-        if (!(err instanceof RateLimitedError) || Date.now() > deps.deadline) throw err;
-        rateLimited += 1;
+        if (!(err instanceof RateLimitedError) || Date.now() > this.deps.deadline) throw err;
+        this.rateLimited += 1;
         await sleep(Math.max(err.retryAfterMs ?? floorMs, floorMs));
       }
     }
   }
 
   /** The loop of pollUntilDone, without Temporal. */
-  async function poll<T>(
+  async poll<T>(
     step: string,
     policy: PollPolicy,
     useCallbacks: boolean,
     query: () => Promise<T>,
     done: (v: T) => boolean,
-  ) {
+  ): Promise<T> {
+    const callbacks = this.deps.callbacks;
     let wait = policy.firstMs;
     for (;;) {
-      const value = await call(query, policy.minMs);
+      const value = await this.call(query, policy.minMs);
       if (done(value)) return value;
-      if (Date.now() > deps.deadline) throw new Error(`${step}: not finished before the deadline`);
+      if (Date.now() > this.deps.deadline) throw new Error(`${step}: not finished before the deadline`);
       const delay = Math.max(policy.minMs, useCallbacks ? wait * policy.callbackSlowdown : wait);
-      if (useCallbacks && callbacks) await callbacks.hints.wait(`${index}/${step}`, delay);
+      if (useCallbacks && callbacks) await callbacks.hints.wait(`${this.index}/${step}`, delay);
       else await sleep(delay);
       wait = Math.min(wait * policy.factor, policy.maxMs);
     }
   }
 
-  const archive = async (name: string, url: string) => {
-    if (def.options.archive) await timed('archive', () => download(url, path.join(deps.archiveDir, `p${index}`), name));
-  };
+  async archive(name: string, url: string): Promise<void> {
+    if (this.def.options.archive)
+      await this.timed('archive', () => download(url, path.join(this.deps.archiveDir, `p${this.index}`), name));
+  }
+}
 
-  try {
-    const reviewed: { sourceUrl: string; assetUrl?: string; passed: boolean }[] = [];
-    if (def.review) {
-      const review = def.review;
-      const batches = planReviewBatches(review.media, { assetType: review.assetType });
-      const results = await timed('review', () =>
-        Promise.all(
-          batches.map(async (batch, b) => {
-            const step = `review-b${b}`;
-            const accepted = await call(() =>
-              vendor.review.submitAsync({ images: batch.urls, asset_type: batch.assetType, ...cbUrl(step) }),
-            );
-            return poll(
-              step,
-              DEFAULT_POLICIES.review,
-              def.options.callbacks,
-              () => vendor.review.getTask(accepted.task_id),
-              (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
-            );
-          }),
-        ),
-      );
-      for (const task of results) {
-        if (task.status !== 'completed') throw new Error(`review task ${task.task_id} ended ${task.status}`);
-        for (const item of task.result?.items ?? []) {
-          reviewed.push({
-            sourceUrl: item.source_url,
-            assetUrl: item.asset_url,
-            passed: item.submit_review_status === 1,
-          });
-        }
-      }
-    }
-    const assets = new Map<string, string>();
-    if (def.assets) {
-      const { group, items } = def.assets;
-      if (!('id' in group)) throw new Error('the baseline takes an existing group id');
-      await timed('assets', () =>
-        Promise.all(
-          items.map(async (item) => {
-            if (!('url' in item)) throw new Error('the baseline registers assets by URL only');
-            const created = await call(() =>
-              vendor.assets.createAsset({ GroupId: group.id, URL: item.url, AssetType: item.type, Name: item.name }),
-            );
-            const asset = await poll(
-              `asset-${item.name}`,
-              DEFAULT_POLICIES.asset,
-              false,
-              () => vendor.assets.getAsset({ Id: created.Id }),
-              (a) => !isOneOf(a.Status, ASSET_PENDING_STATES),
-            );
-            if (asset.Status !== 'Active') throw new Error(`asset ${item.name} ended ${asset.Status}`);
-            assets.set(item.name, `Asset://${created.Id}`);
-          }),
-        ),
-      );
-    }
-    if (def.generation) {
-      const content = def.generation.content.map((c) => {
-        if (c.type === 'text') return c;
-        const holder = (c as unknown as Record<string, { url: string }>)[c.type];
-        let url = holder.url;
-        const r = /^ref:review\/(\d+)$/.exec(url);
-        if (r) url = reviewed[Number(r[1])]?.assetUrl ?? url;
-        const a = /^ref:asset\/(.+)$/.exec(url);
-        if (a) url = assets.get(a[1]) ?? url;
-        return { ...c, [c.type]: { url } };
-      });
-      const task = await timed('generation', async () => {
-        const created = await call(() =>
-          vendor.generation.create({ ...def.generation!, content, ...cbUrl('generation') }),
+type Reviewed = { sourceUrl: string; assetUrl?: string; passed: boolean }[];
+
+/** Review: every batch submitted and polled in parallel; the items in batch order. */
+async function review(run: BaselineRun): Promise<Reviewed> {
+  const reviewed: Reviewed = [];
+  const { def, vendor } = run;
+  if (!def.review) return reviewed;
+  const batches = planReviewBatches(def.review.media, { assetType: def.review.assetType });
+  const results = await run.timed('review', () =>
+    Promise.all(
+      batches.map(async (batch, b) => {
+        const step = `review-b${b}`;
+        const accepted = await run.call(() =>
+          vendor.review.submitAsync({ images: batch.urls, asset_type: batch.assetType, ...run.cbUrl(step) }),
         );
-        return poll(
-          'generation',
-          DEFAULT_POLICIES.generation,
+        return run.poll(
+          step,
+          DEFAULT_POLICIES.review,
           def.options.callbacks,
-          () => vendor.generation.get(created.id),
-          (t) => isOneOf(t.status, GENERATION_TERMINAL_STATES),
+          () => vendor.review.getTask(accepted.task_id),
+          (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
         );
+      }),
+    ),
+  );
+  for (const task of results) {
+    if (task.status !== 'completed') throw new Error(`review task ${task.task_id} ended ${task.status}`);
+    for (const item of task.result?.items ?? []) {
+      reviewed.push({
+        sourceUrl: item.source_url,
+        assetUrl: item.asset_url,
+        passed: item.submit_review_status === 1,
       });
-      if (task.status !== 'succeeded' || !task.video_url) throw new Error(`generation ${task.id} ended ${task.status}`);
-      await archive('generated', task.video_url);
-      if (def.erase) {
-        const done = await timed('erase', async () => {
-          const erase = await call(() => vendor.erase.create({ video_url: task.video_url!, ...cbUrl('erase') }));
-          return poll(
-            'erase',
-            DEFAULT_POLICIES.erase,
-            def.options.callbacks,
-            () => vendor.erase.get(erase.task_id),
-            (t) => isOneOf(t.status, ERASE_TERMINAL_STATES),
-          );
-        });
-        if (done.status !== 'SUCCESS' || !done.video_url) throw new Error(`erase ${done.task_id} ended ${done.status}`);
-        await archive('erased', done.video_url);
-      }
     }
-    return { index, ok: true, startedAt, endedAt: Date.now(), rateLimited, timings };
+  }
+  return reviewed;
+}
+
+/** Assets: each item created by URL in an existing group and polled until it settles; name → Asset:// URL. */
+async function registerAssets(run: BaselineRun): Promise<Map<string, string>> {
+  const assets = new Map<string, string>();
+  const { def, vendor } = run;
+  if (!def.assets) return assets;
+  const { group, items } = def.assets;
+  if (!('id' in group)) throw new Error('the baseline takes an existing group id');
+  await run.timed('assets', () =>
+    Promise.all(
+      items.map(async (item) => {
+        if (!('url' in item)) throw new Error('the baseline registers assets by URL only');
+        const created = await run.call(() =>
+          vendor.assets.createAsset({ GroupId: group.id, URL: item.url, AssetType: item.type, Name: item.name }),
+        );
+        const asset = await run.poll(
+          `asset-${item.name}`,
+          DEFAULT_POLICIES.asset,
+          false,
+          () => vendor.assets.getAsset({ Id: created.Id }),
+          (a) => !isOneOf(a.Status, ASSET_PENDING_STATES),
+        );
+        if (asset.Status !== 'Active') throw new Error(`asset ${item.name} ended ${asset.Status}`);
+        assets.set(item.name, `Asset://${created.Id}`);
+      }),
+    ),
+  );
+  return assets;
+}
+
+/** The generation's content with ref:review/N and ref:asset/NAME replaced by what those stages produced. */
+function resolvedContent(
+  generation: NonNullable<PipelineDefinition['generation']>,
+  reviewed: Reviewed,
+  assets: Map<string, string>,
+) {
+  return generation.content.map((c) => {
+    if (c.type === 'text') return c;
+    const holder = (c as unknown as Record<string, { url: string }>)[c.type];
+    let url = holder.url;
+    const r = /^ref:review\/(\d+)$/.exec(url);
+    if (r) url = reviewed[Number(r[1])]?.assetUrl ?? url;
+    const a = /^ref:asset\/(.+)$/.exec(url);
+    if (a) url = assets.get(a[1]) ?? url;
+    return { ...c, [c.type]: { url } };
+  });
+}
+
+/** Generation (then its video archived), then erase (then its video archived). */
+async function generateAndErase(run: BaselineRun, reviewed: Reviewed, assets: Map<string, string>): Promise<void> {
+  const { def, vendor } = run;
+  if (!def.generation) return;
+  const content = resolvedContent(def.generation, reviewed, assets);
+  const task = await run.timed('generation', async () => {
+    const created = await run.call(() =>
+      vendor.generation.create({ ...def.generation!, content, ...run.cbUrl('generation') }),
+    );
+    return run.poll(
+      'generation',
+      DEFAULT_POLICIES.generation,
+      def.options.callbacks,
+      () => vendor.generation.get(created.id),
+      (t) => isOneOf(t.status, GENERATION_TERMINAL_STATES),
+    );
+  });
+  if (task.status !== 'succeeded' || !task.video_url) throw new Error(`generation ${task.id} ended ${task.status}`);
+  await run.archive('generated', task.video_url);
+  if (!def.erase) return;
+  const done = await run.timed('erase', async () => {
+    const erase = await run.call(() => vendor.erase.create({ video_url: task.video_url!, ...run.cbUrl('erase') }));
+    return run.poll(
+      'erase',
+      DEFAULT_POLICIES.erase,
+      def.options.callbacks,
+      () => vendor.erase.get(erase.task_id),
+      (t) => isOneOf(t.status, ERASE_TERMINAL_STATES),
+    );
+  });
+  if (done.status !== 'SUCCESS' || !done.video_url) throw new Error(`erase ${done.task_id} ended ${done.status}`);
+  await run.archive('erased', done.video_url);
+}
+
+export async function runBaselinePipeline(
+  input: PipelineDefinitionInput,
+  index: number,
+  deps: BaselineDeps,
+): Promise<BaselinePipelineResult> {
+  const startedAt = Date.now();
+  const run = new BaselineRun(index, deps, parseDefinition(input));
+  const counts = () => ({ startedAt, endedAt: Date.now(), rateLimited: run.rateLimited, timings: run.timings });
+  try {
+    const reviewed = await review(run);
+    const assets = await registerAssets(run);
+    await generateAndErase(run, reviewed, assets);
+    return { index, ok: true, ...counts() };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
-    return { index, ok: false, error, startedAt, endedAt: Date.now(), rateLimited, timings };
+    return { index, ok: false, error, ...counts() };
   }
 }
 

@@ -76,10 +76,10 @@ function getAssetFloor(flags: BenchFlags) {
   };
 }
 
-async function main(): Promise<number> {
-  let flags: BenchFlags;
+/** The flags, or the exit code after a usage error (printed with the usage). */
+function flagsOrExit(argv: string[]): BenchFlags | number {
   try {
-    flags = parseBenchFlags(process.argv.slice(2));
+    return parseBenchFlags(argv);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`bench: ${err.message}\n${USAGE}\n`);
@@ -87,6 +87,19 @@ async function main(): Promise<number> {
     }
     throw err;
   }
+}
+
+/** One bench run: its tag, its folder under .data/bench/ and the command as typed. */
+interface BenchRun {
+  root: string;
+  startedAt: string;
+  tag: string;
+  runDir: string;
+  command: string;
+  log: (line: string) => void;
+}
+
+function newRun(): BenchRun {
   const root = repoRoot();
   const startedAt = new Date().toISOString();
   const tag = `${startedAt.slice(0, 19).replace(/[-:T]/g, '')}${randomBytes(2).toString('hex')}`;
@@ -94,7 +107,124 @@ async function main(): Promise<number> {
   mkdirSync(runDir, { recursive: true });
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  return { root, startedAt, tag, runDir, command, log };
+}
 
+/** On Ctrl-C (or SIGTERM): kill what was spawned, stop the server, exit 130. On exit: kill what is left. */
+function stopOnSignals(log: (line: string) => void, stopAll: () => Promise<void>): void {
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    log('bench: interrupted; stopping what it started');
+    // Child processes get the signal of the terminal's process group too; the server is stopped here.
+    killAllSpawned();
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', killAllSpawned);
+}
+
+async function startServer(flags: BenchFlags, run: BenchRun, sampler: Sampler): Promise<BenchServer> {
+  const server = await startBenchServer({
+    kind: flags.temporal,
+    dir: run.runDir,
+    inMemory: flags.temporalDb === 'memory',
+    ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
+    database: 'reelflow_bench_temporal',
+    log: run.log,
+  });
+  sampler.watch('temporal server', server.pid);
+  // The real server's persistence: the local PostgreSQL's processes (shared with anything else using it).
+  if (server.kind === 'cluster') sampler.watchGroup('postgresql', () => pidsNamed('postgres'));
+  sampler.start();
+  run.log(`bench: ${server.described} at ${server.address}`);
+  return server;
+}
+
+/** Per callback mode: reelflow, then (unless --baseline off) the baseline. */
+async function runModes(flags: BenchFlags, run: BenchRun, server: BenchServer, sampler: Sampler) {
+  const { log } = run;
+  const runs: PhaseResult[] = [];
+  for (const mode of flags.modes) {
+    const ctx: PhaseContext = {
+      root: run.root,
+      runDir: run.runDir,
+      tag: run.tag,
+      n: flags.pipelines,
+      workload: flags.workload,
+      callbacks: mode === 'on',
+      timeoutMs: flags.timeoutMs,
+      log,
+      ...(flags.cpuProfile ? { cpuProfileDir: path.join(run.runDir, 'profiles') } : {}),
+    };
+    const r = await runReelflow({
+      ctx,
+      temporal: { address: server.address, pid: server.pid },
+      workers: flags.workers,
+      ...(flags.getAssetRate !== undefined ? { getAssetRate: flags.getAssetRate } : {}),
+      workerEnv: flags.workerEnv,
+      sampler,
+    });
+    runs.push(r);
+    log(`  reelflow: ${r.completed}/${r.pipelines} in ${(r.wallMs / 1000).toFixed(1)} s`);
+    if (flags.baseline) {
+      const b = await runBaseline(ctx, sampler);
+      runs.push(b);
+      log(`  baseline: ${b.completed}/${b.pipelines} in ${(b.wallMs / 1000).toFixed(1)} s`);
+    }
+  }
+  return runs;
+}
+
+function benchReport(
+  flags: BenchFlags,
+  run: BenchRun,
+  cli: string | undefined,
+  temporalServer: string,
+  runs: PhaseResult[],
+): BenchReport {
+  const ideal = idealMs(flags.workload);
+  const vendorFloor = getAssetVendorFloorMs(flags.pipelines, flags.workload);
+  const ratios = ratiosFor(runs);
+  return {
+    startedAt: run.startedAt,
+    command: run.command,
+    machine: machine(cli),
+    settings: {
+      pipelines: flags.pipelines,
+      callbacks: flags.modes,
+      workload: flags.workload,
+      workers: flags.workers,
+      getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+      workerEnv: flags.workerEnv,
+      temporalDb: flags.temporalDb,
+      temporalServer,
+      timeoutSeconds: flags.timeoutMs / 1000,
+    },
+    ideal: {
+      ms: ideal,
+      wallMs: ideal + vendorFloor,
+      byStage: stageProcessingMs(flags.workload),
+      counts: idealCounts(flags.workload),
+      getAssetVendorFloorMs: vendorFloor,
+    },
+    minimumCalls: minimumCalls(flags.workload),
+    getAssetFloor: getAssetFloor(flags),
+    runs,
+    ratios,
+    targets: targetsFor(flags.pipelines),
+    findings: thresholdFindings(runs, ratios, flags.pipelines),
+    ...(flags.cpuProfile ? { cpuProfiles: summarizeProfiles(path.join(run.runDir, 'profiles')) } : {}),
+  };
+}
+
+async function main(): Promise<number> {
+  const flags = flagsOrExit(process.argv.slice(2));
+  if (typeof flags === 'number') return flags;
+  const run = newRun();
+  const { log } = run;
   const cli = findTemporalCli((line) => log(line));
   if (!cli && flags.temporal === 'dev') {
     process.stderr.write(
@@ -109,105 +239,20 @@ async function main(): Promise<number> {
     await server?.stop();
     server = undefined;
   };
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    log('bench: interrupted; stopping what it started');
-    // Child processes get the signal of the terminal's process group too; the server is stopped here.
-    killAllSpawned();
-    void stopAll().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('exit', killAllSpawned);
+  stopOnSignals(log, stopAll);
 
   try {
-    log(`bench: run ${tag}, logs in ${path.relative(process.cwd(), runDir)}`);
-    server = await startBenchServer({
-      kind: flags.temporal,
-      dir: runDir,
-      inMemory: flags.temporalDb === 'memory',
-      ...(flags.shards !== undefined ? { shards: flags.shards } : {}),
-      database: 'reelflow_bench_temporal',
-      log,
-    });
-    sampler.watch('temporal server', server.pid);
-    // The real server's persistence: the local PostgreSQL's processes (shared with anything else using it).
-    if (server.kind === 'cluster') sampler.watchGroup('postgresql', () => pidsNamed('postgres'));
-    sampler.start();
+    log(`bench: run ${run.tag}, logs in ${path.relative(process.cwd(), run.runDir)}`);
+    server = await startServer(flags, run, sampler);
     const temporalServer = server.described;
-    log(`bench: ${temporalServer} at ${server.address}`);
-
-    const runs: PhaseResult[] = [];
-    for (const mode of flags.modes) {
-      const ctx: PhaseContext = {
-        root,
-        runDir,
-        tag,
-        n: flags.pipelines,
-        workload: flags.workload,
-        callbacks: mode === 'on',
-        timeoutMs: flags.timeoutMs,
-        log,
-        ...(flags.cpuProfile ? { cpuProfileDir: path.join(runDir, 'profiles') } : {}),
-      };
-      const r = await runReelflow({
-        ctx,
-        temporal: { address: server.address, pid: server.pid },
-        workers: flags.workers,
-        ...(flags.getAssetRate !== undefined ? { getAssetRate: flags.getAssetRate } : {}),
-        workerEnv: flags.workerEnv,
-        sampler,
-      });
-      runs.push(r);
-      log(`  reelflow: ${r.completed}/${r.pipelines} in ${(r.wallMs / 1000).toFixed(1)} s`);
-      if (flags.baseline) {
-        const b = await runBaseline(ctx, sampler);
-        runs.push(b);
-        log(`  baseline: ${b.completed}/${b.pipelines} in ${(b.wallMs / 1000).toFixed(1)} s`);
-      }
-    }
+    const runs = await runModes(flags, run, server, sampler);
     await stopAll();
 
-    const ideal = idealMs(flags.workload);
-    const vendorFloor = getAssetVendorFloorMs(flags.pipelines, flags.workload);
-    const ratios = ratiosFor(runs);
-    const report: BenchReport = {
-      startedAt,
-      command,
-      machine: machine(cli?.path),
-      settings: {
-        pipelines: flags.pipelines,
-        callbacks: flags.modes,
-        workload: flags.workload,
-        workers: flags.workers,
-        getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
-        workerEnv: flags.workerEnv,
-        temporalDb: flags.temporalDb,
-        temporalServer,
-        timeoutSeconds: flags.timeoutMs / 1000,
-      },
-      ideal: {
-        ms: ideal,
-        wallMs: ideal + vendorFloor,
-        byStage: stageProcessingMs(flags.workload),
-        counts: idealCounts(flags.workload),
-        getAssetVendorFloorMs: vendorFloor,
-      },
-      minimumCalls: minimumCalls(flags.workload),
-      getAssetFloor: getAssetFloor(flags),
-      runs,
-      ratios,
-      targets: targetsFor(flags.pipelines),
-      findings: thresholdFindings(runs, ratios, flags.pipelines),
-      ...(flags.cpuProfile ? { cpuProfiles: summarizeProfiles(path.join(runDir, 'profiles')) } : {}),
-    };
-    const written = writeReport(report, path.resolve(flags.outDir));
+    const written = writeReport(benchReport(flags, run, cli?.path, temporalServer, runs), path.resolve(flags.outDir));
     log(`bench: report ${path.relative(process.cwd(), written.md)} and ${path.relative(process.cwd(), written.json)}`);
     const failed = runs.some((r) => r.failed > 0);
-    if (!flags.keep) rmSync(runDir, { recursive: true, force: true });
-    else log(`bench: kept ${path.relative(process.cwd(), runDir)}`);
+    if (!flags.keep) rmSync(run.runDir, { recursive: true, force: true });
+    else log(`bench: kept ${path.relative(process.cwd(), run.runDir)}`);
     return failed ? 1 : 0;
   } finally {
     await stopAll();

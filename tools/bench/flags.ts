@@ -2,7 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/assumed-values';
-import { BENCH_STAGES, DEFAULT_WORKLOAD, workloadProblems, type StageTimings, type Workload } from './workload';
+import {
+  BENCH_STAGES,
+  DEFAULT_WORKLOAD,
+  workloadProblems,
+  type BenchStage,
+  type StageTimings,
+  type Workload,
+} from './workload';
 
 export const USAGE = `usage: npm run bench -- [options]
   --pipelines N          pipelines started at once (default 200)
@@ -59,74 +66,116 @@ const wholeNumber = (flag: string, v: string, min: number, max: number): number 
   return Number(v);
 };
 
+const OPTIONS = {
+  pipelines: { type: 'string', default: '200' },
+  callbacks: { type: 'string', default: 'both' },
+  stages: { type: 'string' },
+  assets: { type: 'string', default: String(DEFAULT_WORKLOAD.assetsPerPipeline) },
+  archive: { type: 'string', default: 'on' },
+  workers: { type: 'string', default: '1' },
+  'getasset-rate': { type: 'string' },
+  timings: { type: 'string' },
+  baseline: { type: 'string', default: 'on' },
+  'temporal-db': { type: 'string', default: 'file' },
+  temporal: { type: 'string', default: 'dev' },
+  shards: { type: 'string' },
+  timeout: { type: 'string' },
+  out: { type: 'string', default: 'reports' },
+  keep: { type: 'boolean', default: false },
+  'cpu-prof': { type: 'boolean', default: false },
+  'worker-env': { type: 'string', multiple: true },
+} as const;
+
+function flagValues(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function parseModes(callbacks: string): BenchFlags['modes'] {
+  const modes: BenchFlags['modes'] =
+    callbacks === 'both' ? ['off', 'on'] : callbacks === 'on' || callbacks === 'off' ? [callbacks] : [];
+  if (modes.length === 0) throw new UsageError(`--callbacks: on, off or both, got "${callbacks}"`);
+  return modes;
+}
+
+function parseStages(list: string | undefined): BenchStage[] {
+  if (list === undefined) return DEFAULT_WORKLOAD.stages;
+  const named = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
+  if (unknown.length)
+    throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
+  return BENCH_STAGES.filter((s) => named.includes(s));
+}
+
+/** --timings FILE laid over the default stage times. */
+function parseTimings(file: string | undefined, readFile: (f: string) => string): StageTimings {
+  const timings = DEFAULT_WORKLOAD.timings;
+  if (file === undefined) return timings;
+  let given: unknown;
+  try {
+    given = JSON.parse(readFile(file));
+  } catch (err) {
+    throw new UsageError(`--timings ${file}: ${(err as Error).message}`);
+  }
+  if (!given || typeof given !== 'object' || Array.isArray(given))
+    throw new UsageError(`--timings ${file}: a JSON object`);
+  const unknown = Object.keys(given).filter((k) => !(k in timings));
+  if (unknown.length)
+    throw new UsageError(`--timings: unknown ${unknown.join(', ')} (known: ${Object.keys(timings).join(', ')})`);
+  return { ...timings, ...(given as Partial<StageTimings>) };
+}
+
+function parseGetAssetRate(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const rate = Number(value);
+  if (!(rate > 0 && rate <= GETASSET_MAX_PER_SECOND)) {
+    throw new UsageError(`--getasset-rate: above 0, at most ${GETASSET_MAX_PER_SECOND} (the vendor limit)`);
+  }
+  return rate;
+}
+
+/** --worker-env K=V…: REELFLOW_* (never a credential: the bench sets those) or NODE_OPTIONS. */
+function parseWorkerEnv(pairs: string[] | undefined): Record<string, string> {
+  const workerEnv: Record<string, string> = {};
+  for (const kv of pairs ?? []) {
+    const m = /^(REELFLOW_[A-Z0-9_]+|NODE_OPTIONS)=(.*)$/.exec(kv);
+    if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value or NODE_OPTIONS=flags, got "${kv}"`);
+    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]))
+      throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
+    workerEnv[m[1]] = m[2]!;
+  }
+  return workerEnv;
+}
+
+/** --temporal, --temporal-db and --shards. */
+function parseTemporal(values: ReturnType<typeof flagValues>): Pick<BenchFlags, 'temporal' | 'temporalDb' | 'shards'> {
+  const temporalDb = values['temporal-db'];
+  if (temporalDb !== 'file' && temporalDb !== 'memory')
+    throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
+  const temporal = values.temporal;
+  if (temporal !== 'dev' && temporal !== 'cluster')
+    throw new UsageError(`--temporal: dev or cluster, got "${temporal}"`);
+  if (values.shards !== undefined && temporal !== 'cluster')
+    throw new UsageError('--shards: only with --temporal cluster');
+  const shards = values.shards === undefined ? undefined : wholeNumber('--shards', values.shards, 1, 1024);
+  return { temporalDb, temporal, ...(shards !== undefined ? { shards } : {}) };
+}
+
 export function parseBenchFlags(
   argv: string[],
   readFile: (f: string) => string = (f) => readFileSync(f, 'utf8'),
 ): BenchFlags {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        pipelines: { type: 'string', default: '200' },
-        callbacks: { type: 'string', default: 'both' },
-        stages: { type: 'string' },
-        assets: { type: 'string', default: String(DEFAULT_WORKLOAD.assetsPerPipeline) },
-        archive: { type: 'string', default: 'on' },
-        workers: { type: 'string', default: '1' },
-        'getasset-rate': { type: 'string' },
-        timings: { type: 'string' },
-        baseline: { type: 'string', default: 'on' },
-        'temporal-db': { type: 'string', default: 'file' },
-        temporal: { type: 'string', default: 'dev' },
-        shards: { type: 'string' },
-        timeout: { type: 'string' },
-        out: { type: 'string', default: 'reports' },
-        keep: { type: 'boolean', default: false },
-        'cpu-prof': { type: 'boolean', default: false },
-        'worker-env': { type: 'string', multiple: true },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const values = flagValues(argv);
   const pipelines = wholeNumber('--pipelines', values.pipelines, 1, 10_000);
-  const modes: BenchFlags['modes'] =
-    values.callbacks === 'both'
-      ? ['off', 'on']
-      : values.callbacks === 'on' || values.callbacks === 'off'
-        ? [values.callbacks]
-        : [];
-  if (modes.length === 0) throw new UsageError(`--callbacks: on, off or both, got "${values.callbacks}"`);
-
-  let stages = DEFAULT_WORKLOAD.stages;
-  if (values.stages !== undefined) {
-    const named = values.stages
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
-    if (unknown.length)
-      throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
-    stages = BENCH_STAGES.filter((s) => named.includes(s));
-  }
-  let timings: StageTimings = DEFAULT_WORKLOAD.timings;
-  if (values.timings !== undefined) {
-    let given: unknown;
-    try {
-      given = JSON.parse(readFile(values.timings));
-    } catch (err) {
-      throw new UsageError(`--timings ${values.timings}: ${(err as Error).message}`);
-    }
-    if (!given || typeof given !== 'object' || Array.isArray(given))
-      throw new UsageError(`--timings ${values.timings}: a JSON object`);
-    const unknown = Object.keys(given).filter((k) => !(k in timings));
-    if (unknown.length)
-      throw new UsageError(`--timings: unknown ${unknown.join(', ')} (known: ${Object.keys(timings).join(', ')})`);
-    timings = { ...timings, ...(given as Partial<StageTimings>) };
-  }
+  const modes = parseModes(values.callbacks);
+  const stages = parseStages(values.stages);
+  const timings = parseTimings(values.timings, readFile);
   const workload: Workload = {
     stages,
     assetsPerPipeline: wholeNumber('--assets', values.assets, 1, 20),
@@ -137,30 +186,9 @@ export function parseBenchFlags(
   if (problems.length) throw new UsageError(problems.join('; '));
 
   const workers = wholeNumber('--workers', values.workers, 1, 2) as 1 | 2;
-  let getAssetRate: number | undefined;
-  if (values['getasset-rate'] !== undefined) {
-    getAssetRate = Number(values['getasset-rate']);
-    if (!(getAssetRate > 0 && getAssetRate <= GETASSET_MAX_PER_SECOND)) {
-      throw new UsageError(`--getasset-rate: above 0, at most ${GETASSET_MAX_PER_SECOND} (the vendor limit)`);
-    }
-  }
-  const workerEnv: Record<string, string> = {};
-  for (const kv of values['worker-env'] ?? []) {
-    const m = /^(REELFLOW_[A-Z0-9_]+|NODE_OPTIONS)=(.*)$/.exec(kv);
-    if (!m) throw new UsageError(`--worker-env: REELFLOW_NAME=value or NODE_OPTIONS=flags, got "${kv}"`);
-    if (/SECRET|API_KEY|ACCESS_TOKEN/.test(m[1]))
-      throw new UsageError(`--worker-env: ${m[1]} is set by the bench itself`);
-    workerEnv[m[1]] = m[2]!;
-  }
-  const temporalDb = values['temporal-db'];
-  if (temporalDb !== 'file' && temporalDb !== 'memory')
-    throw new UsageError(`--temporal-db: file or memory, got "${temporalDb}"`);
-  const temporal = values.temporal;
-  if (temporal !== 'dev' && temporal !== 'cluster')
-    throw new UsageError(`--temporal: dev or cluster, got "${temporal}"`);
-  if (values.shards !== undefined && temporal !== 'cluster')
-    throw new UsageError('--shards: only with --temporal cluster');
-  const shards = values.shards === undefined ? undefined : wholeNumber('--shards', values.shards, 1, 1024);
+  const getAssetRate = parseGetAssetRate(values['getasset-rate']);
+  const workerEnv = parseWorkerEnv(values['worker-env']);
+  const { temporalDb, temporal, shards } = parseTemporal(values);
   const timeoutS =
     values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
   return {

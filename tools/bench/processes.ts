@@ -196,6 +196,65 @@ export function killAllSpawned(): void {
   spawned.clear();
 }
 
+/** What a process prints, as lines: the last 200 kept, and waits for a line matching a pattern. */
+class OutputLines {
+  readonly recent: string[] = [];
+  private readonly waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+
+  /** A 'data' listener for one stream: appends the chunk to `log`, then reads whole lines. */
+  reader(log: WriteStream): (chunk: Buffer) => void {
+    let text = '';
+    return (chunk) => {
+      log.write(chunk);
+      text += chunk.toString('utf8');
+      const lines = text.split('\n');
+      text = lines.pop() ?? '';
+      for (const line of lines) this.add(line);
+    };
+  }
+
+  private add(line: string): void {
+    this.recent.push(line);
+    if (this.recent.length > 200) this.recent.shift();
+    for (const w of [...this.waiters]) {
+      if (w.pattern.test(line)) {
+        this.waiters.delete(w);
+        w.resolve(line);
+      }
+    }
+  }
+
+  /** A line seen already, or the next one matching; rejects with `failure(why)` on timeout or exit. */
+  waitFor(
+    pattern: RegExp,
+    timeoutMs: number,
+    whenExited: () => Promise<number | string>,
+    failure: (why: string) => Error,
+  ): Promise<string> {
+    const seen = this.recent.find((l) => pattern.test(l));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        pattern,
+        resolve: (line: string) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      };
+      const fail = (why: string) => {
+        this.waiters.delete(waiter);
+        clearTimeout(timer);
+        reject(failure(why));
+      };
+      const timer = setTimeout(() => fail(`no line matching ${pattern} within ${timeoutMs} ms`), timeoutMs);
+      this.waiters.add(waiter);
+      void whenExited().then((exit) => {
+        if (this.waiters.has(waiter)) fail(`exited (${String(exit)}) before printing a line matching ${pattern}`);
+      });
+    });
+  }
+}
+
 export function spawnNode(opts: SpawnNodeOptions): NodeProcess {
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])], {
     env: opts.env,
@@ -204,30 +263,13 @@ export function spawnNode(opts: SpawnNodeOptions): NodeProcess {
   if (child.pid === undefined) throw new Error(`${opts.name}: could not start ${opts.script}`);
   spawned.add(child);
   const log: WriteStream = createWriteStream(opts.logFile, { flags: 'a' });
-  const recent: string[] = [];
-  const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+  const output = new OutputLines();
   let exit: number | string | undefined;
   const exitWaiters: (() => void)[] = [];
 
-  const onOutput = (buffered: { text: string }) => (chunk: Buffer) => {
-    log.write(chunk);
-    buffered.text += chunk.toString('utf8');
-    const lines = buffered.text.split('\n');
-    buffered.text = lines.pop() ?? '';
-    for (const line of lines) {
-      recent.push(line);
-      if (recent.length > 200) recent.shift();
-      for (const w of [...waiters]) {
-        if (w.pattern.test(line)) {
-          waiters.delete(w);
-          w.resolve(line);
-        }
-      }
-    }
-  };
   child.stdin?.on('error', () => undefined); // EPIPE after the child exited
-  child.stdout!.on('data', onOutput({ text: '' }));
-  child.stderr!.on('data', onOutput({ text: '' }));
+  child.stdout!.on('data', output.reader(log));
+  child.stderr!.on('data', output.reader(log));
   child.on('exit', (code, signal) => {
     exit = code ?? signal ?? 'unknown';
     spawned.delete(child);
@@ -236,39 +278,23 @@ export function spawnNode(opts: SpawnNodeOptions): NodeProcess {
   });
 
   const onExit = () => new Promise<void>((resolve) => (exit !== undefined ? resolve() : exitWaiters.push(resolve)));
+  const whenExited = () => onExit().then(() => exit!);
 
   return {
     name: opts.name,
     pid: child.pid,
     child,
     exited: () => exit !== undefined,
-    whenExited: () => onExit().then(() => exit!),
-    lastLines: (n) => recent.slice(-n),
-    waitForLine(pattern, timeoutMs) {
-      const seen = recent.find((l) => pattern.test(l));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = {
-          pattern,
-          resolve: (line: string) => {
-            clearTimeout(timer);
-            resolve(line);
-          },
-        };
-        const fail = (why: string) => {
-          waiters.delete(waiter);
-          clearTimeout(timer);
-          reject(
-            new Error(`${opts.name}: ${why} (see ${opts.logFile}); last output:\n${recent.slice(-15).join('\n')}`),
-          );
-        };
-        const timer = setTimeout(() => fail(`no line matching ${pattern} within ${timeoutMs} ms`), timeoutMs);
-        waiters.add(waiter);
-        void onExit().then(() => {
-          if (waiters.has(waiter)) fail(`exited (${String(exit)}) before printing a line matching ${pattern}`);
-        });
-      });
-    },
+    whenExited,
+    lastLines: (n) => output.recent.slice(-n),
+    waitForLine: (pattern, timeoutMs) =>
+      output.waitFor(
+        pattern,
+        timeoutMs,
+        whenExited,
+        (why) =>
+          new Error(`${opts.name}: ${why} (see ${opts.logFile}); last output:\n${output.recent.slice(-15).join('\n')}`),
+      ),
     send(line) {
       child.stdin?.write(`${line}\n`);
     },

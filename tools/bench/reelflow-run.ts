@@ -10,6 +10,7 @@ import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '
 import { codecDataConverter, codecEnv } from '../../src/codec';
 import { freePort } from '../devstack/dev-server';
 import type { PipelineResult } from '../../src/contract/messages';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { historyCounts } from './history-counts';
 import { mapPool } from './pool';
 import {
@@ -26,7 +27,7 @@ import {
   type PhaseContext,
   type PhaseResult,
 } from './phase';
-import { spawnNode, type NodeProcess, type Sampler } from './processes';
+import { spawnNode, type NodeProcess, type ProcStats, type Sampler } from './processes';
 
 export interface ReelflowRunOptions {
   ctx: PhaseContext;
@@ -87,6 +88,142 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
   return workers;
 }
 
+type Started = { handle?: WorkflowHandleWithFirstExecutionRunId; error?: string };
+/** A pipeline's end as awaited: its stage timings when it completed, else why not. */
+type Waited = { ok: boolean; error?: string | undefined; timings: PipelineResult['timings'] };
+
+/** Every pipeline started at once; a start that fails is recorded, not thrown. */
+function startAll(
+  client: Client,
+  ctx: PhaseContext,
+  taskQueue: string,
+  definitions: PipelineDefinitionInput[],
+): Promise<Started[]> {
+  const mode = ctx.callbacks ? 'on' : 'off';
+  return Promise.all(
+    definitions.map((definition, i): Promise<Started> =>
+      client.workflow
+        .start('videoPipeline', { taskQueue, workflowId: `bench-${ctx.tag}-${mode}-p${i}`, args: [{ definition }] })
+        .then(
+          (h): Started => ({ handle: h }),
+          (err: unknown): Started => ({ error: `start failed: ${(err as Error).message}` }),
+        ),
+    ),
+  );
+}
+
+/** Progress from the visibility store every 15 s (results are awaited in order, so a local count would lag). */
+function logProgress(client: Client, ctx: PhaseContext, taskQueue: string, t0: number): NodeJS.Timeout {
+  return setInterval(() => {
+    client.workflow
+      .count(`WorkflowType = 'videoPipeline' AND TaskQueue = '${taskQueue}' AND ExecutionStatus != 'Running'`)
+      .then(
+        ({ count }) => ctx.log(`  ${count}/${ctx.n} finished after ${((Date.now() - t0) / 1000).toFixed(0)} s`),
+        () => undefined,
+      );
+  }, 15_000);
+}
+
+/**
+ * Rejects when a worker dies mid-run (e.g. out of memory), so the wait ends at once instead
+ * of at the timeout; after stop(), an exit is expected and never settles it.
+ */
+function workerDeath(workers: NodeProcess[]): { died: Promise<never>; stop(): void } {
+  let stopping = false;
+  const died = Promise.race(
+    workers.map((w) =>
+      w.whenExited().then((code) => {
+        if (stopping) return new Promise<never>(() => undefined);
+        throw new Error(
+          `${w.name} exited (${String(code)}) during the run; last output:\n${w.lastLines(20).join('\n')}`,
+        );
+      }),
+    ),
+  );
+  died.catch(() => undefined);
+  return { died, stop: () => (stopping = true) };
+}
+
+/** Each pipeline's result, or why not (a failed start, the --timeout deadline). */
+function waitForResults(started: Started[], deadline: number): Promise<Waited[]> {
+  return mapPool(started, 100, async (s): Promise<Waited> => {
+    if (!s.handle) return { ok: false, error: s.error, timings: {} };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not finished within --timeout`)), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      const result = (await Promise.race([s.handle.result(), timeout])) as PipelineResult;
+      return { ok: true, timings: result.timings };
+    } catch (err) {
+      return { ok: false, error: (err as Error).message, timings: {} };
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}
+
+/** Every pipeline's end, with progress lines; a worker's death ends the wait (what completed still counts). */
+async function awaitAll(
+  ctx: PhaseContext,
+  client: Client,
+  taskQueue: string,
+  started: Started[],
+  workers: NodeProcess[],
+  t0: number,
+): Promise<Waited[]> {
+  const progress = logProgress(client, ctx, taskQueue, t0);
+  const death = workerDeath(workers);
+  try {
+    return await Promise.race([waitForResults(started, t0 + ctx.timeoutMs), death.died]);
+  } catch (err) {
+    // A worker died: what completed counts, the rest failed (and is terminated by the caller).
+    const why = (err as Error).message;
+    ctx.log(`  ${why}`);
+    return await mapPool(started, 32, async (s): Promise<Waited> => {
+      if (!s.handle) return { ok: false, error: s.error, timings: {} };
+      const d = await s.handle.describe();
+      if (d.status.name !== 'COMPLETED') return { ok: false, error: why.split('\n')[0], timings: {} };
+      return { ok: true, timings: ((await s.handle.result()) as PipelineResult).timings };
+    });
+  } finally {
+    clearInterval(progress);
+    death.stop();
+  }
+}
+
+/** Per pipeline: server-side start (first run) to close (latest run), history size; and the last close. */
+async function outcomesOf(client: Client, started: Started[], results: Waited[], t0: number) {
+  let lastClose = t0;
+  const outcomes: Measured['outcomes'] = await mapPool(started, 32, async (s, i) => {
+    const r = results[i];
+    if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
+    const last = await s.handle.describe(); // the latest run: its close is the pipeline's
+    const close = last.closeTime?.getTime() ?? NaN;
+    if (close > lastClose) lastClose = close;
+    const counts = await historyCounts(client, s.handle.workflowId, s.handle.firstExecutionRunId);
+    const first = await client.workflow.getHandle(s.handle.workflowId, s.handle.firstExecutionRunId).describe();
+    return {
+      ok: r.ok,
+      ...(r.error ? { error: r.error } : {}),
+      pipelineMs: close - first.startTime.getTime(),
+      stageMs: r.timings,
+      historyEvents: counts.events,
+      workflowTasks: counts.workflowTasks,
+    };
+  });
+  return { outcomes, lastClose };
+}
+
+/** CPU and memory of the workers (processes) and of what ran beside them (context). */
+function processUseOf(names: string[], before: Map<string, ProcStats>, after: Map<string, ProcStats>) {
+  const use = (n: string) => processUse(n, before.get(n), after.get(n));
+  return {
+    processes: names.map(use),
+    context: [use('temporal server'), use('emulator'), ...(before.has('postgresql') ? [use('postgresql')] : [])],
+  };
+}
+
 export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult> {
   const { ctx, sampler } = opts;
   const mode = ctx.callbacks ? 'on' : 'off';
@@ -109,77 +246,9 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     );
 
     const t0 = Date.now();
-    const deadline = t0 + ctx.timeoutMs;
-    type Started = { handle?: WorkflowHandleWithFirstExecutionRunId; error?: string };
-    const started = await Promise.all(
-      definitions.map((definition, i): Promise<Started> =>
-        client.workflow
-          .start('videoPipeline', { taskQueue, workflowId: `bench-${ctx.tag}-${mode}-p${i}`, args: [{ definition }] })
-          .then(
-            (h): Started => ({ handle: h }),
-            (err: unknown): Started => ({ error: `start failed: ${(err as Error).message}` }),
-          ),
-      ),
-    );
+    const started = await startAll(client, ctx, taskQueue, definitions);
     ctx.log(`  all started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-
-    // Progress from the visibility store (results are awaited in order, so a local count would lag).
-    const progress = setInterval(() => {
-      client.workflow
-        .count(`WorkflowType = 'videoPipeline' AND TaskQueue = '${taskQueue}' AND ExecutionStatus != 'Running'`)
-        .then(
-          ({ count }) => ctx.log(`  ${count}/${ctx.n} finished after ${((Date.now() - t0) / 1000).toFixed(0)} s`),
-          () => undefined,
-        );
-    }, 15_000);
-    // A worker that dies mid-run (e.g. out of memory) ends the wait at once instead of at the timeout.
-    let stopping = false;
-    const died = Promise.race(
-      workers.map((w) =>
-        w.whenExited().then((code) => {
-          if (stopping) return new Promise<never>(() => undefined);
-          throw new Error(
-            `${w.name} exited (${String(code)}) during the run; last output:\n${w.lastLines(20).join('\n')}`,
-          );
-        }),
-      ),
-    );
-    died.catch(() => undefined);
-    const waitAll = mapPool(started, 100, async (s) => {
-      if (!s.handle) return { ok: false, error: s.error, timings: {} };
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`not finished within --timeout`)),
-          Math.max(0, deadline - Date.now()),
-        );
-      });
-      try {
-        const result = (await Promise.race([s.handle.result(), timeout])) as PipelineResult;
-        return { ok: true, timings: result.timings };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message, timings: {} };
-      } finally {
-        clearTimeout(timer);
-      }
-    });
-    let results: Awaited<typeof waitAll>;
-    try {
-      results = await Promise.race([waitAll, died]);
-    } catch (err) {
-      // A worker died: what completed counts, the rest failed (and is terminated below).
-      const why = (err as Error).message;
-      ctx.log(`  ${why}`);
-      results = await mapPool(started, 32, async (s) => {
-        if (!s.handle) return { ok: false, error: s.error, timings: {} };
-        const d = await s.handle.describe();
-        if (d.status.name !== 'COMPLETED') return { ok: false, error: why.split('\n')[0], timings: {} };
-        return { ok: true, timings: ((await s.handle.result()) as PipelineResult).timings };
-      });
-    } finally {
-      clearInterval(progress);
-    }
-    stopping = true;
+    const results = await awaitAll(ctx, client, taskQueue, started, workers, t0);
     const after = sampler.sample();
 
     // Whatever is still running after the timeout is stopped, so nothing outlives the bench.
@@ -187,33 +256,8 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
       if (s.handle && !results[i].ok) await s.handle.terminate('benchmark timeout').catch(() => undefined);
     });
 
-    let lastClose = t0;
-    const outcomes = await mapPool(started, 32, async (s, i) => {
-      const r = results[i];
-      if (!s.handle) return { ok: false, error: r.error, pipelineMs: NaN };
-      const last = await s.handle.describe(); // the latest run: its close is the pipeline's
-      const close = last.closeTime?.getTime() ?? NaN;
-      if (close > lastClose) lastClose = close;
-      const counts = await historyCounts(client, s.handle.workflowId, s.handle.firstExecutionRunId);
-      const first = await client.workflow.getHandle(s.handle.workflowId, s.handle.firstExecutionRunId).describe();
-      return {
-        ok: r.ok,
-        ...(r.error ? { error: r.error } : {}),
-        pipelineMs: close - first.startTime.getTime(),
-        stageMs: r.timings,
-        historyEvents: counts.events,
-        workflowTasks: counts.workflowTasks,
-      };
-    });
-
-    const processes = names.map((n) => processUse(n, before.get(n), after.get(n)));
-    const context = [
-      processUse('temporal server', before.get('temporal server'), after.get('temporal server')),
-      processUse('emulator', before.get('emulator'), after.get('emulator')),
-      ...(before.has('postgresql')
-        ? [processUse('postgresql', before.get('postgresql'), after.get('postgresql'))]
-        : []),
-    ];
+    const { outcomes, lastClose } = await outcomesOf(client, started, results, t0);
+    const { processes, context } = processUseOf(names, before, after);
     const machineLoad = window.end(cpuOf([...processes, ...context]));
     const measured: Measured = {
       system: 'reelflow',

@@ -107,14 +107,31 @@ const times = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(2)}×`);
 const mb = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : 'n/a');
 const tri = (s: Summary) => `${secs(s.p50)} / ${secs(s.p95)} / ${secs(s.p99)}`;
 
-function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
-  const r = report.runs.find((x) => x.system === 'reelflow' && x.callbacks === (mode === 'on'));
-  const b = report.runs.find((x) => x.system === 'baseline' && x.callbacks === (mode === 'on'));
-  const cols = [r, b];
-  const cell = (f: (p: PhaseResult) => string) => cols.map((p) => (p ? f(p) : '—'));
+type Row = [string, ...string[]];
+/** One cell per column (reelflow, baseline); '—' where that system did not run. */
+type Cells = (f: (p: PhaseResult) => string) => string[];
+interface TableContext {
+  report: BenchReport;
+  mode: 'off' | 'on';
+  cols: (PhaseResult | undefined)[];
+  cell: Cells;
+}
+
+/** "12 (GetAsset 10, CreateAsset 2)", or "0". */
+const countWithBreakdown = (total: number, byKey: Record<string, number>) =>
+  `${total}${
+    total
+      ? ` (${Object.entries(byKey)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`
+      : ''
+  }`;
+
+/** Completion, wall time, pipeline time, overhead, and each stage's p50. */
+function timeRows({ report, mode, cols, cell }: TableContext): Row[] {
   const idealMs = report.ideal.ms;
   const t = report.targets;
-  const rows: [string, ...string[]][] = [
+  return [
     [
       'pipelines completed',
       ...cell((p) => `${p.completed}/${p.pipelines}${p.failed ? ` (${p.failed} failed)` : ''}`),
@@ -133,50 +150,35 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
     ['overhead p50 / pipeline ideal', ...cell((p) => `${num((p.overheadMs.p50 / idealMs) * 100, 0)}%`), ''],
     ...(['review', 'assets', 'generation', 'erase', 'archive'] as const)
       .filter((st) => cols.some((p) => p?.stageMs[st]))
-      .map((st): [string, ...string[]] => [
+      .map((st): Row => [
         `· ${st} stage p50${st === 'archive' ? ' (both downloads)' : ''}`,
         ...cell((p) => secs(p.stageMs[st]?.p50 ?? NaN)),
         st === 'archive' ? '' : `vendor ${secs(report.ideal.byStage[st] ?? NaN)}`,
       ]),
+  ];
+}
+
+/** Vendor calls (all, then per endpoint), 429s, the GetAsset window, duplicates. */
+function vendorRows({ report, cols, cell }: TableContext): Row[] {
+  const t = report.targets;
+  const endpoints = [
+    ...new Set([...Object.keys(report.minimumCalls), ...cols.flatMap((p) => Object.keys(p?.callsPerPipeline ?? {}))]),
+  ];
+  return [
     [
       'vendor calls per pipeline (all)',
       ...cell((p) => num(p.callsTotal / p.pipelines)),
       num(Object.values(report.minimumCalls).reduce((a, c) => a + c, 0)),
     ],
-  ];
-  const endpoints = [
-    ...new Set([...Object.keys(report.minimumCalls), ...cols.flatMap((p) => Object.keys(p?.callsPerPipeline ?? {}))]),
-  ];
-  for (const e of endpoints) {
-    rows.push([`· ${e}`, ...cell((p) => num(p.callsPerPipeline[e] ?? 0)), String(report.minimumCalls[e] ?? 0)]);
-  }
-  rows.push(
-    [
-      '429s received',
-      ...cell(
-        (p) =>
-          `${p.rateLimitedTotal}${
-            p.rateLimitedTotal
-              ? ` (${Object.entries(p.rateLimited)
-                  .map(([k, v]) => `${k} ${v}`)
-                  .join(', ')})`
-              : ''
-          }`,
-      ),
-      '0',
-    ],
+    ...endpoints.map((e): Row => [
+      `· ${e}`,
+      ...cell((p) => num(p.callsPerPipeline[e] ?? 0)),
+      String(report.minimumCalls[e] ?? 0),
+    ]),
+    ['429s received', ...cell((p) => countWithBreakdown(p.rateLimitedTotal, p.rateLimited)), '0'],
     [
       "· of those, the vendor's own (not injected)",
-      ...cell(
-        (p) =>
-          `${p.natural429Total}${
-            p.natural429Total
-              ? ` (${Object.entries(p.natural429)
-                  .map(([k, v]) => `${k} ${v}`)
-                  .join(', ')})`
-              : ''
-          }`,
-      ),
+      ...cell((p) => countWithBreakdown(p.natural429Total, p.natural429)),
       String(t.natural429),
     ],
     [
@@ -185,6 +187,13 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
       `≤ ${t.getAssetWindow}`,
     ],
     ['extra vendor tasks (duplicates)', ...cell((p) => String(p.extraVendorTasks)), '0'],
+  ];
+}
+
+/** History size, workflow tasks, memory and CPU of the run's own processes. */
+function costRows({ report, cell }: TableContext): Row[] {
+  const t = report.targets;
+  return [
     [
       'history events per pipeline p50 / max',
       ...cell((p) => (p.historyEvents ? `${p.historyEvents.p50} / ${p.historyEvents.max}` : '—')),
@@ -209,6 +218,14 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
       }),
       `≤ ${t.cpuSecondsPerPipeline} (reelflow)`,
     ],
+  ];
+}
+
+/** What ran beside: the Temporal server, PostgreSQL, the emulator, the machine; the vendor's callbacks. */
+function contextRows({ cell }: TableContext): Row[] {
+  const contextCpu = (p: PhaseResult, name: string) =>
+    num(p.context.find((x) => x.name === name)?.cpuSeconds ?? NaN, 1);
+  return [
     [
       'context: Temporal server CPU s / peak RSS',
       ...cell((p) => {
@@ -217,16 +234,8 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
       }),
       '',
     ],
-    [
-      'context: PostgreSQL CPU s (real server only)',
-      ...cell((p) => num(p.context.find((x) => x.name === 'postgresql')?.cpuSeconds ?? NaN, 1)),
-      '',
-    ],
-    [
-      'context: emulator CPU s',
-      ...cell((p) => num(p.context.find((x) => x.name === 'emulator')?.cpuSeconds ?? NaN, 1)),
-      '',
-    ],
+    ['context: PostgreSQL CPU s (real server only)', ...cell((p) => contextCpu(p, 'postgresql')), ''],
+    ['context: emulator CPU s', ...cell((p) => contextCpu(p, 'emulator')), ''],
     [
       'machine CPU during the run: busy / capacity (others)',
       ...cell((p) => {
@@ -242,7 +251,15 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
       ...cell((p) => (p.callbacks ? `${p.vendorCallbacks.sent} / ${p.vendorCallbacks.delivered}` : '—')),
       '',
     ],
-  );
+  ];
+}
+
+function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
+  const r = report.runs.find((x) => x.system === 'reelflow' && x.callbacks === (mode === 'on'));
+  const b = report.runs.find((x) => x.system === 'baseline' && x.callbacks === (mode === 'on'));
+  const cols = [r, b];
+  const table: TableContext = { report, mode, cols, cell: (f) => cols.map((p) => (p ? f(p) : '—')) };
+  const rows = [...timeRows(table), ...vendorRows(table), ...costRows(table), ...contextRows(table)];
   const lines = [`## Callbacks ${mode}`, '', '| | reelflow | baseline | ideal / minimum |', '|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
   const failures = cols.flatMap((p) => (p?.failures ?? []).map((f) => `${p!.system}: ${f}`));
@@ -250,14 +267,15 @@ function modeTable(report: BenchReport, mode: 'off' | 'on'): string[] {
   return lines;
 }
 
-export function renderMarkdown(report: BenchReport): string {
+/** The title, the command, the machine, the workload and what "ideal" means. */
+function introLines(report: BenchReport): string[] {
   const s = report.settings;
   const m = report.machine;
   const w = s.workload;
   const stages = w.stages
     .map((st) => (st === 'assets' ? `assets (${w.assetsPerPipeline} per pipeline)` : st))
     .join(' → ');
-  const lines = [
+  return [
     `# reelflow benchmark — ${report.startedAt}`,
     '',
     `Command: \`${report.command}\``,
@@ -287,55 +305,66 @@ export function renderMarkdown(report: BenchReport): string {
       `${report.getAssetFloor.explanation}`,
     '',
   ];
-  for (const mode of s.callbacks) lines.push(...modeTable(report, mode), '');
-  if (report.ratios.length) {
-    lines.push(
-      '## Ratios reelflow / baseline',
-      '',
-      '| callbacks | wall time | vendor calls | peak RSS | CPU seconds |',
-      '|---|---|---|---|---|',
-    );
-    for (const q of report.ratios) {
-      lines.push(
+}
+
+function ratioLines(report: BenchReport): string[] {
+  if (!report.ratios.length) return [];
+  return [
+    '## Ratios reelflow / baseline',
+    '',
+    '| callbacks | wall time | vendor calls | peak RSS | CPU seconds |',
+    '|---|---|---|---|---|',
+    ...report.ratios.map(
+      (q) =>
         `| ${q.mode} | ${times(q.wallTime)} | ${times(q.vendorCalls)} | ${times(q.peakRss)} | ${times(q.cpuSeconds)} |`,
-      );
-    }
-    lines.push('');
-  }
-  lines.push(
+    ),
+    '',
+  ];
+}
+
+/** With --cpu-prof: the threads that used at least 0.5 s, and their top packages. */
+function profileLines(report: BenchReport): string[] {
+  const profiled = (report.cpuProfiles ?? []).filter((p) => p.totalMs >= 500);
+  if (!profiled.length) return [];
+  return [
+    '## CPU profiles (self time by package; threads with ≥ 0.5 s)',
+    '',
+    '| profile | CPU | top packages |',
+    '|---|---|---|',
+    ...profiled.map((p) => {
+      const tops = p.byPackage
+        .slice(0, 6)
+        .map((x) => `${x.name} ${(x.share * 100).toFixed(0)}%`)
+        .join(', ');
+      return `| ${p.file} | ${secs(p.totalMs)} | ${tops} |`;
+    }),
+    '',
+  ];
+}
+
+const DEFINITIONS =
+  "Definitions: pipeline time = the parent workflow's start to close (reelflow, server clock) or the loop's start to end (baseline); " +
+  "vendor processing = created → terminal of the pipeline's own tasks along the chain, from the emulator's records; " +
+  'overhead = pipeline time − vendor processing; calls = requests the emulator answered (429s included), ' +
+  'busiest window = most GetAsset requests of one access token that the emulator received within 1 s (sliding, as its limiter counts); ' +
+  'minimum = one create and one final query per task plus one download per archived video; ' +
+  "history events and workflow tasks (WorkflowTaskCompleted) = summed over the pipeline's continue-as-new runs; " +
+  'CPU seconds = utime + stime during the run; ' +
+  'peak RSS = VmHWM of the process.';
+
+export function renderMarkdown(report: BenchReport): string {
+  const lines = [
+    ...introLines(report),
+    ...report.settings.callbacks.flatMap((mode) => [...modeTable(report, mode), '']),
+    ...ratioLines(report),
     '## Targets',
     '',
     report.findings.length ? 'Missed:' : 'Every target met.',
     ...report.findings.map((f) => `- ${f}`),
     '',
-  );
-  const profiled = (report.cpuProfiles ?? []).filter((p) => p.totalMs >= 500);
-  if (profiled.length) {
-    lines.push(
-      '## CPU profiles (self time by package; threads with ≥ 0.5 s)',
-      '',
-      '| profile | CPU | top packages |',
-      '|---|---|---|',
-    );
-    for (const p of profiled) {
-      const tops = p.byPackage
-        .slice(0, 6)
-        .map((x) => `${x.name} ${(x.share * 100).toFixed(0)}%`)
-        .join(', ');
-      lines.push(`| ${p.file} | ${secs(p.totalMs)} | ${tops} |`);
-    }
-    lines.push('');
-  }
-  lines.push(
-    "Definitions: pipeline time = the parent workflow's start to close (reelflow, server clock) or the loop's start to end (baseline); " +
-      "vendor processing = created → terminal of the pipeline's own tasks along the chain, from the emulator's records; " +
-      'overhead = pipeline time − vendor processing; calls = requests the emulator answered (429s included), ' +
-      'busiest window = most GetAsset requests of one access token that the emulator received within 1 s (sliding, as its limiter counts); ' +
-      'minimum = one create and one final query per task plus one download per archived video; ' +
-      "history events and workflow tasks (WorkflowTaskCompleted) = summed over the pipeline's continue-as-new runs; " +
-      'CPU seconds = utime + stime during the run; ' +
-      'peak RSS = VmHWM of the process.',
-  );
+    ...profileLines(report),
+    DEFINITIONS,
+  ];
   return `${lines.join('\n')}\n`;
 }
 

@@ -150,7 +150,14 @@ export async function launchChromium(bin = findChromium()): Promise<Browser> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-chromium-'));
   const child = spawn(bin, [...FLAGS, `--user-data-dir=${dir}`, 'about:blank'], { stdio: 'ignore' });
   // Retries: Chromium's helper processes may still write to the profile for a moment after it exits.
-  const cleanup = () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  // A profile left behind in the temp folder is not worth failing the run the screenshots already made.
+  const cleanup = () => {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch (err) {
+      process.stderr.write(`chromium: could not remove ${dir}: ${(err as Error).message}\n`);
+    }
+  };
   try {
     const port = await devToolsPort(dir, child);
     const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {

@@ -28,7 +28,7 @@ import {
 import { reportError } from '../../src/starters/cli/errors';
 import { exitCodeOf, followWithDisplay } from '../../src/starters/cli/follow';
 import { EXIT } from '../../src/starters/cli/output';
-import { loadDefinitionFile } from '../../src/starters/client/definition-file';
+import { loadDefinitionFile, type LoadedDefinition } from '../../src/starters/client/definition-file';
 import { startPipeline, type PipelineOutcome } from '../../src/starters/client/pipeline-client';
 import { renderFailure, renderResult, type OutputStream } from '../../src/starters/client/progress';
 import { startWorkerProcess, type RunningWorkerProcess } from '../../src/workers/main';
@@ -107,194 +107,259 @@ function waitForAbort(signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-/** Runs the demo; resolves with the exit code (0 when the pipeline completed). */
-export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
+/** What runDemo started, stopped in reverse order at the end (a failure to stop one is logged). */
+class Stack {
+  private readonly stops: { name: string; stop: () => Promise<unknown> }[] = [];
+
+  constructor(private readonly log: (line: string) => void) {}
+
+  add(name: string, stop: () => Promise<unknown>): void {
+    this.stops.push({ name, stop });
+  }
+
+  get empty(): boolean {
+    return this.stops.length === 0;
+  }
+
+  async stopAll(): Promise<void> {
+    for (const { name, stop } of this.stops.reverse()) {
+      try {
+        await stop();
+      } catch (e) {
+        this.log(`stopping ${name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    this.stops.length = 0;
+  }
+}
+
+/** One demo run: where its files go, what it prints (say) and logs (log), and what it started. */
+interface Demo {
+  opts: DemoOptions;
+  ports: NonNullable<DemoOptions['ports']>;
+  root: string;
+  dataDir: string;
+  logDir: string;
+  out: OutputStream;
+  err: OutputStream;
+  say: (line?: string) => void;
+  log: (line: string) => void;
+  /** A path as short as it reads from the current folder. */
+  rel: (p: string) => string;
+  aborted: () => boolean;
+  stack: Stack;
+}
+
+function newDemo(opts: DemoOptions): Demo {
   const out = opts.out ?? process.stdout;
-  const err = opts.err ?? process.stderr;
-  const say = (line = '') => out.write(`${line}\n`);
   const root = repoRoot();
   const dataDir = path.resolve(opts.dataDir ?? path.join(root, '.data'));
   const logDir = path.join(dataDir, 'demo');
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, 'demo.log');
   const log = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
-  const rel = (p: string) => path.relative(process.cwd(), p) || '.';
-  const ports = opts.ports ?? {};
-  const signal = opts.signal;
+  return {
+    opts,
+    ports: opts.ports ?? {},
+    root,
+    dataDir,
+    logDir,
+    out,
+    err: opts.err ?? process.stderr,
+    say: (line = '') => out.write(`${line}\n`),
+    log,
+    rel: (p: string) => path.relative(process.cwd(), p) || '.',
+    aborted: () => opts.signal?.aborted === true,
+    stack: new Stack(log),
+  };
+}
 
+/** 1. The Temporal dev server: SQLite under the data dir, Web UI on unless headless. */
+async function startTemporal(demo: Demo): Promise<DevServer> {
+  const { opts, ports, rel, log, err } = demo;
+  const dbFile = path.join(demo.dataDir, 'temporal.db');
+  const serverLog = path.join(demo.logDir, 'temporal.log');
+  let server: DevServer;
+  try {
+    server = await startLocalTemporal({
+      dbFile,
+      logFile: serverLog,
+      headless: opts.headless ?? false,
+      ...(ports.temporal ? { port: ports.temporal } : {}),
+      ...(ports.ui ? { uiPort: ports.ui } : {}),
+      log: (line) => {
+        if (line.startsWith('temporal:')) err.write(`${line}\n`);
+        log(line);
+      },
+    });
+  } catch (e) {
+    throw new Error(
+      `${e instanceof Error ? e.message : String(e)} (see ${rel(serverLog)}; is another demo using ${rel(dbFile)}?)`,
+    );
+  }
+  demo.stack.add('temporal dev server', () => server.stop());
+  demo.say(`  temporal   ${server.address}${server.uiUrl ? ` · Web UI ${server.uiUrl}` : ''} · ${rel(dbFile)}`);
+  return server;
+}
+
+/** 2. The vendor emulator, in this process. */
+async function startDemoEmulator(demo: Demo): Promise<RunningEmulator> {
+  const emulator: RunningEmulator = await startEmulator({
+    host: '127.0.0.1',
+    port: demo.ports.emulator ?? 0,
+    ...demo.opts.emulator,
+  });
+  demo.stack.add('emulator', () => emulator.close());
+  demo.say(`  emulator   ${emulator.url} (vendor API: generation, erase, assets, review)`);
+  return emulator;
+}
+
+/** 3. The worker process: workers, activities and the callback receiver. */
+async function startWorker(demo: Demo, server: DevServer, emulatorUrl: string): Promise<void> {
+  const { say, log } = demo;
+  const callbackPort = demo.ports.callback ?? (await freePort('127.0.0.1'));
+  const temporalConfig = path.join(demo.logDir, 'temporal.toml');
+  writeFileSync(
+    temporalConfig,
+    `# written by the reelflow demo\n[profile.default]\naddress = "${server.address}"\nnamespace = "${server.namespace}"\n`,
+  );
+  const env = workerEnv(process.env, {
+    TEMPORAL_CONFIG_FILE: temporalConfig,
+    ...localWorkerEnv({
+      server,
+      emulatorUrl,
+      taskQueue: DEMO_TASK_QUEUE,
+      archiveDir: path.join(demo.dataDir, 'archive'),
+      callbackPort,
+    }),
+  });
+  say('  worker     starting (the first run bundles the workflow code, which takes a while)…');
+  const worker: RunningWorkerProcess = await startWorkerProcess({
+    env,
+    log: (line) => log(`[worker] ${line}`),
+    ...(demo.opts.workflowsPath ? { workflowsPath: demo.opts.workflowsPath } : {}),
+  });
+  const workerDone = worker.done.catch((e: unknown) =>
+    log(`[worker] stopped with ${e instanceof Error ? e.message : String(e)}`),
+  );
+  demo.stack.add('worker', async () => {
+    worker.shutdown();
+    await workerDone;
+  });
+  say(
+    `  worker     task queues ${worker.taskQueues.join(', ')}${worker.receiverUrl ? ` · callbacks ${worker.receiverUrl}` : ''}`,
+  );
+  say(`  logs       ${demo.rel(demo.logDir)}/`);
+}
+
+/**
+ * 4. The pipeline, started and followed with the live display; its result (or failure)
+ * printed. False when interrupted: the pipeline is cancelled then, while the worker is up.
+ */
+async function runPipeline(
+  demo: Demo,
+  server: DevServer,
+  loaded: LoadedDefinition,
+  report: DemoReport,
+): Promise<boolean> {
+  const { say, opts } = demo;
+  const connection = await Connection.connect({ address: server.address });
+  demo.stack.add('client connection', () => connection.close());
+  const client = new Client({ connection, namespace: server.namespace });
+  const handle = await startPipeline(client, loaded.input, { taskQueue: DEMO_TASK_QUEUE });
+  report.workflowId = handle.workflowId;
+  const link = server.uiUrl
+    ? `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(handle.workflowId)}`
+    : undefined;
+  if (link) report.webUiUrl = link;
+  say();
+  say(`running ${demo.rel(loaded.source)} as ${handle.workflowId}`);
+  say();
+  let outcome: PipelineOutcome;
+  try {
+    outcome = await followWithDisplay(
+      client,
+      handle.workflowId,
+      { stdout: demo.out },
+      {
+        json: false,
+        taskQueue: DEMO_TASK_QUEUE,
+        intervalMs: opts.intervalMs ?? 500,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      },
+    );
+  } catch (e) {
+    if (!demo.aborted()) throw e;
+    // Its vendor (this emulator) goes away with the demo: cancel it while the worker is up.
+    say(`\ninterrupted: cancelling ${handle.workflowId} (Ctrl-C again to quit at once)`);
+    await client
+      .withDeadline(Date.now() + 20_000, async () => {
+        await handle.cancel();
+        await handle.result();
+      })
+      .catch(() => undefined);
+    return false;
+  }
+  report.outcome = outcome;
+  report.code = exitCodeOf(outcome);
+  say();
+  const lines =
+    outcome.status === 'completed'
+      ? renderResult(outcome.result)
+      : renderFailure(`pipeline ${outcome.workflowId} ${outcome.status}`, outcome.messages);
+  for (const line of lines) say(line);
+  say();
+  if (link) say(`Web UI: ${link}`);
+  return true;
+}
+
+/** 5. With --keep: how to use the stack from another shell, then wait for Ctrl-C. */
+async function keepUp(demo: Demo, server: DevServer, emulatorUrl: string): Promise<void> {
+  const { say } = demo;
+  say();
+  say('The stack stays up; Ctrl-C stops it. From another shell:');
+  say(
+    `  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}${server.uiUrl ? ` TEMPORAL_UI_URL=${server.uiUrl}` : ''}`,
+  );
+  say(`  export VENDOR_BASE_URL=${emulatorUrl} VENDOR_IDENTITY_URL=${emulatorUrl}`);
+  say(
+    `  export REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${DEFAULT_ACCESS_TOKENS[0]}   # the emulator's built-in test token`,
+  );
+  say(`  npx reelflow list · npx reelflow run examples/generation-only.json · npx reelflow groups list`);
+  await waitForAbort(demo.opts.signal);
+}
+
+/** Runs the demo; resolves with the exit code (0 when the pipeline completed). */
+export async function runDemo(opts: DemoOptions = {}): Promise<DemoReport> {
+  const demo = newDemo(opts);
   // Validate before starting anything.
-  const definitionFile = opts.definitionFile ?? path.join(root, 'examples', 'pipeline.json');
+  const definitionFile = opts.definitionFile ?? path.join(demo.root, 'examples', 'pipeline.json');
   const loaded = await loadDefinitionFile(definitionFile, { allowPrivateHosts: true }); // against the local emulator
 
   if (opts.installRuntime !== false) {
     Runtime.install({
-      logger: new DefaultLogger('WARN', (entry) => log(`[sdk ${entry.level}] ${entry.message}`)),
+      logger: new DefaultLogger('WARN', (entry) => demo.log(`[sdk ${entry.level}] ${entry.message}`)),
       shutdownSignals: [],
     });
   }
 
-  const stops: { name: string; stop: () => Promise<unknown> }[] = [];
-  const stopAll = async () => {
-    for (const { name, stop } of stops.reverse()) {
-      try {
-        await stop();
-      } catch (e) {
-        log(`stopping ${name}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-    stops.length = 0;
-  };
-  const aborted = () => signal?.aborted === true;
   const report: DemoReport = { code: EXIT.failed };
-
   try {
-    say('reelflow demo: the whole stack on this machine');
-
-    // 1. Temporal dev server.
-    const dbFile = path.join(dataDir, 'temporal.db');
-    const serverLog = path.join(logDir, 'temporal.log');
-    let server: DevServer;
-    try {
-      server = await startLocalTemporal({
-        dbFile,
-        logFile: serverLog,
-        headless: opts.headless ?? false,
-        ...(ports.temporal ? { port: ports.temporal } : {}),
-        ...(ports.ui ? { uiPort: ports.ui } : {}),
-        log: (line) => {
-          if (line.startsWith('temporal:')) err.write(`${line}\n`);
-          log(line);
-        },
-      });
-    } catch (e) {
-      throw new Error(
-        `${e instanceof Error ? e.message : String(e)} (see ${rel(serverLog)}; is another demo using ${rel(dbFile)}?)`,
-      );
-    }
-    stops.push({ name: 'temporal dev server', stop: () => server.stop() });
-    say(`  temporal   ${server.address}${server.uiUrl ? ` · Web UI ${server.uiUrl}` : ''} · ${rel(dbFile)}`);
-    if (aborted()) return { code: EXIT.interrupted };
-
-    // 2. Vendor emulator.
-    const emulator: RunningEmulator = await startEmulator({
-      host: '127.0.0.1',
-      port: ports.emulator ?? 0,
-      ...opts.emulator,
-    });
-    stops.push({ name: 'emulator', stop: () => emulator.close() });
-    say(`  emulator   ${emulator.url} (vendor API: generation, erase, assets, review)`);
-    if (aborted()) return { code: EXIT.interrupted };
-
-    // 3. Worker process: workers, activities and the callback receiver.
-    const callbackPort = ports.callback ?? (await freePort('127.0.0.1'));
-    const temporalConfig = path.join(logDir, 'temporal.toml');
-    writeFileSync(
-      temporalConfig,
-      `# written by the reelflow demo\n[profile.default]\naddress = "${server.address}"\nnamespace = "${server.namespace}"\n`,
-    );
-    const env = workerEnv(process.env, {
-      TEMPORAL_CONFIG_FILE: temporalConfig,
-      ...localWorkerEnv({
-        server,
-        emulatorUrl: emulator.url,
-        taskQueue: DEMO_TASK_QUEUE,
-        archiveDir: path.join(dataDir, 'archive'),
-        callbackPort,
-      }),
-    });
-    say('  worker     starting (the first run bundles the workflow code, which takes a while)…');
-    const worker: RunningWorkerProcess = await startWorkerProcess({
-      env,
-      log: (line) => log(`[worker] ${line}`),
-      ...(opts.workflowsPath ? { workflowsPath: opts.workflowsPath } : {}),
-    });
-    const workerDone = worker.done.catch((e: unknown) =>
-      log(`[worker] stopped with ${e instanceof Error ? e.message : String(e)}`),
-    );
-    stops.push({
-      name: 'worker',
-      stop: async () => {
-        worker.shutdown();
-        await workerDone;
-      },
-    });
-    say(
-      `  worker     task queues ${worker.taskQueues.join(', ')}${worker.receiverUrl ? ` · callbacks ${worker.receiverUrl}` : ''}`,
-    );
-    say(`  logs       ${rel(logDir)}/`);
-    if (aborted()) return { code: EXIT.interrupted };
-
-    // 4. The pipeline.
-    const connection = await Connection.connect({ address: server.address });
-    stops.push({ name: 'client connection', stop: () => connection.close() });
-    const client = new Client({ connection, namespace: server.namespace });
-    const handle = await startPipeline(client, loaded.input, { taskQueue: DEMO_TASK_QUEUE });
-    report.workflowId = handle.workflowId;
-    const link = server.uiUrl
-      ? `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(handle.workflowId)}`
-      : undefined;
-    if (link) report.webUiUrl = link;
-    say();
-    say(`running ${rel(loaded.source)} as ${handle.workflowId}`);
-    say();
-    let outcome: PipelineOutcome;
-    try {
-      outcome = await followWithDisplay(
-        client,
-        handle.workflowId,
-        { stdout: out },
-        {
-          json: false,
-          taskQueue: DEMO_TASK_QUEUE,
-          intervalMs: opts.intervalMs ?? 500,
-          ...(signal ? { signal } : {}),
-        },
-      );
-    } catch (e) {
-      if (aborted()) {
-        // Its vendor (this emulator) goes away with the demo: cancel it while the worker is up.
-        say(`\ninterrupted: cancelling ${handle.workflowId} (Ctrl-C again to quit at once)`);
-        await client
-          .withDeadline(Date.now() + 20_000, async () => {
-            await handle.cancel();
-            await handle.result();
-          })
-          .catch(() => undefined);
-        return { ...report, code: EXIT.interrupted };
-      }
-      throw e;
-    }
-    report.outcome = outcome;
-    report.code = exitCodeOf(outcome);
-    say();
-    const lines =
-      outcome.status === 'completed'
-        ? renderResult(outcome.result)
-        : renderFailure(`pipeline ${outcome.workflowId} ${outcome.status}`, outcome.messages);
-    for (const line of lines) say(line);
-    say();
-    if (link) say(`Web UI: ${link}`);
-
-    // 5. Keep or stop.
-    if (opts.keep && !aborted()) {
-      say();
-      say('The stack stays up; Ctrl-C stops it. From another shell:');
-      say(
-        `  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}${server.uiUrl ? ` TEMPORAL_UI_URL=${server.uiUrl}` : ''}`,
-      );
-      say(`  export VENDOR_BASE_URL=${emulator.url} VENDOR_IDENTITY_URL=${emulator.url}`);
-      say(
-        `  export REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${DEFAULT_ACCESS_TOKENS[0]}   # the emulator's built-in test token`,
-      );
-      say(`  npx reelflow list · npx reelflow run examples/generation-only.json · npx reelflow groups list`);
-      await waitForAbort(signal);
-    }
+    demo.say('reelflow demo: the whole stack on this machine');
+    const server = await startTemporal(demo);
+    if (demo.aborted()) return { code: EXIT.interrupted };
+    const emulator = await startDemoEmulator(demo);
+    if (demo.aborted()) return { code: EXIT.interrupted };
+    await startWorker(demo, server, emulator.url);
+    if (demo.aborted()) return { code: EXIT.interrupted };
+    if (!(await runPipeline(demo, server, loaded, report))) return { ...report, code: EXIT.interrupted };
+    if (opts.keep && !demo.aborted()) await keepUp(demo, server, emulator.url);
     return report;
   } finally {
-    if (stops.length) {
-      out.write('stopping the stack… ');
-      await stopAll();
-      say('done');
+    if (!demo.stack.empty) {
+      demo.out.write('stopping the stack… ');
+      await demo.stack.stopAll();
+      demo.say('done');
     }
   }
 }

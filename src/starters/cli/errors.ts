@@ -9,6 +9,7 @@ import { DefinitionError } from '../../definition/definition';
 import { MissingCredentialError, VendorConfigError, VendorError } from '../../vendor-api';
 import { EXIT } from './output';
 import { UsageError, type CommandSpec } from './spec';
+import { ArchiveFetchError } from '../client/archived-file';
 import { DefinitionFileError } from '../client/definition-file';
 import { failureChain } from '../client/pipeline-client';
 import { renderFailure } from '../client/progress';
@@ -22,8 +23,8 @@ export interface ErrorReport {
   doc: Record<string, unknown>;
 }
 
-/** Classifies an error: exit code, the lines for stderr, the JSON error document. */
-export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
+/** Usage, definition and configuration errors: exit 2. */
+function inputError(err: unknown, command: CommandSpec | undefined): ErrorReport | undefined {
   if (err instanceof UsageError) {
     const help = err.command ?? command?.name;
     return {
@@ -65,23 +66,48 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       doc: { kind: 'config', message: err.message, ...(variable ? { variable } : {}) },
     };
   }
-  if (err instanceof VendorError) {
-    return {
-      code: EXIT.failed,
+  return undefined;
+}
+
+/** The vendor's answer, as its error carries it. */
+function vendorError(err: unknown): ErrorReport | undefined {
+  if (!(err instanceof VendorError)) return undefined;
+  return {
+    code: EXIT.failed,
+    kind: 'vendor',
+    lines: [`reelflow: ${err.message}`],
+    doc: {
       kind: 'vendor',
-      lines: [`reelflow: ${err.message}`],
-      doc: {
-        kind: 'vendor',
-        type: err.name,
-        message: err.message,
-        endpoint: err.endpoint,
-        ...(err.status !== undefined ? { status: err.status } : {}),
-        ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
-        ...(err.field !== undefined ? { field: err.field } : {}),
-        ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
-      },
-    };
-  }
+      type: err.name,
+      message: err.message,
+      endpoint: err.endpoint,
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      ...(err.vendorCode !== undefined ? { vendorCode: err.vendorCode } : {}),
+      ...(err.field !== undefined ? { field: err.field } : {}),
+      ...(err.traceId !== undefined ? { traceId: err.traceId } : {}),
+    },
+  };
+}
+
+/** An archived file that could not be fetched; a missing or malformed variable or option did nothing (exit 2). */
+function archiveError(err: unknown): ErrorReport | undefined {
+  if (!(err instanceof ArchiveFetchError)) return undefined;
+  const kind = err.reason === 'config' ? 'config' : 'archive';
+  return {
+    code: err.reason === 'config' ? EXIT.usage : EXIT.failed,
+    kind,
+    lines: [`reelflow: ${err.message}`],
+    doc: {
+      kind,
+      reason: err.reason,
+      message: err.message,
+      ...(err.option ? { [err.option.startsWith('--') ? 'option' : 'variable']: err.option } : {}),
+    },
+  };
+}
+
+/** A rerun or a resolve the client or the workflow refused. */
+function refusal(err: unknown): ErrorReport | undefined {
   if (err instanceof RerunRefusedError) {
     return {
       code: EXIT.failed,
@@ -111,6 +137,11 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       },
     };
   }
+  return undefined;
+}
+
+/** A workflow id that names no pipeline, or one in use. */
+function workflowIdError(err: unknown): ErrorReport | undefined {
   if (err instanceof WorkflowNotFoundError) {
     const message = `no pipeline with workflow id "${err.workflowId}" in this namespace`;
     return {
@@ -129,6 +160,11 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
       doc: { kind: 'already-started', message, workflowId: err.workflowId },
     };
   }
+  return undefined;
+}
+
+/** Anything else: its failure chain (an Update's rejection included). */
+function failureReport(err: unknown): ErrorReport {
   const chain = failureChain(err);
   // The SDK's own words for a payload it cannot read: say what would read it.
   if (chain.some((line) => line.includes(`Unknown encoding: ${ENCODING}`))) {
@@ -147,4 +183,16 @@ export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
     lines: renderFailure(`reelflow: ${label}`, chain.length ? chain : ['unknown error']),
     doc: { kind: label, message: chain[0] ?? String(err), chain },
   };
+}
+
+/** Classifies an error: exit code, the lines for stderr, the JSON error document. */
+export function reportError(err: unknown, command?: CommandSpec): ErrorReport {
+  return (
+    inputError(err, command) ??
+    vendorError(err) ??
+    archiveError(err) ??
+    refusal(err) ??
+    workflowIdError(err) ??
+    failureReport(err)
+  );
 }

@@ -12,8 +12,10 @@ import { reportError } from './errors';
 import { CommandContext, EXIT, type CliIo } from './output';
 import { Session, type CommandFn } from './session';
 import { commandHelp, mainHelp, parseCommandLine, type CommandSpec } from './spec';
+import { archiveGet } from './commands/archive-get';
 import { cancel } from './commands/cancel';
 import { codecServer } from './commands/codec-server';
+import { completion } from './commands/completion';
 import { doctor } from './commands/doctor';
 import { list } from './commands/list';
 import { rerun } from './commands/rerun';
@@ -23,6 +25,10 @@ import { run } from './commands/run';
 import { scheduleCreate } from './commands/schedule-create';
 import { scheduleDelete } from './commands/schedule-delete';
 import { scheduleList } from './commands/schedule-list';
+import { schedulePause } from './commands/schedule-pause';
+import { scheduleTrigger } from './commands/schedule-trigger';
+import { scheduleUnpause } from './commands/schedule-unpause';
+import { scheduleUpdate } from './commands/schedule-update';
 import { setup } from './commands/setup';
 import { start } from './commands/start';
 import { status } from './commands/status';
@@ -50,9 +56,15 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   wait,
   'schedule create': scheduleCreate,
   'schedule list': scheduleList,
+  'schedule update': scheduleUpdate,
+  'schedule pause': schedulePause,
+  'schedule unpause': scheduleUnpause,
+  'schedule trigger': scheduleTrigger,
   'schedule delete': scheduleDelete,
+  'archive get': archiveGet,
   'codec-server': codecServer,
   worker,
+  completion,
 };
 
 /** The whole CLI. Resolves with the exit code; never throws. */

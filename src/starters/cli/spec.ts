@@ -32,6 +32,8 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
   needs: Needs;
   examples?: string[];
+  /** The values the first argument takes (e.g. `completion bash|zsh`), checked and completed. */
+  argChoices?: readonly string[];
 }
 
 export class UsageError extends Error {
@@ -89,7 +91,11 @@ const SIZE: Record<string, OptionSpec> = {
 
 const START: Record<string, OptionSpec> = {
   ...SIZE,
-  'task-queue': { type: 'string', value: '<queue>', help: 'task queue of the reelflow worker (default "reelflow")' },
+  'task-queue': {
+    type: 'string',
+    value: '<queue>',
+    help: 'task queue of the reelflow worker (default $REELFLOW_TASK_QUEUE, else "reelflow")',
+  },
   'workflow-id': { type: 'string', value: '<id>', help: 'workflow id (default reelflow-<name>-<random>)' },
   'id-prefix': {
     type: 'string',
@@ -107,7 +113,7 @@ function cmd(
   needs: Needs,
   positionals: [number, number],
   options: Record<string, OptionSpec> = {},
-  extra: Pick<CommandSpec, 'description' | 'examples'> = {},
+  extra: Pick<CommandSpec, 'description' | 'examples' | 'argChoices'> = {},
 ): CommandSpec {
   const base = needs === 'temporal' ? TEMPORAL : needs === 'vendor' ? VENDOR : {};
   return {
@@ -318,7 +324,110 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   ),
   cmd('schedule list', '', 'list the schedules that start pipelines', 'temporal', [0, 0]),
+  cmd(
+    'schedule update',
+    '<schedule-id> [<file>]',
+    'change a schedule in place: its definition, spec, overlap policy',
+    'temporal',
+    [1, 2],
+    {
+      cron: {
+        type: 'string',
+        value: '<expr>',
+        help: 'new cron expression (5-7 fields, or @daily, @hourly, …), in UTC',
+      },
+      every: { type: 'string', value: '<duration>', help: 'new interval: 30s, 5m, 2h, 1d (at least 1s)' },
+      overlap: {
+        type: 'string',
+        value: '<policy>',
+        choices: OVERLAP_POLICIES,
+        help: `new overlap policy: ${OVERLAP_POLICIES.join(', ')}`,
+      },
+      ...SIZE,
+      'task-queue': { type: 'string', value: '<queue>', help: 'new task queue of the runs' },
+      'id-prefix': { type: 'string', value: '<prefix>', help: "new first part of each run's workflow id" },
+    },
+    {
+      description:
+        'Give <file> (the new definition, validated first), and/or at most one of --cron and --every, --overlap, --task-queue, --id-prefix; the rest stays, paused or not. Runs already started go on with what they had.',
+      examples: [
+        'reelflow schedule update nightly-teaser --cron "0 4 * * *"',
+        'reelflow schedule update nightly-teaser examples/pipeline.json --overlap buffer-one',
+      ],
+    },
+  ),
+  cmd(
+    'schedule pause',
+    '<schedule-id>',
+    'pause a schedule: no run starts until it is unpaused',
+    'temporal',
+    [1, 1],
+    {
+      note: {
+        type: 'string',
+        value: '<text>',
+        help: 'why, shown by `schedule list` and the Web UI (default "paused with reelflow")',
+      },
+    },
+    { description: 'Runs already started go on; `reelflow schedule trigger` still starts one.' },
+  ),
+  cmd(
+    'schedule unpause',
+    '<schedule-id>',
+    'resume a paused schedule (runs due while it was paused are not started)',
+    'temporal',
+    [1, 1],
+    { note: { type: 'string', value: '<text>', help: 'replaces the pause note (default "unpaused with reelflow")' } },
+  ),
+  cmd(
+    'schedule trigger',
+    '<schedule-id>',
+    "start a run now, paused or not, whatever the schedule's spec",
+    'temporal',
+    [1, 1],
+    {
+      overlap: {
+        type: 'string',
+        value: '<policy>',
+        choices: OVERLAP_POLICIES,
+        help: "for this run (default: the schedule's own; with skip, nothing starts while a run is still going)",
+      },
+    },
+    {
+      examples: [
+        'reelflow schedule trigger nightly-teaser',
+        'reelflow schedule trigger nightly-teaser --overlap allow-all',
+      ],
+    },
+  ),
   cmd('schedule delete', '<schedule-id>', 'delete a schedule (runs already started go on)', 'temporal', [1, 1]),
+  cmd(
+    'archive get',
+    '<workflow-id>',
+    "download an archived file of a pipeline from the worker's archive server, checked against its sha256",
+    'temporal',
+    [1, 1],
+    {
+      name: {
+        type: 'string',
+        value: '<name>',
+        help: 'which archived file, e.g. generated.mp4 (default: the last archived, the erased video when there is one)',
+      },
+      out: {
+        type: 'string',
+        value: '<path>',
+        help: 'file to write, or a folder to write it in under its archived name (default: the current folder)',
+      },
+    },
+    {
+      description:
+        "Needs REELFLOW_ARCHIVE_URL (the worker's archive server, e.g. http://worker:8090) and REELFLOW_ARCHIVE_TOKEN (the worker's). Waits for the pipeline to end, like result. The file is written only once its bytes and sha256 match the pipeline's result; --json prints {path, bytes, sha256}.",
+      examples: [
+        'reelflow archive get reelflow-demo-k3j9x2ab',
+        'reelflow archive get reelflow-demo-k3j9x2ab --name generated.mp4 --out /tmp/clip.mp4 --json',
+      ],
+    },
+  ),
   cmd(
     'setup',
     '',
@@ -356,7 +465,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     'worker',
     '',
     'run the worker: workflows and activities, until SIGINT/SIGTERM',
-    'none',
+    'worker',
     [0, 0],
     {},
     {
@@ -399,6 +508,23 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('validate', '<file>', 'check a pipeline definition (no server needed)', 'none', [1, 1], SIZE, {
     examples: ['reelflow validate examples/pipeline.json'],
   }),
+  cmd(
+    'completion',
+    '<shell>',
+    'print the shell completion script: bash or zsh',
+    'none',
+    [1, 1],
+    {},
+    {
+      argChoices: ['bash', 'zsh'],
+      description:
+        "Generated from this synopsis: commands, subcommands, options and their values. Load it in the shell's startup file, or save it where the shell looks for completions.",
+      examples: [
+        "echo 'source <(reelflow completion bash)' >> ~/.bashrc",
+        "echo 'source <(reelflow completion zsh)' >> ~/.zshrc   # after compinit",
+      ],
+    },
+  ),
   cmd('groups list', '', 'list asset groups', 'vendor', [0, 0], {
     type: { type: 'string', value: '<type>', choices: ['AIGC', 'LivenessFace'], help: 'only groups of this type' },
   }),
@@ -447,7 +573,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('review get', '<task-id>', 'show a review task and its items', 'vendor', [1, 1]),
 ];
 
-const GROUPS = ['schedule', 'groups', 'assets', 'review'];
+const GROUPS = ['schedule', 'archive', 'groups', 'assets', 'review'];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);
@@ -522,21 +648,24 @@ function dashValueError(opt: string, spec: OptionSpec, given: string, command: s
   );
 }
 
-/** Parses argv (without node and script). Throws UsageError. */
-export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
-  const args = [...argv];
+/** `reelflow`, `--help`, `--version` and `help [command]`; undefined for anything else. */
+function helpOrVersion(args: string[]): ParsedCommandLine | undefined {
   if (args.length === 0) return { kind: 'usage' };
   const first = args[0];
   if (first === '--help' || first === '-h') return { kind: 'help' };
   if (['--version', '-v', '-V', 'version'].includes(first)) return { kind: 'version' };
-  if (first === 'help') {
-    const rest = args.slice(1).filter((a) => !a.startsWith('-'));
-    if (rest.length === 0) return { kind: 'help' };
-    const found = findCommand(rest.slice(0, 2).join(' ')) ?? findCommand(rest[0]);
-    if (found) return { kind: 'help', command: found };
-    if (GROUPS.includes(rest[0])) return { kind: 'help', group: rest[0] };
-    throw new UsageError(`no help for unknown command "${rest.join(' ')}"`);
-  }
+  if (first !== 'help') return undefined;
+  const rest = args.slice(1).filter((a) => !a.startsWith('-'));
+  if (rest.length === 0) return { kind: 'help' };
+  const found = findCommand(rest.slice(0, 2).join(' ')) ?? findCommand(rest[0]);
+  if (found) return { kind: 'help', command: found };
+  if (GROUPS.includes(rest[0])) return { kind: 'help', group: rest[0] };
+  throw new UsageError(`no help for unknown command "${rest.join(' ')}"`);
+}
+
+/** The command args[0] (and, for a group, args[1]) names, and the arguments after it; or the group's usage or help. */
+function commandOf(args: string[]): { command: CommandSpec; rest: string[] } | ParsedCommandLine {
+  const first = args[0];
   if (first.startsWith('-')) {
     throw new UsageError(`expected a command before ${first}`, first);
   }
@@ -560,25 +689,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))];
     throw new UsageError(`unknown command "${first}"${suggest(first, names)}`);
   }
-  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
+  return { command, rest };
+}
 
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: true,
-      options: Object.fromEntries(
-        Object.entries(command.options).map(([k, o]) => [
-          k,
-          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
-        ]),
-      ),
-    });
-  } catch (err) {
-    throw parseArgsError(err, command, rest);
-  }
-  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+/** Each option's value: given (not empty, not the next option), one of its choices, a positive integer where it must be. */
+function checkOptionValues(
+  command: CommandSpec,
+  values: Record<string, string | boolean | string[] | undefined>,
+): void {
   for (const [key, spec] of Object.entries(command.options)) {
     const v = values[key];
     if (v === undefined) continue;
@@ -600,7 +718,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       }
     }
   }
-  const positionals = parsed.positionals;
+}
+
+function checkPositionals(command: CommandSpec, positionals: string[]): void {
   const { min, max, names } = command.positionals;
   if (positionals.length < min) {
     throw new UsageError(`"${command.name}" needs ${names}`, names, command.name);
@@ -613,7 +733,46 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       command.name,
     );
   }
-  return { kind: 'command', command, positionals, values, json: values.json === true };
+  const [first] = positionals;
+  if (command.argChoices && first !== undefined && !command.argChoices.includes(first)) {
+    throw new UsageError(
+      `${names}: "${first}" is not one of ${command.argChoices.join(', ')}${suggest(first, [...command.argChoices])}`,
+      names,
+      command.name,
+    );
+  }
+}
+
+/** Parses argv (without node and script). Throws UsageError. */
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  const args = [...argv];
+  const early = helpOrVersion(args);
+  if (early) return early;
+  const resolved = commandOf(args);
+  if (!('rest' in resolved)) return resolved;
+  const { command, rest } = resolved;
+  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command };
+
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: true,
+      options: Object.fromEntries(
+        Object.entries(command.options).map(([k, o]) => [
+          k,
+          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+        ]),
+      ),
+    });
+  } catch (err) {
+    throw parseArgsError(err, command, rest);
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  checkOptionValues(command, values);
+  checkPositionals(command, parsed.positionals);
+  return { kind: 'command', command, positionals: parsed.positionals, values, json: values.json === true };
 }
 
 /** Help for one command. */
@@ -653,7 +812,7 @@ export function mainHelp(group?: string): string {
     '',
     ...section('pipelines', 'temporal'),
     '',
-    ...section('definitions', 'none'),
+    ...section('no server needed', 'none'),
     '',
     ...section('the worker', 'worker'),
     '',

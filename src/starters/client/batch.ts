@@ -8,9 +8,14 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { DefinitionFileError, parseJsonText, validateDefinitionValue, type DefinitionIssue } from './definition-file';
+import {
+  DefinitionFileError,
+  parseJsonText,
+  validateDefinitionValue,
+  type DefinitionIssue,
+  type LoadedDefinition,
+} from './definition-file';
 import { checkIdPart, failureChain, startPipeline } from './pipeline-client';
-import type { PipelineDefinitionInput } from '../../definition/definition';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -104,12 +109,12 @@ export function checkBatchLine(l: BatchLine, source: string, maxPayloadBytes?: n
 async function startLine(
   client: Client,
   l: BatchLine,
-  input: PipelineDefinitionInput,
+  loaded: LoadedDefinition,
   workflowId: string,
   opts: StartBatchOptions & { batchId: string },
 ): Promise<BatchLineResult> {
   try {
-    const handle = await startPipeline(client, input, {
+    const handle = await startPipeline(client, loaded, {
       workflowId,
       batchId: opts.batchId,
       ...(opts.taskQueue !== undefined ? { taskQueue: opts.taskQueue } : {}),
@@ -146,7 +151,7 @@ export async function startBatch(client: Client, text: string, opts: StartBatchO
     opts.onResult?.(r, results.length, lines.length);
   };
   const firstLineOf = new Map<string, number>();
-  const toStart: { l: BatchLine; input: PipelineDefinitionInput; workflowId: string }[] = [];
+  const toStart: { l: BatchLine; loaded: LoadedDefinition; workflowId: string }[] = [];
   for (const l of lines) {
     const checked = checkBatchLine(l, source, opts.maxPayloadBytes);
     if ('outcome' in checked) {
@@ -158,14 +163,14 @@ export async function startBatch(client: Client, text: string, opts: StartBatchO
     if (first !== undefined) report({ line: l.line, outcome: 'already-started', workflowId, sameAsLine: first });
     else {
       firstLineOf.set(workflowId, l.line);
-      toStart.push({ l, input: checked.input, workflowId });
+      toStart.push({ l, loaded: checked, workflowId });
     }
   }
   let next = 0;
   const worker = async () => {
     while (next < toStart.length) {
-      const { l, input, workflowId } = toStart[next++];
-      report(await startLine(client, l, input, workflowId, { ...opts, batchId, source }));
+      const { l, loaded, workflowId } = toStart[next++];
+      report(await startLine(client, l, loaded, workflowId, { ...opts, batchId, source }));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));

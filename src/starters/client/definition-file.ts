@@ -14,7 +14,7 @@ import {
   type PipelineDefinition,
   type PipelineDefinitionInput,
 } from '../../definition/definition';
-import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
+import { checkWorkflowInputBytes, measuredOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 
 export type DefinitionFileErrorKind = 'not-found' | 'unreadable' | 'json' | 'definition';
 
@@ -53,13 +53,30 @@ export class DefinitionFileError extends Error {
   }
 }
 
-export interface LoadedDefinition {
-  /** Where it came from: the path as given, or "<stdin>". */
-  source: string;
-  /** The definition as written, after a JSON round trip (what the workflow receives; it applies the defaults itself). */
-  input: PipelineDefinitionInput;
-  /** The validated definition with defaults applied. */
-  definition: PipelineDefinition;
+/**
+ * A definition read, validated and measured once (loadDefinitionFile, validateDefinitionValue):
+ * startPipeline and runPipeline take it as it is, without parsing or serialising it again.
+ */
+export class LoadedDefinition {
+  constructor(
+    /** Where it came from: the path as given, or "<stdin>". */
+    readonly source: string,
+    /** The definition as written, after a JSON round trip (what the workflow receives; it applies the defaults itself). */
+    readonly input: PipelineDefinitionInput,
+    /** The validated definition with defaults applied. */
+    readonly definition: PipelineDefinition,
+    /** Its size as the workflow's input (payload-size.ts). */
+    readonly bytes: number,
+  ) {}
+
+  /**
+   * Itself, when it fits this payload limit too (it may be loaded with one limit and started
+   * with another); else a DefinitionFileError naming the source, the size and the limit.
+   */
+  within(maxPayloadBytes: number): this {
+    namingSource(this.source, () => checkWorkflowInputBytes(this.bytes, maxPayloadBytes));
+    return this;
+  }
 }
 
 export interface ValidateOptions {
@@ -139,6 +156,21 @@ function withDefaultPrivateHosts(value: object, allow: boolean | undefined): obj
   return { ...value, options: { allowPrivateHosts: allow, ...options } };
 }
 
+/** What `check` returns; a DefinitionError it throws becomes a DefinitionFileError naming the source. */
+function namingSource<T>(source: string, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof DefinitionError) {
+      throw new DefinitionFileError('definition', source, `${source}: ${err.message}`, {
+        issues: err.issues,
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
 /**
  * Validates parsed JSON, and its size as workflow input; a DefinitionError becomes a
  * DefinitionFileError naming the source.
@@ -159,21 +191,13 @@ export function validateDefinitionValue(
       },
     );
   }
-  try {
-    const input = definitionOnTheWire(
+  return namingSource(source, () => {
+    const { wire, bytes } = measuredOnTheWire(
       withDefaultPrivateHosts(value, opts.allowPrivateHosts),
       resolveMaxPayloadBytes(opts.maxPayloadBytes, opts.env),
     );
-    return { source, input, definition: parseDefinition(input) };
-  } catch (err) {
-    if (err instanceof DefinitionError) {
-      throw new DefinitionFileError('definition', source, `${source}: ${err.message}`, {
-        issues: err.issues,
-        cause: err,
-      });
-    }
-    throw err;
-  }
+    return new LoadedDefinition(source, wire, parseDefinition(wire), bytes);
+  });
 }
 
 /** The text of a file ("-" = stdin); a DefinitionFileError names the file when it cannot be read. */

@@ -40,11 +40,28 @@ export function workflowInputBytes(definition: unknown): number {
   return temporal.api.common.v1.Payloads.encode({ payloads: [payload] }).finish().length;
 }
 
+/** Refuses `size` bytes of workflow input over `maxPayloadBytes` with a DefinitionError saying both. */
+export function checkWorkflowInputBytes(size: number, maxPayloadBytes: number): void {
+  if (size > maxPayloadBytes) {
+    throw new DefinitionError([
+      {
+        path: '',
+        message:
+          `is ${bytes(size)} as the workflow's input, over Temporal's payload limit of ${bytes(maxPayloadBytes)}: ` +
+          `split it into several pipelines (if your server allows more, set ${MAX_PAYLOAD_ENV} or --max-payload-bytes)`,
+      },
+    ]);
+  }
+}
+
 /**
- * The definition as it travels (a JSON round trip: what the workflow will parse), refused
- * with a DefinitionError when it is not JSON or too big for Temporal.
+ * The definition as it travels (a JSON round trip: what the workflow will parse) and its
+ * size as workflow input, refused with a DefinitionError when it is not JSON or too big for Temporal.
  */
-export function definitionOnTheWire(definition: unknown, maxPayloadBytes: number): PipelineDefinitionInput {
+export function measuredOnTheWire(
+  definition: unknown,
+  maxPayloadBytes: number,
+): { wire: PipelineDefinitionInput; bytes: number } {
   let text: string | undefined;
   try {
     text = JSON.stringify(definition);
@@ -56,15 +73,11 @@ export function definitionOnTheWire(definition: unknown, maxPayloadBytes: number
     throw new DefinitionError([{ path: '', message: 'is not JSON: a pipeline definition is a JSON object' }]);
   const wire = JSON.parse(text) as PipelineDefinitionInput;
   const size = workflowInputBytes(wire);
-  if (size > maxPayloadBytes) {
-    throw new DefinitionError([
-      {
-        path: '',
-        message:
-          `is ${bytes(size)} as the workflow's input, over Temporal's payload limit of ${bytes(maxPayloadBytes)}: ` +
-          `split it into several pipelines (if your server allows more, set ${MAX_PAYLOAD_ENV} or --max-payload-bytes)`,
-      },
-    ]);
-  }
-  return wire;
+  checkWorkflowInputBytes(size, maxPayloadBytes);
+  return { wire, bytes: size };
+}
+
+/** measuredOnTheWire without the size. */
+export function definitionOnTheWire(definition: unknown, maxPayloadBytes: number): PipelineDefinitionInput {
+  return measuredOnTheWire(definition, maxPayloadBytes).wire;
 }

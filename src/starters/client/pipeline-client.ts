@@ -44,6 +44,7 @@ import {
   type StageName,
 } from '../../contract/messages';
 import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../../contract/search-attributes';
+import { LoadedDefinition } from './definition-file';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
 import { asResolveRefused } from './resolve-refused';
@@ -206,17 +207,31 @@ export function pipelineStartFields(
 }
 
 /**
+ * What a start sends and reads: a loaded definition as it is (checked against this limit
+ * by its size alone), a definition as written validated now, as the workflow will read it.
+ */
+function checkedForStart(
+  definition: PipelineDefinitionInput | LoadedDefinition,
+  maxPayloadBytes: number,
+): { input: PipelineDefinitionInput; definition: PipelineDefinition } {
+  if (definition instanceof LoadedDefinition) return definition.within(maxPayloadBytes);
+  const input = definitionOnTheWire(definition, maxPayloadBytes);
+  return { input, definition: parseDefinition(input) };
+}
+
+/**
  * Starts a pipeline and returns its handle. The definition is validated first, as the
  * workflow will read it and for its size: a DefinitionError (naming the field paths) is
- * thrown before anything starts.
+ * thrown before anything starts. A LoadedDefinition (loadDefinitionFile,
+ * validateDefinitionValue) was validated when it was loaded and is not parsed again; over
+ * this start's payload limit it is refused with a DefinitionFileError naming its source.
  */
 export async function startPipeline(
   client: Client,
-  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
+  definition: PipelineDefinitionInput | LoadedDefinition, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: StartPipelineOptions = {},
 ): Promise<PipelineHandle> {
-  const wire = definitionOnTheWire(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
-  const def = parseDefinition(wire);
+  const { input: wire, definition: def } = checkedForStart(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
   const workflowId = opts.workflowId ?? pipelineWorkflowId(def, opts.namePrefix);
   if (!workflowId.trim()) throw new RangeError('workflowId: must not be empty');
   if (opts.batchId !== undefined) checkIdPart('batchId', opts.batchId);
@@ -369,7 +384,7 @@ export interface RunPipelineOptions extends StartPipelineOptions, Omit<FollowOpt
  */
 export async function runPipeline(
   client: Client,
-  definition: PipelineDefinitionInput, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
+  definition: PipelineDefinitionInput | LoadedDefinition, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: RunPipelineOptions = {},
 ): Promise<PipelineResult> {
   const handle = await startPipeline(client, definition, opts);

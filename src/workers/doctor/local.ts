@@ -1,12 +1,14 @@
 /**
  * Local preflight: the callback receiver's public URL answers its health path, the
- * archive folder is writable and has room for one largest file, and the codec keys parse.
+ * archive folder is writable and has room for one largest file, the archive server takes
+ * the token (when REELFLOW_ARCHIVE_URL is set), and the codec keys parse.
  */
 import { constants } from 'node:fs';
 import { access, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
 import { loadCodecKeys } from '../../codec/keys';
+import { ARCHIVE_HTTP_PREFIX, archiveBaseUrl } from '../../contract/archive-path';
 import type { Env } from '../../vendor-api/config';
 import type { WorkerConfig } from '../config';
 import { fail, guarded, pass, type CheckResult } from './check';
@@ -28,6 +30,40 @@ async function callbackCheck(config: WorkerConfig): Promise<CheckResult> {
     'REELFLOW_CALLBACK_BASE_URL must be the public address of the receiver (its GET /healthz answers 200)',
   );
 }
+
+/**
+ * The archive server as a backend reaches it: REELFLOW_ARCHIVE_URL answers `GET /archive`
+ * with 204 for REELFLOW_ARCHIVE_TOKEN (src/workers/archive-server.ts). Checked only when
+ * the URL is set: the worker itself does not need it.
+ */
+async function archiveServerCheck(config: WorkerConfig, env: Env): Promise<CheckResult> {
+  const id = 'archive.server';
+  const title = 'archive server';
+  const served = config.archiveServer ? `served on ${config.archiveServer.host}:${config.archiveServer.port}` : '';
+  const rawUrl = env.REELFLOW_ARCHIVE_URL?.trim();
+  if (!rawUrl) return pass(id, title, served ? `${served} (REELFLOW_ARCHIVE_URL unset: not checked)` : 'off');
+  const base = archiveBaseUrl(rawUrl);
+  if (!base) return fail(id, title, 'REELFLOW_ARCHIVE_URL is not an http(s) URL', ARCHIVE_URL_FIX);
+  if (!config.archiveToken) {
+    return fail(id, title, 'REELFLOW_ARCHIVE_URL is set, REELFLOW_ARCHIVE_TOKEN is not', 'set REELFLOW_ARCHIVE_TOKEN');
+  }
+  const url = `${base}${ARCHIVE_HTTP_PREFIX}`;
+  const res = await request(url, {
+    method: 'GET',
+    headers: { authorization: `Bearer ${config.archiveToken}` },
+    headersTimeout: 5_000,
+    bodyTimeout: 5_000,
+  });
+  await res.body.dump();
+  if (res.statusCode === 204) return pass(id, title, `${url} accepts the token`);
+  if (res.statusCode === 401) {
+    return fail(id, title, `${url} refused the token (401)`, "REELFLOW_ARCHIVE_TOKEN must be the worker's");
+  }
+  return fail(id, title, `${url} answered HTTP ${res.statusCode}`, ARCHIVE_URL_FIX);
+}
+
+const ARCHIVE_URL_FIX =
+  "REELFLOW_ARCHIVE_URL must be the base address of a worker's archive server (REELFLOW_ARCHIVE_PORT), e.g. http://worker:8090";
 
 /** The folder itself, or its nearest existing parent (the worker creates the rest). */
 async function nearestExisting(dir: string): Promise<string> {
@@ -71,6 +107,7 @@ export async function localChecks(config: WorkerConfig, env: Env): Promise<Check
       callbackCheck(config),
     ),
     guarded('archive', 'archive folder', 'fix REELFLOW_ARCHIVE_DIR', () => archiveCheck(config)),
+    guarded('archive.server', 'archive server', ARCHIVE_URL_FIX, () => archiveServerCheck(config, env)),
     guarded('codec', 'codec keys', 'fix REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID as the message says', () =>
       Promise.resolve(codecCheck(env)),
     ),

@@ -9,8 +9,12 @@
  * (a forger cannot lock the genuine offer out), budgets count per attempt, vendor checks of
  * one attempt are at least OFFER_CHECK_INTERVAL_MS apart (a durable timer), callback URLs
  * bind the pipeline's first run id, and only this run chain's claims are its own.
+ *
+ * The book gets what it needs from the pipeline as data, on its StatusBoard
+ * (status-board.ts): the vendor tasks, the call counts, the stage for command summaries, an
+ * operator's wait to list the offers in. It never calls the runtime.
  */
-import { isCancellation, log, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, isCancellation, log, sleep, workflowInfo } from '@temporalio/workflow';
 import type { AttemptCarry, BookCarry, ProofSpec } from '../../contract/carry';
 import type { Offer, OfferExpectation, OfferedTaskFacts } from '../../contract/offers';
 import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../../contract/messages';
@@ -28,6 +32,7 @@ import {
 } from './offers';
 import { printable } from '../../contract/printable';
 import { QUERY_OPTIONS, queries } from './proxies';
+import type { StatusBoard } from './status-board';
 
 /** Decided in the pipeline's first workflow task: see the header. */
 export const CALLBACK_BOUND_PATCH = 'callback-offers-bounded-run-bound';
@@ -35,21 +40,6 @@ export const CALLBACK_BOUND_PATCH = 'callback-offers-bounded-run-bound';
 /** The book's working form of an attempt: its offers by id. */
 interface Attempt extends Omit<AttemptCarry, 'offers'> {
   offers: Map<string, Offer>;
-}
-
-/** What the book needs from its stage runtime. */
-export interface BookHost {
-  count(endpoint: string): void;
-  /** The step that already owns this task id in this stage, if any. */
-  stepOwning(taskId: string): string | undefined;
-  /** Last state a query gave for this task id. */
-  stateOf(taskId: string): string | undefined;
-  /** A superseded attempt's task was proven: it may run (and cost) at the vendor. */
-  orphan(kind: VendorTaskKind, taskId: string, step: string, attempt: number): void;
-  /** An offer of (step, attempt) changed (an operator's reason lists them). */
-  offersChanged(step: string, attempt: number): void;
-  /** The Web UI summary of a command, prefixed by the running stage. */
-  summary(text: string): string;
 }
 
 const keyOf = (step: string, attempt: number) => `${step}#${attempt}`;
@@ -99,7 +89,8 @@ export class CallbackBook {
 
   constructor(
     carry: BookCarry | undefined,
-    private readonly host: BookHost,
+    /** What the pipeline shows: read for its vendor tasks, written with counts, orphans and offers. */
+    private readonly board: StatusBoard,
     /** CALLBACK_BOUND_PATCH, as the pipeline's first workflow task decided it. */
     private readonly bounded = false,
   ) {
@@ -131,15 +122,22 @@ export class CallbackBook {
 
   // ---- attempts, as the create protocol runs them
 
-  begin(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
+  /**
+   * Marks the attempt in flight for a step, so callbacks can be matched to it; `proof`
+   * says how a task id offered for it is checked (none: offers are refused).
+   */
+  beginAttempt(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
     const a: Attempt = { step, attempt, kind, proof, fromMs: Date.now(), offers: new Map(), dropped: 0 };
     if (this.bounded) a.bound = true;
     this.attempts.set(keyOf(step, attempt), a);
     this.current.set(step, a);
   }
 
-  /** The attempt's outcome came back (with its task id when it named one): its offers can be checked now. */
-  end(step: string, attempt: number, taskId?: string): void {
+  /**
+   * The attempt's create came back, naming its task or not: the window for `created_at`
+   * closes, and its offers can be checked now.
+   */
+  endAttempt(step: string, attempt: number, taskId?: string): void {
     const a = this.attempts.get(keyOf(step, attempt));
     if (!a) return;
     a.toMs ??= Date.now();
@@ -156,44 +154,46 @@ export class CallbackBook {
     if (a) a.taskId = taskId;
   }
 
-  /** The step's task reached its end: later callbacks for it change nothing. */
+  /** The step's task reached its end: later callbacks for it are dropped unqueried. */
   settle(step: string): void {
     this.settled.add(step);
     this.hints.delete(step);
   }
 
+  /** The task id a callback offered for this attempt and that passed the proof, if any. */
   provenTask(step: string, attempt: number): string | undefined {
     for (const o of this.attempts.get(keyOf(step, attempt))?.offers.values() ?? [])
       if (o.state === 'proven') return o.id;
     return undefined;
   }
 
+  /** Whether any callback offered a task id for this attempt (checked or not). */
   hasOffers(step: string, attempt: number): boolean {
     const a = this.attempts.get(keyOf(step, attempt));
     return Boolean(a && (a.offers.size > 0 || a.dropped > 0 || (a.forgotten ?? 0) > 0));
   }
 
+  /** The offers of this attempt and what became of each, for an operator's wait. */
   describe(step: string, attempt: number): string {
     const a = this.attempts.get(keyOf(step, attempt));
     return a ? describeOffers([...a.offers.values()], a.dropped, a.forgotten) : '';
   }
 
-  /** What a create's callback URL binds: the run too in bounded runs. */
+  /** What a create attempt's callback URL binds (the activity builds the URL): the run too in bounded runs. */
   callbackRef(step: string, attempt: number): { step: string; attempt: number; run?: string } {
     return this.bounded ? { step, attempt, run: workflowInfo().firstExecutionRunId } : { step, attempt };
   }
 
-  /** Workflow time of this step's last vendor query made here (an offer's check), if any. */
+  /** Workflow time of this step's last vendor query made outside the poll loop (an offer's check), if any. */
   lastQueryAt(step: string): number | undefined {
     return this.lastQuery.get(step);
   }
 
-  hinted(step: string): boolean {
-    return this.hints.has(step);
-  }
-
-  clearHint(step: string): void {
+  /** Waits up to `ms` or until a callback for `step` brings news; returns true on a hint. */
+  async waitForHint(step: string, ms: number, summary: string): Promise<boolean> {
+    const hinted = await condition(() => this.hints.has(step), ms, { summary });
     this.hints.delete(step);
+    return hinted;
   }
 
   // ---- callbacks
@@ -214,7 +214,7 @@ export class CallbackBook {
     if (id === undefined || id === a.taskId) {
       if (a !== this.current.get(cb.step)) return 'stale';
       // A state the last query already gave is no news.
-      return id !== undefined && cb.status !== undefined && this.host.stateOf(id) === cb.status ? 'duplicate' : 'new';
+      return id !== undefined && cb.status !== undefined && this.board.stateOf(id) === cb.status ? 'duplicate' : 'new';
     }
     if (a.taskId !== undefined) return 'mismatch';
     const offer = a.offers.get(id);
@@ -233,7 +233,7 @@ export class CallbackBook {
     if (id === undefined || id === a.taskId) {
       if (a !== this.current.get(cb.step)) return 'stale';
       if ((this.signals.get(keyOf(a.step, a.attempt)) ?? 0) >= MAX_SIGNALS_PER_STEP) return 'limit';
-      return id !== undefined && cb.status !== undefined && this.host.stateOf(id) === cb.status ? 'duplicate' : 'new';
+      return id !== undefined && cb.status !== undefined && this.board.stateOf(id) === cb.status ? 'duplicate' : 'new';
     }
     if (a.taskId !== undefined) return 'mismatch';
     const offer = a.offers.get(id);
@@ -266,7 +266,7 @@ export class CallbackBook {
     const a = this.attempts.get(keyOf(cb.step, cb.attempt));
     if (verdict === 'limit' && a && cb.taskId !== undefined && a.taskId === undefined && !a.offers.has(cb.taskId)) {
       a.dropped++;
-      this.host.offersChanged(a.step, a.attempt);
+      this.offersChanged(a);
     }
     if (verdict !== 'new' || !a) return;
     this.seen.add(fingerprint(cb));
@@ -278,8 +278,13 @@ export class CallbackBook {
       return;
     }
     a.offers.set(cb.taskId, { id: cb.taskId, state: 'pending' });
-    this.host.offersChanged(a.step, a.attempt);
+    this.offersChanged(a);
     this.wake();
+  }
+
+  /** An offer of this attempt changed: an operator waiting for it sees the offers in the reason. */
+  private offersChanged(a: Attempt): void {
+    this.board.showOffers(a.step, a.attempt, this.describe(a.step, a.attempt));
   }
 
   // ---- checking offers, one at a time, once their attempt has ended
@@ -332,18 +337,18 @@ export class CallbackBook {
     } catch (err) {
       offer.state = isCancellation(err) ? 'pending' : 'unchecked';
       offer.why = `could not be checked: ${printable(failureMessage(err), 160)}`;
-      this.host.offersChanged(a.step, a.attempt);
+      this.offersChanged(a);
       return !isCancellation(err);
     }
   }
 
   /** One activity: what the vendor answers for `taskId` and which other pipelines claim it. */
   private inspect(a: Attempt, proof: ProofSpec, taskId: string, by: string): Promise<OfferedTaskFacts> {
-    this.host.count(proof.endpoint);
+    this.board.count(proof.endpoint);
     this.lastQuery.set(a.step, Date.now());
     const chain = this.bounded ? { chain: ownChain() } : {};
     return queries.inspectOfferedTask.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: this.host.summary(`check ${proof.kind} task ${taskId}, ${by}`) },
+      { ...QUERY_OPTIONS, summary: this.board.summary(`check ${proof.kind} task ${taskId}, ${by}`) },
       [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds(), ...chain }],
     );
   }
@@ -360,7 +365,7 @@ export class CallbackBook {
     taskId: string,
   ): Promise<{ refused: string } | { facts: OfferedTaskFacts; expect: OfferExpectation; window: AttemptWindow }> {
     const a = this.attempts.get(keyOf(step, attempt));
-    const owner = this.host.stepOwning(taskId);
+    const owner = this.board.stepOwning(taskId);
     const unqueried =
       (a?.proof ? undefined : `step ${step} has no check for a task id; resubmit or abandon`) ??
       (owner !== undefined ? `task ${printable(taskId, 130)} is already the task of step ${owner}` : undefined);
@@ -371,7 +376,7 @@ export class CallbackBook {
 
   /** Why the offer is refused without asking the vendor, if it is. */
   private unqueried(a: Attempt, offer: Offer): string | undefined {
-    const owner = this.host.stepOwning(offer.id);
+    const owner = this.board.stepOwning(offer.id);
     return (
       (a.taskId !== undefined ? `this attempt's task is ${printable(a.taskId, 130)}` : undefined) ??
       idProblem(offer.id) ??
@@ -385,7 +390,7 @@ export class CallbackBook {
     const wait = (a.checkedAtMs ?? Number.NEGATIVE_INFINITY) + OFFER_CHECK_INTERVAL_MS - Date.now();
     if (wait > 0) {
       try {
-        await sleep(wait, { summary: this.host.summary(`${a.step}: next check of an offered task id`) });
+        await sleep(wait, { summary: this.board.summary(`${a.step}: next check of an offered task id`) });
       } catch (err) {
         if (isCancellation(err)) return false;
         throw err;
@@ -416,10 +421,10 @@ export class CallbackBook {
       const waitedFor = a === this.current.get(a.step) && a.taskId === undefined;
       if (!waitedFor && a.taskId === undefined) {
         // A superseded attempt did create a task after all: it may run (and cost) at the vendor.
-        this.host.orphan(a.kind, offer.id, a.step, a.attempt);
+        this.board.orphan(a.kind, offer.id, a.step, a.attempt);
         log.warn(`${where} is proven: a task of a superseded attempt, recorded as an orphan`);
       }
     }
-    this.host.offersChanged(a.step, a.attempt);
+    this.offersChanged(a);
   }
 }

@@ -109,14 +109,14 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdUntil(rt.notBefore(run.iface), (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      rt.beginAttempt(step, run.attempt, spec.kind, spec.proof);
+      rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
       try {
         const value = await rt.creating(() => spec.create(run.attempt));
-        rt.endAttempt(step, run.attempt, spec.taskIdOf(value));
+        rt.book.endAttempt(step, run.attempt, spec.taskIdOf(value));
         return recorded(run, value, spec.taskIdOf(value), 'create');
       } catch (err) {
-        rt.endAttempt(step, run.attempt);
+        rt.book.endAttempt(step, run.attempt);
         outcome = classifyCreateFailure(err);
       }
     }
@@ -140,8 +140,8 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
 }
 
 function adoptKnown<T>(spec: CreateSpec<T>, known: VendorTaskRecord): Created<T> {
-  spec.rt.beginAttempt(spec.step, known.attempt, spec.kind, spec.proof);
-  spec.rt.endAttempt(spec.step, known.attempt, known.id);
+  spec.rt.book.beginAttempt(spec.step, known.attempt, spec.kind, spec.proof);
+  spec.rt.book.endAttempt(spec.step, known.attempt, known.id);
   return { value: spec.fromTaskId(known.id), attempt: known.attempt, via: known.via };
 }
 
@@ -187,7 +187,7 @@ function retryWait<T>(
 function reconciled<T>(run: CreateRun<T>, found: T, after: 'retryLater' | 'ambiguous'): Created<T> {
   const { spec } = run;
   const id = spec.taskIdOf(found);
-  const byCallback = after === 'ambiguous' && spec.rt.provenTask(spec.step, run.attempt) === id;
+  const byCallback = after === 'ambiguous' && spec.rt.book.provenTask(spec.step, run.attempt) === id;
   countReconcile(spec.kind, byCallback ? 'found_by_callback' : 'found_by_name');
   return recorded(run, found, id, byCallback ? 'callback' : 'reconcile-name');
 }
@@ -198,7 +198,7 @@ function reconciled<T>(run: CreateRun<T>, found: T, after: 'retryLater' | 'ambig
  */
 function resubmitOrAsk<T>(run: CreateRun<T>, message: string, waitResumed: boolean): string | undefined {
   const { spec } = run;
-  const offered = spec.rt.hasOffers(spec.step, run.attempt);
+  const offered = spec.rt.book.hasOffers(spec.step, run.attempt);
   // A wait resumed after continue-as-new was already asked: it stays an operator's to end.
   if (spec.policy === 'resubmit' && !offered && !waitResumed) {
     // Each blind resubmit may duplicate: a vendor that keeps answering ambiguously stops the stage.
@@ -254,11 +254,11 @@ export async function waitForCallbackTaskId(
   if (!callbacksUsed) return undefined;
   const until = Date.now() + graceMs;
   // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
-  while (rt.provenTask(step, attempt) === undefined && Date.now() < until) {
-    await condition(() => rt.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now(), {
+  while (rt.book.provenTask(step, attempt) === undefined && Date.now() < until) {
+    await condition(() => rt.book.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now(), {
       summary: rt.summary(`callback grace${step === rt.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`),
     });
     await rt.checkpoint();
   }
-  return rt.provenTask(step, attempt);
+  return rt.book.provenTask(step, attempt);
 }

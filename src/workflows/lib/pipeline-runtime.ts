@@ -1,10 +1,10 @@
 /**
- * The one runtime of a pipeline workflow, shared by every stage module: the status the
- * `status` query, the current details and the search attributes show; vendor task ids
- * recorded the moment they are known; vendor call counts and Retry-After holds; the
- * callback inbox (hints, and task ids offered for proof: callback-book.ts); the operator's
- * decisions for ambiguous creates (`resolveCreate` Update). Created inside the workflow
- * function: no module-level state.
+ * The one runtime of a pipeline workflow, shared by every stage module. What the pipeline
+ * shows (status, details, search attributes, vendor tasks) is its StatusBoard
+ * (status-board.ts); callbacks, hints and task ids offered for proof are its CallbackBook
+ * (`rt.book`, callback-book.ts). Here: Retry-After holds, create attempts whose outcome is
+ * unknown, the operator's decisions (`resolveCreate` Update), continue-as-new and the
+ * handlers. Created inside the workflow function: no module-level state.
  */
 import {
   allHandlersFinished,
@@ -13,9 +13,7 @@ import {
   isCancellation,
   log,
   patched,
-  setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -25,40 +23,32 @@ import {
   vendorCallbackSignal,
   type CreateDecision,
   type PendingDecision,
-  type PipelineStatus,
   type ResolveCreateInput,
   type ResolveCreateResult,
   type StageName,
-  type StageStatus,
-  type VendorTaskKind,
   type VendorTaskRecord,
 } from '../../contract/messages';
 import { isPlaintext } from '../../codec/plaintext-mark';
-import { STAGE, STATUS, VENDOR_TASK_IDS } from '../../contract/search-attributes';
-import type { ProofSpec, RuntimeCarry } from '../../contract/carry';
+import type { RuntimeCarry } from '../../contract/carry';
 import { CallbackBook } from './callback-book';
-import { renderDetails } from '../../contract/details';
 import { TASK_ID_PATTERN } from '../../contract/offers';
 import { operatorRefusal } from './operator-proof';
 import { failureMessage } from './failures';
 import { FailureType } from '../../failures';
 import { printable } from '../../contract/printable';
-import { summaryOf } from './summaries';
+import { StatusBoard } from './status-board';
 
 /** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
 export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
-export class PipelineRuntime {
-  readonly status: PipelineStatus;
+export class PipelineRuntime extends StatusBoard {
   private readonly holds: Record<string, number>;
   private readonly ambiguous: Record<string, number>;
   /** Create activities in flight: continue-as-new waits for them (a lost answer would mean a second create). */
   private createsInFlight = 0;
   private readonly decisions = new Map<string, CreateDecision>();
-  private readonly book: CallbackBook;
-  /** The waiting reason without the offers, which are appended as they change. */
-  private waitingBase = '';
-  private lastSearch = '';
+  /** The callbacks of this pipeline: attempts, hints, offers and their proof (callback-book.ts). */
+  readonly book: CallbackBook;
 
   /** Continue as new past this many history events (or when the server suggests it). */
   historyLimit = Number.POSITIVE_INFINITY;
@@ -95,36 +85,18 @@ export class PipelineRuntime {
     private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
     boundCallbacks = false,
   ) {
-    this.status = carry.status;
+    super(carry.status, carry.waitingBase ?? '');
     this.holds = { ...carry.holds };
     this.ambiguous = { ...carry.ambiguous };
-    this.waitingBase = carry.waitingBase ?? '';
     this.codecStrict = carry.codecStrict === true;
-    this.book = new CallbackBook(
-      carry.book,
-      {
-        count: (endpoint) => this.count(endpoint),
-        stepOwning: (id) => this.vendorTasks.find((t) => t.id === id && !t.orphan)?.step,
-        stateOf: (id) => this.vendorTasks.find((t) => t.id === id)?.state,
-        orphan: (kind, id, step, attempt) => {
-          this.vendorTasks.push({ kind, id, step, attempt, via: 'callback', orphan: true });
-          this.refresh();
-        },
-        offersChanged: (step, attempt) => this.offersChanged(step, attempt),
-        summary: (text) => this.summary(text),
-      },
-      boundCallbacks,
-    );
+    // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
+    this.book = new CallbackBook(carry.book, this, boundCallbacks);
     setHandler(statusQuery, () => this.status);
     setHandler(vendorCallbackSignal, (cb) => this.callbackSignal(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
       validator: (input: ResolveCreateInput) => this.validate(input),
     });
-  }
-
-  get vendorTasks(): VendorTaskRecord[] {
-    return this.status.vendorTasks;
   }
 
   carry(): RuntimeCarry {
@@ -179,65 +151,7 @@ export class PipelineRuntime {
     else this.ambiguous[step] = attempt;
   }
 
-  // ---- the running stage, as the status and the Web UI show it
-
-  private get current(): StageStatus {
-    return this.status.stages[this.status.stage as StageName] ?? { state: 'running' };
-  }
-
-  get detail(): string | undefined {
-    return this.current.detail;
-  }
-  set detail(text: string | undefined) {
-    this.current.detail = text;
-  }
-
-  get progress(): { done: number; total: number } | undefined {
-    return this.current.progress;
-  }
-  set progress(p: { done: number; total: number } | undefined) {
-    this.current.progress = p;
-  }
-
-  /** Called once when an operator wait begins (not when a continued run resumes it): the webhook. */
-  onWait?: (waiting: PendingDecision) => Promise<void>;
-
-  /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
-  stuck = false;
-
-  /** Current details every time; search attributes only when stage, state or the task ids change. */
-  refresh(): void {
-    const s = this.status;
-    if (s.state === 'running' || s.state === 'waiting-operator' || s.state === 'stuck') {
-      s.state = s.waiting ? 'waiting-operator' : this.stuck ? 'stuck' : 'running';
-    }
-    setCurrentDetails(renderDetails(s));
-    const ids = s.vendorTasks.map((t) => t.id);
-    const key = `${s.stage}|${s.state}|${ids.join(',')}`;
-    if (key === this.lastSearch) return;
-    this.lastSearch = key;
-    upsertSearchAttributes([
-      { key: STAGE, value: s.stage },
-      { key: STATUS, value: s.state },
-      { key: VENDOR_TASK_IDS, value: ids },
-    ]);
-  }
-
-  /** The Web UI summary of a command of the running stage: "generation · poll cgt-…" (ids only, no URL). */
-  summary(text: string): string {
-    return summaryOf(this.status.stage, text);
-  }
-
-  /** Kept for the shared helpers (create, poll): a pipeline reports by refreshing itself. */
-  report(): void {
-    this.refresh();
-  }
-
-  // ---- bookkeeping
-
-  count(endpoint: string): void {
-    this.status.calls[endpoint] = (this.status.calls[endpoint] ?? 0) + 1;
-  }
+  // ---- Retry-After holds, and the vendor tasks as they become known
 
   /** The earliest time the next call to `iface` may go out (a 429's Retry-After holds them all). */
   notBefore(iface: string): number {
@@ -248,35 +162,7 @@ export class PipelineRuntime {
     if (until > (this.holds[iface] ?? 0)) this.holds[iface] = until;
   }
 
-  /** The task this step already has (a run before continue-as-new recorded it): no second create. */
-  knownTask(step: string): VendorTaskRecord | undefined {
-    return this.vendorTasks.find((t) => t.step === step && !t.orphan);
-  }
-
-  /** When this step's task id became known (workflow time, ms): its deadlines count from there. */
-  recordedAt(step: string): number | undefined {
-    const at = this.knownTask(step)?.recordedAt;
-    return at === undefined ? undefined : Date.parse(at);
-  }
-
-  /**
-   * Marks the attempt in flight for a step, so callbacks can be matched to it; `proof`
-   * says how a task id offered for it is checked (none: offers are refused).
-   */
-  beginAttempt(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
-    this.book.begin(step, attempt, kind, proof);
-  }
-
-  /** The attempt's create came back, naming its task or not: the window for `created_at` closes. */
-  endAttempt(step: string, attempt: number, taskId?: string): void {
-    this.book.end(step, attempt, taskId);
-  }
-
-  /** The step's task is done: later callbacks for it are dropped unqueried. */
-  settle(step: string): void {
-    this.book.settle(step);
-  }
-
+  /** A step's task id, recorded the moment it is known: shown, matched to its callbacks, no longer ambiguous. */
   record(task: Omit<VendorTaskRecord, 'orphan' | 'recordedAt'>): void {
     const existing = this.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);
     if (existing) {
@@ -289,53 +175,10 @@ export class PipelineRuntime {
     this.refresh();
   }
 
-  setState(kind: VendorTaskKind, id: string, state: string): void {
-    const t = this.vendorTasks.find((x) => x.kind === kind && x.id === id);
-    if (t && t.state !== state) t.state = state;
-  }
-
-  // ---- callbacks: hints, and offers that need proof
-
-  /** The task id a callback offered for this attempt and that passed the proof, if any. */
-  provenTask(step: string, attempt: number): string | undefined {
-    return this.book.provenTask(step, attempt);
-  }
-
-  /** What a create attempt's callback URL is made for (the activity builds the URL). */
-  callbackRef(step: string, attempt: number): { step: string; attempt: number; run?: string } {
-    return this.book.callbackRef(step, attempt);
-  }
-
-  /** Whether any callback offered a task id for this attempt (checked or not). */
-  hasOffers(step: string, attempt: number): boolean {
-    return this.book.hasOffers(step, attempt);
-  }
-
-  /** Workflow time of this step's last vendor query made outside the poll loop (an offer's check). */
-  lastQueryAt(step: string): number | undefined {
-    return this.book.lastQueryAt(step);
-  }
-
-  /** Waits up to `ms` or until a callback for `step` brings news; returns true on a hint. */
-  async waitForHint(step: string, ms: number, summary: string): Promise<boolean> {
-    const hinted = await condition(() => this.book.hinted(step), ms, { summary });
-    this.book.clearHint(step);
-    return hinted;
-  }
-
-  private offersChanged(step: string, attempt: number): void {
-    const waiting = this.status.waiting;
-    if (waiting?.step !== step || waiting.attempt !== attempt) return;
-    waiting.reason = this.waitingReason(step, attempt);
-    this.refresh();
-  }
-
-  private waitingReason(step: string, attempt: number): string {
-    const offers = this.book.describe(step, attempt);
-    return offers ? `${this.waitingBase} Task ids offered by callbacks: ${offers}` : this.waitingBase;
-  }
-
   // ---- operator decisions (policy `ask`): one Update, answered when the stage has taken it
+
+  /** Called once when an operator wait begins (not when a continued run resumes it): the webhook. */
+  onWait?: (waiting: PendingDecision) => Promise<void>;
 
   /**
    * This run was started by continue-as-new during an operator wait for this attempt: the
@@ -424,12 +267,12 @@ export class PipelineRuntime {
       stage: this.status.stage as StageName,
       step,
       attempt,
-      reason: this.waitingReason(step, attempt),
+      reason: this.waitingReason(this.book.describe(step, attempt)),
       since: (carried && this.status.waiting?.since) || new Date().toISOString(),
     };
     this.refresh();
     if (!carried) await this.onWait?.(this.status.waiting);
-    const settled = () => this.decisions.has(step) || this.provenTask(step, attempt) !== undefined;
+    const settled = () => this.decisions.has(step) || this.book.provenTask(step, attempt) !== undefined;
     // Signals and Updates grow the history while it waits: continue as new (the wait resumes) when long.
     while (!settled()) {
       await condition(() => settled() || this.historyLong());
@@ -439,7 +282,7 @@ export class PipelineRuntime {
     this.decisions.delete(step);
     this.status.waiting = undefined;
     this.refresh();
-    return decision ?? { proven: this.provenTask(step, attempt)! };
+    return decision ?? { proven: this.book.provenTask(step, attempt)! };
   }
 }
 

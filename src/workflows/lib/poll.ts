@@ -72,8 +72,8 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   let unknownState: string | undefined;
   let lastQueryAt: number | undefined;
   for (;;) {
-    // A callback hint or an offer check (rt.lastQueryAt) never brings a query under the minimum interval.
-    const lastCall = Math.max(lastQueryAt ?? 0, rt.lastQueryAt(spec.step) ?? 0);
+    // A callback hint or an offer check (rt.book.lastQueryAt) never brings a query under the minimum interval.
+    const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(spec.step) ?? 0);
     await holdUntil(Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0), (ms) =>
       rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
     );
@@ -98,7 +98,11 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
     }
     await rt.checkpoint();
     const delay = Math.max(policy.minMs, spec.callbacks ? wait * policy.callbackSlowdown : wait);
-    await rt.waitForHint(spec.step, delay, rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`));
+    await rt.book.waitForHint(
+      spec.step,
+      delay,
+      rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
+    );
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
 }

@@ -44,7 +44,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     action: 'create task',
     endpoint: spec.endpoints.create,
     policy: input.policy,
-    create: (n) => spec.create(n, input.callbacks ? rt.callbackRef(step, n) : undefined),
+    create: (n) => spec.create(n, input.callbacks ? rt.book.callbackRef(step, n) : undefined),
     taskIdOf: (v) => v.taskId,
     reconcile: async (n) => {
       const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);
@@ -76,6 +76,6 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
       }
     },
   });
-  rt.settle(step);
+  rt.book.settle(step);
   return { taskId, task };
 }

@@ -1,5 +1,5 @@
 /**
- * Archive: download a vendor output before its URL expires (DESIGN §6), keyed by the vendor
+ * Archive: download a vendor output before its URL expires (docs/architecture.md), keyed by the vendor
  * task that produced it. After a continue-as-new an output already archived is not fetched again.
  */
 import type { ArchivedFile, PipelineResult } from '../../contract/messages';

@@ -145,7 +145,7 @@ async function runBatch(
       onProgress();
     },
   });
-  rt.settle(step);
+  rt.book.settle(step);
   if (task.status === 'cancelled') {
     throw stageFailure(
       `review task ${taskId} was cancelled at the vendor; not resubmitted (spec 3.3)`,
@@ -190,7 +190,7 @@ function submitSpec(
             assetType: batch.assetType,
             groupId: input.groupId,
             groupSource: input.groupSource,
-            callback: input.callbacks ? rt.callbackRef(step, n) : undefined,
+            callback: input.callbacks ? rt.book.callbackRef(step, n) : undefined,
           },
         ],
       ),

@@ -1,8 +1,9 @@
 /**
  * The definition file a command names (`validate`, `start`, `run`): read and checked
  * against the payload limit of --max-payload-bytes, else $REELFLOW_MAX_PAYLOAD_BYTES,
- * else Temporal's default.
+ * else Temporal's default. And the task queue a started pipeline goes to.
  */
+import { DEFAULT_TASK_QUEUE } from '../../../contract/messages';
 import type { CommandContext } from '../output';
 import { UsageError } from '../spec';
 import { loadDefinitionFile } from '../../client/definition-file';
@@ -16,6 +17,15 @@ export function maxPayloadBytes(ctx: CommandContext): number {
     if (err instanceof RangeError) throw new UsageError(err.message, MAX_PAYLOAD_ENV, ctx.name);
     throw err;
   }
+}
+
+/**
+ * --task-queue, else $REELFLOW_TASK_QUEUE (the variable the worker and `reelflow doctor`
+ * read, so one `export` points all three at the same queue: README "Use your own vendor
+ * account"), else "reelflow".
+ */
+export function taskQueueOf(ctx: CommandContext): string {
+  return ctx.str('task-queue') ?? (ctx.io.env.REELFLOW_TASK_QUEUE?.trim() || DEFAULT_TASK_QUEUE);
 }
 
 export async function loadDefinition(ctx: CommandContext, file = ctx.positionals[0]) {

@@ -7,14 +7,9 @@ import { ScheduleAlreadyRunning } from '@temporalio/client';
 import { EXIT, type CommandContext } from '../output';
 import { UsageError } from '../spec';
 import type { CommandFn } from '../session';
-import { checkIdPart } from '../../client/pipeline-client';
-import {
-  createPipelineSchedule,
-  parseEvery,
-  type OverlapPolicy,
-  type PipelineScheduleOptions,
-} from '../../client/schedules';
-import { loadDefinition, maxPayloadBytes } from './definition-arg';
+import { createPipelineSchedule, type OverlapPolicy, type PipelineScheduleOptions } from '../../client/schedules';
+import { loadDefinition, maxPayloadBytes, taskQueueOf } from './definition-arg';
+import { checkScheduleArgs, scheduleError } from './schedule-args';
 
 /** The options as schedules.ts takes them; every usage error names its option. */
 function scheduleOptions(ctx: CommandContext): PipelineScheduleOptions {
@@ -27,23 +22,13 @@ function scheduleOptions(ctx: CommandContext): PipelineScheduleOptions {
   if (cron === undefined && every === undefined) {
     throw new UsageError('"schedule create" needs --cron <expr> or --every <duration>', '--cron', ctx.name);
   }
-  const check = (option: string, fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      if (!(err instanceof RangeError)) throw err;
-      throw new UsageError(`${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
-    }
-  };
-  check('<schedule-id>', () => checkIdPart('scheduleId', scheduleId));
-  if (every !== undefined) check('--every', () => parseEvery(every));
+  checkScheduleArgs(ctx);
   const prefix = ctx.str('id-prefix');
-  if (prefix !== undefined) check('--id-prefix', () => checkIdPart('workflowIdPrefix', prefix));
   return {
     scheduleId,
     ...(cron !== undefined ? { cron } : { every: every! }),
     overlap: (ctx.str('overlap') ?? 'skip') as OverlapPolicy,
-    ...(ctx.str('task-queue') ? { taskQueue: ctx.str('task-queue') } : {}),
+    taskQueue: taskQueueOf(ctx),
     ...(prefix !== undefined ? { workflowIdPrefix: prefix } : {}),
     maxPayloadBytes: maxPayloadBytes(ctx),
   };
@@ -56,17 +41,12 @@ export const scheduleCreate: CommandFn = async (ctx, session) => {
   try {
     handle = await createPipelineSchedule(await session.client(), loaded.input, opts);
   } catch (err) {
-    // The server checks cron expressions: "cron: Invalid schedule spec …".
-    if (err instanceof RangeError && /^(cron|every): /.test(err.message)) {
-      const option = `--${err.message.split(':')[0]}`;
-      throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
-    }
     if (err instanceof ScheduleAlreadyRunning) {
       throw new Error(
-        `schedule "${opts.scheduleId}" already exists; delete it first: reelflow schedule delete ${opts.scheduleId}`,
+        `schedule "${opts.scheduleId}" already exists: reelflow schedule update ${opts.scheduleId} changes it`,
       );
     }
-    throw err;
+    throw scheduleError(ctx, err);
   }
   const d = await handle.describe();
   const nextRuns = d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString());

@@ -3,7 +3,6 @@
  * A progress bar on stderr when it is a TTY; one line per definition line on stdout, or
  * one JSON document with --json. Exit code 1 when any line failed (the others started).
  */
-import { DEFAULT_TASK_QUEUE } from '../../../contract/messages';
 import { startBatch, batchLines, defaultBatchId, type BatchLineResult } from '../../client/batch';
 import { EXIT, table, type CommandContext } from '../output';
 import { UsageError } from '../spec';
@@ -11,7 +10,7 @@ import type { Session } from '../session';
 import { readDefinitionText } from '../../client/definition-file';
 import { checkIdPart } from '../../client/pipeline-client';
 import { ProgressBar } from '../progress-bar';
-import { maxPayloadBytes } from './definition-arg';
+import { maxPayloadBytes, taskQueueOf } from './definition-arg';
 
 function checkOptions(ctx: CommandContext): string | undefined {
   if (ctx.positionals.length) {
@@ -57,7 +56,7 @@ export async function startBatchFile(ctx: CommandContext, session: Session): Pro
     throw new UsageError(`--batch ${source}: no definitions (every line is blank)`, '--batch', ctx.name);
   }
   const batchId = batchIdOption ?? defaultBatchId(text);
-  const taskQueue = ctx.str('task-queue') ?? DEFAULT_TASK_QUEUE;
+  const taskQueue = taskQueueOf(ctx);
   const limit = maxPayloadBytes(ctx);
   const client = await session.client();
   const bar = ProgressBar.on(ctx.io.stderr, `batch ${batchId}`);

@@ -1,16 +1,15 @@
 /** `reelflow start <file>`: starts a pipeline and prints its workflow id (`--batch <file.jsonl>`: start-batch.ts). */
-import { DEFAULT_TASK_QUEUE } from '../../../contract/messages';
 import { EXIT, type CommandContext } from '../output';
 import { UsageError } from '../spec';
 import type { CommandFn, Session } from '../session';
 import { pipelineWorkflowId, startPipeline } from '../../client/pipeline-client';
-import { loadDefinition, maxPayloadBytes } from './definition-arg';
+import { loadDefinition, maxPayloadBytes, taskQueueOf } from './definition-arg';
 import { startBatchFile } from './start-batch';
 
 /** Starts the pipeline of the command's definition file (`start`, `run`). */
 export async function startFromDefinition(ctx: CommandContext, session: Session) {
   const loaded = await loadDefinition(ctx);
-  const taskQueue = ctx.str('task-queue') ?? DEFAULT_TASK_QUEUE;
+  const taskQueue = taskQueueOf(ctx);
   // The id first: a bad --id-prefix or --workflow-id is a usage error before anything connects.
   let workflowId = ctx.str('workflow-id');
   try {
@@ -21,7 +20,8 @@ export async function startFromDefinition(ctx: CommandContext, session: Session)
     const option = err.message.startsWith('namePrefix') ? '--id-prefix' : '--workflow-id';
     throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
   }
-  const handle = await startPipeline(await session.client(), loaded.input, {
+  // Loaded, it is parsed and measured once: startPipeline takes it as it is.
+  const handle = await startPipeline(await session.client(), loaded, {
     taskQueue,
     workflowId,
     maxPayloadBytes: maxPayloadBytes(ctx),

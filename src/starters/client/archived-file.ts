@@ -1,0 +1,196 @@
+/**
+ * An archived file, fetched from the worker that archived it (docs/library.md "Archived
+ * files"): `result.archived[].path` is on the worker's disk, so the worker serves it over
+ * HTTP to holders of REELFLOW_ARCHIVE_TOKEN (src/workers/archive-server.ts) and this
+ * downloads it, checks `bytes` and `sha256` against the pipeline's result, and only then
+ * puts it at `out` (an atomic rename: `out` never holds a partial or wrong file).
+ *
+ * Why HTTP and not Temporal: a video is far above a payload's size limit (2 MB by default)
+ * and would stay in the history; the file lives on one worker's disk, which only that
+ * worker (or a volume it shares) can read.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { request } from 'undici';
+import { archiveBaseUrl, archiveHttpPath, archiveSegmentsOf } from '../../contract/archive-path';
+import type { ArchivedFile, PipelineResult } from '../../contract/messages';
+import { pipelineResult } from './pipeline-client';
+
+export interface FetchArchivedFileOptions {
+  /**
+   * Which archived file (`generated.mp4`, `erased.mp4`, …). Default: the last one archived,
+   * which is the erased video when the pipeline erased, else the generated one.
+   */
+  name?: string;
+  /** The worker's archive server, e.g. http://worker:8090 (REELFLOW_ARCHIVE_URL). */
+  archiveUrl: string;
+  /** The worker's REELFLOW_ARCHIVE_TOKEN. Sent as a bearer token, never in a message. */
+  token: string;
+  /** Where to write the file; an existing folder gets the file under its archived name. */
+  out: string;
+  signal?: AbortSignal;
+  /** Time to the response headers, and between body chunks. Default 60 s each. */
+  timeoutMs?: number;
+}
+
+export interface FetchedArchivedFile {
+  /** The archived name, e.g. "erased.mp4". */
+  name: string;
+  /** Where it was written (absolute). */
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export type ArchiveFetchReason =
+  'config' | 'none-archived' | 'unknown-name' | 'unauthorized' | 'not-found' | 'http' | 'unreachable' | 'mismatch';
+
+export class ArchiveFetchError extends Error {
+  override readonly name = 'ArchiveFetchError';
+  constructor(
+    message: string,
+    readonly reason: ArchiveFetchReason,
+    /** The option or variable at fault (reason `config`), e.g. "archiveUrl", "REELFLOW_ARCHIVE_TOKEN". */
+    readonly option?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The archived file `name` names, or the last one archived; throws ArchiveFetchError. */
+export function pickArchivedFile(result: PipelineResult, name?: string): ArchivedFile {
+  const files = result.archived ?? [];
+  const id = result.pipelineId;
+  if (files.length === 0) {
+    throw new ArchiveFetchError(`pipeline ${id} archived no file (options.archive was off)`, 'none-archived');
+  }
+  if (name === undefined) return files[files.length - 1];
+  const found = files.find((f) => f.name === name);
+  if (found) return found;
+  const names = files.map((f) => f.name).join(', ');
+  throw new ArchiveFetchError(`pipeline ${id} archived no file "${name}" (it archived: ${names})`, 'unknown-name');
+}
+
+function checkOptions(opts: FetchArchivedFileOptions): string {
+  const base = typeof opts.archiveUrl === 'string' ? archiveBaseUrl(opts.archiveUrl) : undefined;
+  if (!base) {
+    throw new ArchiveFetchError(
+      'archiveUrl must be an http(s) URL without credentials, query or fragment',
+      'config',
+      'archiveUrl',
+    );
+  }
+  // A header cannot carry control characters; the value itself is never shown.
+  if (typeof opts.token !== 'string' || opts.token === '' || /[\u0000-\u001f\u007f]/.test(opts.token)) {
+    throw new ArchiveFetchError('token must be a non-empty string without control characters', 'config', 'token');
+  }
+  if (typeof opts.out !== 'string' || opts.out === '') {
+    throw new ArchiveFetchError('out must be a file or folder path', 'config', 'out');
+  }
+  return base;
+}
+
+/** `out` itself, or `out/<name>` when `out` is an existing folder. */
+async function targetOf(out: string, fileName: string): Promise<string> {
+  const resolved = path.resolve(out);
+  const st = await stat(resolved).catch(() => undefined);
+  return st?.isDirectory() ? path.join(resolved, fileName) : resolved;
+}
+
+function statusError(what: string, url: string, status: number): ArchiveFetchError {
+  if (status === 401) {
+    return new ArchiveFetchError(
+      `${what}: ${url} refused the token (401): it must be the worker's REELFLOW_ARCHIVE_TOKEN`,
+      'unauthorized',
+    );
+  }
+  if (status === 404) {
+    return new ArchiveFetchError(
+      `${what}: ${url} has no such file (404): it was archived on another worker's disk, or removed since`,
+      'not-found',
+    );
+  }
+  return new ArchiveFetchError(`${what}: ${url} answered HTTP ${status}`, 'http');
+}
+
+/** Streams the response into `part`, hashing as it goes; returns the bytes and sha256 it wrote. */
+async function writePart(body: AsyncIterable<Buffer>, part: string): Promise<{ bytes: number; sha256: string }> {
+  const fh = await open(part, 'wx', 0o644).catch((err: NodeJS.ErrnoException) => {
+    const folder = path.dirname(part);
+    throw new ArchiveFetchError(`out: cannot write in ${folder} (${err.code ?? err.message})`, 'config', 'out');
+  });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    for await (const chunk of body) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      await fh.write(chunk);
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+type DownloadOptions = Omit<FetchArchivedFileOptions, 'name'> & { workflowId?: string };
+
+/**
+ * Downloads one archived file (an entry of `result.archived`) from the archive server to
+ * `out`, verified against its `bytes` and `sha256`. On any failure the partial file is removed.
+ */
+export async function downloadArchivedFile(file: ArchivedFile, opts: DownloadOptions): Promise<FetchedArchivedFile> {
+  const base = checkOptions(opts);
+  const what = `archived file "${file.name}"${opts.workflowId ? ` of ${opts.workflowId}` : ''}`;
+  const segments = archiveSegmentsOf(file);
+  if (!segments) throw new ArchiveFetchError(`${what}: its path is not one the archive writes`, 'not-found');
+  const url = `${base}${archiveHttpPath(segments)}`;
+  const target = await targetOf(opts.out, segments[2]);
+  const part = `${target}.${randomBytes(6).toString('hex')}.part`;
+  const timeout = opts.timeoutMs ?? 60_000;
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${opts.token}` },
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    }).catch((err: unknown) => {
+      const cause = err instanceof Error ? err.message : String(err);
+      throw new ArchiveFetchError(`${what}: cannot reach the archive server at ${base} (${cause})`, 'unreachable');
+    });
+    if (res.statusCode !== 200) {
+      await res.body.dump().catch(() => undefined);
+      throw statusError(what, url, res.statusCode);
+    }
+    const got = await writePart(res.body as AsyncIterable<Buffer>, part);
+    if (got.bytes !== file.bytes || got.sha256 !== file.sha256) {
+      throw new ArchiveFetchError(
+        `${what}: the download does not match the pipeline's result (got ${got.bytes} bytes, sha256 ${got.sha256}; expected ${file.bytes} bytes, sha256 ${file.sha256}); nothing written to ${target}`,
+        'mismatch',
+      );
+    }
+    await rename(part, target);
+    return { name: file.name, path: target, ...got };
+  } finally {
+    await rm(part, { force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Fetches an archived file of a completed pipeline through the worker that archived it
+ * (see the module comment). Waits for the pipeline to end, as pipelineResult does; rejects
+ * with PipelineFailedError when it did not complete, ArchiveFetchError otherwise.
+ */
+export async function fetchArchivedFile(
+  client: Client,
+  workflowId: string,
+  opts: FetchArchivedFileOptions,
+): Promise<FetchedArchivedFile> {
+  checkOptions(opts);
+  const file = pickArchivedFile(await pipelineResult(client, workflowId), opts.name);
+  return downloadArchivedFile(file, { ...opts, workflowId });
+}
