@@ -168,7 +168,7 @@ export default tseslint.config(
   },
   {
     // These tests assert raw wire JSON (the emulator's HTTP answers, the CLI's --json output): untyped on purpose.
-    files: ['test/emulator/**/*.ts', 'test/contract/**/*.ts', 'test/starters/**/*.ts'],
+    files: ['test/emulator/**/*.ts', 'test/contract/**/*.ts', 'test/starters/**/*.ts', 'test/support/cli.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

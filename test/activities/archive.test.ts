@@ -1,6 +1,6 @@
 /**
  * archiveOutput in the SDK's activity test harness (MockActivityEnvironment) against local
- * node:http servers. Every server listens on 127.0.0.0/8 only: the refusal tests prove that
+ * HTTP servers (test/support/http-server.ts). Every server listens on 127.0.0.0/8 only: the refusal tests prove that
  * loopback is refused (no connection reaches the server) when the opt-in is off.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -16,8 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { open } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo, LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Info } from '@temporalio/activity';
@@ -32,6 +31,7 @@ import {
 } from '../../src/activities/archive';
 import type { ArchivedFile } from '../../src/contract/messages';
 import { FailureType } from '../../src/failures';
+import { startServer, type LocalServer } from '../support/http-server';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const payload = randomBytes(256 * 1024 + 17);
@@ -40,19 +40,16 @@ const other = randomBytes(10_000);
 const otherSha = sha(other);
 const SIG = 'X-Signature=topsecretsig123&Expires=999';
 
-let server: http.Server;
+/** The media host: its requests are the downloads made, its connections those opened. */
+let server: LocalServer;
 let base: string;
-const hits: string[] = [];
-let connections = 0;
 /** A second server on 127.0.0.2: the target of redirects that must be refused. */
-let server2: http.Server;
+let server2: LocalServer;
 let base2: string;
-let connections2 = 0;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    hits.push(url.pathname);
+  server = await startServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
     switch (url.pathname) {
       case '/video.mp4':
         res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': payload.length });
@@ -99,20 +96,16 @@ beforeAll(async () => {
         res.writeHead(500).end();
     }
   });
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server2 = http.createServer((_req, res) => res.writeHead(200, { 'content-length': 2 }).end('no'));
-  server2.on('connection', () => connections2++);
-  await new Promise<void>((resolve) => server2.listen(0, '127.0.0.2', resolve));
-  base2 = `http://127.0.0.2:${(server2.address() as AddressInfo).port}`;
+  base = server.url;
+  server2 = await startServer((_req, res) => res.writeHead(200, { 'content-length': 2 }).end('no'), {
+    host: '127.0.0.2',
+  });
+  base2 = server2.url;
 });
 
 afterAll(async () => {
-  for (const s of [server, server2]) {
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
+  await server?.close();
+  await server2?.close();
 });
 
 /** Activities over a fresh archive root; loopback allowed unless the test says otherwise. */
@@ -193,14 +186,14 @@ test('a retry of a finished archive makes no HTTP request; a damaged file is fet
   const { run } = setup();
   const input = { pipelineId: 'pipe-2', taskId: 'task-2', name: 'erase.mp4', url: `${base}/video.mp4?${SIG}` };
   const first = await run(input);
-  const before = hits.length;
+  const before = server.requests.length;
   const second = await run({ ...input, url: `${base}/video.mp4?X-Signature=resigned` }); // same object, new signature
   expect(second).toEqual(first);
-  expect(hits.length).toBe(before);
+  expect(server.requests.length).toBe(before);
 
   writeFileSync(first.path, Buffer.from('corrupted'));
   const third = await run(input);
-  expect(hits.length).toBe(before + 1);
+  expect(server.requests.length).toBe(before + 1);
   expect(third.sha256).toBe(payloadSha);
   expect(readFileSync(third.path).equals(payload)).toBe(true);
 });
@@ -228,15 +221,15 @@ describe('keyed by the vendor task, verified by its recorded source', () => {
       `${first.path}.source.json`,
       JSON.stringify({ taskId: 'someone-else', url: `${base}/other.mp4`, sha256: otherSha, bytes: other.length }),
     );
-    let before = hits.length;
+    let before = server.requests.length;
     await run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/other.mp4` });
-    expect(hits.length).toBe(before + 1);
+    expect(server.requests.length).toBe(before + 1);
 
     // As main left a file: its .sha256 but no record of where it came from.
     rmSync(`${first.path}.source.json`);
-    before = hits.length;
+    before = server.requests.length;
     const again = await run({ pipelineId: 'p', taskId: 't', name: 'v.mp4', url: `${base}/other.mp4` });
-    expect(hits.length).toBe(before + 1);
+    expect(server.requests.length).toBe(before + 1);
     expect(again.sha256).toBe(otherSha);
   });
 
@@ -389,12 +382,12 @@ describe('size limit', () => {
 
   test('an expectedBytes over the limit is refused without a request', async () => {
     const { run } = setup({ maxBytes });
-    const before = hits.length;
+    const before = server.requests.length;
     const f = await failureOf(
       run({ pipelineId: 'p', taskId: 't', name: 'big.mp4', url: `${base}/video.mp4`, expectedBytes: maxBytes + 1 }),
     );
     expect(f.type).toBe(FailureType.ArchiveTooLarge);
-    expect(hits.length).toBe(before);
+    expect(server.requests.length).toBe(before);
   });
 });
 
@@ -402,12 +395,12 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
   /** Runs with the opt-in off (or a list) and checks the refusal reached no server. */
   async function refused(input: ArchiveInput, opts: Partial<ArchiveActivitiesOptions> = {}) {
     const { run } = setup({ allowPrivate: false, ...opts });
-    const before = { hits: hits.length, connections, connections2 };
+    const before = { hits: server.requests.length, connections: server.connections, connections2: server2.connections };
     const f = await failureOf(run(input));
     expect(f.type).toBe(FailureType.ArchiveAddressRefused);
     expect(f.nonRetryable).toBe(true);
     expect(f.message).not.toMatch(/topsecretsig/);
-    expect(connections2).toBe(before.connections2);
+    expect(server2.connections).toBe(before.connections2);
     return { f, before };
   }
 
@@ -419,7 +412,7 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
       url: `${base}/video.mp4?${SIG}`,
     });
     expect(f.message).toMatch(/127\.0\.0\.1.*loopback/);
-    expect(connections).toBe(before.connections);
+    expect(server.connections).toBe(before.connections);
   });
 
   test('localhost and IPv4-mapped loopback are refused before connecting', async () => {
@@ -431,7 +424,7 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
         name: 'v.mp4',
         url: `http://${host}:${port}/video.mp4`,
       });
-      expect(connections).toBe(before.connections);
+      expect(server.connections).toBe(before.connections);
     }
   });
 
@@ -451,7 +444,7 @@ describe('only public addresses unless opted in (all servers here are on 127.0.0
       { lookup },
     );
     expect(f.message).toContain('media.example.test (resolves to 127.0.0.1)');
-    expect(connections).toBe(before.connections);
+    expect(server.connections).toBe(before.connections);
   });
 
   test('redirects to a non-public address are refused, also when the first hop is allowed', async () => {
@@ -514,9 +507,9 @@ describe('never writes through a symlink out of the archive root', () => {
       `${out.path}.source.json`,
       JSON.stringify({ taskId: 't', url: `${base}/video.mp4`, sha256: sha('do not touch'), bytes: 12 }),
     );
-    const before = hits.length;
+    const before = server.requests.length;
     const again = await run(input);
-    expect(hits.length).toBe(before + 1);
+    expect(server.requests.length).toBe(before + 1);
     expect(again.sha256).toBe(payloadSha);
     expect(lstatSync(again.path).isFile()).toBe(true);
     expect(readFileSync(victim, 'utf8')).toBe('do not touch');

@@ -11,6 +11,7 @@ import type { InspectOfferedTaskInput, OfferedTaskFacts } from '../../src/contra
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { VENDOR_TASK_IDS } from '../../src/contract/search-attributes';
+import { API_KEY, USER_1 } from '../support/emulator';
 
 let emulator: RunningEmulator;
 let vendor: VendorClient;
@@ -25,8 +26,8 @@ beforeAll(async () => {
   vendor = createVendorClient({
     baseUrl: emulator.url,
     identityUrl: emulator.url,
-    apiKey: 'emu-key',
-    accessToken: 'emu-user-1',
+    apiKey: API_KEY,
+    accessToken: USER_1,
   });
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });

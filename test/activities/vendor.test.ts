@@ -9,6 +9,7 @@ import { createVendorActivities } from '../../src/activities/vendor';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { FailureType } from '../../src/failures';
+import { API_KEY, USER_1 } from '../support/emulator';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 let emu: RunningEmulator;
@@ -23,8 +24,8 @@ beforeAll(async () => {
   vendor = createVendorClient({
     baseUrl: emu.url,
     identityUrl: emu.url,
-    apiKey: 'emu-key',
-    accessToken: 'emu-user-1',
+    apiKey: API_KEY,
+    accessToken: USER_1,
     pathWord: 'acme',
   });
   activities = createVendorActivities({ vendorFor: () => vendor, archiveRoot: '/nonexistent' });

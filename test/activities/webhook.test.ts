@@ -4,8 +4,8 @@
  * name resolving to loopback is refused unless the worker's allow-list covers it; the
  * definition's allowPrivateHosts does not), endpoint secrets and rotation, the deadline.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo, LookupFunction } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -14,42 +14,35 @@ import { FailureType } from '../../src/failures';
 import { parseNotifyAllowance } from '../../src/webhooks/allowance';
 import { verifyWebhook } from '../../src/webhooks/signing';
 import type { NotifyInput, NotifyResult } from '../../src/contract/messages';
+import { startServer, type LocalServer } from '../support/http-server';
 
 const SECRET = `whsec_${Buffer.from('unit-test-webhook-secret-key').toString('base64')}`;
 const ROTATED = `whsec_${Buffer.from('the-next-webhook-secret-key').toString('base64')}`;
 const ORDERS = `whsec_${Buffer.from('the-orders-endpoint-secret').toString('base64')}`;
-let server: Server;
+let server: LocalServer;
 const trickling = new Set<NodeJS.Timeout>();
 /** Headers at once, then one byte every 100 ms for a long time: only an overall deadline stops it. */
-function trickle(res: import('node:http').ServerResponse): void {
+function trickle(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/plain' });
   const timer = setInterval(() => res.write('.'), 100);
   trickling.add(timer);
   res.on('close', () => (clearInterval(timer), trickling.delete(timer)));
 }
 let port: number;
-const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      if (req.url === '/slow-body') return trickle(res);
-      if (req.url === '/redirect') res.writeHead(302, { location: `http://127.0.0.1:${port}/ok` }).end();
-      else res.writeHead(req.url?.startsWith('/fail') ? 503 : 204).end();
-    });
+  server = await startServer((req, res) => {
+    if (req.url === '/slow-body') return trickle(res);
+    if (req.url === '/redirect') res.writeHead(302, { location: `http://127.0.0.1:${port}/ok` }).end();
+    else res.writeHead(req.url.startsWith('/fail') ? 503 : 204).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  port = Number(new URL(server.url).port);
 });
 afterAll(() => {
   trickling.forEach((t) => clearInterval(t));
-  server.closeAllConnections();
-  return new Promise<void>((resolve) => server.close(() => resolve()));
+  return server.close();
 });
-beforeEach(() => (received.length = 0));
+beforeEach(() => (server.requests.length = 0));
 
 /** hooks.example.test resolves to 127.0.0.1: a public-looking name on a loopback address. */
 const lookup: LookupFunction = (_hostname, options, callback) => {
@@ -101,7 +94,7 @@ async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
 test('a 2xx delivers: signed headers that verifyWebhook accepts, the attempt reported', async () => {
   const res = await deliver(input(`http://127.0.0.1:${port}/ok`));
   expect(res).toEqual({ status: 204, attempt: 3 });
-  const [r] = received;
+  const [r] = server.requests;
   expect(r.headers['content-type']).toBe('application/json');
   expect(r.headers['webhook-id']).toBe('p-1:ended');
   expect(verifyWebhook(SECRET, r.headers, r.body)).toEqual(input('').event);
@@ -117,7 +110,7 @@ test('a non-2xx answer and a refused connection fail retryably, naming the origi
   // A redirect is an answer, not followed: the POST is never re-sent elsewhere.
   const redirect = await failure(deliver(input(`http://127.0.0.1:${port}/redirect`)));
   expect(redirect.message).toMatch(/answered 302$/);
-  expect(received.map((r) => r.path)).toEqual(['/fail?token=t0k3n', '/redirect']);
+  expect(server.requests.map((r) => r.url)).toEqual(['/fail?token=t0k3n', '/redirect']);
   const down = await failure(deliver(input('http://127.0.0.1:1/x')));
   expect([down.type, down.nonRetryable]).toEqual([FailureType.WebhookNetworkError, false]);
   expect(down.message).toBe('webhook http://127.0.0.1:1 unreachable (ECONNREFUSED)');
@@ -133,7 +126,7 @@ test('a name resolving to loopback is refused at send time unless the worker lis
     deliver(input(`http://127.0.0.1:${port}/ok`), { allowPrivate: parseNotifyAllowance('') }),
   );
   expect(literal.type).toBe(FailureType.WebhookAddressRefused);
-  expect(received).toEqual([]);
+  expect(server.requests).toEqual([]);
   // The worker's allow-list: the name itself, a subnet its address is in, or everything.
   for (const list of ['hooks.example.test', '127.0.0.0/8', '1'])
     expect((await deliver(input(url), { allowPrivate: parseNotifyAllowance(list) })).status).toBe(204);
@@ -145,13 +138,13 @@ test("the definition's allowPrivateHosts no longer opens the worker's network", 
   const open = { ...input(`http://127.0.0.1:${port}/ok`), allowPrivateHosts: true }; // as old histories carry it
   const f = await failure(deliver(open, { allowPrivate: parseNotifyAllowance('0') }));
   expect([f.type, f.nonRetryable]).toEqual([FailureType.WebhookAddressRefused, true]);
-  expect(received).toEqual([]);
+  expect(server.requests).toEqual([]);
 });
 
 test("no URL in the input: the worker's default, resolved here", async () => {
   const res = await deliver({ ...input(''), url: undefined }, { defaultUrl: `http://127.0.0.1:${port}/default?k=t` });
   expect(res.status).toBe(204);
-  expect(received.map((r) => r.path)).toEqual(['/default?k=t']);
+  expect(server.requests.map((r) => r.url)).toEqual(['/default?k=t']);
   const none = await failure(deliver({ ...input(''), url: undefined }));
   expect([none.type, none.message]).toEqual([
     FailureType.WebhookAddressRefused,
@@ -162,7 +155,7 @@ test("no URL in the input: the worker's default, resolved here", async () => {
 test("an endpoint's own secret signs; a rotation signs with both, each verifying", async () => {
   const endpointSecretFor = (id: string) => (id === 'orders' ? `${ORDERS} ${ROTATED}` : undefined);
   await deliver(input(`http://127.0.0.1:${port}/ok`, { secret: 'orders' }), { endpointSecretFor });
-  const [r] = received;
+  const [r] = server.requests;
   const signatures = String(r.headers['webhook-signature']).split(' ');
   expect(signatures).toHaveLength(2);
   for (const secret of [ORDERS, ROTATED]) expect(verifyWebhook(secret, r.headers, r.body)).toEqual(input('').event);
@@ -192,5 +185,5 @@ test('no secret for the profile: not retried, the variable named', async () => {
   );
   expect([f.type, f.nonRetryable]).toEqual([FailureType.MissingCredentialError, true]);
   expect(f.message).toContain('REELFLOW_PROFILE_SHOP_EU_WEBHOOK_SECRET');
-  expect(received).toEqual([]);
+  expect(server.requests).toEqual([]);
 });

@@ -5,24 +5,15 @@
  * without a stack.
  */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startStandaloneReceiver, TemporalUnreachableError } from '../../src/callbacks/main';
+import { freePort } from '../support/http-server';
 
 const MAIN = path.resolve(__dirname, '../../dist/callbacks/main.js');
 const SECRET = 'standalone-test-secret-0123456789';
-
-/** A port on 127.0.0.1 where nothing listens (taken from the OS, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -39,7 +30,7 @@ function run(env: Record<string, string>): Promise<{ code: number | null; stdout
 }
 
 test('Temporal down: the process names the address it tried and exits 1, no gRPC stack', async () => {
-  const address = `127.0.0.1:${await closedPort()}`;
+  const address = `127.0.0.1:${await freePort()}`; // nothing listens there
   const { code, stdout, stderr } = await run({
     TEMPORAL_ADDRESS: address,
     REELFLOW_CALLBACK_SECRET: SECRET,
@@ -109,7 +100,7 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
 });
 
 test('in-process start with Temporal down rejects with TemporalUnreachableError naming the address', async () => {
-  const address = `127.0.0.1:${await closedPort()}`;
+  const address = `127.0.0.1:${await freePort()}`; // nothing listens there
   const err = await startStandaloneReceiver({
     env: {
       TEMPORAL_ADDRESS: address,

@@ -17,7 +17,7 @@ import { codecDataConverter, codecFromEnv, type EncryptionCodec } from '../../sr
 import { runCli } from '../../src/starters/cli/main';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
 import type { PipelineResult } from '../../src/contract/messages';
-import { cli, ROOT } from '../starters/helpers';
+import { cli, ROOT } from '../support/cli';
 import { fullDefinition, startHarness, testBundle, type Harness } from '../support/harness';
 
 type History = temporal.api.history.v1.IHistory;

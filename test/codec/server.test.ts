@@ -10,7 +10,7 @@ import { codecFromEnv, type EncryptionCodec } from '../../src/codec';
 import { startCodecServer, type CodecServer } from '../../src/codec/server';
 import { hostAllowList } from '../../src/codec/host-allow-list';
 import { runCli } from '../../src/starters/cli/main';
-import { ROOT } from '../starters/helpers';
+import { ROOT } from '../support/cli';
 
 const codec = codecFromEnv({ REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` }) as EncryptionCodec;
 const UI = 'http://localhost:8233';

@@ -16,7 +16,8 @@ import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FailureType } from '../../src/failures';
 import { resolveCreateUpdate, vendorCallbackSignal } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
-import { rejection, startHarness, testBundle, until, waitForStatus, type Harness } from '../support/harness';
+import { rejection, startHarness, testBundle, waitForStatus, type Harness } from '../support/harness';
+import { until } from '../support/poll';
 
 const KEYS = { REELFLOW_CODEC_KEYS: `kid1:${randomBytes(32).toString('base64')}` };
 

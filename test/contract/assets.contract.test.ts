@@ -6,7 +6,8 @@ import {
   UnauthorizedError,
   UpstreamFailedError,
 } from '../../src/vendor-api/errors';
-import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
+import { USER_1 } from '../support/emulator';
+import { failure, media, rawCall, useEmulator } from './harness';
 import { FailureType } from '../../src/failures';
 
 const h = useEmulator();

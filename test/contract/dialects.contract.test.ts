@@ -24,7 +24,9 @@ import {
 } from '../../src/vendor-api/errors';
 import { httpRequest } from '../../src/vendor-api/http';
 import { Agent } from 'undici';
-import { API_KEY, failure, media, useCallbackReceiver, useEmulator, USER_1, type Harness } from './harness';
+import { API_KEY, USER_1 } from '../support/emulator';
+import { SOON, until } from '../support/poll';
+import { failure, media, useCallbackReceiver, useEmulator, type Harness } from './harness';
 import { FailureType } from '../../src/failures';
 
 type Dialect = 'seed' | 'upstream';
@@ -134,7 +136,7 @@ describe('generation query and callback', () => {
       });
       h.emu.advanceClock(1_000);
       const done = await h.client.generation.get(id);
-      await waitFor(() => receiver.requests.length >= 3);
+      await until('3 callbacks received', () => receiver.requests.length >= 3, SOON);
       const bodies = receiver.requests.map((r) => JSON.parse(r.body));
       if (dialect === 'upstream') expect(bodies[0]).toMatchObject({ status: 'queued', content: null, error: null });
       const parsed = bodies.map((b) => GenerationCallbackSchema.parse(b));
@@ -424,11 +426,3 @@ describe('errors', () => {
     });
   });
 });
-
-async function waitFor(check: () => boolean, ms = 3_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -11,7 +11,7 @@ import {
   type VendorError,
 } from '../../src/vendor-api/errors';
 import type { VendorClient } from '../../src/vendor-api/client';
-import { closedPortUrl } from '../vendor-api/helpers/local-server';
+import { closedPortUrl } from '../support/http-server';
 import { failure, media, useEmulator } from './harness';
 
 const h = useEmulator();

@@ -9,7 +9,9 @@ import {
   UpstreamFailedError,
 } from '../../src/vendor-api/errors';
 import { EraseCallbackSchema } from '../../src/vendor-api/schemas/erase';
-import { API_KEY, failure, media, rawCall, useCallbackReceiver, useEmulator } from './harness';
+import { API_KEY } from '../support/emulator';
+import { SOON, until } from '../support/poll';
+import { failure, media, rawCall, useCallbackReceiver, useEmulator } from './harness';
 import { FailureType } from '../../src/failures';
 
 const ERASE_PATH = '/api/v1/svc-tools/svc-erase-video-subtitle-pro';
@@ -26,16 +28,6 @@ async function generatedVideo(prompt = 'a cat on a boat') {
   const task = await h.client.generation.get(id);
   expect(task.status).toBe(prompt.includes('fail-generation') ? 'failed' : 'succeeded');
   return task;
-}
-
-async function waitFor<T>(fn: () => T | undefined, ms = 3_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('7.1 generation create errors', () => {
@@ -119,7 +111,7 @@ describe('generation task and callback (assumed shapes)', () => {
     const done = await h.client.generation.get(id);
     expect(h.emu.inspect().generationTasks[0]?.history.map((t) => t.status)).toEqual(order);
     expect(done).toMatchObject({ id, status: 'succeeded', video_url: expect.stringMatching(/^http/) });
-    await waitFor(() => (receiver.requests.length >= 3 ? true : undefined));
+    await until('3 callbacks received', () => receiver.requests.length >= 3, SOON);
     for (const r of receiver.requests) {
       expect(r.url).toBe('/cb/gen');
       expect(GenerationCallbackSchema.parse(JSON.parse(r.body)).id).toBe(id);
@@ -270,7 +262,7 @@ describe('erase rules', () => {
     });
     expect(tasks.find((t) => t.taskId === headerOnly.task_id)).toMatchObject({ callbackSource: 'header' });
     h.emu.advanceClock(1_000);
-    await waitFor(() => (receiver.requests.length >= 2 ? true : undefined));
+    await until('2 callbacks received', () => receiver.requests.length >= 2, SOON);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.requests.map((r) => r.url).sort()).toEqual(['/cb/body', '/cb/h2']);
     for (const r of receiver.requests) {

@@ -1,29 +1,15 @@
 /**
  * Contract-test harness: one emulator per test file (port 0) and clients for its two
- * users, a bad key, and a bad token. Default credentials are the emulator's own.
+ * users, a bad key, and a bad token. Default credentials are the emulator's own
+ * (test/support/emulator.ts).
  */
 import { Agent } from 'undici';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient, type VendorClientOptions } from '../../src/vendor-api/client';
 import { VendorError } from '../../src/vendor-api/errors';
 import { httpRequest } from '../../src/vendor-api/http';
-import { startServer, type LocalServer } from '../vendor-api/helpers/local-server';
-
-export const API_KEY = 'emu-key';
-export const USER_1 = 'emu-user-1';
-export const USER_2 = 'emu-user-2';
-
-/** Sub-second timings so state machines finish quickly (real time) or on advanceClock. */
-export const FAST: EmulatorOptions['profile'] = {
-  generationQueuedMs: 100,
-  generationRunningMs: 200,
-  eraseSubmittedMs: 50,
-  eraseQueuedMs: 50,
-  eraseInProgressMs: 100,
-  assetProcessingMs: 200,
-  reviewPendingMs: 50,
-  reviewProcessingMs: 100,
-};
+import { API_KEY, REAL_CLOCK_TIMINGS, USER_1, USER_2 } from '../support/emulator';
+import { startServer, type LocalServer } from '../support/http-server';
 
 export interface Harness {
   emu: RunningEmulator;
@@ -42,7 +28,7 @@ export function useEmulator(opts: EmulatorOptions = {}, clientOpts: Partial<Vend
   const made: VendorClient[] = [];
   const h = {} as Harness;
   beforeAll(async () => {
-    h.emu = await startEmulator({ port: 0, profile: FAST, ...opts });
+    h.emu = await startEmulator({ port: 0, profile: REAL_CLOCK_TIMINGS, ...opts });
     h.make = (over = {}) => {
       const c = createVendorClient({
         baseUrl: h.emu.url,
@@ -71,7 +57,7 @@ export function useEmulator(opts: EmulatorOptions = {}, clientOpts: Partial<Vend
 export function useCallbackReceiver(): Pick<LocalServer, 'url' | 'requests'> {
   let server: LocalServer | undefined;
   beforeAll(async () => {
-    server = await startServer((_req, res) => res.writeHead(200).end());
+    server = await startServer();
   });
   afterAll(() => server?.close());
   beforeEach(() => {

@@ -1,15 +1,17 @@
 /** Asset review (spec 2.6, 3.3, 4.5, 7.4) through the client against the emulator. */
 import { REVIEW_MIN_QUERY_INTERVAL_MS, ReviewCallbackSchema } from '../../src/vendor-api/assumptions';
 import { ForbiddenError, RateLimitedError, RejectedError, UnauthorizedError } from '../../src/vendor-api/errors';
-import { startServer, type LocalServer } from '../vendor-api/helpers/local-server';
-import { failure, media, rawCall, useEmulator, USER_1 } from './harness';
+import { startServer, type LocalServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
+import { USER_1 } from '../support/emulator';
+import { failure, media, rawCall, useEmulator } from './harness';
 import { FailureType } from '../../src/failures';
 
 const h = useEmulator();
 
 let receiver: LocalServer;
 beforeAll(async () => {
-  receiver = await startServer((_req, res) => res.writeHead(200).end());
+  receiver = await startServer();
 });
 afterAll(() => receiver.close());
 
@@ -83,7 +85,7 @@ describe('async submit and task query', () => {
     });
     expect(gen.id).toEqual(expect.any(String));
 
-    const callback = await waitForRequest();
+    const callback = await until('a callback received', () => receiver.requests[0], SOON);
     expect(ReviewCallbackSchema.parse(JSON.parse(callback.body))).toMatchObject({
       task_id: accepted.task_id,
       status: 'completed',
@@ -195,12 +197,3 @@ describe('submission rules: the client refuses, and the vendor agrees', () => {
     expect(await failure(h.make({ accessToken: 'bad' }).review.getTask('t'))).toBeInstanceOf(UnauthorizedError);
   });
 });
-
-async function waitForRequest() {
-  const until = Date.now() + 3_000;
-  while (receiver.requests.length === 0) {
-    if (Date.now() > until) throw new Error('no callback arrived');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return receiver.requests[0];
-}

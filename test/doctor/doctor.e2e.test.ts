@@ -5,8 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CALLBACK_SECRET, startHarness, type Harness } from '../support/harness';
+import { API_KEY, USER_1 } from '../support/emulator';
 import type { CheckResult } from '../../src/workers/doctor';
-import { cli } from '../starters/helpers';
+import { cli } from '../support/cli';
 
 interface Doc {
   ok: boolean;
@@ -28,8 +29,8 @@ function env(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
     VENDOR_BASE_URL: h.emulator.url,
     VENDOR_IDENTITY_URL: h.emulator.url,
     VENDOR_PATH_WORD: PATH_WORD,
-    REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
-    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+    REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
     REELFLOW_TASK_QUEUE: h.taskQueue,
     REELFLOW_ARCHIVE_DIR: h.archiveRoot,
     REELFLOW_ARCHIVE_MAX_BYTES: String(1024 * 1024),
@@ -73,7 +74,7 @@ test('a path word the vendor does not serve: ✗ on erase naming it, the other i
   expect(run.stdout).toContain('✓ vendor generation (profile default)');
   expect(run.stdout).toContain('✓ vendor review (profile default)');
   expect(run.stdout).toContain('1 of ');
-  expect(run.stdout).not.toContain('emu-key');
+  expect(run.stdout).not.toContain(API_KEY);
 });
 
 test('a queue no worker polls, and refused credentials: ✗ each, with the fix', async () => {

@@ -12,6 +12,7 @@ import { loadWorkerConfig } from '../../src/workers/config';
 import { startWorkerProcess } from '../../src/workers/main';
 import { runStartupChecks } from '../../src/workers/startup-checks';
 import { fullDefinition, startHarness, type Harness } from '../support/harness';
+import { API_KEY, USER_1 } from '../support/emulator';
 
 let h: Harness | undefined;
 afterAll(() => h?.close());
@@ -22,8 +23,8 @@ function env(emulatorUrl: string, extra: Record<string, string> = {}): Record<st
     VENDOR_BASE_URL: emulatorUrl,
     VENDOR_IDENTITY_URL: emulatorUrl,
     VENDOR_PATH_WORD: 'svc',
-    REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
-    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+    REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
     REELFLOW_ARCHIVE_DIR: mkdtempSync(path.join(os.tmpdir(), 'reelflow-startup-')),
     REELFLOW_ARCHIVE_MAX_BYTES: '1048576',
     REELFLOW_TASK_QUEUE: `startup-${process.pid}-${Date.now()}`,

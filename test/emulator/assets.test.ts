@@ -1,5 +1,6 @@
 import type { RunningEmulator } from '../../src/emulator';
-import { api, start, systemGroupId, USER1, USER2 } from './helpers';
+import { api, start, systemGroupId } from './helpers';
+import { USER_1, USER_2 } from '../support/emulator';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -9,12 +10,12 @@ afterAll(() => emu.close());
 beforeEach(() => emu.reset());
 
 const a = () => api(emu).asset;
-async function newGroup(Name: string, token = USER1): Promise<string> {
+async function newGroup(Name: string, token = USER_1): Promise<string> {
   const res = await a()('CreateAssetGroup', { Name }, token);
   expect(res.status).toBe(200);
   return res.body.Result.Id;
 }
-async function newAsset(GroupId: string, URL = 'https://example.com/cat.png', extra: object = {}, token = USER1) {
+async function newAsset(GroupId: string, URL = 'https://example.com/cat.png', extra: object = {}, token = USER_1) {
   const res = await a()('CreateAsset', { GroupId, URL, AssetType: 'Image', Name: 'cat', ...extra }, token);
   expect(res.status).toBe(200);
   return res.body.Result.Id as string;
@@ -26,7 +27,7 @@ function expectError(res: { status: number; body: any; headers: Headers }, statu
 
 describe('envelope and authentication', () => {
   it('wraps results in ResponseMetadata, echoing X-Track-Id as RequestId', async () => {
-    const res = await a()('CreateAssetGroup', { Name: 'g1' }, USER1, { 'x-track-id': 'my-track-1' });
+    const res = await a()('CreateAssetGroup', { Name: 'g1' }, USER_1, { 'x-track-id': 'my-track-1' });
     expect(res.body.ResponseMetadata).toEqual({
       Action: 'CreateAssetGroup',
       Region: expect.any(String),
@@ -103,11 +104,11 @@ describe('asset groups', () => {
 
   it('keeps users apart: another user sees neither the group nor may touch it (GroupNotOwned 403)', async () => {
     const g = await newGroup('private');
-    expect((await a()('ListAssetGroups', {}, USER2)).body.Result.Total).toBe(2);
-    expectError(await a()('GetAssetGroup', { Id: g }, USER2), 403, 'GroupNotOwned');
-    expectError(await a()('UpdateAssetGroup', { Id: g, Name: 'x' }, USER2), 403, 'GroupNotOwned');
-    expectError(await a()('DeleteAssetGroup', { Id: g }, USER2), 403, 'GroupNotOwned');
-    expectError(await a()('CreateAsset', { GroupId: g, URL: 'https://e.com/a.png' }, USER2), 403, 'GroupNotOwned');
+    expect((await a()('ListAssetGroups', {}, USER_2)).body.Result.Total).toBe(2);
+    expectError(await a()('GetAssetGroup', { Id: g }, USER_2), 403, 'GroupNotOwned');
+    expectError(await a()('UpdateAssetGroup', { Id: g, Name: 'x' }, USER_2), 403, 'GroupNotOwned');
+    expectError(await a()('DeleteAssetGroup', { Id: g }, USER_2), 403, 'GroupNotOwned');
+    expectError(await a()('CreateAsset', { GroupId: g, URL: 'https://e.com/a.png' }, USER_2), 403, 'GroupNotOwned');
   });
 
   it('applies the name rules: CJK, letters, digits, - and _, at most 50 characters', async () => {
@@ -122,7 +123,7 @@ describe('asset groups', () => {
   });
 
   it('gets, updates and deletes a group', async () => {
-    const g = await newGroup('before', USER1);
+    const g = await newGroup('before', USER_1);
     await a()('UpdateAssetGroup', { Id: g, Description: 'desc only' });
     let got = await a()('GetAssetGroup', { Id: g });
     expect(got.body.Result).toMatchObject({ Id: g, Name: 'before', Description: 'desc only' });
@@ -156,7 +157,7 @@ describe('asset groups', () => {
     for (let i = 0; i < 98; i++) await newGroup(`g${i}`);
     expectError(await a()('CreateAssetGroup', { Name: 'one-too-many' }), 400, 'QuotaExceeded');
     expect((await a()('ListAssetGroups')).body.Result.Total).toBe(100);
-    expect((await a()('CreateAssetGroup', { Name: 'other-user' }, USER2)).status).toBe(200);
+    expect((await a()('CreateAssetGroup', { Name: 'other-user' }, USER_2)).status).toBe(200);
   });
 });
 
@@ -233,10 +234,10 @@ describe('assets', () => {
   it('filters by GroupIds, silently dropping groups the user does not own', async () => {
     const g1 = await newGroup('one');
     const g2 = await newGroup('two');
-    const foreign = await newGroup('theirs', USER2);
+    const foreign = await newGroup('theirs', USER_2);
     await newAsset(g1, 'https://e.com/1.png');
     await newAsset(g2, 'https://e.com/2.png');
-    await newAsset(foreign, 'https://e.com/3.png', {}, USER2);
+    await newAsset(foreign, 'https://e.com/3.png', {}, USER_2);
     const both = await a()('ListAssets', { Filter: { GroupIds: [g1, foreign] } });
     expect(both.body.Result.Total).toBe(1);
     expect(both.body.Result.Assets[0].GroupId).toBe(g1);
@@ -260,7 +261,7 @@ describe('assets', () => {
   it("answers AssetNotOwned (403) for another user's asset", async () => {
     const id = await newAsset(await systemGroupId(emu, 'AIGC'));
     for (const action of ['GetAsset', 'UpdateAsset', 'DeleteAsset']) {
-      expectError(await a()(action, { Id: id, Name: 'x' }, USER2), 403, 'AssetNotOwned');
+      expectError(await a()(action, { Id: id, Name: 'x' }, USER_2), 403, 'AssetNotOwned');
     }
   });
 });
@@ -273,8 +274,8 @@ describe('GetAsset rate limit', () => {
     expectError(limited, 429, 'RateLimitExceeded');
     expect(limited.headers.get('retry-after')).toBe('1');
     // Another token has its own window; other actions are not limited.
-    const other = await newAsset(await systemGroupId(emu, 'AIGC', USER2), undefined, {}, USER2);
-    expect((await a()('GetAsset', { Id: other }, USER2)).status).toBe(200);
+    const other = await newAsset(await systemGroupId(emu, 'AIGC', USER_2), undefined, {}, USER_2);
+    expect((await a()('GetAsset', { Id: other }, USER_2)).status).toBe(200);
     expect((await a()('ListAssets', {})).status).toBe(200);
     // The window slides: one second later the token may call again.
     emu.advanceClock(1_000);
@@ -287,7 +288,7 @@ describe('faults', () => {
   it('answers 502 UpstreamCallFailed under the upstream502 fault, creating nothing', async () => {
     emu.setFaults({ 'assets.CreateAsset': { upstream502: { next: 1 } } });
     const g = await systemGroupId(emu, 'AIGC');
-    const res = await a()('CreateAsset', { GroupId: g, URL: 'https://example.com/a.png' }, USER1, {
+    const res = await a()('CreateAsset', { GroupId: g, URL: 'https://example.com/a.png' }, USER_1, {
       'x-track-id': 'trk',
     });
     expectError(res, 502, 'UpstreamCallFailed');

@@ -4,18 +4,10 @@
  * both dialects share: lowercase asset:// addresses and the configurable path word.
  */
 import type { RunningEmulator } from '../../src/emulator';
-import {
-  api,
-  callbackReceiver,
-  generatedVideo,
-  KEY,
-  prompt,
-  start,
-  systemGroupId,
-  T0,
-  USER1,
-  waitFor,
-} from './helpers';
+import { api, generatedVideo, prompt, start, systemGroupId, T0 } from './helpers';
+import { API_KEY, USER_1 } from '../support/emulator';
+import { startServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -54,20 +46,20 @@ describe('upstream generation', () => {
   });
 
   it('a failure is error {code, message}; callbacks carry the same objects', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const { body } = await api(emu).createGeneration(prompt('fail-generation', { callback_url: `${rx.url}/cb` }));
       emu.advanceClock(3_000);
-      await waitFor(() => rx.received.length >= 3);
+      await until('3 callbacks received', () => rx.requests.length >= 3, SOON);
       const failed = (await api(emu).getGeneration(body.id)).body;
       expect(failed).toMatchObject({
         status: 'failed',
         content: null,
         error: { code: 'OutputVideoSensitiveContentDetected', message: expect.stringContaining('fail-generation') },
       });
-      expect(rx.received.map((r) => r.body.status)).toEqual(['queued', 'running', 'failed']);
-      expect(rx.received[2].body).toEqual(failed);
-      expect(rx.received[0].body).toMatchObject({ content: null, error: null });
+      expect(rx.requests.map((r) => JSON.parse(r.body).status)).toEqual(['queued', 'running', 'failed']);
+      expect(JSON.parse(rx.requests[2].body)).toEqual(failed);
+      expect(JSON.parse(rx.requests[0].body)).toMatchObject({ content: null, error: null });
     } finally {
       await rx.close();
     }
@@ -155,7 +147,7 @@ describe('upstream review', () => {
 
 describe('upstream asset management (Volcengine OpenAPI style)', () => {
   it('errors sit in ResponseMetadata.Error, with no top-level Code', async () => {
-    const res = await api(emu).asset('GetAsset', { Id: 'asset-x' }, USER1, { 'x-track-id': 'trk-1' });
+    const res = await api(emu).asset('GetAsset', { Id: 'asset-x' }, USER_1, { 'x-track-id': 'trk-1' });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({
       ResponseMetadata: {
@@ -237,7 +229,7 @@ describe('both dialects', () => {
         const post = (path: string) =>
           fetch(`${e.url}${path}`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
             body: JSON.stringify({ video_url: videoUrl }),
           });
         expect((await post('/api/v1/svc-tools/svc-erase-video-subtitle-pro')).status).toBe(404);
@@ -245,7 +237,7 @@ describe('both dialects', () => {
         expect(created.status).toBe(200);
         const { task_id } = (await created.json()) as { task_id: string };
         const get = (word: string) =>
-          fetch(`${e.url}/api/v1/${word}-tasks/${task_id}`, { headers: { authorization: `Bearer ${KEY}` } });
+          fetch(`${e.url}/api/v1/${word}-tasks/${task_id}`, { headers: { authorization: `Bearer ${API_KEY}` } });
         expect((await get('acme')).status).toBe(200);
         expect((await get('svc')).status).toBe(404);
       } finally {

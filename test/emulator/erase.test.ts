@@ -1,5 +1,7 @@
 import type { RunningEmulator } from '../../src/emulator';
-import { api, callbackReceiver, generatedVideo, start, waitFor } from './helpers';
+import { api, generatedVideo, start } from './helpers';
+import { startServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -48,7 +50,7 @@ describe('erase happy path', () => {
 
 describe('erase callbacks', () => {
   it('calls back once, on the terminal state, with the query object; body callback_url wins', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const { videoUrl } = await generatedVideo(emu);
       const { body } = await api(emu).createErase(
@@ -58,11 +60,11 @@ describe('erase callbacks', () => {
       emu.advanceClock(500);
       emu.advanceClock(500);
       emu.advanceClock(1_000);
-      await waitFor(() => rx.received.length >= 1);
+      await until('a callback received', () => rx.requests.length >= 1, SOON);
       await new Promise((r) => setTimeout(r, 50));
-      expect(rx.received).toHaveLength(1);
-      expect(rx.received[0].path).toBe('/from-body');
-      expect(rx.received[0].body).toEqual((await api(emu).getErase(body.task_id)).body);
+      expect(rx.requests).toHaveLength(1);
+      expect(rx.requests[0].url).toBe('/from-body');
+      expect(JSON.parse(rx.requests[0].body)).toEqual((await api(emu).getErase(body.task_id)).body);
       expect(emu.inspect().eraseTasks[0]).toMatchObject({ callbackSource: 'body', callbackUrl: `${rx.url}/from-body` });
     } finally {
       await rx.close();
@@ -70,16 +72,14 @@ describe('erase callbacks', () => {
   });
 
   it('uses X-Callback-URL when the body has none', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const { videoUrl } = await generatedVideo(emu, 'fail-erase please');
       await api(emu).createErase({ video_url: videoUrl }, { 'x-callback-url': `${rx.url}/hdr` });
       emu.advanceClock(2_000);
-      await waitFor(() => rx.received.length >= 1);
-      expect(rx.received[0]).toMatchObject({
-        path: '/hdr',
-        body: { status: 'FAILURE', fail_reason: expect.any(String) },
-      });
+      await until('a callback received', () => rx.requests.length >= 1, SOON);
+      expect(rx.requests[0].url).toBe('/hdr');
+      expect(JSON.parse(rx.requests[0].body)).toMatchObject({ status: 'FAILURE', fail_reason: expect.any(String) });
     } finally {
       await rx.close();
     }

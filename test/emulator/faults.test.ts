@@ -3,7 +3,10 @@ import path from 'node:path';
 import { FaultInjector, parseFaultConfig, type FaultConfig } from '../../src/emulator/faults';
 import { newCounters } from '../../src/emulator/counters';
 import type { RunningEmulator } from '../../src/emulator';
-import { api, callbackReceiver, prompt, sleep, start, waitFor } from './helpers';
+import { api, prompt, sleep, start } from './helpers';
+import { API_KEY } from '../support/emulator';
+import { answer, startServer, type LocalServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
 
 describe('FaultInjector (unit)', () => {
   const run = (seed: number, config: FaultConfig, calls = 200) => {
@@ -118,13 +121,13 @@ describe('fault injection over HTTP', () => {
     emu.setFaults({ 'generation.create': { delayAfterCreate: { next: 1, ms: 400 } } });
     const timedOut = fetch(`${emu.url}/v1/task/create`, {
       method: 'POST',
-      headers: { authorization: 'Bearer emu-key', 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify(prompt('x')),
       signal: AbortSignal.timeout(100),
     });
     await expect(timedOut).rejects.toThrow();
     expect(tasks()).toBe(1);
-    const req = await waitFor(() => emu.inspect().requests[0], 2_000);
+    const req = await until('the request in the log', () => emu.inspect().requests[0], { ...SOON, timeoutMs: 2_000 });
     expect(req).toMatchObject({ status: 200, faults: ['delayAfterCreate'] });
     expect(req.durationMs).toBeGreaterThanOrEqual(380);
   });
@@ -202,10 +205,10 @@ describe('fault injection over HTTP', () => {
 
 describe('callback faults', () => {
   let emu: RunningEmulator;
-  let rx: Awaited<ReturnType<typeof callbackReceiver>>;
+  let rx: LocalServer;
   beforeAll(async () => {
     emu = await start();
-    rx = await callbackReceiver();
+    rx = await startServer();
   });
   afterAll(async () => {
     await emu.close();
@@ -213,7 +216,7 @@ describe('callback faults', () => {
   });
   beforeEach(() => {
     emu.reset();
-    rx.received.length = 0;
+    rx.requests.length = 0;
   });
 
   it('drops, duplicates and delays callbacks, and counts each', async () => {
@@ -224,9 +227,9 @@ describe('callback faults', () => {
     emu.advanceClock(1_000); // running: duplicated
     emu.advanceClock(2_000); // succeeded: plain
     // The receiver sees a POST before the emulator has read its answer: wait on the counter.
-    await waitFor(() => emu.inspect().counters.callbacks.delivered >= 3);
-    expect(rx.received.map((r) => r.body.status)).toEqual(['running', 'running', 'succeeded']);
-    expect(rx.received[0].headers['x-emulator-callback-id']).toBe(rx.received[1].headers['x-emulator-callback-id']);
+    await until('3 callbacks delivered', () => emu.inspect().counters.callbacks.delivered >= 3, SOON);
+    expect(rx.requests.map((r) => JSON.parse(r.body).status)).toEqual(['running', 'running', 'succeeded']);
+    expect(rx.requests[0].headers['x-emulator-callback-id']).toBe(rx.requests[1].headers['x-emulator-callback-id']);
     const { callbacks, counters } = emu.inspect();
     expect(callbacks.filter((c) => c.outcome === 'dropped')).toEqual([
       expect.objectContaining({ resourceId: body.id, state: 'queued' }),
@@ -234,23 +237,23 @@ describe('callback faults', () => {
     expect(counters.callbacks).toMatchObject({ sent: 3, delivered: 3, dropped: 1, duplicated: 1 });
 
     emu.reset();
-    rx.received.length = 0;
+    rx.requests.length = 0;
     emu.setFaults({ 'review.callback': { callbackDelay: { next: 1, ms: 600 } } });
     await api(emu).review('async', { images: ['https://e.com/a.png'], callback_url: rx.url });
     const sentAt = Date.now();
     emu.advanceClock(1_500);
     await sleep(100);
-    expect(rx.received).toHaveLength(0);
-    await waitFor(() => rx.received.length >= 1);
+    expect(rx.requests).toHaveLength(0);
+    await until('a callback received', () => rx.requests.length >= 1, SOON);
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(590);
     expect(emu.inspect().counters.callbacks.delayed).toBe(1);
   });
 
   it('records failed deliveries (receiver answers 500)', async () => {
-    const failing = await callbackReceiver(500);
+    const failing = await startServer(answer(500));
     try {
       await api(emu).createGeneration(prompt('x', { callback_url: failing.url }));
-      await waitFor(() => emu.inspect().counters.callbacks.failed >= 1);
+      await until('a failed delivery', () => emu.inspect().counters.callbacks.failed >= 1, SOON);
       expect(emu.inspect().callbacks[0]).toMatchObject({ outcome: 'failed', httpStatus: 500 });
     } finally {
       await failing.close();

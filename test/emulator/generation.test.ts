@@ -1,6 +1,9 @@
 import { GenerationCallbackSchema, GenerationTaskSchema } from '../../src/vendor-api/assumptions';
 import type { RunningEmulator } from '../../src/emulator';
-import { api, callbackReceiver, KEY, prompt, start, T0, USER1, waitFor } from './helpers';
+import { api, prompt, start, T0 } from './helpers';
+import { API_KEY, USER_1 } from '../support/emulator';
+import { startServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -43,18 +46,18 @@ describe('generation create and query', () => {
   });
 
   it('sends a callback on every state change, each the query object', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const { body } = await api(emu).createGeneration(prompt('a bird', { callback_url: `${rx.url}/cb/gen-1` }));
       emu.advanceClock(1_000);
       emu.advanceClock(2_000);
-      await waitFor(() => emu.inspect().counters.callbacks.delivered >= 3);
-      expect(rx.received.map((r) => r.body.status)).toEqual(['queued', 'running', 'succeeded']);
-      for (const r of rx.received) {
-        expect(r.path).toBe('/cb/gen-1');
-        expect(GenerationCallbackSchema.parse(r.body).id).toBe(body.id);
+      await until('3 callbacks delivered', () => emu.inspect().counters.callbacks.delivered >= 3, SOON);
+      expect(rx.requests.map((r) => JSON.parse(r.body).status)).toEqual(['queued', 'running', 'succeeded']);
+      for (const r of rx.requests) {
+        expect(r.url).toBe('/cb/gen-1');
+        expect(GenerationCallbackSchema.parse(JSON.parse(r.body)).id).toBe(body.id);
       }
-      expect(rx.received[2].body).toEqual((await api(emu).getGeneration(body.id)).body);
+      expect(JSON.parse(rx.requests[2].body)).toEqual((await api(emu).getGeneration(body.id)).body);
       expect(emu.inspect().counters.callbacks).toMatchObject({ sent: 3, delivered: 3, failed: 0 });
     } finally {
       await rx.close();
@@ -63,7 +66,7 @@ describe('generation create and query', () => {
 
   it('records a callback that cannot be delivered, without failing the task', async () => {
     const { body } = await api(emu).createGeneration(prompt('x', { callback_url: 'http://127.0.0.1:9/nowhere' }));
-    await waitFor(() => emu.inspect().counters.callbacks.failed >= 1);
+    await until('a failed delivery', () => emu.inspect().counters.callbacks.failed >= 1, SOON);
     const [delivery] = emu.inspect().callbacks;
     expect(delivery).toMatchObject({
       resourceId: body.id,
@@ -179,7 +182,7 @@ describe('generation validation (400)', () => {
   });
 
   it('accepts an Asset:// address only once the asset is Active and of the item type', async () => {
-    const groups = await api(emu).asset('ListAssetGroups', {}, USER1);
+    const groups = await api(emu).asset('ListAssetGroups', {}, USER_1);
     const GroupId = groups.body.Result.AssetGroups[0].Id;
     const asset = await api(emu).asset('CreateAsset', {
       GroupId,
@@ -202,7 +205,7 @@ describe('generation validation (400)', () => {
   });
 
   it('refuses a body declared as something other than JSON (415)', async () => {
-    const res = await api(emu).createGeneration(JSON.stringify(prompt('x')), KEY, { 'content-type': 'text/plain' });
+    const res = await api(emu).createGeneration(JSON.stringify(prompt('x')), API_KEY, { 'content-type': 'text/plain' });
     expect(res.status).toBe(415);
   });
 });
@@ -247,7 +250,7 @@ describe('generated video URL', () => {
 
 describe('admin cancel', () => {
   it('moves a running task to cancelled and calls back; a finished one answers 409', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const { body } = await api(emu).createGeneration(prompt('x', { callback_url: rx.url }));
       const cancelled = await api(emu).admin('POST', `generation/${body.id}/cancel`);
@@ -256,8 +259,8 @@ describe('admin cancel', () => {
       emu.advanceClock(10_000);
       expect((await api(emu).getGeneration(body.id)).body.status).toBe('cancelled');
       expect((await api(emu).admin('POST', `generation/${body.id}/cancel`)).status).toBe(409);
-      await waitFor(() => rx.received.length >= 2);
-      expect(rx.received.map((r) => r.body.status)).toEqual(['queued', 'cancelled']);
+      await until('2 callbacks received', () => rx.requests.length >= 2, SOON);
+      expect(rx.requests.map((r) => JSON.parse(r.body).status)).toEqual(['queued', 'cancelled']);
     } finally {
       await rx.close();
     }

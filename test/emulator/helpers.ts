@@ -1,34 +1,16 @@
 /**
- * Shared test helpers: an emulator on a random port with a frozen base clock (time
- * moves only through advanceClock, so state machines are deterministic), small HTTP
- * helpers per interface, and a local callback receiver.
+ * Helpers of the emulator's tests: an emulator on a random port with a frozen base clock
+ * (time moves only through advanceClock, so state machines are deterministic) and small
+ * HTTP helpers per interface. Callback receivers: test/support/http-server.ts.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startEmulator, type EmulatorOptions, type RunningEmulator, type Timings } from '../../src/emulator';
-
-/** Sub-second timings; with the frozen clock, only advanceClock moves them. */
-export const TEST_TIMINGS: Partial<Timings> = {
-  generationQueuedMs: 1_000,
-  generationRunningMs: 2_000,
-  eraseSubmittedMs: 500,
-  eraseQueuedMs: 500,
-  eraseInProgressMs: 1_000,
-  assetProcessingMs: 1_000,
-  reviewPendingMs: 500,
-  reviewProcessingMs: 1_000,
-  reviewMinQueryIntervalMs: 0,
-  tickMs: 20,
-};
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator';
+import { API_KEY, FROZEN_CLOCK_TIMINGS, USER_1 } from '../support/emulator';
 
 export const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
-export const KEY = 'emu-key';
-export const USER1 = 'emu-user-1';
-export const USER2 = 'emu-user-2';
 export const TRACK = '0123456789abcdef0123456789abcdef';
 
 export async function start(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
-  return startEmulator({ profile: TEST_TIMINGS, clock: () => T0, ...opts });
+  return startEmulator({ profile: FROZEN_CLOCK_TIMINGS, clock: () => T0, ...opts });
 }
 
 export interface Res<T = any> {
@@ -57,26 +39,26 @@ const bodyOf = (body: unknown): string | undefined =>
 export function api(emu: RunningEmulator) {
   const u = emu.url;
   return {
-    createGeneration: (body: unknown, key: string | null = KEY, extra: Record<string, string> = {}) =>
+    createGeneration: (body: unknown, key: string | null = API_KEY, extra: Record<string, string> = {}) =>
       call(`${u}/v1/task/create`, {
         method: 'POST',
         headers: { ...jsonHeaders, ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra },
         body: bodyOf(body),
       }),
-    getGeneration: (id: string, key: string | null = KEY) =>
+    getGeneration: (id: string, key: string | null = API_KEY) =>
       call(`${u}/v1/task/get/${id}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }),
-    createErase: (body: unknown, headers: Record<string, string> = {}, key: string | null = KEY) =>
+    createErase: (body: unknown, headers: Record<string, string> = {}, key: string | null = API_KEY) =>
       call(`${u}/api/v1/svc-tools/svc-erase-video-subtitle-pro`, {
         method: 'POST',
         headers: { ...jsonHeaders, ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
         body: bodyOf(body),
       }),
-    getErase: (id: string, key: string | null = KEY) =>
+    getErase: (id: string, key: string | null = API_KEY) =>
       call(`${u}/api/v1/svc-tasks/${id}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }),
     asset: (
       action: string | null,
       body?: unknown,
-      token: string | null = USER1,
+      token: string | null = USER_1,
       headers: Record<string, string> = {},
     ) =>
       call(`${u}/api/asset-management${action === null ? '' : `?Action=${action}`}`, {
@@ -84,7 +66,7 @@ export function api(emu: RunningEmulator) {
         headers: { ...jsonHeaders, ...(token ? { 'x-access-token': token } : {}), ...headers },
         body: bodyOf(body),
       }),
-    review: (mode: 'sync' | 'async', body: unknown, token: string | null = USER1, track: string | null = TRACK) =>
+    review: (mode: 'sync' | 'async', body: unknown, token: string | null = USER_1, track: string | null = TRACK) =>
       call(`${u}/api/asset/upload/${mode}`, {
         method: 'POST',
         headers: {
@@ -94,7 +76,7 @@ export function api(emu: RunningEmulator) {
         },
         body: bodyOf(body),
       }),
-    getReview: (id: string, token: string | null = USER1, track: string | null = TRACK) =>
+    getReview: (id: string, token: string | null = USER_1, track: string | null = TRACK) =>
       call(`${u}/api/task/${id}`, {
         headers: { ...(token ? { 'x-access-token': token } : {}), ...(track ? { 'x-track-id': track } : {}) },
       }),
@@ -124,55 +106,10 @@ export async function generatedVideo(emu: RunningEmulator, text = 'a cat on a sk
 export async function systemGroupId(
   emu: RunningEmulator,
   type: 'AIGC' | 'LivenessFace',
-  token = USER1,
+  token = USER_1,
 ): Promise<string> {
   const res = await api(emu).asset('ListAssetGroups', { Filter: { GroupType: type } }, token);
   return (res.body.Result.AssetGroups ?? res.body.Result.Items)[0].Id; // Items: upstream dialect
-}
-
-export interface Received {
-  path: string;
-  body: any;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/** A local HTTP server recording every POST it gets. */
-export async function callbackReceiver(status = 200) {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({
-        path: req.url ?? '',
-        body: JSON.parse(Buffer.concat(chunks).toString() || 'null'),
-        headers: req.headers,
-      });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    received,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** Polls until check() is truthy (callbacks arrive asynchronously). */
-export async function waitFor<T>(check: () => T | undefined | false, timeoutMs = 3_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('waitFor: timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,6 @@
 import type { RunningEmulator } from '../../src/emulator';
 import { api, prompt, start, T0 } from './helpers';
+import { API_KEY } from '../support/emulator';
 
 const SECRET_KEY = 'sk-very-secret-key-111';
 const SECRET_TOKEN_A = 'tok-very-secret-aaa';
@@ -16,7 +17,7 @@ beforeEach(() => emu.reset());
 describe('inspection API', () => {
   it('never shows keys, tokens or URL signatures — in state, requests or inspect()', async () => {
     const c = api(emu);
-    expect((await c.createGeneration(prompt('a'), 'emu-key')).status).toBe(401); // defaults replaced
+    expect((await c.createGeneration(prompt('a'), API_KEY)).status).toBe(401); // defaults replaced
     const created = await c.createGeneration(prompt('a'), SECRET_KEY);
     await c.createGeneration(prompt('a'), WRONG_SECRET);
     emu.advanceClock(3_000);

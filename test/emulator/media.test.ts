@@ -5,6 +5,7 @@ import { findMediaDir, MediaLibrary } from '../../src/emulator/media';
 import { UrlSigner } from '../../src/emulator/signing';
 import { isPublicHttpUrl, mediaTypeOf } from '../../src/emulator/urls';
 import { durationFor, resolveTimings } from '../../src/emulator/timings';
+import { API_KEY } from '../support/emulator';
 
 describe('sample media', () => {
   it.each(['generated.mp4', 'erased.mp4'])('%s is a small H.264 MP4', (name) => {
@@ -89,13 +90,13 @@ describe('publicUrl', () => {
       const local = `http://127.0.0.1:${emu.port}`;
       const created = await fetch(`${local}/v1/task/create`, {
         method: 'POST',
-        headers: { authorization: 'Bearer emu-key', 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'm', content: [{ type: 'text', text: 'public url' }] }),
       }).then((r) => r.json() as Promise<{ id: string }>);
       expect(emu.url).toBe('http://emulator.example:8080');
       emu.advanceClock(10);
       const task = await fetch(`${local}/v1/task/get/${created.id}`, {
-        headers: { authorization: 'Bearer emu-key' },
+        headers: { authorization: `Bearer ${API_KEY}` },
       }).then((r) => r.json() as Promise<{ status: string; video_url?: string }>);
       expect(task.status).toBe('succeeded');
       expect(task.video_url).toMatch(/^http:\/\/emulator\.example:8080\/media\/generated\//);

@@ -1,6 +1,9 @@
 import { ReviewCallbackSchema, ReviewSyncResponseSchema, ReviewTaskSchema } from '../../src/vendor-api/assumptions';
 import type { RunningEmulator } from '../../src/emulator';
-import { api, callbackReceiver, start, systemGroupId, TRACK, USER1, USER2, waitFor } from './helpers';
+import { api, start, systemGroupId, TRACK } from './helpers';
+import { USER_1, USER_2 } from '../support/emulator';
+import { startServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -84,7 +87,7 @@ describe('async review', () => {
   });
 
   it('generates a 32-hex track_id when the X-Track-Id sent is not one', async () => {
-    const res = await api(emu).review('async', { images: urls(1) }, USER1, 'my-own-trace');
+    const res = await api(emu).review('async', { images: urls(1) }, USER_1, 'my-own-trace');
     expect(res.body.track_id).toMatch(/^[0-9a-f]{32}$/);
     expect(emu.inspect().reviewTasks[0].trackId).toBe('my-own-trace');
   });
@@ -99,14 +102,14 @@ describe('async review', () => {
   });
 
   it('calls back on the terminal state with the task object', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const res = await api(emu).review('async', { images: urls(2), callback_url: `${rx.url}/review` });
       emu.advanceClock(1_500);
-      await waitFor(() => rx.received.length >= 1);
-      const body = ReviewCallbackSchema.parse(rx.received[0].body);
+      await until('a callback received', () => rx.requests.length >= 1, SOON);
+      const body = ReviewCallbackSchema.parse(JSON.parse(rx.requests[0].body));
       expect(body).toMatchObject({ task_id: res.body.task_id, status: 'completed', done_count: 2 });
-      expect(rx.received[0].body).toEqual((await api(emu).getReview(res.body.task_id)).body);
+      expect(JSON.parse(rx.requests[0].body)).toEqual((await api(emu).getReview(res.body.task_id)).body);
     } finally {
       await rx.close();
     }
@@ -133,7 +136,7 @@ describe('sync review', () => {
 
 describe('cancel (admin) and query interval', () => {
   it('cancels a task through the inspection API; the query then shows cancelled', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       const res = await api(emu).review('async', { images: urls(2), callback_url: rx.url });
       const cancelled = await api(emu).admin('POST', `review/${res.body.task_id}/cancel`);
@@ -142,8 +145,8 @@ describe('cancel (admin) and query interval', () => {
       expect((await api(emu).getReview(res.body.task_id)).body.status).toBe('cancelled');
       expect((await api(emu).admin('POST', `review/${res.body.task_id}/cancel`)).status).toBe(409);
       expect((await api(emu).admin('POST', 'review/review-nope/cancel')).status).toBe(404);
-      await waitFor(() => rx.received.length >= 1);
-      expect(rx.received[0].body.status).toBe('cancelled');
+      await until('a callback received', () => rx.requests.length >= 1, SOON);
+      expect(JSON.parse(rx.requests[0].body).status).toBe('cancelled');
     } finally {
       await rx.close();
     }
@@ -173,12 +176,12 @@ describe('review refusals', () => {
       body: { code: 401 },
     });
     expect((await api(emu).review('async', { images: urls(1) }, 'bogus')).status).toBe(401);
-    const noTrack = await api(emu).review('async', { images: urls(1) }, USER1, null);
+    const noTrack = await api(emu).review('async', { images: urls(1) }, USER_1, null);
     expect(noTrack).toMatchObject({ status: 400, body: { code: 400, message: expect.stringMatching(/X-Track-Id/) } });
     const { body } = await api(emu).review('async', { images: urls(1) });
     expect((await api(emu).getReview(body.task_id, null)).status).toBe(401);
-    expect((await api(emu).getReview(body.task_id, USER1, null)).status).toBe(400);
-    expect((await api(emu).getReview(body.task_id, USER2)).status).toBe(403);
+    expect((await api(emu).getReview(body.task_id, USER_1, null)).status).toBe(400);
+    expect((await api(emu).getReview(body.task_id, USER_2)).status).toBe(403);
     expect((await api(emu).getReview('review-unknown')).status).toBe(404);
   });
 

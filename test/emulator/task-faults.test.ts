@@ -4,7 +4,9 @@
  */
 import { parseFaultConfig } from '../../src/emulator/faults';
 import type { RunningEmulator } from '../../src/emulator';
-import { api, callbackReceiver, generatedVideo, prompt, start, systemGroupId, waitFor } from './helpers';
+import { api, generatedVideo, prompt, start, systemGroupId } from './helpers';
+import { startServer } from '../support/http-server';
+import { SOON, until } from '../support/poll';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -58,7 +60,7 @@ describe('readLag: a new task is "not found" for ms after its create answered', 
 
 describe('unknownState: a state reelflow does not know', () => {
   it('for the first K queries, then the real state; callbacks keep the real one', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       emu.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'weird', queries: 2 } } });
       const { body } = await api(emu).createGeneration(prompt('x', { callback_url: `${rx.url}/cb` }));
@@ -68,8 +70,8 @@ describe('unknownState: a state reelflow does not know', () => {
       expect(seen.map((t) => t.status)).toEqual(['weird', 'weird', 'succeeded']);
       expect(seen[0]).not.toHaveProperty('video_url');
       expect(seen[0]).not.toHaveProperty('finished_at');
-      await waitFor(() => rx.received.length >= 3);
-      expect(rx.received.map((r) => r.body.status)).toEqual(['queued', 'running', 'succeeded']);
+      await until('3 callbacks received', () => rx.requests.length >= 3, SOON);
+      expect(rx.requests.map((r) => JSON.parse(r.body).status)).toEqual(['queued', 'running', 'succeeded']);
     } finally {
       await rx.close();
     }
@@ -105,7 +107,7 @@ describe('unknownState: a state reelflow does not know', () => {
 
 describe('expire: a generation task ends expired', () => {
   it('in place of its planned end, with a reason, a finished_at and a callback', async () => {
-    const rx = await callbackReceiver();
+    const rx = await startServer();
     try {
       emu.setFaults({ 'generation.create': { expire: { next: 1 } } });
       const { body } = await api(emu).createGeneration(prompt('x', { callback_url: `${rx.url}/cb` }));
@@ -117,8 +119,8 @@ describe('expire: a generation task ends expired', () => {
         finished_at: expect.any(Number),
       });
       expect(task).not.toHaveProperty('video_url');
-      await waitFor(() => rx.received.length >= 3);
-      expect(rx.received[2].body.status).toBe('expired');
+      await until('3 callbacks received', () => rx.requests.length >= 3, SOON);
+      expect(JSON.parse(rx.requests[2].body).status).toBe('expired');
     } finally {
       await rx.close();
     }

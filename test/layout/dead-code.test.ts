@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { tsFiles } from './import-graph';
+import { tsFiles } from '../support/import-graph';
 
 const ROOT = path.resolve(__dirname, '../..');
 

@@ -5,7 +5,7 @@
  * imports (eslint.config.mjs); this follows them transitively.
  */
 import path from 'node:path';
-import { importsOf, reachableFrom, tsFiles } from './import-graph';
+import { importsOf, reachableFrom, tsFiles } from '../support/import-graph';
 
 const SRC = path.resolve(__dirname, '../../src');
 

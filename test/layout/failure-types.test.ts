@@ -9,7 +9,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { FAILURE_TYPES, FailureType } from '../../src/failures';
 import * as vendorErrors from '../../src/vendor-api/errors';
-import { tsFiles } from './import-graph';
+import { tsFiles } from '../support/import-graph';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOME = path.join('src', 'failures.ts');

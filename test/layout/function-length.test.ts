@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { tsFiles } from './import-graph';
+import { tsFiles } from '../support/import-graph';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKFLOW_MAX_LINES = 60;

@@ -9,7 +9,7 @@
  * the demo itself starts a dev server of its own, which test/devstack/demo.test.ts covers.
  */
 import { startHarness, type Harness } from '../support/harness';
-import { cli } from '../starters/helpers';
+import { cli } from '../support/cli';
 import { fences, mask, readPage, section } from './markdown';
 
 let h: Harness;

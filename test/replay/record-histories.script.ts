@@ -16,15 +16,13 @@ import { planRerun } from '../../src/starters/client/rerun';
 import {
   outputsQuery,
   resolveCreateUpdate,
-  statusQuery,
   vendorCallbackSignal,
   type AssetResult,
   type LegacyPipelineReuse,
   type PipelineReuse,
-  type PipelineStatus,
 } from '../../src/contract/messages';
-import { fullDefinition, startHarness, WEBHOOK_SECRET, type Harness } from '../support/harness';
-import { startWebhookReceiver } from '../workflows/webhook-receiver';
+import { fullDefinition, startHarness, waitForStatus, WEBHOOK_SECRET } from '../support/harness';
+import { startWebhookReceiver } from '../support/webhook-receiver';
 
 const OUT = path.join(__dirname, 'histories');
 const IDS = path.join(OUT, 'workflow-ids.json');
@@ -64,15 +62,6 @@ function save(name: string, workflowId: string, runId?: string): void {
   ];
   writeFileSync(path.join(OUT, file), execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
   ids[file] = workflowId;
-}
-
-async function until(
-  h: Harness,
-  handle: { query: (q: typeof statusQuery) => Promise<PipelineStatus> },
-  pred: (s: PipelineStatus) => boolean,
-) {
-  while (!pred(await handle.query(statusQuery))) await new Promise((r) => setTimeout(r, 200));
-  void h;
 }
 
 test('record replay histories', async () => {
@@ -115,7 +104,7 @@ test('record replay histories', async () => {
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'ask' }] },
       options: { archive: false },
     });
-    await until(h, ask, (s) => s.state === 'waiting-operator');
+    await waitForStatus(ask, (s) => s.state === 'waiting-operator');
     const [task] = h.emulator.inspect().generationTasks.slice(-1);
     const bogus = ask.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: 'cgt-unknown' } }] });
     if (
@@ -135,7 +124,7 @@ test('record replay histories', async () => {
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'cancel' }] },
       erase: true,
     });
-    await until(h, cancelled, (s) => s.vendorTasks.length > 0);
+    await waitForStatus(cancelled, (s) => s.vendorTasks.length > 0);
     await cancelled.cancel();
     await cancelled.result().catch(() => undefined);
     save('cancelled', cancelled.workflowId);
@@ -169,14 +158,14 @@ test('record replay histories', async () => {
         historyEventsBeforeContinueAsNew: 50,
       },
     });
-    await until(h, waited, (s) => s.state === 'waiting-operator');
+    await waitForStatus(waited, (s) => s.state === 'waiting-operator');
     const firstRun = (await waited.describe()).runId;
     let secondRun = firstRun;
     while (secondRun === firstRun) {
       await waited.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 });
       secondRun = (await waited.describe()).runId;
     }
-    await until(h, waited, (s) => s.state === 'waiting-operator');
+    await waitForStatus(waited, (s) => s.state === 'waiting-operator');
     const [waitedTask] = h.emulator.inspect().generationTasks.slice(-1);
     await waited.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: waitedTask.id } }] });
     await waited.result();
@@ -220,7 +209,7 @@ test('record replay histories: notify', async () => {
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'notify' }] },
       options: { archive: false, notify: { url: receiver.url } },
     });
-    await until(h, notify, (s) => s.state === 'waiting-operator');
+    await waitForStatus(notify, (s) => s.state === 'waiting-operator');
     const [task] = h.emulator.inspect().generationTasks.slice(-1);
     await notify.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
     await notify.result();

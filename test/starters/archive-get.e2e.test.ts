@@ -9,24 +9,16 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { PipelineResult } from '../../src/contract/messages';
-import { spawnWorker, startHarness, until, type Harness } from '../support/harness';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
+import { API_KEY, USER_1 } from '../support/emulator';
+import { spawnWorker, startHarness, type Harness } from '../support/harness';
+import { freePort } from '../support/http-server';
+import { until } from '../support/poll';
 
 const TOKEN = 'e2e-archive-token-0123456789abcdef';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 let h: Harness;
 let worker: ChildProcess;
@@ -131,8 +123,8 @@ test("doctor checks the archive server with the worker's token", async () => {
     TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
     VENDOR_BASE_URL: h.emulator.url,
     VENDOR_IDENTITY_URL: h.emulator.url,
-    REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
-    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+    REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
     REELFLOW_TASK_QUEUE: h.taskQueue,
     REELFLOW_ARCHIVE_DIR: h.archiveRoot,
     REELFLOW_ARCHIVE_URL: archiveUrl,

@@ -11,7 +11,8 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { BATCH, STAGE, STATUS } from '../../src/contract/search-attributes';
 import { startHarness, type Harness } from '../support/harness';
-import { cli, type CliRun } from './helpers';
+import { until } from '../support/poll';
+import { cli, type CliRun } from '../support/cli';
 
 jest.setTimeout(240_000);
 
@@ -29,12 +30,15 @@ const generation = (text: string): PipelineDefinitionInput => ({
 });
 
 async function eventually(argv: string[], ok: (r: CliRun) => boolean, timeoutMs = 30_000): Promise<CliRun> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await cli(argv);
-    if (ok(r) || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 500));
-  }
+  let last: CliRun | undefined;
+  return until(
+    () => `reelflow ${argv.join(' ')} to match; last output: ${last?.stdout}${last?.stderr}`,
+    async () => {
+      last = await cli(argv);
+      return ok(last) && last;
+    },
+    { timeoutMs, everyMs: 500 },
+  );
 }
 
 const ids = (items: { workflowId: string }[]) => items.map((p) => p.workflowId).sort();

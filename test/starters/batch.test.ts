@@ -5,7 +5,7 @@ import type { PipelineSummary } from '../../src/starters/client/pipeline-client'
 import { buildListQuery } from '../../src/starters/client/pipeline-client';
 import { ProgressBar, renderBar } from '../../src/starters/cli/progress-bar';
 import { parseEvery } from '../../src/starters/client/schedules';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 describe('batch ids', () => {
   test('a line keeps its id whatever its surrounding white space; another line gets another', () => {

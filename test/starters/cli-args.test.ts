@@ -2,7 +2,7 @@ import { COMMANDS, UsageError, parseCommandLine } from '../../src/starters/cli/s
 import { taskQueueOf } from '../../src/starters/cli/commands/definition-arg';
 import { CommandContext } from '../../src/starters/cli/output';
 import { buildListQuery } from '../../src/starters/client/pipeline-client';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 function usage(argv: string[]): UsageError {
   try {

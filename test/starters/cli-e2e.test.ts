@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, type Harness } from '../support/harness';
-import { cli, type CliRun } from './helpers';
+import { until } from '../support/poll';
+import { cli, type CliRun } from '../support/cli';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-cli-e2e-'));
 let n = 0;
@@ -26,12 +27,15 @@ const GENERATION_ONLY: PipelineDefinitionInput = {
 
 /** Visibility is eventually consistent, and so is a status before the first activity: retry until `ok`. */
 async function eventually(argv: string[], ok: (r: CliRun) => boolean, timeoutMs = 20_000): Promise<CliRun> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await cli(argv);
-    if (ok(r) || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 500));
-  }
+  let last: CliRun | undefined;
+  return until(
+    () => `reelflow ${argv.join(' ')} to match; last output: ${last?.stdout}${last?.stderr}`,
+    async () => {
+      last = await cli(argv);
+      return ok(last) && last;
+    },
+    { timeoutMs, everyMs: 500 },
+  );
 }
 
 describe('pipelines through the CLI', () => {

@@ -15,7 +15,7 @@ import { ensureDebianCommand } from '../support/debian-package';
 import { COMMANDS } from '../../src/starters/cli/spec';
 import { LIST_STATUSES } from '../../src/starters/client/pipeline-client';
 import { OVERLAP_POLICIES } from '../../src/starters/client/schedules';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-completion-'));
 

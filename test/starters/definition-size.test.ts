@@ -9,7 +9,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { DefinitionError, type PipelineDefinitionInput } from '../../src/definition/definition';
 import { DEFAULT_MAX_PAYLOAD_BYTES, workflowInputBytes } from '../../src/starters/client/payload-size';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 /** A generation-only definition whose prompt is `n` characters. */
 const withPrompt = (n: number): PipelineDefinitionInput => ({

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import * as reelflow from '../../src';
-import { ROOT } from './helpers';
+import { ROOT } from '../support/cli';
 
 test('the documented API is exported', () => {
   for (const name of [

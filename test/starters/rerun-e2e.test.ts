@@ -28,7 +28,7 @@ import {
   waitForStatus,
   type Harness,
 } from '../support/harness';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 /** Vendor requests that create something (a paid task, an asset, a group). */
 const CREATES = ['generation.create', 'erase.create', 'review.async', 'review.sync', 'assets.CreateAsset'];

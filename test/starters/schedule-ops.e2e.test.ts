@@ -11,8 +11,9 @@ import type { TypedSearchAttributes } from '@temporalio/common';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { outputsQuery } from '../../src/contract/messages';
 import { STAGE } from '../../src/contract/search-attributes';
-import { startHarness, until, type Harness } from '../support/harness';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
+import { startHarness, type Harness } from '../support/harness';
+import { until } from '../support/poll';
 
 jest.setTimeout(240_000);
 
@@ -47,7 +48,7 @@ describe('operating a schedule through the CLI', () => {
     const id = await until(
       'a new run of the schedule',
       async () => (await runsOf(scheduleId)).find((r) => !seen.includes(r)),
-      90_000,
+      { timeoutMs: 90_000 },
     );
     const run = h.client.workflow.getHandle(id);
     await run.result();

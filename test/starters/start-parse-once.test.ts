@@ -14,7 +14,7 @@ import { parseDefinition, type PipelineDefinitionInput } from '../../src/definit
 import { DefinitionFileError, loadDefinitionFile } from '../../src/starters/client/definition-file';
 import { definitionOnTheWire, measuredOnTheWire } from '../../src/starters/client/payload-size';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 
 jest.mock('../../src/definition/definition', () => {
   const actual = jest.requireActual<typeof import('../../src/definition/definition')>(

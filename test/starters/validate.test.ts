@@ -7,7 +7,7 @@ import {
   pipelineSummary,
   pipelineWorkflowId,
 } from '../../src/starters/client/pipeline-client';
-import { ROOT, cli } from './helpers';
+import { ROOT, cli } from '../support/cli';
 
 const EXAMPLES = readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));
 

@@ -1,6 +1,6 @@
 /** `reelflow groups|assets|review` through the typed client against the emulator. */
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
-import { cli } from './helpers';
+import { cli } from '../support/cli';
 import { FailureType } from '../../src/failures';
 
 let emu: RunningEmulator;

@@ -27,6 +27,8 @@ import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
+import { API_KEY, USER_1, USER_2 } from './emulator';
+import { until } from './poll';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
 /** The default profile's webhook signing secret (whsec_ + base64 of 24 bytes). */
@@ -101,12 +103,12 @@ export async function testBundle({ tracing = false, dataConverter }: TestVariant
 
 export async function startHarness(opts: HarnessOptions = {}) {
   const address = process.env.TEMPORAL_ADDRESS!;
-  const apiKey = opts.apiKey ?? 'emu-key';
-  const accessToken = opts.accessToken ?? 'emu-user-1';
+  const apiKey = opts.apiKey ?? API_KEY;
+  const accessToken = opts.accessToken ?? USER_1;
   const emulator = await startEmulator({
     port: 0,
     apiKeys: [apiKey],
-    accessTokens: [accessToken, 'emu-user-2'],
+    accessTokens: [accessToken, USER_2],
     ...opts.emulator,
   });
   const taskQueue = `wf-${randomUUID()}`;
@@ -243,8 +245,8 @@ export function spawnWorker(h: Harness, name: string, env: Record<string, string
       TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
       VENDOR_BASE_URL: h.emulator.url,
       VENDOR_IDENTITY_URL: h.emulator.url,
-      REELFLOW_PROFILE_DEFAULT_API_KEY: 'emu-key',
-      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: 'emu-user-1',
+      REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
+      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
       REELFLOW_TASK_QUEUE: h.taskQueue,
       REELFLOW_ARCHIVE_DIR: h.archiveRoot,
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
@@ -290,13 +292,15 @@ export async function waitForStatus(
   pred: (s: PipelineStatus) => boolean,
   ms = 60_000,
 ): Promise<PipelineStatus> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const s = await handle.query(statusQuery);
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`status never matched; last: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let last: PipelineStatus | undefined;
+  return until(
+    () => `a status to match; last: ${JSON.stringify(last)}`,
+    async () => {
+      last = await handle.query(statusQuery);
+      return pred(last) && last;
+    },
+    { timeoutMs: ms },
+  );
 }
 
 /** What `p` rejects with, typed as the expected class; any other outcome fails the test. */
@@ -307,21 +311,6 @@ export async function rejection<E extends Error>(p: Promise<unknown>, type: new 
   );
   if (outcome instanceof type) return outcome;
   throw new Error(`expected a ${type.name}, got ${outcome instanceof Error ? outcome.stack : String(outcome)}`);
-}
-
-/** Polls `probe` until it returns a value (every 200 ms, up to `ms`). */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** POSTs JSON (as a vendor callback would) and returns the status code. */

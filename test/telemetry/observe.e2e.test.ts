@@ -9,11 +9,11 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expectReplays, fullDefinition, startHarness, testCodecEnv, type Harness } from '../support/harness';
+import { freePort, json, startServer } from '../support/http-server';
+import { until } from '../support/poll';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKER_MAIN = path.join(ROOT, 'dist/workers/main.js');
@@ -51,41 +51,16 @@ const attrsOf = (list: { key: string; value: OtlpValue }[] = []) =>
 /** An OTLP/HTTP collector that keeps every span it is sent (the exporter's JSON encoding). */
 async function startCollector() {
   const spans: Span[] = [];
-  const bodies: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      bodies.push(body);
-      const doc = JSON.parse(body) as OtlpExport;
-      for (const rs of doc.resourceSpans ?? []) {
-        const service = String(attrsOf(rs.resource?.attributes)['service.name']);
-        for (const ss of rs.scopeSpans ?? [])
-          for (const s of ss.spans ?? []) spans.push({ ...s, service, attrs: attrsOf(s.attributes) });
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+  const server = await startServer((req, res) => {
+    const doc = JSON.parse(req.body) as OtlpExport;
+    for (const rs of doc.resourceSpans ?? []) {
+      const service = String(attrsOf(rs.resource?.attributes)['service.name']);
+      for (const ss of rs.scopeSpans ?? [])
+        for (const s of ss.spans ?? []) spans.push({ ...s, service, attrs: attrsOf(s.attributes) });
+    }
+    json(200, {})(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, bodies, close: () => new Promise((r) => server.close(r)) };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until(pred: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return Object.assign(server, { spans });
 }
 
 describe('a pipeline with tracing on', () => {
@@ -140,7 +115,9 @@ describe('a pipeline with tracing on', () => {
     const exited = new Promise<number | null>((resolve) => worker!.on('exit', (code) => resolve(code)));
     worker.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     worker.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    await until(() => /"msg":"polling /.test(stdout) || worker!.exitCode !== null, 180_000, 'the worker to poll');
+    await until('the worker to poll', () => /"msg":"polling /.test(stdout) || worker!.exitCode !== null, {
+      timeoutMs: 180_000,
+    });
     expect(worker.exitCode).toBeNull();
 
     // Started by the CLI, traced too: its span is the root of the pipeline's trace.
@@ -164,7 +141,7 @@ describe('a pipeline with tracing on', () => {
     await expectReplays(handle);
 
     // The workflow's span ends with the workflow; it then travels sink → batch → collector.
-    await until(() => collector.spans.some((s) => s.name === 'RunWorkflow:videoPipeline'), 60_000, 'workflow span');
+    await until('workflow span', () => collector.spans.some((s) => s.name === 'RunWorkflow:videoPipeline'));
     worker.kill('SIGTERM');
     expect(await exited).toBe(0);
 
@@ -205,7 +182,7 @@ describe('a pipeline with tracing on', () => {
       expect(byId.get(s.parentSpanId ?? '')?.name).toMatch(/^RunActivity:/);
     }
 
-    const exported = collector.bodies.join('\n');
+    const exported = collector.requests.map((r) => r.body).join('\n');
     expect(exported).not.toMatch(/asset-management\?|Action=/);
     for (const secret of [API_KEY, ACCESS_TOKEN, CALLBACK_SECRET]) expect(exported).not.toContain(secret);
 

@@ -7,7 +7,7 @@ import {
   ResponseShapeError,
   VendorConfigError,
 } from '../../src/vendor-api/errors';
-import { startServer, type LocalServer, type Recorded } from './helpers/local-server';
+import { startServer, type LocalServer, type Recorded } from '../support/http-server';
 import { FailureType } from '../../src/failures';
 
 const HEX32 = /^[0-9a-f]{32}$/;

@@ -24,7 +24,7 @@ import {
 import { httpRequest, scrub, type HttpCall } from '../../src/vendor-api/http';
 import { createVendorClient } from '../../src/vendor-api/client';
 import { assetEnvelopeSchema, EraseTaskSchema, ReviewAcceptedSchema } from '../../src/vendor-api/schemas';
-import { json, startServer, type LocalServer } from './helpers/local-server';
+import { json, startServer, type LocalServer } from '../support/http-server';
 import { FailureType } from '../../src/failures';
 
 describe('generation task: one shape from either dialect', () => {
@@ -189,6 +189,7 @@ describe('HTTP classification', () => {
   afterAll(() => agent.close());
 
   async function fail(handler: Parameters<typeof startServer>[0], over: Partial<HttpCall> = {}) {
+    await server?.close(); // a test may call twice: the first server must not outlive the file
     server = await startServer(handler);
     const call: HttpCall = {
       endpoint: 'assets.GetAsset',

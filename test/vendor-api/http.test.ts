@@ -11,7 +11,7 @@ import {
   UpstreamFailedError,
 } from '../../src/vendor-api/errors';
 import { fieldFromVendorText, httpRequest, type HttpCall } from '../../src/vendor-api/http';
-import { closedPortUrl, json, startServer, startTcpServer, type LocalServer } from './helpers/local-server';
+import { closedPortUrl, json, startServer, startTcpServer, type LocalServer } from '../support/http-server';
 
 const agent = new Agent({ connect: { timeout: 300 } });
 afterAll(() => agent.close());

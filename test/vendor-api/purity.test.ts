@@ -3,7 +3,7 @@
  * node:* (the workflow bundler refuses them). This walks the imports of those modules.
  */
 import path from 'node:path';
-import { reachableFrom } from '../layout/import-graph';
+import { reachableFrom } from '../support/import-graph';
 
 const ROOT = path.resolve(__dirname, '../../src/vendor-api');
 const PURE_ENTRIES = [

@@ -20,7 +20,7 @@ import {
   VendorError,
 } from '../../src/vendor-api/errors';
 import { scrub } from '../../src/vendor-api/http';
-import { closedPortUrl, startServer, type LocalServer } from './helpers/local-server';
+import { closedPortUrl, startServer, type LocalServer } from '../support/http-server';
 import { FailureType } from '../../src/failures';
 
 const API_KEY = 'sk-LIVE-9f8e7d6c5b4a39281706';

@@ -1,7 +1,7 @@
 /** Requests are validated before sending: a bad one is a RejectedError naming the field, and no HTTP call is made. */
 import { createVendorClient, type VendorClient } from '../../src/vendor-api/client';
 import { RejectedError } from '../../src/vendor-api/errors';
-import { json, startServer, type LocalServer } from './helpers/local-server';
+import { json, startServer, type LocalServer } from '../support/http-server';
 
 let server: LocalServer;
 let client: VendorClient;

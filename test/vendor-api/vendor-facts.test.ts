@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { reachableFrom, tsFiles } from '../layout/import-graph';
+import { reachableFrom, tsFiles } from '../support/import-graph';
 import { DEFAULT_LIMITS } from '../../src/emulator/context';
 import * as facts from '../../src/vendor-api/assumed-values';
 import { DEFAULT_POLICIES } from '../../src/workflows/lib/poll';

@@ -14,6 +14,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { createReelflowWorkers, type ReelflowWorkers } from '../../src/workers/worker';
+import { API_KEY, USER_1 } from '../support/emulator';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const BURST = 60;
@@ -26,8 +27,8 @@ let client: Client;
 let assetId: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, apiKeys: ['emu-key'], accessTokens: ['emu-user-1'] });
-  vendor = createVendorClient({ baseUrl: emulator.url, identityUrl: emulator.url, accessToken: 'emu-user-1' });
+  emulator = await startEmulator({ port: 0, apiKeys: [API_KEY], accessTokens: [USER_1] });
+  vendor = createVendorClient({ baseUrl: emulator.url, identityUrl: emulator.url, accessToken: USER_1 });
   const group = await vendor.assets.createAssetGroup({ Name: 'burst' });
   assetId = (
     await vendor.assets.createAsset({

@@ -11,7 +11,9 @@ import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { createVendorClient } from '../../src/vendor-api';
 import { resolveCreateUpdate, statusQuery } from '../../src/contract/messages';
-import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from '../support/harness';
+import { CALLBACK_SECRET, post, startHarness, waitForStatus, type Harness } from '../support/harness';
+import { API_KEY, USER_1 } from '../support/emulator';
+import { until } from '../support/poll';
 
 const MODEL = 'video-model-1';
 const generationOnly = (options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
@@ -27,7 +29,7 @@ const generationCallbackUrl = (h: Harness, p: { workflowId: string; firstExecuti
 async function createDirectly(h: Harness, model: string): Promise<string> {
   const res = await fetch(`${h.emulator.url}/v1/task/create`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer emu-key' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
     body: JSON.stringify({ model, content: [{ type: 'text', text: 'a decoy' }] }),
   });
   expect(res.status).toBe(200);
@@ -143,8 +145,8 @@ describe('forged callbacks to a real callback URL', () => {
     const vendor = createVendorClient({
       baseUrl: h.emulator.url,
       identityUrl: h.emulator.url,
-      apiKey: 'emu-key',
-      accessToken: 'emu-user-1',
+      apiKey: API_KEY,
+      accessToken: USER_1,
     });
     const other = ['https://media.example.com/forgery/x.png', 'https://media.example.com/forgery/y.png'];
     const forged = (await vendor.review.submitAsync({ images: other })).task_id;

@@ -12,7 +12,8 @@ import { temporal } from '@temporalio/proto';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { resolveCreateUpdate, vendorCallbackSignal, type VendorCallbackSignal } from '../../src/contract/messages';
-import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from '../support/harness';
+import { CALLBACK_SECRET, post, startHarness, waitForStatus, type Harness } from '../support/harness';
+import { until } from '../support/poll';
 
 const MODEL = 'video-model-1';
 const EventType = temporal.api.enums.v1.EventType;
@@ -93,7 +94,7 @@ describe('forged offers after an ambiguous create', () => {
         const reason = (await waitForStatus(handle, () => true)).waiting?.reason ?? '';
         return g.length >= 8 && !reason.includes('being checked') ? g : undefined;
       },
-      90_000,
+      { timeoutMs: 90_000 },
     );
     await handle.terminate('test over');
 
@@ -117,7 +118,7 @@ describe('forged offers after an ambiguous create', () => {
         const s = await waitForStatus(handle, () => true);
         return getsOf(h, forged).length >= 8 && !(s.waiting?.reason ?? '').includes('being checked') ? s : undefined;
       },
-      90_000,
+      { timeoutMs: 90_000 },
     );
     // ...and the receiver's per-URL bucket has a token again (one per 5 s): only the stage can refuse now.
     await new Promise((r) => setTimeout(r, Math.max(0, lastPost + 6_000 - Date.now())));

@@ -18,7 +18,8 @@ import {
 } from '../../src/contract/messages';
 import type { videoPipeline } from '../../src/workflows';
 import { resolveCreate } from '../../src/starters/client/pipeline-client';
-import { CALLBACK_SECRET, post, startHarness, until, waitForStatus, type Harness } from '../support/harness';
+import { CALLBACK_SECRET, post, startHarness, waitForStatus, type Harness } from '../support/harness';
+import { until } from '../support/poll';
 
 const EventType = temporal.api.enums.v1.EventType;
 type Pipeline = WorkflowHandleWithFirstExecutionRunId<typeof videoPipeline>;

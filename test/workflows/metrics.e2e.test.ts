@@ -6,11 +6,12 @@
  * /metrics is scraped over HTTP. One invalid pipeline fails for the end-state count.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { METRICS } from '../../src/metrics/names';
 import { resolveCreateUpdate, type PipelineResult } from '../../src/contract/messages';
-import { rejection, spawnWorker, startHarness, until, waitForStatus, type Harness } from '../support/harness';
+import { rejection, spawnWorker, startHarness, waitForStatus, type Harness } from '../support/harness';
+import { freePort } from '../support/http-server';
+import { until } from '../support/poll';
 
 interface Sample {
   name: string;
@@ -36,16 +37,6 @@ function total(samples: Sample[], name: string, want: Record<string, string> = {
   return samples
     .filter((s) => s.name === name && Object.entries(want).every(([k, v]) => s.labels[k] === v))
     .reduce((sum, s) => sum + s.value, 0);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 describe('metrics on the worker process Prometheus endpoint', () => {

@@ -7,7 +7,6 @@
  * never in history, endpoint secrets and rotation, and a raw start of the delivery workflow
  * with a made-up event signs and sends nothing.
  */
-import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
@@ -24,13 +23,14 @@ import {
   expectReplays,
   rejection,
   startHarness,
-  until,
   waitForStatus,
   WEBHOOK_SECRET,
   type Harness,
 } from '../support/harness';
-import { cli } from '../starters/helpers';
-import { startWebhookReceiver } from './webhook-receiver';
+import { until } from '../support/poll';
+import { cli } from '../support/cli';
+import { closedPortUrl } from '../support/http-server';
+import { startWebhookReceiver } from '../support/webhook-receiver';
 import { verifyWebhook } from '../../src/webhooks/signing';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -42,15 +42,6 @@ const generation = (notify: { url: string; deliveryTimeout?: string }, text = 'w
   generation: { model: 'video-model-1', content: [{ type: 'text', text }] },
   options: { archive: false, notify },
 });
-
-/** A port nothing listens on: connections to it are refused. */
-async function refusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** An endpoint's own secret while it is rotated: the worker signs with both. */
 const ORDERS = `whsec_${Buffer.from('orders-endpoint-secret-key').toString('base64')}`;
@@ -152,8 +143,7 @@ test('a completed pipeline: one verified delivery despite a 500, a late replay r
 });
 
 test('a down endpoint: the pipeline completes, the delivery is seen retrying, then given up', async () => {
-  const port = await refusedPort();
-  const url = `http://127.0.0.1:${port}/hook`;
+  const url = `${await closedPortUrl()}/hook`;
   const [retrying, givenUp] = await Promise.all([
     h.run(generation({ url }, 'down endpoint')),
     h.run(generation({ url, deliveryTimeout: '2s' }, 'down endpoint, short timeout')),

@@ -5,17 +5,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawnWorker, startHarness, type Harness } from '../support/harness';
+import { until } from '../support/poll';
 
 function startWorkerProcess(h: Harness, name: string): ChildProcess {
   return spawnWorker(h, name, { VENDOR_HEADERS_TIMEOUT_MS: '60000' });
-}
-
-async function until(pred: () => boolean, ms: number, what: string) {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('worker process killed mid-pipeline', () => {
@@ -43,7 +36,10 @@ describe('worker process killed mid-pipeline', () => {
       erase: true,
       options: { callbacks: true, deadlines: { createAttempt: '8s' } },
     });
-    await until(() => h.emulator.inspect().generationTasks.length === 1, 90_000, 'the create to reach the vendor');
+    await until('the create to reach the vendor', () => h.emulator.inspect().generationTasks.length === 1, {
+      timeoutMs: 90_000,
+      everyMs: 100,
+    });
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
 

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS } from '../../src/emulator/options';
 import { createVendorClient } from '../../src/vendor-api';
 import { Hints, runBaselinePipeline, type BaselinePipelineResult } from './baseline';
 
@@ -65,8 +66,8 @@ async function main(): Promise<void> {
   const vendor = createVendorClient({
     baseUrl: emulator,
     identityUrl: emulator,
-    apiKey: process.env.BENCH_API_KEY ?? 'emu-key',
-    accessToken: process.env.BENCH_ACCESS_TOKEN ?? 'emu-user-1',
+    apiKey: process.env.BENCH_API_KEY ?? DEFAULT_API_KEYS[0],
+    accessToken: process.env.BENCH_ACCESS_TOKEN ?? DEFAULT_ACCESS_TOKENS[0],
   });
   const hints = new Hints();
   const received = { n: 0 };

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS } from '../../src/emulator/options';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import type { StageTiming } from './baseline';
@@ -14,8 +15,9 @@ import { summarize, type Summary } from './stats';
 import { attributeTasks, fetchState, RequestCollector } from './vendor-usage';
 import { emulatorTimings, pipelineDefinition, type BenchStage, type Workload } from './workload';
 
-export const EMULATOR_API_KEY = 'emu-key';
-export const EMULATOR_ACCESS_TOKEN = 'emu-user-1';
+/** The bench's emulator runs with its default credentials. */
+export const EMULATOR_API_KEY = DEFAULT_API_KEYS[0];
+export const EMULATOR_ACCESS_TOKEN = DEFAULT_ACCESS_TOKENS[0];
 
 export interface PhaseContext {
   /** Root of the repository (dist/ lives there). */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startEmulator } from '../../src/emulator';
+import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, startEmulator } from '../../src/emulator';
 import { startLocalTemporal } from './local-temporal';
 import { repoRoot } from './temporal-cli';
 
@@ -38,12 +38,14 @@ async function main(): Promise<void> {
     ? undefined
     : await startEmulator({ port: port('emulator-port', values['emulator-port']) });
   if (emulator) {
-    console.log(`emulator  ${emulator.url}   API key emu-key, access tokens emu-user-1, emu-user-2`);
+    const [apiKey] = DEFAULT_API_KEYS;
+    const [user1] = DEFAULT_ACCESS_TOKENS;
+    console.log(`emulator  ${emulator.url}   API key ${apiKey}, access tokens ${DEFAULT_ACCESS_TOKENS.join(', ')}`);
     console.log('\nworker environment:');
     console.log(
       `  TEMPORAL_ADDRESS=${server.address} VENDOR_BASE_URL=${emulator.url} VENDOR_IDENTITY_URL=${emulator.url} \\`,
     );
-    console.log('  REELFLOW_PROFILE_DEFAULT_API_KEY=emu-key REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=emu-user-1 \\');
+    console.log(`  REELFLOW_PROFILE_DEFAULT_API_KEY=${apiKey} REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${user1} \\`);
     console.log('  REELFLOW_ARCHIVE_ALLOW_PRIVATE=1 npm run worker   # archive from the local emulator');
   }
   console.log('\nCtrl-C stops everything.');

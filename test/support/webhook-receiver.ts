@@ -4,10 +4,10 @@
  * first delivery of each id (so every event is retried), and its clock can be moved on
  * (a replayed delivery arrives late).
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { verifyWebhook, WebhookVerificationError } from '../../src/webhooks/signing';
 import type { WebhookEvent } from '../../src/contract/messages';
+import { startServer } from './http-server';
 
 export interface RawDelivery {
   headers: IncomingHttpHeaders;
@@ -24,16 +24,13 @@ export async function startWebhookReceiver(secret: string, host = '127.0.0.1') {
   const accepted = new Map<string, WebhookEvent>();
   const seen = new Set<string>();
   let clockOffsetMs = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const record: RawDelivery = { headers: req.headers, body, status: 200 };
+  const server = await startServer(
+    ({ headers, body }, res) => {
+      const record: RawDelivery = { headers, body, status: 200 };
       raw.push(record);
       try {
-        const event = verifyWebhook<WebhookEvent>(secret, req.headers, body, { now: Date.now() + clockOffsetMs });
-        const id = String(req.headers['webhook-id']);
+        const event = verifyWebhook<WebhookEvent>(secret, headers, body, { now: Date.now() + clockOffsetMs });
+        const id = String(headers['webhook-id']);
         if (!seen.has(id)) {
           seen.add(id);
           record.status = 500; // the first delivery of every event fails: the retry must carry the same id
@@ -46,10 +43,10 @@ export async function startWebhookReceiver(secret: string, host = '127.0.0.1') {
         record.refused = err.code;
       }
       res.writeHead(record.status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const url = `http://${host}:${(server.address() as AddressInfo).port}/hooks/reelflow?token=abc`;
+    },
+    { host },
+  );
+  const url = `${server.url}/hooks/reelflow?token=abc`;
   return {
     url,
     raw,
@@ -60,6 +57,6 @@ export async function startWebhookReceiver(secret: string, host = '127.0.0.1') {
     setClockOffset(ms: number) {
       clockOffsetMs = ms;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: server.close,
   };
 }
