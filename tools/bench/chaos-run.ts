@@ -39,7 +39,7 @@ import { repoRoot } from '../devstack/temporal-cli';
 import type { FaultConfig } from '../../src/emulator/faults';
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { findMediaDir } from '../../src/emulator/media';
-import type { RequestRecord } from '../../src/emulator/requestLog';
+import type { RequestRecord } from '../../src/emulator/request-log';
 import {
   resolveCreateUpdate,
   statusQuery,
