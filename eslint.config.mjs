@@ -5,7 +5,7 @@
 // the types already prove, detached methods, async without await. Exceptions below name their reason.
 import tseslint from 'typescript-eslint';
 
-/** What sandboxed workflow code (and the definition it validates) must never import. */
+/** What sandboxed workflow code (and src/definition, whose refs and types it takes) must never import. */
 const SANDBOX_PATTERNS = [
   { group: ['node:*'], message: 'workflow code runs in the deterministic sandbox: no node built-ins' },
   {
@@ -15,9 +15,9 @@ const SANDBOX_PATTERNS = [
   { regex: '(^|/)emulator(/|$)', message: 'workflows never import the emulator' },
   {
     regex:
-      '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
+      '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumed-shapes|schemas.*))?$',
     message:
-      'import only the zod-free vendor modules (errors, batching, assumed-values): schemas are evaluated in every workflow context',
+      'import only the zod-free vendor modules (errors, batching, documented-values, assumed-values): schemas are evaluated in every workflow context',
   },
   {
     regex: '(^|/)(activities|callbacks|workers|starters|devstack)(/|$)',
@@ -36,17 +36,17 @@ const SANDBOX_PATTERNS = [
 ];
 
 /**
- * The definition's zod modules may use the client's request schemas (one validator for the
- * door, the workflow and the client): the pipeline workflow runs it in the validateDefinition
- * local activity, so no zod enters the workflow bundle. Response schemas (assumptions,
- * review) stay out.
+ * The definition's zod modules (definition, schema, cross-checks) may use the client's
+ * request schemas: one validator for the CLI, the library and the validateDefinition local
+ * activity, which is where the pipeline runs it, so they never enter the workflow bundle.
+ * Response schemas (assumed-shapes, review) stay out.
  */
 const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
   p.regex?.includes('schemas')
     ? {
         ...p,
         regex:
-          '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$',
+          '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumed-shapes|schemas(/(index|review|erase))?))?$',
       }
     : p,
 );

@@ -53,7 +53,7 @@ import {
 } from '../config/env';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
 import { nonPublicHostReason } from '../definition/hosts';
-import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
+import { GETASSET_MAX_PER_SECOND } from '../vendor-api/documented-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../contract/messages';
 import {

@@ -19,7 +19,7 @@ import {
 import { isPlaintext } from '../codec/plaintext-mark';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
-import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
+import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 import {
   STAGES,
   outputsQuery,

@@ -1,4 +1,4 @@
-import { GenerationCallbackSchema, GenerationTaskSchema } from '../../src/vendor-api/assumptions';
+import { GenerationCallbackSchema, GenerationTaskSchema } from '../../src/vendor-api/assumed-shapes';
 import type { RunningEmulator } from '../../src/emulator';
 import { api, callbackReceiver, KEY, prompt, start, T0, USER1, waitFor } from './helpers';
 

@@ -1,4 +1,4 @@
-import { ReviewCallbackSchema, ReviewSyncResponseSchema, ReviewTaskSchema } from '../../src/vendor-api/assumptions';
+import { ReviewCallbackSchema, ReviewSyncResponseSchema, ReviewTaskSchema } from '../../src/vendor-api/assumed-shapes';
 import type { RunningEmulator } from '../../src/emulator';
 import { api, callbackReceiver, start, systemGroupId, TRACK, USER1, USER2, waitFor } from './helpers';
 

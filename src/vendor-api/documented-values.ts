@@ -1,9 +1,10 @@
 /**
- * What the vendor states as fact (docs/vendor-contract.md, "What we rely on"), each in
- * this one place: the client, the activities, the workflows, the emulator and the bench
- * import these values, never a copy. Plain values, no zod, so workflow code imports them
- * too. What the spec leaves unstated, reelflow assumes in assumed-values.ts, which
- * re-exports this module.
+ * What the vendor's documentation states (docs/vendor-contract.md, "What we rely on"):
+ * limits, URL validities, the erase price. Only stated values belong here; what reelflow
+ * assumes where the documentation is silent goes to assumed-values.ts (plain values) or
+ * assumed-shapes.ts (response schemas). Plain values, no imports (no zod), so workflow code
+ * imports them too; the client, the activities, the workflows, the emulator and the bench
+ * import these values, never a copy (test/vendor-api/vendor-facts.test.ts).
  */
 
 /** GetAsset calls per second per access token; above it the vendor answers 429 (§8). */
