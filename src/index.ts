@@ -107,7 +107,7 @@ export {
   type VerifyWebhookOptions,
   type WebhookVerificationCode,
 } from './webhooks/signing';
-export { notificationDeliveries, type NotificationDelivery } from './starters/client/notifications';
+export { webhookDeliveries, type WebhookDelivery } from './starters/client/webhooks';
 
 // A Temporal client from the standard environment / config profile.
 export {
