@@ -3,26 +3,22 @@
 // float unawaited anywhere (a lost rejection in an activity or CLI hides a failure).
 // typescript-eslint's recommendedTypeChecked on top: `any` leaking into typed code, assertions
 // the types already prove, detached methods, async without await. Exceptions below name their reason.
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import tseslint from 'typescript-eslint';
 
-/** What sandboxed workflow code (and the definition it validates) must never import. */
+/** What sandboxed workflow code (and src/definition, whose refs and types it takes) must never import. */
 const SANDBOX_PATTERNS = [
   { group: ['node:*'], message: 'workflow code runs in the deterministic sandbox: no node built-ins' },
   {
     group: ['undici', 'fs', 'path', 'crypto', 'http', 'https', 'child_process', 'os', 'net'],
     message: 'no I/O in workflow code',
   },
-  { regex: '(^|/)emulator(/|$)', message: 'workflows never import the emulator' },
   {
     regex:
-      '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas.*))?$',
+      '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumed-shapes|schemas.*))?$',
     message:
-      'import only the zod-free vendor modules (errors, batching, assumed-values): schemas are evaluated in every workflow context',
-  },
-  {
-    regex: '(^|/)(activities|callbacks|workers|starters|devstack)(/|$)',
-    message: 'workflow code imports no worker-side module (type-only imports excepted)',
-    allowTypeImports: true,
+      'import only the zod-free vendor modules (errors, batching, documented-values, assumed-values): schemas are evaluated in every workflow context',
   },
   {
     regex: '(^|/)metrics/(?!names$)',
@@ -36,103 +32,70 @@ const SANDBOX_PATTERNS = [
 ];
 
 /**
- * The definition's zod modules may use the client's request schemas (one validator for the
- * door, the workflow and the client): the pipeline workflow runs it in the validateDefinition
- * local activity, so no zod enters the workflow bundle. Response schemas (assumptions,
- * review) stay out.
+ * The definition's zod modules (definition, schema, cross-checks) may use the client's
+ * request schemas: one validator for the CLI, the library and the validateDefinition local
+ * activity, which is where the pipeline runs it, so they never enter the workflow bundle.
+ * Response schemas (assumed-shapes, review) stay out.
  */
 const DEFINITION_PATTERNS = SANDBOX_PATTERNS.map((p) =>
   p.regex?.includes('schemas')
     ? {
         ...p,
         regex:
-          '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumptions|schemas(/(index|review|erase))?))?$',
+          '(^|/)vendor-api(/(index|http|client|context|generation|erase|assets|review|raw|config|assumed-shapes|schemas(/(index|review|erase))?))?$',
       }
     : p,
 );
 
-/** A no-restricted-imports pattern for imports of these src/ folders. */
-const folders = (names, message) => ({ regex: `(^|/)(${names.join('|')})(/|$)`, message });
-/** The same, reached from inside a sibling folder (`../name`): a folder's own files may share a name. */
-const siblings = (names, message) => ({ regex: `(^|/)\\.\\./(${names.join('|')})(/|$)`, message });
-
 /**
- * Dependencies point one way. Production code (the CLI, the library, the worker, the
- * receiver) never loads the dev stack or the emulator: they import it, never the reverse.
+ * Dependencies point one way: src/'s layers (its folders and top-level files) and the layers
+ * each may import are listed once, bottom first, in test/layout/layers.json (which
+ * test/layout/dependencies.test.ts and the picture in docs/architecture.md read too). This
+ * rule checks each relative import of src/ against that list: an arrow it does not list, an
+ * import that leaves src/ (the tools, the tests), or a value import of a layer listed as
+ * type-only (workflows see activities only through `import type`).
  */
-const PRODUCTION_PATTERNS = [
-  folders(
-    ['tools', 'devstack', 'emulator'],
-    'production code imports neither the tools (dev stack, bench) nor the emulator (they import it)',
-  ),
-];
-const LAYERS = [
-  {
-    // The standalone receiver runs without the worker: its own config, none of the worker's modules.
-    files: ['src/callbacks/**/*.ts'],
-    patterns: [
-      ...PRODUCTION_PATTERNS,
-      siblings(
-        ['workers', 'starters'],
-        'the callback receiver imports no worker or CLI module (its config is src/callbacks/config.ts)',
-      ),
-      siblings(['workflows'], 'the receiver reads a pipeline through src/contract, not the workflows'),
-    ],
+const LAYERS = JSON.parse(readFileSync(new URL('./test/layout/layers.json', import.meta.url), 'utf8')).layers;
+const SRC = path.join(import.meta.dirname, 'src');
+
+/** The layer a path of src/ belongs to: its first folder, or the top-level file (`failures.ts`). */
+function layerOf(file) {
+  const top = path.relative(SRC, file).split(path.sep)[0];
+  if (top === '..' || top.endsWith('.ts')) return top;
+  return statSync(path.join(SRC, top), { throwIfNoEntry: false })?.isDirectory() ? top : `${top}.ts`;
+}
+
+const layersRule = {
+  meta: { type: 'problem', docs: { description: 'imports follow test/layout/layers.json' }, schema: [] },
+  create(context) {
+    const from = layerOf(context.filename);
+    const layer = LAYERS.find((l) => l.name === from);
+    const check = (node, source, typeOnly) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const to = layerOf(path.resolve(path.dirname(context.filename), source));
+      if (to === from) return;
+      const report = (message) => context.report({ node, message });
+      if (to === '..') return report('src/ ships alone: it imports nothing outside src/ (tools/, test/)');
+      if (!layer) return report(`src/${from} is not in test/layout/layers.json`);
+      if (!layer.imports.includes(to))
+        return report(
+          `${from} may import ${layer.imports.join(', ') || 'no layer'}, not ${to} (test/layout/layers.json)`,
+        );
+      if (layer.typeOnly?.includes(to) && !typeOnly)
+        report(`${from} imports ${to} through \`import type\` only (test/layout/layers.json)`);
+    };
+    const typeOnly = (node) =>
+      node.importKind === 'type' ||
+      node.exportKind === 'type' ||
+      (node.specifiers?.length > 0 && node.specifiers.every((s) => (s.importKind ?? s.exportKind) === 'type'));
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value, typeOnly(node)),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value, typeOnly(node)),
+      ExportAllDeclaration: (node) => check(node, node.source.value, typeOnly(node)),
+      ImportExpression: (node) => check(node, node.source.value, false),
+    };
   },
-  {
-    // Activities share the workflow's messages and carried state through src/contract, never the workflow's own code.
-    files: ['src/activities/**/*.ts'],
-    patterns: [
-      ...PRODUCTION_PATTERNS,
-      siblings(
-        ['workflows', 'workers', 'starters', 'callbacks'],
-        'activities import the contract (src/contract), not the workflows, the worker, the CLI or the receiver',
-      ),
-    ],
-  },
-  {
-    // Every side reads a pipeline through src/contract: the workflow's own lib/ stays private to it.
-    files: ['src/starters/**/*.ts', 'src/metrics/**/*.ts', 'src/codec/**/*.ts', 'src/webhooks/**/*.ts'],
-    patterns: [
-      ...PRODUCTION_PATTERNS,
-      siblings(
-        ['workflows'],
-        'import the messages, search attributes and helpers from src/contract, not from the workflows',
-      ),
-    ],
-  },
-  {
-    // The environment toolkit is the bottom of every process's config: it imports no feature folder.
-    files: ['src/config/**/*.ts'],
-    patterns: [
-      ...PRODUCTION_PATTERNS,
-      siblings(
-        ['activities', 'workflows', 'workers', 'starters', 'callbacks', 'codec', 'webhooks', 'contract', 'definition'],
-        'src/config is the shared env toolkit: it imports no feature folder',
-      ),
-    ],
-  },
-  {
-    // The vendor client is the bottom layer: the rest of reelflow (and the emulator) import it.
-    files: ['src/vendor-api/**/*.ts'],
-    patterns: [
-      siblings(
-        ['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack', 'emulator'],
-        'the vendor client imports no other reelflow folder',
-      ),
-    ],
-  },
-  {
-    // The emulator is the vendor: it shares the contract (vendor-api) and nothing of reelflow's workings.
-    files: ['src/emulator/**/*.ts'],
-    patterns: [
-      siblings(
-        ['activities', 'workflows', 'workers', 'starters', 'callbacks', 'definition', 'devstack'],
-        'the emulator imports only the vendor contract (src/vendor-api)',
-      ),
-    ],
-  },
-];
+};
 
 export default tseslint.config(
   {
@@ -189,13 +152,12 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/emulator/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: PRODUCTION_PATTERNS }] },
+    plugins: { reelflow: { rules: { layers: layersRule } } },
+    rules: { 'reelflow/layers': 'error' },
   },
-  ...LAYERS.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),
   {
-    // Workflow code and the definition (the workflow bundles definition/refs): stricter still, and it
-    // already excludes the emulator and the dev stack.
+    // Workflow code and the definition (the workflow bundles definition/refs and takes its
+    // types): no I/O, no node built-ins, nothing that reaches outside the sandbox.
     files: ['src/workflows/**/*.ts', 'src/definition/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: SANDBOX_PATTERNS }],
@@ -234,37 +196,14 @@ export default tseslint.config(
   },
   {
     // The contract (src/contract) is what every side imports, the workflow bundle included:
-    // sandbox-safe like workflow code, no zod, and of reelflow only other pure modules
-    // (src/failures.ts, the zod-free vendor values; the definition's types only).
+    // sandbox-safe like workflow code and no zod. Which of reelflow it imports (pure modules
+    // only; the definition's types) is the layers rule's (test/layout/layers.json).
     files: ['src/contract/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            ...SANDBOX_PATTERNS,
-            { group: ['zod'], message: 'the contract is plain data: no zod' },
-            {
-              regex: '(^|/)definition(/|$)',
-              allowTypeImports: true,
-              message: "the contract takes the definition's types only",
-            },
-            siblings(
-              [
-                'activities',
-                'workflows',
-                'workers',
-                'starters',
-                'callbacks',
-                'codec',
-                'webhooks',
-                'metrics',
-                'telemetry',
-                'config',
-              ],
-              'the contract imports nothing of reelflow but pure modules (src/failures.ts, zod-free vendor values)',
-            ),
-          ],
+          patterns: [...SANDBOX_PATTERNS, { group: ['zod'], message: 'the contract is plain data: no zod' }],
         },
       ],
       'no-restricted-globals': [

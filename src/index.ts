@@ -114,7 +114,7 @@ export {
   type VerifyWebhookOptions,
   type WebhookVerificationCode,
 } from './webhooks/signing';
-export { notificationDeliveries, type NotificationDelivery } from './starters/client/notifications';
+export { webhookDeliveries, type WebhookDelivery } from './starters/client/webhooks';
 
 // Archived files: fetched from the worker that archived them (its archive server), verified.
 export {

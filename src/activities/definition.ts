@@ -21,15 +21,15 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
-import { NOTIFY_DELIVERY_TIMEOUT } from '../definition/deadlines';
-import { NO_PRIVATE, notifyHostRefusal } from '../webhooks/allowance';
+import { WEBHOOK_DELIVERY_TIMEOUT } from '../definition/deadlines';
+import { NO_PRIVATE, webhookHostRefusal } from '../webhooks/allowance';
 import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import type { ActivityDeps } from './deps';
 
-type NotifyDeps = Pick<
+type WebhookDeps = Pick<
   ActivityDeps,
-  'webhookSecretFor' | 'endpointSecretFor' | 'notifyDefaultUrl' | 'notifyAllowPrivate' | 'codecStrict'
+  'webhookSecretFor' | 'endpointSecretFor' | 'webhookDefaultUrl' | 'webhookAllowPrivate' | 'codecStrict'
 >;
 
 /** validateDefinition's input: the raw definition, and whether the start input arrived in plaintext. */
@@ -45,10 +45,15 @@ export type ValidatedDefinition = PipelineDefinition & { codecStrict?: true };
 export const PLAINTEXT_START_REFUSED =
   'the pipeline was started with a plaintext input, and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1): start it from a client with the payload codec (REELFLOW_CODEC_KEYS)';
 
-type Notify = NonNullable<PipelineDefinition['options']['notify']>;
+/** The definition's options.notify. */
+type WebhookOptions = NonNullable<PipelineDefinition['options']['notify']>;
 
 /** Why the worker cannot sign or send this definition's webhooks, as an issue naming the field. */
-function notifyProblem(def: PipelineDefinition, notify: Notify, deps: NotifyDeps): DefinitionError | undefined {
+function webhookProblem(
+  def: PipelineDefinition,
+  notify: WebhookOptions,
+  deps: WebhookDeps,
+): DefinitionError | undefined {
   const issue = (path: string, message: string) => new DefinitionError([{ path, message }]);
   if (notify.secret !== undefined) {
     if (!deps.endpointSecretFor?.(notify.secret))
@@ -63,28 +68,28 @@ function notifyProblem(def: PipelineDefinition, notify: Notify, deps: NotifyDeps
     );
   }
   const parts = notify.url === undefined ? undefined : parseHttpUrl(notify.url);
-  const refusal = parts?.ok ? notifyHostRefusal(deps.notifyAllowPrivate ?? NO_PRIVATE, parts.host) : undefined;
+  const refusal = parts?.ok ? webhookHostRefusal(deps.webhookAllowPrivate ?? NO_PRIVATE, parts.host) : undefined;
   return refusal ? issue('options.notify.url', refusal) : undefined;
 }
 
-function withWorkerNotify(def: PipelineDefinition, deps: NotifyDeps): PipelineDefinition {
+function withWorkerWebhook(def: PipelineDefinition, deps: WebhookDeps): PipelineDefinition {
   const options = def.options;
   // No URL: "the worker's default", resolved at send time.
-  const notify: Notify | undefined =
-    options.notify ?? (deps.notifyDefaultUrl ? { deliveryTimeout: NOTIFY_DELIVERY_TIMEOUT } : undefined);
+  const notify: WebhookOptions | undefined =
+    options.notify ?? (deps.webhookDefaultUrl ? { deliveryTimeout: WEBHOOK_DELIVERY_TIMEOUT } : undefined);
   if (!notify) return def;
-  const problem = notifyProblem(def, notify, deps);
+  const problem = webhookProblem(def, notify, deps);
   if (problem) throw problem;
   return { ...def, options: { ...options, notify } };
 }
 
-export function createDefinitionActivities(deps: NotifyDeps = {}) {
+export function createDefinitionActivities(deps: WebhookDeps = {}) {
   return {
     validateDefinition: async (input: ValidateDefinitionInput): Promise<ValidatedDefinition> => {
       if (deps.codecStrict && input.plaintext)
         throw ApplicationFailure.nonRetryable(PLAINTEXT_START_REFUSED, FailureType.PlaintextPayloadRefused);
       try {
-        const def = withWorkerNotify(parseDefinition(input.definition), deps);
+        const def = withWorkerWebhook(parseDefinition(input.definition), deps);
         return deps.codecStrict ? { ...def, codecStrict: true } : def;
       } catch (err) {
         if (err instanceof DefinitionError)

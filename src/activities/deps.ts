@@ -3,7 +3,7 @@
  * its environment; secrets live only inside the vendor clients it returns.
  */
 import type { VendorClient } from '../vendor-api';
-import type { NotifyAllowance } from '../webhooks/allowance';
+import type { WebhookAllowance } from '../webhooks/allowance';
 
 /** The vendor interfaces a start-up check covers, one per credential profile. */
 export type VendorInterfaceName = 'generation' | 'erase' | 'assets' | 'review';
@@ -30,11 +30,11 @@ export interface ActivityDeps {
    * Webhook URL for definitions without options.notify (REELFLOW_NOTIFY_URL). Resolved by
    * the delivery activity, never copied into workflow history (its query may hold a token).
    */
-  notifyDefaultUrl?: string;
+  webhookDefaultUrl?: string;
   /** Private webhook targets allowed (REELFLOW_NOTIFY_ALLOW_PRIVATE), for every URL. Default none. */
-  notifyAllowPrivate?: NotifyAllowance;
+  webhookAllowPrivate?: WebhookAllowance;
   /** Overall deadline of one webhook POST, answer body included (REELFLOW_NOTIFY_TIMEOUT). Default 30 s. */
-  notifyTimeoutMs?: number;
+  webhookTimeoutMs?: number;
   /**
    * The codec's strict mode (REELFLOW_CODEC_STRICT=1): validateDefinition refuses a start whose
    * input arrived in plaintext and tells the pipeline to drop plaintext signals and Updates.

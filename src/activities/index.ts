@@ -11,7 +11,7 @@ import { createReuseSourceActivities } from './reuse-source';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
-import { createDeliveryCheckActivities } from './webhook-origin';
+import { createWebhookOriginActivities } from './webhook-origin';
 
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
@@ -29,11 +29,13 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
       ...(deps.endpointSecretFor ? { endpointSecretFor: deps.endpointSecretFor } : {}),
-      ...(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),
-      ...(deps.notifyAllowPrivate ? { allowPrivate: deps.notifyAllowPrivate } : {}),
-      ...(deps.notifyTimeoutMs !== undefined ? { deadlineMs: deps.notifyTimeoutMs } : {}),
+      ...(deps.webhookDefaultUrl !== undefined ? { defaultUrl: deps.webhookDefaultUrl } : {}),
+      ...(deps.webhookAllowPrivate ? { allowPrivate: deps.webhookAllowPrivate } : {}),
+      ...(deps.webhookTimeoutMs !== undefined ? { deadlineMs: deps.webhookTimeoutMs } : {}),
     }),
-    ...createDeliveryCheckActivities(deps.notifyDefaultUrl !== undefined ? { defaultUrl: deps.notifyDefaultUrl } : {}),
+    ...createWebhookOriginActivities(
+      deps.webhookDefaultUrl !== undefined ? { defaultUrl: deps.webhookDefaultUrl } : {},
+    ),
     ...createArchiveActivities({
       archiveRoot: deps.archiveRoot,
       allowPrivate: deps.archiveAllowPrivate ?? false,

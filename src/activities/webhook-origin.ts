@@ -21,7 +21,7 @@ import {
 } from '../contract/messages';
 import { stableJson } from './stable-json';
 
-export interface DeliveryOriginInput {
+export interface WebhookOriginInput {
   /** workflowInfo().parent of the delivery workflow (set by the server, not by its input). */
   parent?: { workflowId: string; runId: string };
   webhookId: string;
@@ -82,9 +82,9 @@ function checkWaiting(event: WebhookEvent, s: PipelineStatus, key: string, child
   if (!current && !recorded) throw refused(`the pipeline does not wait, nor waited, on ${w.step} attempt ${w.attempt}`);
 }
 
-export function createDeliveryCheckActivities(opts: { defaultUrl?: string } = {}) {
+export function createWebhookOriginActivities(opts: { defaultUrl?: string } = {}) {
   return {
-    confirmDeliveryOrigin: async (input: DeliveryOriginInput): Promise<void> => {
+    confirmDeliveryOrigin: async (input: WebhookOriginInput): Promise<void> => {
       const ctx = Context.current();
       const childId = ctx.info.workflowExecution?.workflowId ?? '';
       const parent = input.parent;

@@ -13,10 +13,10 @@ import type { LookupFunction } from 'node:net';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { request } from 'undici';
 import { FailureType } from '../failures';
-import { NO_PRIVATE, type NotifyAllowance } from '../webhooks/allowance';
+import { NO_PRIVATE, type WebhookAllowance } from '../webhooks/allowance';
 import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { webhookHeaders } from '../webhooks/signing';
-import type { NotifyInput, NotifyResult } from '../contract/messages';
+import type { WebhookInput, WebhookResult } from '../contract/messages';
 import { addressRefusalIn, createAddressGuard, type AddressGuard } from './public-address';
 
 /** One POST, answer body included, at most this long unless the worker says otherwise. */
@@ -30,7 +30,7 @@ export interface WebhookActivitiesOptions {
   /** The worker's default webhook URL (REELFLOW_NOTIFY_URL). */
   defaultUrl?: string;
   /** Private targets the worker allows (REELFLOW_NOTIFY_ALLOW_PRIVATE); default none. */
-  allowPrivate?: NotifyAllowance;
+  allowPrivate?: WebhookAllowance;
   /** Time to connect, and to the answer's headers. Default 10 s and 15 s. */
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
@@ -53,7 +53,7 @@ function refused(message: string, type: FailureType = FailureType.WebhookAddress
 }
 
 /** The secret(s) that sign this delivery: the endpoint's own, else the profile's. */
-function secretsOf(input: NotifyInput, opts: WebhookActivitiesOptions): string {
+function secretsOf(input: WebhookInput, opts: WebhookActivitiesOptions): string {
   const secret = input.secret === undefined ? opts.secretFor?.(input.profile) : opts.endpointSecretFor?.(input.secret);
   if (secret) return secret;
   const where =
@@ -98,7 +98,7 @@ export function createWebhookActivities(opts: WebhookActivitiesOptions = {}) {
   const deadlineMs = opts.deadlineMs ?? DEFAULT_WEBHOOK_DEADLINE_MS;
 
   return {
-    deliverWebhook: async (input: NotifyInput): Promise<NotifyResult> => {
+    deliverWebhook: async (input: WebhookInput): Promise<WebhookResult> => {
       const secrets = secretsOf(input, opts);
       const url = input.url ?? opts.defaultUrl;
       if (url === undefined) throw refused('no webhook URL: the worker has no REELFLOW_NOTIFY_URL');

@@ -1,4 +1,8 @@
 /**
+ * src/callbacks/ is INBOUND: the vendor calls reelflow back about a task it created
+ * (capability URLs, the receiver, signals to the pipeline). Its outbound counterpart,
+ * src/webhooks/, is reelflow calling the user's backend (docs/architecture.md, "Layout").
+ *
  * The callback receiver as a process of its own, for deployments where the public-facing
  * receiver runs apart from the workers: `node dist/callbacks/main.js`.
  *

@@ -23,7 +23,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, QueryRejectedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor-api/assumptions';
+import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor-api/assumed-shapes';
 import { EraseCallbackSchema } from '../vendor-api/schemas';
 import {
   callbackVerdictQuery,

@@ -2,7 +2,7 @@
  * When a vendor output's URL stops being usable, in one place for the workflow (workflow
  * time) and for `rerun` on the client (its own clock). Pure: no Temporal, no I/O.
  */
-import { SIGNED_ASSET_URL_VALIDITY_MS } from '../vendor-api/assumed-values';
+import { SIGNED_ASSET_URL_VALIDITY_MS } from '../vendor-api/documented-values';
 import type { AssetResult, LegacyPipelineReuse } from './messages';
 
 /** Time an erase needs before the source URL expires; closer than this, we refuse. */

@@ -166,7 +166,7 @@ export interface WebhookEvent {
 }
 
 /** The delivery workflow's input. The signing secret is not in it: the worker holds it per profile. */
-export interface NotifyInput {
+export interface WebhookInput {
   /** Absent: the worker's default URL (REELFLOW_NOTIFY_URL), resolved at send time so it stays out of history. */
   url?: string;
   webhookId: string;
@@ -181,7 +181,7 @@ export interface NotifyInput {
   event: WebhookEvent;
 }
 
-export interface NotifyResult {
+export interface WebhookResult {
   /** The endpoint's 2xx status. */
   status: number;
   /** Which attempt succeeded (1 = the first). */

@@ -64,14 +64,14 @@ export interface PipelineStatus {
   calls: Record<string, number>;
   error?: string;
   /** Webhooks this pipeline started delivering (options.notify), each in its own workflow. */
-  notifications?: NotificationRecord[];
+  notifications?: WebhookRecord[];
 }
 
 export type WebhookEventType =
   'pipeline.completed' | 'pipeline.failed' | 'pipeline.cancelled' | 'pipeline.waiting_operator';
 
 /** One webhook the pipeline handed to its delivery workflow. */
-export interface NotificationRecord {
+export interface WebhookRecord {
   event: WebhookEventType;
   /** The delivery workflow: `<pipelineId>/notify/<key>`. */
   workflowId: string;

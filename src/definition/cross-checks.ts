@@ -138,7 +138,7 @@ function hostIssues(def: Def): CrossFieldIssue[] {
  * worker's decision (REELFLOW_NOTIFY_ALLOW_PRIVATE), judged when it validates the definition
  * and again at send time; options.allowPrivateHosts does not apply (it is about media URLs).
  */
-function notifyIssues(def: Def): CrossFieldIssue[] {
+function webhookIssues(def: Def): CrossFieldIssue[] {
   const notify = def.options.notify;
   if (!notify) return [];
   const path = ['options', 'notify', 'url'];
@@ -155,6 +155,6 @@ export function crossFieldIssues(def: Def): CrossFieldIssue[] {
     ...assetIssues(def, assetTypes),
     ...generationIssues(def, assetTypes),
     ...hostIssues(def),
-    ...notifyIssues(def),
+    ...webhookIssues(def),
   ];
 }

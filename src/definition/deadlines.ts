@@ -15,7 +15,7 @@ export const DEADLINE_DEFAULTS = {
 } as const;
 
 /** How long a webhook delivery keeps retrying before it is given up (options.notify.deliveryTimeout). */
-export const NOTIFY_DELIVERY_TIMEOUT = '24h';
+export const WEBHOOK_DELIVERY_TIMEOUT = '24h';
 
 export const MIN_DEADLINE_MS = 1_000;
 /** A year: far beyond any pipeline, and well within what timers and timeouts can hold. */

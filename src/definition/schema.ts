@@ -14,7 +14,7 @@ import {
   parseHttpUrl,
 } from '../vendor-api/schemas/common';
 import { generationFields } from '../vendor-api/schemas/generation';
-import { DEADLINE_DEFAULTS, NOTIFY_DELIVERY_TIMEOUT, deadlineProblem } from './deadlines';
+import { DEADLINE_DEFAULTS, WEBHOOK_DELIVERY_TIMEOUT, deadlineProblem } from './deadlines';
 import { ASSET_REF, REVIEW_REF } from './refs';
 
 /** Image, Video or Audio, in any case ("image" is Image). */
@@ -199,7 +199,7 @@ export const OptionsSchema = z.strictObject({
       // returns for its own default URL, which it resolves at send time.
       url: HttpUrlSchema.optional(),
       secret: nameOf(40).optional(),
-      deliveryTimeout: Deadline.default(NOTIFY_DELIVERY_TIMEOUT),
+      deliveryTimeout: Deadline.default(WEBHOOK_DELIVERY_TIMEOUT),
     })
     .optional(),
 });

@@ -10,7 +10,7 @@ import {
   GROUP_NAME_CHARS,
   GROUP_NAME_MAX,
   SIGNED_ASSET_URL_VALIDITY_MS,
-} from '../vendor-api/assumed-values';
+} from '../vendor-api/documented-values';
 import { iso } from './clock';
 import type { EmulatorContext } from './context';
 import { noneAs, responseMetadata, withNulls, type Dialect } from './dialect';

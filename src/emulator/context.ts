@@ -2,7 +2,7 @@
  * The per-instance world every handler works in. Built once by startEmulator; no
  * module keeps state of its own. `store` and `counters` are replaced by reset().
  */
-import { GETASSET_MAX_PER_SECOND, GROUP_QUOTA } from '../vendor-api/assumed-values';
+import { GETASSET_MAX_PER_SECOND, GROUP_QUOTA } from '../vendor-api/documented-values';
 import type { Principals } from './auth';
 import type { CallbackDispatcher } from './callbacks';
 import type { Dialect } from './dialect';

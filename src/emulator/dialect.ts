@@ -1,7 +1,7 @@
 /**
  * The shapes the emulator answers in. 'seed' is reelflow's reading of the spec
- * (src/vendor-api/assumptions.ts). 'upstream' is the service behind the vendor, where the spec
- * says "not shown": Ark content generation (content.video_url, error {code, message},
+ * (src/vendor-api/assumed-shapes.ts). 'upstream' is the service behind the vendor, where
+ * the spec says "not shown": Ark content generation (content.video_url, error {code, message},
  * created_at/updated_at, no finished_at), `null` for every absent optional field, erase
  * tasks that pass through NOT_START, and Volcengine OpenAPI asset management
  * (ResponseMetadata.Error, Processing, Items + TotalCount).

@@ -17,7 +17,7 @@ import type { Reply } from './http';
 import { snapshot, type Controls, type InspectionSnapshot } from './inspection';
 import { MediaLibrary } from './media';
 import type { ResolvedOptions } from './options';
-import { RequestLog, type RequestRecord } from './requestLog';
+import { RequestLog, type RequestRecord } from './request-log';
 import { advanceReviews, cancelReview } from './review';
 import { createRequestListener } from './server';
 import { UrlSigner } from './signing';

@@ -4,7 +4,7 @@
  * QUEUED → IN_PROGRESS → SUCCESS|FAILURE and calls back on the terminal state only. In
  * the upstream dialect it starts in NOT_START, and one query reports UNKNOWN once.
  */
-import { ORIGINAL_URL_VALIDITY_MS } from '../vendor-api/assumed-values';
+import { ORIGINAL_URL_VALIDITY_MS } from '../vendor-api/documented-values';
 import { requireApiKey } from './auth';
 import type { EmulatorContext } from './context';
 import { withNulls } from './dialect';

@@ -1,14 +1,11 @@
 /**
  * Video generation (docs/vendor-contract.md): create, query, the queued → running →
  * succeeded|failed machine, and a callback on every state entered. The query shape and
- * states are the project's assumptions (src/vendor-api/assumptions.ts) in the seed dialect,
- * the Ark content-generation shape in the upstream dialect (dialect.ts).
+ * states are the project's assumptions (src/vendor-api/assumed-shapes.ts, assumed-values.ts)
+ * in the seed dialect, the Ark content-generation shape in the upstream dialect (dialect.ts).
  */
-import {
-  GENERATION_TERMINAL_STATES,
-  ORIGINAL_URL_VALIDITY_MS,
-  type GenerationState,
-} from '../vendor-api/assumed-values';
+import { ORIGINAL_URL_VALIDITY_MS } from '../vendor-api/documented-values';
+import { GENERATION_TERMINAL_STATES, type GenerationState } from '../vendor-api/assumed-values';
 import { requireApiKey } from './auth';
 import { unixSeconds } from './clock';
 import type { EmulatorContext } from './context';

@@ -31,7 +31,7 @@ export {
 export { DIALECTS, type Dialect } from './dialect';
 export { CONTROL_TOKEN_ENV } from './control-access';
 export type { InspectionSnapshot } from './inspection';
-export type { RequestRecord } from './requestLog';
+export type { RequestRecord } from './request-log';
 export type { CallbackDelivery } from './callbacks';
 export type { Limits } from './context';
 export { DEFAULT_API_KEYS, DEFAULT_ACCESS_TOKENS } from './options';

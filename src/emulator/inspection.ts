@@ -10,7 +10,7 @@ import type { Counters } from './counters';
 import { simpleError } from './errors';
 import type { FaultConfig } from './faults';
 import { isRecord, json, parseJson, type EmuRequest, type Reply } from './http';
-import type { RequestRecord } from './requestLog';
+import type { RequestRecord } from './request-log';
 import type { Staged } from './stages';
 import type { AssetRecord, EraseRecord, GenerationRecord, GroupRecord, ReviewRecord } from './store';
 

@@ -4,8 +4,9 @@
  * API). Items that pass become Active assets whose Asset:// address generation accepts.
  * The sync response and callback body are the assumed ReviewTaskSchema.
  */
-import { MAX_REVIEW_BATCH, REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor-api/assumed-values';
-import type { ReviewItem } from '../vendor-api/assumptions';
+import { MAX_REVIEW_BATCH } from '../vendor-api/documented-values';
+import { REVIEW_TERMINAL_STATES, type ReviewState } from '../vendor-api/assumed-values';
+import type { ReviewItem } from '../vendor-api/assumed-shapes';
 import { addReviewedAsset, findOwnedGroup, signedAssetUrl, systemGroup } from './assets';
 import type { EmulatorContext } from './context';
 import { withNulls } from './dialect';

@@ -23,7 +23,7 @@ import { createGeneration, getGeneration } from './generation';
 import { header, readBody, type EmuRequest, type Reply } from './http';
 import { newId } from './ids';
 import { handleInspection, INSPECTION_PREFIX, type Controls } from './inspection';
-import type { RequestLog } from './requestLog';
+import type { RequestLog } from './request-log';
 import { getReview, submitReview } from './review';
 import { applyTaskFaults } from './task-faults';
 

@@ -2,7 +2,8 @@
  * Everything the emulator remembers, as plain records. One Store per emulator
  * instance; reset() swaps in a fresh one. Logic lives in the interface modules.
  */
-import type { GenerationState, ReviewItem, ReviewState } from '../vendor-api/assumptions';
+import type { GenerationState, ReviewState } from '../vendor-api/assumed-values';
+import type { ReviewItem } from '../vendor-api/assumed-shapes';
 import type { Staged } from './stages';
 import type { MediaType } from './urls';
 

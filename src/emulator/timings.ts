@@ -4,7 +4,7 @@
  * does not. A duration may be a range: each resource then gets a stable value from it,
  * derived from its id, so one slow asset stays slow on every read.
  */
-import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../vendor-api/assumptions';
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../vendor-api/assumed-values';
 import { hash32 } from './prng';
 
 export type Duration = number | readonly [min: number, max: number];

@@ -15,7 +15,7 @@ import {
   type AssetResult,
 } from './schemas/assets';
 import { validateRequest } from './validate';
-import { DEFAULT_PAGE_SIZE } from './vendor-facts';
+import { DEFAULT_PAGE_SIZE } from './documented-values';
 
 export interface InvokeOptions extends CallOptions {
   /** false skips request validation (contract tests of vendor-side checks only). */

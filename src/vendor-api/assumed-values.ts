@@ -1,16 +1,16 @@
 /**
- * The plain values among the assumptions (see assumptions.ts, which re-exports them):
- * no zod here, so workflows import them cheaply. With the spec's stated facts
- * (vendor-facts.ts, re-exported here), this is the one home of every vendor value:
- * states, minimum intervals, limits, the wait after a 429.
+ * What reelflow assumes where the vendor's documentation is silent ("not shown":
+ * docs/vendor-contract.md), as plain values: the states it understands, minimum query
+ * intervals, the wait after a 429, the raw entry points' base, the sync review's wait.
+ * Stated values belong in documented-values.ts; assumed response shapes (zod) in
+ * assumed-shapes.ts. No zod here, so workflow code imports these without evaluating every
+ * schema in each workflow context.
  *
  * State lists are what reelflow UNDERSTANDS, not what it accepts: response schemas take
  * any non-empty status string, since a vendor (or a reseller in front of it) may send
  * states the spec does not name. Workflows decide what an unknown state means.
  */
-import { GETASSET_MIN_INTERVAL_MS } from './vendor-facts';
-
-export * from './vendor-facts';
+import { GETASSET_MIN_INTERVAL_MS } from './documented-values';
 
 /**
  * States of a generation task ("not shown": docs/vendor-contract.md): ours, plus the upstream's
@@ -70,3 +70,16 @@ export const MIN_QUERY_INTERVAL_MS = {
 export const RATE_LIMIT_WAIT_MS = 1_000;
 /** The 429 floor: a create is retried no sooner than this, whatever Retry-After says. */
 export const RATE_LIMIT_FLOOR_MS = 500;
+
+/**
+ * Entry points named only by path (base address, credentials and shapes "not
+ * shown"): assumed to live under {base_url} with the same `Bearer <API_KEY>` as
+ * generation. Request and response bodies stay `unknown`.
+ */
+export const RAW_ENTRY_POINTS_BASE = 'base_url' as const;
+
+/**
+ * Sync review submit waits for the review itself (duration "not shown"), so
+ * its default time-to-response-headers is longer than other calls'.
+ */
+export const REVIEW_SYNC_HEADERS_TIMEOUT_MS = 300_000;

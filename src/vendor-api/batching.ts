@@ -4,7 +4,7 @@
  * workflows can plan batches deterministically.
  */
 import { RejectedError } from './errors';
-import { MAX_REVIEW_BATCH } from './vendor-facts';
+import { MAX_REVIEW_BATCH } from './documented-values';
 
 export const MEDIA_TYPES = ['Image', 'Video', 'Audio'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];

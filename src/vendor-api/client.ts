@@ -15,7 +15,7 @@ import { createRawApi, type RawApi } from './raw';
 import { createReviewApi, type ReviewApi } from './review';
 
 export interface VendorClientOptions {
-  /** {base_url}: generation, erasure, section 4.6 entry points. */
+  /** {base_url}: generation, erasure, the raw entry points (raw.ts). */
   baseUrl: string;
   /** {identity_url}: asset management and review. */
   identityUrl: string;

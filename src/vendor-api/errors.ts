@@ -28,6 +28,12 @@ export interface VendorErrorOptions {
 
 /** Base of every error the vendor client throws. */
 export class VendorError extends Error {
+  /**
+   * Set by a class whose meaning alone decides whether the same call may be repeated (a
+   * request never sent may be; a rejected one never): it wins over `opts.retryable`.
+   * Subclasses inherit it.
+   */
+  static readonly retryableByClass?: boolean;
   override readonly name: string = FailureType.VendorError;
   readonly endpoint: string;
   readonly status?: number;
@@ -48,7 +54,7 @@ export class VendorError extends Error {
     if (opts.field !== undefined) this.field = opts.field;
     if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
     if (opts.retryAfterAt !== undefined) this.retryAfterAt = opts.retryAfterAt;
-    this.retryable = opts.retryable ?? false;
+    this.retryable = new.target.retryableByClass ?? opts.retryable ?? false;
   }
 }
 
@@ -58,10 +64,8 @@ export class VendorError extends Error {
  * even for creates.
  */
 export class NotSentError extends VendorError {
+  static override readonly retryableByClass = true;
   override readonly name: string = FailureType.NotSentError;
-  constructor(message: string, opts: VendorErrorOptions) {
-    super(message, { ...opts, retryable: true });
-  }
 }
 
 /**
@@ -88,10 +92,8 @@ export class ResponseShapeError extends AmbiguousError {
  * epoch ms `retryAfterAt`, then retry.
  */
 export class RateLimitedError extends VendorError {
+  static override readonly retryableByClass = true;
   override readonly name: string = FailureType.RateLimitedError;
-  constructor(message: string, opts: VendorErrorOptions) {
-    super(message, { ...opts, retryable: true });
-  }
 }
 
 /**
@@ -99,11 +101,12 @@ export class RateLimitedError extends VendorError {
  * names the offending field when known. Never retry the same request.
  */
 export class RejectedError extends VendorError {
+  static override readonly retryableByClass = false;
   override readonly name: string = FailureType.RejectedError;
   /** The vendor's Message (scrubbed), when the vendor rejected it. */
   readonly vendorMessage?: string;
   constructor(message: string, opts: VendorErrorOptions & { vendorMessage?: string }) {
-    super(message, { ...opts, retryable: false });
+    super(message, opts);
     if (opts.vendorMessage !== undefined) this.vendorMessage = opts.vendorMessage;
   }
 }
@@ -119,18 +122,14 @@ export class NotFoundError extends RejectedError {
 
 /** 401: API key or access token invalid or absent. Not retryable without new credentials. */
 export class UnauthorizedError extends VendorError {
+  static override readonly retryableByClass = false;
   override readonly name: string = FailureType.UnauthorizedError;
-  constructor(message: string, opts: VendorErrorOptions) {
-    super(message, { ...opts, retryable: false });
-  }
 }
 
 /** 403: the group (GroupNotOwned) or asset (AssetNotOwned) belongs to another user. */
 export class ForbiddenError extends VendorError {
+  static override readonly retryableByClass = false;
   override readonly name: string = FailureType.ForbiddenError;
-  constructor(message: string, opts: VendorErrorOptions) {
-    super(message, { ...opts, retryable: false });
-  }
 }
 
 /**
@@ -149,10 +148,8 @@ export class UpstreamFailedError extends VendorError {
  * the missing option or environment variable, never a value.
  */
 export class MissingCredentialError extends VendorError {
+  static override readonly retryableByClass = false;
   override readonly name: string = FailureType.MissingCredentialError;
-  constructor(message: string, opts: VendorErrorOptions) {
-    super(message, { ...opts, retryable: false });
-  }
 }
 
 /** Bad or missing configuration (environment). Names the variable, never its value. */

@@ -1,5 +1,5 @@
-/** Generation interface: create and the assumed query (assumptions.ts). */
-import { GenerationTaskSchema, type GenerationTask } from './assumptions';
+/** Generation interface: create and the assumed query (assumed-shapes.ts). */
+import { GenerationTaskSchema, type GenerationTask } from './assumed-shapes';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
 import { pathOf } from './spans';
 import {

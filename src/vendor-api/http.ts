@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Dispatcher, request } from 'undici';
-import { VendorErrorBodySchema } from './assumptions';
+import { VendorErrorBodySchema } from './assumed-shapes';
 import { redactCallbackTokens } from './callback-redaction';
 import {
   AmbiguousError,
@@ -248,7 +248,7 @@ interface VendorErrorText {
 }
 
 /**
- * Reads whatever code/message the vendor put in an error body (shapes: assumptions.ts).
+ * Reads whatever code/message the vendor put in an error body (shapes: assumed-shapes.ts).
  * Every piece is scrubbed: a vendor may echo a credential anywhere, the TrackId included.
  */
 function readErrorBody(json: unknown, secrets: readonly string[]): VendorErrorText {

@@ -1,7 +1,8 @@
 /**
  * Public API of the typed vendor client. This barrel pulls in undici: workflow code must
  * import the pure modules directly instead (errors, batching, retry-after, validate,
- * assumptions, schemas/*), which test/vendor-api/purity.test.ts keeps free of node:* and undici.
+ * documented-values, assumed-values, assumed-shapes, schemas/*), which
+ * test/vendor-api/purity.test.ts keeps free of node:* and undici.
  */
 export * from './errors';
 export { parseRetryAfter } from './retry-after';
@@ -16,4 +17,6 @@ export { RAW_ENTRY_POINTS, matchRawEntryPoint, type RawApi, type RawEntryPoint, 
 export * from './batching';
 export * from './config';
 export * from './schemas';
-export * from './assumptions';
+export * from './documented-values';
+export * from './assumed-values';
+export * from './assumed-shapes';

@@ -1,11 +1,11 @@
 /**
- * Entry points the spec names only by path (section 4.6). Their shapes are unknown, so
- * this is a deliberately narrow escape hatch: exactly the listed method + path
- * templates, under {base_url} with the Bearer API key (assumptions.ts), JSON in and
+ * Entry points the vendor names only by path (docs/vendor-contract.md). Their shapes are
+ * unknown, so this is a deliberately narrow escape hatch: exactly the listed method + path
+ * templates, under {base_url} with the Bearer API key (assumed-values.ts), JSON in and
  * `unknown` JSON out. Callers validate what they get.
  */
 import { z } from 'zod';
-import { RAW_ENTRY_POINTS_BASE } from './assumptions';
+import { RAW_ENTRY_POINTS_BASE } from './assumed-values';
 import { exchange, joinUrl, type CallOptions, type VendorContext } from './context';
 import { pathOf } from './spans';
 import { RejectedError } from './errors';
@@ -52,7 +52,7 @@ export function matchRawEntryPoint(method: string, path: string): RawEntryPoint 
 
 export interface RawApi {
   /**
-   * Calls one entry point of section 4.6, e.g. `rawRequest('GET', '/kling/v1/videos/text2video/abc')`.
+   * Calls one of those entry points, e.g. `rawRequest('GET', '/kling/v1/videos/text2video/abc')`.
    * Request and response shapes are unknown to the spec: the result is unchecked JSON.
    * Any other method/path is a RejectedError (not sent). POSTs are treated as creates.
    */

@@ -5,12 +5,8 @@
  * vendor would otherwise assume Image).
  */
 import type { z } from 'zod';
-import {
-  REVIEW_SYNC_HEADERS_TIMEOUT_MS,
-  ReviewSyncResponseSchema,
-  ReviewTaskSchema,
-  type ReviewTask,
-} from './assumptions';
+import { REVIEW_SYNC_HEADERS_TIMEOUT_MS } from './assumed-values';
+import { ReviewSyncResponseSchema, ReviewTaskSchema, type ReviewTask } from './assumed-shapes';
 import { inferMediaType } from './batching';
 import { exchange, joinUrl, pathParam, type CallOptions, type VendorContext } from './context';
 import { pathOf } from './spans';

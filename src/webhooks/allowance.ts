@@ -9,7 +9,7 @@
 import { BlockList, isIP } from 'node:net';
 import { nonPublicHostReason } from '../definition/hosts';
 
-export interface NotifyAllowance {
+export interface WebhookAllowance {
   /** Every private address (`1`/`true`). */
   all: boolean;
   /** Host names, lower case, without brackets. */
@@ -18,7 +18,7 @@ export interface NotifyAllowance {
   cidrs: string[];
 }
 
-export const NO_PRIVATE: NotifyAllowance = { all: false, hosts: [], cidrs: [] };
+export const NO_PRIVATE: WebhookAllowance = { all: false, hosts: [], cidrs: [] };
 
 /** A list of addresses and CIDR subnets (the opt-in's allow-list). */
 export function blockListOf(cidrs: readonly string[]): BlockList {
@@ -43,11 +43,11 @@ function cidrProblem(entry: string): string | undefined {
 }
 
 /** Parses the variable's value; throws an Error saying which entry is wrong (never other values). */
-export function parseNotifyAllowance(value: string | undefined): NotifyAllowance {
+export function parseWebhookAllowance(value: string | undefined): WebhookAllowance {
   const v = (value ?? '').trim().toLowerCase();
   if (v === '' || v === '0' || v === 'false') return NO_PRIVATE;
   if (v === '1' || v === 'true') return { all: true, hosts: [], cidrs: [] };
-  const out: NotifyAllowance = { all: false, hosts: [], cidrs: [] };
+  const out: WebhookAllowance = { all: false, hosts: [], cidrs: [] };
   for (const raw of v.split(',')) {
     const entry = raw.trim().replace(/^\[|\]$/g, '');
     if (!entry) continue;
@@ -62,7 +62,7 @@ export function parseNotifyAllowance(value: string | undefined): NotifyAllowance
 }
 
 /** Whether the allowance names this host (a URL's hostname) itself: its name, or an IP in a listed subnet. */
-export function allowanceCovers(a: NotifyAllowance, host: string): boolean {
+export function allowanceCovers(a: WebhookAllowance, host: string): boolean {
   if (a.all) return true;
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   if (a.hosts.includes(bare)) return true;
@@ -74,14 +74,14 @@ export function allowanceCovers(a: NotifyAllowance, host: string): boolean {
  * Why a webhook host, judged as written, may not be used by this worker, or undefined.
  * A private literal (or a local name) must be covered by the allowance.
  */
-export function notifyHostRefusal(a: NotifyAllowance, host: string): string | undefined {
+export function webhookHostRefusal(a: WebhookAllowance, host: string): string | undefined {
   if (allowanceCovers(a, host)) return undefined;
   const reason = nonPublicHostReason(host);
   return reason && `${reason} (the worker's REELFLOW_NOTIFY_ALLOW_PRIVATE does not list it)`;
 }
 
 /** One line for logs. */
-export function describeAllowance(a: NotifyAllowance): string {
+export function describeAllowance(a: WebhookAllowance): string {
   if (a.all) return 'all private addresses';
   return [...a.hosts, ...a.cidrs].join(',') || 'none';
 }

@@ -1,4 +1,10 @@
 /**
+ * src/webhooks/ is OUTBOUND: reelflow tells the user's backend that a pipeline ended or
+ * waits for an operator (completion webhooks: signing, secrets, the private-target
+ * allowance; the workflow and the activity that deliver them are in src/workflows/webhook.ts
+ * and src/activities/webhook.ts). Its inbound counterpart, src/callbacks/, receives the
+ * vendor's calls (docs/architecture.md, "Layout"; docs/webhooks.md).
+ *
  * Standard Webhooks signing (https://www.standardwebhooks.com): the sender signs
  * `<webhook-id>.<webhook-timestamp>.<body>` with HMAC-SHA256 under the secret's bytes
  * (`whsec_<base64>`), and sends `webhook-signature: v1,<base64>`. A receiver checks the

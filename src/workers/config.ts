@@ -57,18 +57,18 @@ import {
 } from '../config/env';
 import { DEFAULT_LOG_LEVEL, type LogLevel } from '../telemetry/levels';
 import { nonPublicHostReason } from '../definition/hosts';
-import { GETASSET_MAX_PER_SECOND } from '../vendor-api/assumed-values';
+import { GETASSET_MAX_PER_SECOND } from '../vendor-api/documented-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../contract/messages';
 import {
   describeAllowance,
-  notifyHostRefusal,
-  parseNotifyAllowance,
-  type NotifyAllowance,
+  webhookHostRefusal,
+  parseWebhookAllowance,
+  type WebhookAllowance,
 } from '../webhooks/allowance';
 
 /** One webhook POST, answer body included, at most this long by default. */
-export const DEFAULT_NOTIFY_TIMEOUT_SECONDS = 30;
+export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 30;
 
 export type { Env } from '../config/env';
 
@@ -100,11 +100,11 @@ export interface WorkerConfig {
   archiveServer?: { host: string; port: number };
   /** REELFLOW_ARCHIVE_TOKEN. Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly archiveToken?: string;
-  notifyUrl?: string;
+  webhookUrl?: string;
   /** Private webhook targets allowed (REELFLOW_NOTIFY_ALLOW_PRIVATE); a definition cannot widen it. */
-  notifyAllowPrivate: NotifyAllowance;
+  webhookAllowPrivate: WebhookAllowance;
   /** Overall deadline of one webhook POST, ms (REELFLOW_NOTIFY_TIMEOUT). */
-  notifyTimeoutMs: number;
+  webhookTimeoutMs: number;
   callbackBaseUrl?: string;
   /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly callbackSecret?: string;
@@ -212,7 +212,7 @@ function deploymentVariables() {
     REELFLOW_NOTIFY_ALLOW_PRIVATE: optional(
       z.string().transform((v, ctx) => {
         try {
-          return parseNotifyAllowance(v);
+          return parseWebhookAllowance(v);
         } catch (err) {
           ctx.addIssue({
             code: 'custom',
@@ -285,11 +285,11 @@ type WorkerVariables = z.output<ReturnType<typeof workerVariables>>;
 /** Rules across variables: webhook and archive targets against their allowances, the secret the callbacks need. */
 function crossChecks(e: WorkerVariables, ctx: z.RefinementCtx<WorkerVariables>): void {
   const needsSecret = e.REELFLOW_CALLBACK_BASE_URL !== undefined || e.REELFLOW_CALLBACK_PORT !== undefined;
-  const notifyHost = e.REELFLOW_NOTIFY_URL === undefined ? undefined : parseHttpUrl(e.REELFLOW_NOTIFY_URL);
-  const allowance = e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined);
-  const notifyProblem = notifyHost?.ok && notifyHostRefusal(allowance, notifyHost.host);
-  if (notifyProblem) {
-    ctx.addIssue({ code: 'custom', path: ['REELFLOW_NOTIFY_URL'], message: notifyProblem });
+  const webhookHost = e.REELFLOW_NOTIFY_URL === undefined ? undefined : parseHttpUrl(e.REELFLOW_NOTIFY_URL);
+  const allowance = e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseWebhookAllowance(undefined);
+  const webhookProblem = webhookHost?.ok && webhookHostRefusal(allowance, webhookHost.host);
+  if (webhookProblem) {
+    ctx.addIssue({ code: 'custom', path: ['REELFLOW_NOTIFY_URL'], message: webhookProblem });
   }
   const archiveProblem = e.REELFLOW_ARCHIVE_ALLOW_PRIVATE && publicVendorProblem(e.VENDOR_BASE_URL);
   if (archiveProblem) {
@@ -312,8 +312,8 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     archiveRoot: path.resolve(e.REELFLOW_ARCHIVE_DIR ?? 'archive'),
     archiveAllowPrivate: e.REELFLOW_ARCHIVE_ALLOW_PRIVATE ?? false,
     archiveMaxBytes: e.REELFLOW_ARCHIVE_MAX_BYTES ?? DEFAULT_ARCHIVE_MAX_BYTES,
-    notifyAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseNotifyAllowance(undefined),
-    notifyTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_NOTIFY_TIMEOUT_SECONDS) * 1000,
+    webhookAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseWebhookAllowance(undefined),
+    webhookTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_WEBHOOK_TIMEOUT_SECONDS) * 1000,
     callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
     getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
     // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks run on the CPU
@@ -329,7 +329,7 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
   if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
   if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
   if (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.tracingEndpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (e.REELFLOW_NOTIFY_URL !== undefined) config.notifyUrl = e.REELFLOW_NOTIFY_URL;
+  if (e.REELFLOW_NOTIFY_URL !== undefined) config.webhookUrl = e.REELFLOW_NOTIFY_URL;
   if (e.REELFLOW_CALLBACK_SECRET !== undefined) {
     Object.defineProperty(config, 'callbackSecret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
   }
@@ -379,8 +379,8 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   if (c.tracingEndpoint) parts.push(`tracing=${new URL(c.tracingEndpoint).host}`);
   if (c.archiveAllowPrivate) parts.push('archiveAllowPrivate=yes (local testing only)');
   // The origin only: a webhook URL's path or query may hold a token.
-  if (c.notifyUrl) parts.push(`notify=${new URL(c.notifyUrl).origin}/…`);
-  const allowance = describeAllowance(c.notifyAllowPrivate);
+  if (c.webhookUrl) parts.push(`notify=${new URL(c.webhookUrl).origin}/…`);
+  const allowance = describeAllowance(c.webhookAllowPrivate);
   if (allowance !== 'none') parts.push(`notifyAllowPrivate=${allowance}`);
   return parts.join(' ');
 }

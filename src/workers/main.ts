@@ -97,7 +97,7 @@ function vendorClients(config: WorkerConfig, env: Env): Map<string, VendorClient
 
 /** Signing secrets per served profile (all required when the worker has a default webhook URL), and per endpoint. */
 function webhookSecrets(config: WorkerConfig, env: Env): WebhookSecrets {
-  const profiles = readWebhookSecrets(config.profiles, env, config.notifyUrl !== undefined);
+  const profiles = readWebhookSecrets(config.profiles, env, config.webhookUrl !== undefined);
   const endpoints = readEndpointSecrets(env);
   const problems = [...profiles.problems, ...endpoints.problems];
   if (problems.length > 0) throw new WorkerConfigError(problems);
@@ -131,10 +131,10 @@ export function activityDeps(
     archiveMaxBytes: config.archiveMaxBytes,
     webhookSecretFor: (profile) => secrets.profiles.get(profile),
     endpointSecretFor: (id) => secrets.endpoints.get(endpointSecretKey(id)),
-    notifyAllowPrivate: config.notifyAllowPrivate,
-    notifyTimeoutMs: config.notifyTimeoutMs,
+    webhookAllowPrivate: config.webhookAllowPrivate,
+    webhookTimeoutMs: config.webhookTimeoutMs,
   };
-  if (config.notifyUrl) deps.notifyDefaultUrl = config.notifyUrl;
+  if (config.webhookUrl) deps.webhookDefaultUrl = config.webhookUrl;
   const { callbackBaseUrl, callbackSecret } = config;
   if (callbackBaseUrl && callbackSecret) {
     deps.callbackUrlFor = (workflowId, step, attempt, run) =>

@@ -1,3 +1,3 @@
 /** Every workflow the worker registers. Workflow code only: no I/O, no node built-ins. */
 export { videoPipeline } from './video-pipeline';
-export { notifyWebhook } from './notify';
+export { notifyWebhook } from './webhook';

@@ -19,7 +19,7 @@ import {
 import { isPlaintext } from '../codec/plaintext-mark';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
-import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/assumed-values';
+import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 import {
   STAGES,
   outputsQuery,
@@ -45,7 +45,7 @@ import { LOCAL_QUERIES_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/prox
 import { reuseOutputs } from './lib/reuse';
 import { refusedResume } from './lib/resume-check';
 import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
-import { NOTIFY_PATCH, Notifier } from './notify';
+import { WEBHOOK_PATCH, WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
@@ -66,8 +66,8 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
   rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
-  const notifier = patches.notifying ? Notifier.of(rt, def) : undefined;
-  if (notifier) rt.onWait = (w) => notifier.waiting(w);
+  const webhooks = patches.sendingWebhooks ? WebhookSender.of(rt, def) : undefined;
+  if (webhooks) rt.onWait = (w) => webhooks.waiting(w);
   if (!resume) skipDisabled(rt, def);
   try {
     if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result, patches.reusingByRun);
@@ -76,7 +76,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
       ended(rt, err);
-      await notifier?.ended(undefined, err);
+      await webhooks?.ended(undefined, err);
     });
     if (isCancellation(err)) throw err;
     throw pipelineFailure(rt.status.pipelineId, rt.status.stage, err, failureDetails(rt, err));
@@ -86,7 +86,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.refresh();
   countPipelineEnd(rt.status);
   const final = finalResult(rt, result);
-  await notifier?.ended(final);
+  await webhooks?.ended(final);
   return final;
 }
 
@@ -100,7 +100,7 @@ function decidePatches(input: PipelineInput) {
   // Runs recorded with this marker at their first query still find it there: runQuery asks too.
   patched(LOCAL_QUERIES_PATCH);
   return {
-    notifying: patched(NOTIFY_PATCH),
+    sendingWebhooks: patched(WEBHOOK_PATCH),
     provesOperatorIds: patched(RESOLVE_PROOF_PATCH),
     boundCallbacks: patched(CALLBACK_BOUND_PATCH),
     detailedFailures: patched(FAILURE_DETAILS_PATCH),

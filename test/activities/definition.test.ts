@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { createDefinitionActivities } from '../../src/activities/definition';
 import { FailureType } from '../../src/failures';
-import { parseNotifyAllowance } from '../../src/webhooks/allowance';
+import { parseWebhookAllowance } from '../../src/webhooks/allowance';
 
 const SECRET = `whsec_${Buffer.from('a-webhook-key-of-24-bytes').toString('base64')}`;
 const definition = (options: Record<string, unknown> = {}) => ({
@@ -15,7 +15,7 @@ const definition = (options: Record<string, unknown> = {}) => ({
 
 test('the worker default URL applies to a definition without options.notify, never over one', async () => {
   const { validateDefinition } = createDefinitionActivities({
-    notifyDefaultUrl: 'https://hooks.example.com/default',
+    webhookDefaultUrl: 'https://hooks.example.com/default',
     webhookSecretFor: () => SECRET,
   });
   // "The worker's default": no URL in the result, which history records (its query may hold a token).
@@ -43,7 +43,7 @@ test('no signing secret for the profile: InvalidDefinition naming options.notify
 test("a private webhook host only where the worker's allow-list covers it; allowPrivateHosts does not", async () => {
   const url = 'http://127.0.0.1:9000/hook';
   const of = (list: string) =>
-    createDefinitionActivities({ webhookSecretFor: () => SECRET, notifyAllowPrivate: parseNotifyAllowance(list) })
+    createDefinitionActivities({ webhookSecretFor: () => SECRET, webhookAllowPrivate: parseWebhookAllowance(list) })
       .validateDefinition;
   for (const list of ['0', '10.0.0.0/8,receiver']) {
     const err: unknown = await of(list)({

@@ -11,9 +11,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivitiesOptions } from '../../src/activities/webhook';
 import { FailureType } from '../../src/failures';
-import { parseNotifyAllowance } from '../../src/webhooks/allowance';
+import { parseWebhookAllowance } from '../../src/webhooks/allowance';
 import { verifyWebhook } from '../../src/webhooks/signing';
-import type { NotifyInput, NotifyResult } from '../../src/contract/messages';
+import type { WebhookInput, WebhookResult } from '../../src/contract/messages';
 import { startServer, type LocalServer } from '../support/http-server';
 
 const SECRET = `whsec_${Buffer.from('unit-test-webhook-secret-key').toString('base64')}`;
@@ -54,9 +54,9 @@ const lookup: LookupFunction = (_hostname, options, callback) => {
 };
 
 /** The worker's allow-list covering the test endpoint (127.0.0.1). */
-const LOOPBACK = parseNotifyAllowance('127.0.0.1/32');
+const LOOPBACK = parseWebhookAllowance('127.0.0.1/32');
 
-function input(url: string, over: Partial<NotifyInput> = {}): NotifyInput {
+function input(url: string, over: Partial<WebhookInput> = {}): WebhookInput {
   return {
     url,
     webhookId: 'p-1:ended',
@@ -71,7 +71,7 @@ function input(url: string, over: Partial<NotifyInput> = {}): NotifyInput {
   };
 }
 
-function deliver(i: NotifyInput, opts: WebhookActivitiesOptions = {}): Promise<NotifyResult> {
+function deliver(i: WebhookInput, opts: WebhookActivitiesOptions = {}): Promise<WebhookResult> {
   const env = new MockActivityEnvironment({ attempt: 3 }, { logger: new DefaultLogger('ERROR') });
   const { deliverWebhook } = createWebhookActivities({
     secretFor: () => SECRET,
@@ -118,25 +118,25 @@ test('a non-2xx answer and a refused connection fail retryably, naming the origi
 
 test('a name resolving to loopback is refused at send time unless the worker lists it (DNS rebinding)', async () => {
   const url = `http://hooks.example.test:${port}/ok`;
-  const refused = await failure(deliver(input(url), { allowPrivate: parseNotifyAllowance('0') }));
+  const refused = await failure(deliver(input(url), { allowPrivate: parseWebhookAllowance('0') }));
   expect([refused.type, refused.nonRetryable]).toEqual([FailureType.WebhookAddressRefused, true]);
   expect(refused.message).toContain('hooks.example.test (resolves to 127.0.0.1)');
   expect(refused.message).toContain('REELFLOW_NOTIFY_ALLOW_PRIVATE');
   const literal = await failure(
-    deliver(input(`http://127.0.0.1:${port}/ok`), { allowPrivate: parseNotifyAllowance('') }),
+    deliver(input(`http://127.0.0.1:${port}/ok`), { allowPrivate: parseWebhookAllowance('') }),
   );
   expect(literal.type).toBe(FailureType.WebhookAddressRefused);
   expect(server.requests).toEqual([]);
   // The worker's allow-list: the name itself, a subnet its address is in, or everything.
   for (const list of ['hooks.example.test', '127.0.0.0/8', '1'])
-    expect((await deliver(input(url), { allowPrivate: parseNotifyAllowance(list) })).status).toBe(204);
-  const other = await failure(deliver(input(url), { allowPrivate: parseNotifyAllowance('10.0.0.0/8,other.test') }));
+    expect((await deliver(input(url), { allowPrivate: parseWebhookAllowance(list) })).status).toBe(204);
+  const other = await failure(deliver(input(url), { allowPrivate: parseWebhookAllowance('10.0.0.0/8,other.test') }));
   expect(other.type).toBe(FailureType.WebhookAddressRefused);
 });
 
 test("the definition's allowPrivateHosts no longer opens the worker's network", async () => {
   const open = { ...input(`http://127.0.0.1:${port}/ok`), allowPrivateHosts: true }; // as old histories carry it
-  const f = await failure(deliver(open, { allowPrivate: parseNotifyAllowance('0') }));
+  const f = await failure(deliver(open, { allowPrivate: parseWebhookAllowance('0') }));
   expect([f.type, f.nonRetryable]).toEqual([FailureType.WebhookAddressRefused, true]);
   expect(server.requests).toEqual([]);
 });

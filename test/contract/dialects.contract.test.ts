@@ -11,8 +11,8 @@ import {
   ERASE_STATES,
   GENERATION_STATES,
   GENERATION_TERMINAL_STATES,
-  GenerationCallbackSchema,
-} from '../../src/vendor-api/assumptions';
+} from '../../src/vendor-api/assumed-values';
+import { GenerationCallbackSchema } from '../../src/vendor-api/assumed-shapes';
 import {
   ForbiddenError,
   NotFoundError,

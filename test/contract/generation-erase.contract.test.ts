@@ -1,5 +1,5 @@
 /** Generation (4.1, 7.1) and erasure (4.2, 4.3, 6, 7.2) through the client against the emulator. */
-import { GenerationCallbackSchema } from '../../src/vendor-api/assumptions';
+import { GenerationCallbackSchema } from '../../src/vendor-api/assumed-shapes';
 import {
   AmbiguousError,
   MissingCredentialError,

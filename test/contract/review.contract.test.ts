@@ -1,5 +1,6 @@
 /** Asset review (spec 2.6, 3.3, 4.5, 7.4) through the client against the emulator. */
-import { REVIEW_MIN_QUERY_INTERVAL_MS, ReviewCallbackSchema } from '../../src/vendor-api/assumptions';
+import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../src/vendor-api/assumed-values';
+import { ReviewCallbackSchema } from '../../src/vendor-api/assumed-shapes';
 import { ForbiddenError, RateLimitedError, RejectedError, UnauthorizedError } from '../../src/vendor-api/errors';
 import { startServer, type LocalServer } from '../support/http-server';
 import { SOON, until } from '../support/poll';

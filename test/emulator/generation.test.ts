@@ -1,4 +1,4 @@
-import { GenerationCallbackSchema, GenerationTaskSchema } from '../../src/vendor-api/assumptions';
+import { GenerationCallbackSchema, GenerationTaskSchema } from '../../src/vendor-api/assumed-shapes';
 import type { RunningEmulator } from '../../src/emulator';
 import { api, prompt, start, T0 } from './helpers';
 import { API_KEY, USER_1 } from '../support/emulator';

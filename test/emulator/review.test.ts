@@ -1,4 +1,4 @@
-import { ReviewCallbackSchema, ReviewSyncResponseSchema, ReviewTaskSchema } from '../../src/vendor-api/assumptions';
+import { ReviewCallbackSchema, ReviewSyncResponseSchema, ReviewTaskSchema } from '../../src/vendor-api/assumed-shapes';
 import type { RunningEmulator } from '../../src/emulator';
 import { api, start, systemGroupId, TRACK } from './helpers';
 import { USER_1, USER_2 } from '../support/emulator';

@@ -1,20 +1,20 @@
 /**
- * Dependencies point one way: what a user installs and runs in production (the CLI, the
- * library, the worker, the standalone callback receiver) never loads the tools (tools/:
- * the dev stack, the bench) or the emulator, and the receiver loads nothing of the worker. ESLint forbids the direct
- * imports (eslint.config.mjs); this follows them transitively.
+ * Dependencies point one way. src/'s layers import only what test/layout/layers.json lets
+ * them (eslint.config.mjs checks each import as it is written; this checks the whole graph,
+ * and that docs/architecture.md shows the same list); no module reaches itself again. What a
+ * user installs and runs in production (the CLI, the library, the worker, the standalone
+ * callback receiver) never loads the tools (tools/: the dev stack, the bench) or the
+ * emulator, and the receiver loads nothing of the worker: followed transitively here.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { importsOf, reachableFrom, tsFiles } from '../support/import-graph';
+import { importsOf, reachableFrom, resolveTs, tsFiles } from '../support/import-graph';
+import { LAYERS, PICTURE_BEGIN, PICTURE_END, renderPicture } from './layers';
 
 const SRC = path.resolve(__dirname, '../../src');
 
-function folderOf(file: string): string {
-  return path.relative(SRC, file).split(path.sep)[0];
-}
-
-/** The folder (or top-level file, without .ts) of a path relative to src/. */
-const topOf = (rel: string): string => rel.split(path.sep)[0].replace(/\.ts$/, '');
+/** The layer of a file: its src/ folder, or the top-level file itself (`index.ts`). */
+const layerOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0];
 
 function reached(entry: string): string[] {
   return [...reachableFrom(path.join(SRC, entry))]
@@ -25,13 +25,13 @@ function reached(entry: string): string[] {
 const ENTRIES = ['starters/cli/main.ts', 'index.ts', 'workers/index.ts', 'workers/main.ts', 'callbacks/main.ts'];
 
 it.each(ENTRIES)('%s loads neither the tools (dev stack, bench) nor the emulator', (entry) => {
-  const offending = reached(entry).filter((f) => f.startsWith('..') || folderOf(path.join(SRC, f)) === 'emulator');
+  const offending = reached(entry).filter((f) => f.startsWith('..') || layerOf(path.join(SRC, f)) === 'emulator');
   expect(offending).toEqual([]);
 });
 
 test('the standalone callback receiver reads its own config and loads no worker or CLI module', () => {
   const offending = reached('callbacks/main.ts').filter((f) =>
-    ['workers', 'starters'].includes(folderOf(path.join(SRC, f))),
+    ['workers', 'starters'].includes(layerOf(path.join(SRC, f))),
   );
   expect(offending).toEqual([]);
 });
@@ -52,59 +52,91 @@ test('the demo lives with the dev stack, and `reelflow setup` registers search a
 });
 
 /**
- * The arrows between src/'s folders (and its top-level files), type-only imports included:
- * a folder imports only what stands below it, so the graph has no circle. A new arrow is a
- * design decision: add it here, below its target, and in docs/architecture.md.
+ * The arrows between src/'s layers (its folders and top-level files), type-only imports
+ * included, against test/layout/layers.json: a layer imports only the layers listed before
+ * it, so no arrow climbs back up and the graph has no circle.
  */
-const ALLOWED: Record<string, string[]> = {
-  failures: [],
-  'vendor-api': ['failures'],
-  telemetry: ['vendor-api'],
-  definition: ['vendor-api'],
-  config: ['telemetry'],
-  // The contract every side imports: pure modules only (the definition's types, the zod-free vendor values).
-  contract: ['definition', 'failures', 'vendor-api'],
-  emulator: ['vendor-api'],
-  metrics: ['contract', 'failures', 'vendor-api'],
-  codec: ['config', 'definition'],
-  webhooks: ['config', 'definition'],
-  activities: ['contract', 'definition', 'failures', 'metrics', 'vendor-api', 'webhooks'],
-  // Workflows see activities only through `import type` (eslint.config.mjs enforces it); of the
-  // codec only its pure plaintext mark.
-  workflows: ['activities', 'codec', 'contract', 'definition', 'failures', 'metrics', 'vendor-api'],
-  callbacks: ['codec', 'config', 'contract', 'telemetry', 'vendor-api'],
-  // `reelflow doctor` runs the worker's own start-up checks (src/workers/doctor) from the CLI.
-  starters: ['codec', 'config', 'contract', 'definition', 'failures', 'telemetry', 'vendor-api', 'webhooks', 'workers'],
-  workers: [
-    'activities',
-    'callbacks',
-    'codec',
-    'config',
-    'contract',
-    'definition',
-    'metrics',
-    'telemetry',
-    'vendor-api',
-    'webhooks',
-  ],
-  // The package entry re-exports the library. Nothing in src/ imports tools/ (the arrow would read `-> ..`).
-  index: ['activities', 'codec', 'contract', 'definition', 'failures', 'starters', 'webhooks', 'workers'],
-};
+const ALLOWED: Record<string, readonly string[]> = Object.fromEntries(LAYERS.map((l) => [l.name, l.imports]));
 
-test('each folder imports only the folders below it', () => {
+function arrows(): Record<string, string[]> {
   const found: Record<string, Set<string>> = {};
-  for (const file of tsFiles(SRC, '.')) {
-    const from = topOf(file);
-    for (const spec of importsOf(path.join(SRC, file)).filter((s) => s.startsWith('.'))) {
-      const to = topOf(path.relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), spec)));
+  for (const file of tsFiles(SRC, '.').map((f) => path.join(SRC, f))) {
+    const from = layerOf(file);
+    for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
+      const to = layerOf(resolveTs(file, spec));
       if (to !== from) (found[from] ??= new Set()).add(to);
     }
   }
-  const arrows = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, [...v].sort()]));
-  const extra = Object.entries(arrows).flatMap(([from, tos]) =>
+  return Object.fromEntries(Object.entries(found).map(([k, v]) => [k, [...v].sort()]));
+}
+
+test('layers.json names every folder and top-level file of src/, once, and nothing else', () => {
+  const names = LAYERS.map((l) => l.name);
+  expect(new Set(names).size).toBe(names.length);
+  const entries = readdirSync(SRC, { withFileTypes: true })
+    .filter((e) => e.isDirectory() || e.name.endsWith('.ts'))
+    .map((e) => e.name);
+  expect([...names].sort()).toEqual(entries.sort());
+});
+
+test('each layer may import only layers listed below it: no arrow climbs, no circle', () => {
+  const climbing = LAYERS.flatMap((l, i) => {
+    const below = LAYERS.slice(0, i).map((b) => b.name);
+    return [...l.imports, ...(l.typeOnly ?? [])].filter((to) => !below.includes(to)).map((to) => `${l.name} -> ${to}`);
+  });
+  expect(climbing).toEqual([]);
+  const typeOnlyOutside = LAYERS.flatMap((l) => (l.typeOnly ?? []).filter((to) => !l.imports.includes(to)));
+  expect(typeOnlyOutside).toEqual([]);
+});
+
+test('each folder imports only the layers layers.json allows it', () => {
+  const extra = Object.entries(arrows()).flatMap(([from, tos]) =>
     tos.filter((to) => !(ALLOWED[from] ?? []).includes(to)).map((to) => `${from} -> ${to}`),
   );
   expect(extra).toEqual([]);
+});
+
+test('no module of src/ reaches itself again through its imports (type-only ones included)', () => {
+  const files = tsFiles(SRC, '.').map((f) => path.join(SRC, f));
+  const next = new Map(
+    files.map((f) => [
+      f,
+      importsOf(f)
+        .filter((s) => s.startsWith('.'))
+        .map((s) => resolveTs(f, s)),
+    ]),
+  );
+  expect(circles(files, next).map((c) => c.map((f) => path.relative(SRC, f)))).toEqual([]);
+});
+
+/** The strongly connected components of more than one module (Tarjan): each holds a circle. */
+function circles(nodes: readonly string[], next: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) visit(w);
+      if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, low.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = stack.splice(stack.indexOf(v));
+    if (component.length > 1 || (next.get(v) ?? []).includes(v)) found.push(component);
+  };
+  for (const v of nodes) if (!index.has(v)) visit(v);
+  return found;
+}
+
+test('docs/architecture.md shows the layers as layers.json lists them', () => {
+  const doc = readFileSync(path.resolve(__dirname, '../../docs/architecture.md'), 'utf8');
+  const begin = doc.indexOf(PICTURE_BEGIN);
+  const shown = begin < 0 ? '' : doc.slice(begin, doc.indexOf(PICTURE_END, begin) + PICTURE_END.length);
+  // On a difference, put the expected block in docs/architecture.md in place of the shown one.
+  expect(shown).toBe(renderPicture());
 });
 
 test('the contract imports no package but the Temporal SDK (no zod, no node built-ins)', () => {

@@ -15,7 +15,7 @@ import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../src/activities';
-import { parseNotifyAllowance } from '../../src/webhooks/allowance';
+import { parseWebhookAllowance } from '../../src/webhooks/allowance';
 import { codecDataConverter } from '../../src/codec';
 import { defaultBundlePath, ensureWorkflowBundle } from '../../src/workers/bundle';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
@@ -150,8 +150,8 @@ export async function startHarness(opts: HarnessOptions = {}) {
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
     webhookSecretFor: (profile) => (profile === 'default' ? WEBHOOK_SECRET : undefined),
     endpointSecretFor: (id) => opts.notify?.endpointSecrets?.[id],
-    notifyAllowPrivate: parseNotifyAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
-    ...(opts.notify?.defaultUrl ? { notifyDefaultUrl: opts.notify.defaultUrl } : {}),
+    webhookAllowPrivate: parseWebhookAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
+    ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
   });

@@ -28,7 +28,7 @@ export function importsOf(file: string): string[] {
 }
 
 /** The .ts file a relative specifier names (a file or a folder's index). */
-function resolveTs(from: string, spec: string): string {
+export function resolveTs(from: string, spec: string): string {
   const base = path.resolve(path.dirname(from), spec);
   return existsSync(`${base}.ts`) ? `${base}.ts` : path.join(base, 'index.ts');
 }

@@ -9,10 +9,8 @@ import {
   ASSET_STATES,
   ERASE_STATES,
   GENERATION_TERMINAL_STATES,
-  GenerationTaskSchema,
-  ReviewTaskSchema,
-  VendorErrorBodySchema,
-} from '../../src/vendor-api/assumptions';
+} from '../../src/vendor-api/assumed-values';
+import { GenerationTaskSchema, ReviewTaskSchema, VendorErrorBodySchema } from '../../src/vendor-api/assumed-shapes';
 import {
   AmbiguousError,
   NotFoundError,

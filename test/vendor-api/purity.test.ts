@@ -11,7 +11,9 @@ const PURE_ENTRIES = [
   'batching.ts',
   'retry-after.ts',
   'validate.ts',
-  'assumptions.ts',
+  'documented-values.ts',
+  'assumed-values.ts',
+  'assumed-shapes.ts',
   'schemas/index.ts',
 ];
 

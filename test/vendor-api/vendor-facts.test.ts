@@ -1,26 +1,40 @@
 /**
- * Vendor facts live in one home (vendor-facts.ts for what the spec states, assumed-values.ts
- * for what reelflow assumes, re-exporting the former): zod-free, so workflow code imports
- * them, and no other module of src/ or tools/ carries a copy.
+ * Vendor values live in two homes, told apart by their names: documented-values.ts for what
+ * the vendor's documentation states, assumed-values.ts for what reelflow assumes where it is
+ * silent (the assumed response shapes, with zod, are assumed-shapes.ts). Both are zod-free,
+ * so workflow code imports them, and no other module of src/ or tools/ carries a copy.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { reachableFrom, tsFiles } from '../support/import-graph';
 import { DEFAULT_LIMITS } from '../../src/emulator/context';
-import * as facts from '../../src/vendor-api/assumed-values';
+import * as assumed from '../../src/vendor-api/assumed-values';
+import * as documented from '../../src/vendor-api/documented-values';
 import { DEFAULT_POLICIES } from '../../src/workflows/lib/poll';
 
 const ROOT = path.resolve(__dirname, '../..');
-const HOMES = ['src/vendor-api/vendor-facts.ts', 'src/vendor-api/assumed-values.ts'];
+const DOCUMENTED = 'src/vendor-api/documented-values.ts';
+const ASSUMED = 'src/vendor-api/assumed-values.ts';
+const HOMES = [DOCUMENTED, ASSUMED];
 
 test('the homes load no package at all (no zod): workflow code imports them', () => {
-  const reached = [...reachableFrom(path.join(ROOT, 'src/vendor-api/assumed-values.ts'))];
-  expect(reached.filter((r) => r.startsWith('pkg:'))).toEqual([]);
-  expect(reached.map((f) => path.relative(ROOT, f)).sort()).toEqual([...HOMES].sort());
+  const reached = (home: string) => [...reachableFrom(path.join(ROOT, home))];
+  expect(reached(ASSUMED).filter((r) => r.startsWith('pkg:'))).toEqual([]);
+  expect(
+    reached(ASSUMED)
+      .map((f) => path.relative(ROOT, f))
+      .sort(),
+  ).toEqual([...HOMES].sort());
+  expect(reached(DOCUMENTED).map((f) => path.relative(ROOT, f))).toEqual([DOCUMENTED]);
 });
 
-test("the values are the spec's", () => {
-  expect(facts).toMatchObject({
+test('each home holds its own kind: no value is in both', () => {
+  const both = Object.keys(documented).filter((name) => name in assumed);
+  expect(both).toEqual([]);
+});
+
+test("the documented values are the spec's", () => {
+  expect(documented).toMatchObject({
     GETASSET_MAX_PER_SECOND: 10,
     GETASSET_MIN_INTERVAL_MS: 500,
     MAX_REVIEW_BATCH: 50,
@@ -30,17 +44,17 @@ test("the values are the spec's", () => {
     ORIGINAL_URL_VALIDITY_MS: 24 * 3_600_000,
     SIGNED_ASSET_URL_VALIDITY_MS: 12 * 3_600_000,
     ERASE_UNIT_PRICE: 0.000015,
-    MIN_QUERY_INTERVAL_MS: { asset: 500, review: 1_000, generation: 1_000, erase: 1_000 },
   });
+  expect(assumed.MIN_QUERY_INTERVAL_MS).toEqual({ asset: 500, review: 1_000, generation: 1_000, erase: 1_000 });
 });
 
 test('the poll policies and the emulator take their limits from there', () => {
   for (const kind of ['asset', 'review', 'generation', 'erase'] as const) {
-    expect(DEFAULT_POLICIES[kind].minMs).toBe(facts.MIN_QUERY_INTERVAL_MS[kind]);
+    expect(DEFAULT_POLICIES[kind].minMs).toBe(assumed.MIN_QUERY_INTERVAL_MS[kind]);
   }
   expect(DEFAULT_LIMITS).toMatchObject({
-    getAssetPerSecond: facts.GETASSET_MAX_PER_SECOND,
-    groupQuota: facts.GROUP_QUOTA,
+    getAssetPerSecond: documented.GETASSET_MAX_PER_SECOND,
+    groupQuota: documented.GROUP_QUOTA,
   });
 });
 

@@ -22,8 +22,8 @@ test('defaults, sized for 2 cores', () => {
     archiveRoot: path.resolve('archive'),
     archiveAllowPrivate: false,
     archiveMaxBytes: 2 ** 31,
-    notifyAllowPrivate: { all: false, hosts: [], cidrs: [] },
-    notifyTimeoutMs: 30_000,
+    webhookAllowPrivate: { all: false, hosts: [], cidrs: [] },
+    webhookTimeoutMs: 30_000,
     callbackHost: '0.0.0.0',
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
@@ -206,7 +206,7 @@ test('several problems are reported together', () => {
 
 test('REELFLOW_NOTIFY_URL: an http(s) URL, public unless REELFLOW_NOTIFY_ALLOW_PRIVATE; the log shows its origin only', () => {
   const c = loadWorkerConfig({ REELFLOW_NOTIFY_URL: 'https://hooks.example.com/reelflow?token=t0k3n' }, { cores: 2 });
-  expect([c.notifyUrl, c.notifyAllowPrivate.all]).toEqual(['https://hooks.example.com/reelflow?token=t0k3n', false]);
+  expect([c.webhookUrl, c.webhookAllowPrivate.all]).toEqual(['https://hooks.example.com/reelflow?token=t0k3n', false]);
   expect(describeWorkerConfig(c)).toContain('notify=https://hooks.example.com/…');
   expect(describeWorkerConfig(c)).not.toContain('t0k3n');
   expect(errorOf({ REELFLOW_NOTIFY_URL: 'ftp://hooks.example.com/x' }).message).toMatch(
@@ -219,7 +219,7 @@ test('REELFLOW_NOTIFY_URL: an http(s) URL, public unless REELFLOW_NOTIFY_ALLOW_P
     { REELFLOW_NOTIFY_URL: 'http://127.0.0.1:9000/hook', REELFLOW_NOTIFY_ALLOW_PRIVATE: '1' },
     { cores: 2 },
   );
-  expect(local.notifyAllowPrivate.all).toBe(true);
+  expect(local.webhookAllowPrivate.all).toBe(true);
 });
 
 test('REELFLOW_NOTIFY_ALLOW_PRIVATE: an allow-list of hosts and CIDRs; REELFLOW_NOTIFY_TIMEOUT in seconds', () => {
@@ -228,8 +228,8 @@ test('REELFLOW_NOTIFY_ALLOW_PRIVATE: an allow-list of hosts and CIDRs; REELFLOW_
     REELFLOW_NOTIFY_ALLOW_PRIVATE: 'receiver,10.0.0.0/8',
   };
   const c = loadWorkerConfig({ ...env, REELFLOW_NOTIFY_TIMEOUT: '12' }, { cores: 2 });
-  expect(c.notifyAllowPrivate).toEqual({ all: false, hosts: ['receiver'], cidrs: ['10.0.0.0/8'] });
-  expect(c.notifyTimeoutMs).toBe(12_000);
+  expect(c.webhookAllowPrivate).toEqual({ all: false, hosts: ['receiver'], cidrs: ['10.0.0.0/8'] });
+  expect(c.webhookTimeoutMs).toBe(12_000);
   expect(describeWorkerConfig(c)).toContain('notifyAllowPrivate=receiver,10.0.0.0/8');
   // The list does not cover another private host.
   expect(errorOf({ ...env, REELFLOW_NOTIFY_URL: 'http://10.0.0.1.nip.io.local/x' }).variables).toEqual([

@@ -3,7 +3,7 @@
  * a worker and starts a replacement, restarts the Temporal server once (same database),
  * reads the emulator's request log, prints progress, and ends the run at its timeout.
  */
-import type { RequestRecord } from '../../src/emulator/requestLog';
+import type { RequestRecord } from '../../src/emulator/request-log';
 import type { ChaosSchedule } from './chaos-plan';
 import type { Children } from './chaos-children';
 import type { Operator } from './chaos-operator';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { FaultConfig } from '../../src/emulator/faults';
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { findMediaDir } from '../../src/emulator/media';
-import type { RequestRecord } from '../../src/emulator/requestLog';
+import type { RequestRecord } from '../../src/emulator/request-log';
 import type { Controller } from './chaos-controller';
 import { attributeRecords, checkAll, type ArchivedFileOnDisk, type PipelineOutcome } from './chaos-invariants';
 import type { Operator } from './chaos-operator';

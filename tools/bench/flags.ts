@@ -1,7 +1,7 @@
 /** Command-line flags of `npm run bench` (pure: parsing and validation only). */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/assumed-values';
+import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/documented-values';
 import {
   BENCH_STAGES,
   DEFAULT_WORKLOAD,

@@ -4,7 +4,7 @@
  * by itself (natural) rather than by an injected fault.
  */
 import type { Counters } from '../../src/emulator/counters';
-import type { RequestRecord } from '../../src/emulator/requestLog';
+import type { RequestRecord } from '../../src/emulator/request-log';
 
 export interface BusiestWindow {
   /** Most calls in one window. */

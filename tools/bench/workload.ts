@@ -5,7 +5,7 @@
  * minimum number of vendor calls.
  */
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
-import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/assumed-values';
+import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/documented-values';
 
 export type BenchStage = 'review' | 'assets' | 'generation' | 'erase';
 export const BENCH_STAGES: readonly BenchStage[] = ['review', 'assets', 'generation', 'erase'];

@@ -3,7 +3,7 @@
  * the parser (node:util parseArgs, strict). Pure: no I/O, so usage errors are testable.
  */
 import { parseArgs } from 'node:util';
-import { MAX_REVIEW_BATCH } from '../../vendor-api/assumed-values';
+import { MAX_REVIEW_BATCH } from '../../vendor-api/documented-values';
 import { LIST_STAGES, LIST_STATUSES } from '../client/pipeline-client';
 import { OVERLAP_POLICIES } from '../client/schedules';
 import { RERUN_FROM } from '../client/rerun';

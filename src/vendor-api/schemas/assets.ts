@@ -1,7 +1,7 @@
 /** Asset management (docs/vendor-contract.md): the ten Actions' requests and Results. */
 import { z } from 'zod';
 import { HttpUrlSchema, NonEmptyString } from './common';
-import { GROUP_NAME_CHARS, GROUP_NAME_MAX } from '../vendor-facts';
+import { GROUP_NAME_CHARS, GROUP_NAME_MAX } from '../documented-values';
 import { nullIsAbsent, StatusSchema } from './response';
 
 // The known asset states live with the other plain values (workflows import them without zod).

@@ -1,4 +1,4 @@
-/** Generation interface: create and content items. Query shape: assumptions.ts. */
+/** Generation interface: create and content items. Query shape: assumed-shapes.ts. */
 import { z } from 'zod';
 import { MediaRefSchema, NonEmptyString, HttpUrlSchema } from './common';
 

@@ -1,7 +1,7 @@
-/** Asset review: submit and result items. Task/callback/sync shapes: assumptions.ts. */
+/** Asset review: submit and result items. Task/callback/sync shapes: assumed-shapes.ts. */
 import { z } from 'zod';
 import { inferMediaType, MEDIA_TYPES } from '../batching';
-import { MAX_REVIEW_BATCH } from '../vendor-facts';
+import { MAX_REVIEW_BATCH } from '../documented-values';
 import { HttpUrlSchema, NonEmptyString } from './common';
 import { nullIsAbsent, StatusSchema } from './response';
 

@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, ApplicationFailure, metricMeter } from '@temporalio/workflow';
 import { METRICS, MICROUNITS, type ReconcileOutcome } from '../../metrics/names';
-import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../../vendor-api/assumed-values';
+import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../../vendor-api/documented-values';
 import type { PipelineStatus, StageName, VendorTaskKind } from '../../contract/messages';
 
 export function countReconcile(kind: VendorTaskKind, outcome: ReconcileOutcome): void {

@@ -1,6 +1,7 @@
 /**
- * Archive: download a vendor output before its URL expires (docs/architecture.md), keyed by the vendor
- * task that produced it. After a continue-as-new an output already archived is not fetched again.
+ * Archive: download a vendor output before its URL expires (docs/architecture.md,
+ * "Outputs"), keyed by the vendor task that produced it. After a continue-as-new an output
+ * already archived is not fetched again.
  */
 import type { ArchivedFile, PipelineResult } from '../../contract/messages';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';

@@ -1,10 +1,7 @@
 /** Generation stage: create the (paid) video task without duplicates, then poll it. */
 import { ApplicationFailure } from '@temporalio/workflow';
-import {
-  GENERATION_STATES,
-  GENERATION_TERMINAL_STATES,
-  ORIGINAL_URL_VALIDITY_MS,
-} from '../../vendor-api/assumed-values';
+import { ORIGINAL_URL_VALIDITY_MS } from '../../vendor-api/documented-values';
+import { GENERATION_STATES, GENERATION_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { PipelineDefinition } from '../../definition/definition';
 import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../../contract/messages';

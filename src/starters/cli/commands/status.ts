@@ -10,7 +10,7 @@ import type { CommandFn } from '../session';
 import { followWithDisplay, interrupted, printOutcome } from '../follow';
 import { executionStatusName, failureChain, pipelineStatus } from '../../client/pipeline-client';
 import { renderStatus } from '../../client/progress';
-import { notificationDeliveries, renderDeliveries } from '../../client/notifications';
+import { webhookDeliveries, renderWebhookDeliveries } from '../../client/webhooks';
 
 export const status: CommandFn = async (ctx, session) => {
   const id = ctx.positionals[0];
@@ -29,9 +29,9 @@ export const status: CommandFn = async (ctx, session) => {
   }
   try {
     const current = await pipelineStatus(client, id, { timeoutMs: 10_000 });
-    const notifications = await notificationDeliveries(client, current.notifications ?? []);
+    const notifications = await webhookDeliveries(client, current.notifications ?? []);
     const doc = notifications.length ? { ...current, notifications } : current;
-    ctx.emit(doc, () => [...renderStatus(current), ...renderDeliveries(notifications)]);
+    ctx.emit(doc, () => [...renderStatus(current), ...renderWebhookDeliveries(notifications)]);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw err;

@@ -5,10 +5,10 @@
  */
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { NotificationRecord, NotifyResult } from '../../contract/messages';
+import type { WebhookRecord, WebhookResult } from '../../contract/messages';
 import { failureChain } from './pipeline-client';
 
-export interface NotificationDelivery extends NotificationRecord {
+export interface WebhookDelivery extends WebhookRecord {
   state: 'pending' | 'delivered' | 'failed' | 'not-started';
   /** pending: the attempt under way or next; delivered: the one that succeeded. */
   attempt?: number;
@@ -17,7 +17,7 @@ export interface NotificationDelivery extends NotificationRecord {
   lastError?: string;
 }
 
-async function deliveryOf(client: Client, record: NotificationRecord): Promise<NotificationDelivery> {
+async function deliveryOf(client: Client, record: WebhookRecord): Promise<WebhookDelivery> {
   if (record.startError) return { ...record, state: 'not-started', lastError: record.startError };
   const handle = client.workflow.getHandle(record.workflowId);
   let d;
@@ -33,7 +33,7 @@ async function deliveryOf(client: Client, record: NotificationRecord): Promise<N
     return { ...record, state: 'pending', attempt: pending?.attempt ?? 1, ...(lastError ? { lastError } : {}) };
   }
   if (d.status.name === 'COMPLETED') {
-    const r = (await handle.result()) as NotifyResult;
+    const r = (await handle.result()) as WebhookResult;
     return { ...record, state: 'delivered', attempt: r.attempt, httpStatus: r.status };
   }
   const lastError = await handle.result().then(
@@ -44,15 +44,12 @@ async function deliveryOf(client: Client, record: NotificationRecord): Promise<N
 }
 
 /** The delivery state of every webhook a pipeline started (its status's `notifications`). */
-export function notificationDeliveries(
-  client: Client,
-  records: readonly NotificationRecord[],
-): Promise<NotificationDelivery[]> {
+export function webhookDeliveries(client: Client, records: readonly WebhookRecord[]): Promise<WebhookDelivery[]> {
   return Promise.all(records.map((r) => deliveryOf(client, r)));
 }
 
 /** One line per webhook, for `reelflow status`. */
-export function renderDeliveries(deliveries: readonly NotificationDelivery[]): string[] {
+export function renderWebhookDeliveries(deliveries: readonly WebhookDelivery[]): string[] {
   return deliveries.map((n) => {
     const bits = [
       n.attempt !== undefined ? `attempt ${n.attempt}` : undefined,

@@ -23,9 +23,9 @@ import { durationMs } from '../definition/refs';
 import { FailureType } from '../failures';
 import type { ReelflowActivities } from '../activities';
 import type {
-  NotificationRecord,
-  NotifyInput,
-  NotifyResult,
+  WebhookRecord,
+  WebhookInput,
+  WebhookResult,
   PendingDecision,
   PipelineResult,
   WebhookEvent,
@@ -38,18 +38,18 @@ import type { PipelineRuntime } from './lib/pipeline-runtime';
  * Marks pipelines that may start delivery workflows; runs recorded before start none. Asked
  * in the pipeline's first workflow task, before any command (see videoPipeline).
  */
-export const NOTIFY_PATCH = 'notify-webhooks';
+export const WEBHOOK_PATCH = 'notify-webhooks';
 
 /**
  * Marks delivery workflows that first confirm, through an activity, that their parent is a
  * videoPipeline whose own status or result the event agrees with (a raw start signs nothing).
  * Asked first, before any command.
  */
-export const NOTIFY_ORIGIN_PATCH = 'notify-delivery-origin';
+export const WEBHOOK_ORIGIN_PATCH = 'notify-delivery-origin';
 
 /** Delivers one event: the activity retries (1 s doubling to 10 min) until the delivery timeout. */
-export async function notifyWebhook(input: NotifyInput): Promise<NotifyResult> {
-  const confirming = patched(NOTIFY_ORIGIN_PATCH);
+export async function notifyWebhook(input: WebhookInput): Promise<WebhookResult> {
+  const confirming = patched(WEBHOOK_ORIGIN_PATCH);
   const { deliverWebhook, confirmDeliveryOrigin } = proxyActivities<ReelflowActivities>({
     startToCloseTimeout: '60s',
     scheduleToCloseTimeout: input.deliveryTimeoutMs,
@@ -87,22 +87,22 @@ function failureTypeOf(err: unknown): string | undefined {
   return undefined;
 }
 
-type Target = Omit<NotifyInput, 'webhookId' | 'event'>;
+type Target = Omit<WebhookInput, 'webhookId' | 'event'>;
 
 /** The pipeline's webhooks: its end, and each operator wait that begins. */
-export class Notifier {
+export class WebhookSender {
   private constructor(
     private readonly rt: PipelineRuntime,
     private readonly target: Target,
   ) {}
 
-  /** A notifier when the definition names a URL (the caller checked NOTIFY_PATCH first); else undefined. */
-  static of(rt: PipelineRuntime, def: PipelineDefinition): Notifier | undefined {
+  /** A sender when the definition names a URL (the caller checked WEBHOOK_PATCH first); else undefined. */
+  static of(rt: PipelineRuntime, def: PipelineDefinition): WebhookSender | undefined {
     const notify = def.options.notify;
     if (!notify) return undefined;
     // No url: the worker's default, resolved by the delivery activity (kept out of history).
     // Private targets are the worker's decision: the definition's allowPrivateHosts is not passed.
-    return new Notifier(rt, {
+    return new WebhookSender(rt, {
       ...(notify.url !== undefined ? { url: notify.url } : {}),
       ...(notify.secret !== undefined ? { secret: notify.secret } : {}),
       profile: def.options.profile,
@@ -132,7 +132,7 @@ export class Notifier {
   private async send(key: string, type: WebhookEventType, extra: Partial<WebhookEvent['data']>): Promise<void> {
     const s = this.rt.status;
     const pipelineId = workflowInfo().workflowId;
-    const record: NotificationRecord = {
+    const record: WebhookRecord = {
       event: type,
       workflowId: `${pipelineId}/notify/${key}`,
       webhookId: `${pipelineId}:${key}`,

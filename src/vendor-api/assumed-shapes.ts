@@ -1,16 +1,16 @@
 /**
- * Every shape the vendor spec leaves "not shown" lives here, and only here.
- * The client validates with these schemas and the emulator produces them, so
- * changing an assumption is a one-file change. Each is listed in the README
- * under "Assumptions". Schemas are loose: unknown extra fields are accepted.
+ * The response shapes the vendor's documentation leaves "not shown" (docs/vendor-contract.md,
+ * "What we assume where the documentation is silent"), as zod schemas: the generation
+ * query and callback, the review task, callback and sync answer, the error body. Only
+ * assumed shapes belong here: the documented request and response schemas are in schemas/,
+ * plain assumed values (states, intervals) in assumed-values.ts, stated values in
+ * documented-values.ts. The client validates with these schemas and the emulator produces
+ * them, so changing an assumption is a one-file change. Schemas are loose: unknown extra
+ * fields are accepted.
  */
 import { z } from 'zod';
 import { NonEmptyString } from './schemas/common';
 import { CodeSchema, nullIsAbsent, StatusSchema } from './schemas/response';
-
-// The plain values (states, intervals) live in assumed-values.ts, which has no zod, so
-// workflow code can import them without evaluating every schema in each workflow context.
-export * from './assumed-values';
 
 /**
  * A generation task as reelflow reads it, whatever the vendor's dialect (query shape
@@ -154,19 +154,6 @@ export const VendorErrorBodySchema = nullIsAbsent(
     field: lenient(z.string()),
   }),
 );
-
-/**
- * Entry points named only by path (base address, credentials and shapes "not
- * shown"): assumed to live under {base_url} with the same `Bearer <API_KEY>` as
- * generation. Request and response bodies stay `unknown`.
- */
-export const RAW_ENTRY_POINTS_BASE = 'base_url' as const;
-
-/**
- * Sync review submit waits for the review itself (duration "not shown"), so
- * its default time-to-response-headers is longer than other calls'.
- */
-export const REVIEW_SYNC_HEADERS_TIMEOUT_MS = 300_000;
 
 // Vendor cancel endpoint for generation (the vendor mentions cancelling; path and shape
 // "not shown"): reelflow never calls one. Cancelling a pipeline reports the vendor task

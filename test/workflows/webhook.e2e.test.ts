@@ -11,12 +11,12 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { FailureType } from '../../src/failures';
-import { notificationDeliveries } from '../../src/starters/client/notifications';
+import { webhookDeliveries } from '../../src/starters/client/webhooks';
 import {
   resolveCreateUpdate,
   statusQuery,
   vendorCallbackSignal,
-  type NotificationRecord,
+  type WebhookRecord,
   type WebhookEvent,
 } from '../../src/contract/messages';
 import {
@@ -34,7 +34,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver';
 import { verifyWebhook } from '../../src/webhooks/signing';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createDeliveryCheckActivities, type DeliveryOriginInput } from '../../src/activities/webhook-origin';
+import { createWebhookOriginActivities, type WebhookOriginInput } from '../../src/activities/webhook-origin';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 1_000 };
 
@@ -113,7 +113,7 @@ test('a completed pipeline: one verified delivery despite a 500, a late replay r
     { event: 'pipeline.completed', workflowId: `${handle.workflowId}/notify/ended`, webhookId },
   ]);
   const delivered = await until('the delivery workflow completed', async () => {
-    const [d] = await notificationDeliveries(h.client, records);
+    const [d] = await webhookDeliveries(h.client, records);
     return d.state === 'delivered' ? d : undefined;
   });
   expect(delivered).toMatchObject({ attempt: 2, httpStatus: 200 });
@@ -152,10 +152,10 @@ test('a down endpoint: the pipeline completes, the delivery is seen retrying, th
   for (const { handle } of [retrying, givenUp]) {
     expect((await handle.describe()).status.name).toBe('COMPLETED');
   }
-  const recordsOf = async (run: typeof retrying): Promise<NotificationRecord[]> =>
+  const recordsOf = async (run: typeof retrying): Promise<WebhookRecord[]> =>
     (await run.handle.query(statusQuery)).notifications ?? [];
   const pending = await until('a retried delivery', async () => {
-    const [d] = await notificationDeliveries(h.client, await recordsOf(retrying));
+    const [d] = await webhookDeliveries(h.client, await recordsOf(retrying));
     return d.state === 'pending' && (d.attempt ?? 0) >= 2 && d.lastError ? d : undefined;
   });
   expect(pending.lastError).toMatch(/unreachable \(ECONNREFUSED\)/);
@@ -163,7 +163,7 @@ test('a down endpoint: the pipeline completes, the delivery is seen retrying, th
   const human = await cli(['status', retrying.handle.workflowId]);
   expect(human.stdout).toMatch(/webhook pipeline\.completed: pending \(attempt \d+; last error: .*ECONNREFUSED/);
   const failed = await until('a delivery given up at its timeout', async () => {
-    const [d] = await notificationDeliveries(h.client, await recordsOf(givenUp));
+    const [d] = await webhookDeliveries(h.client, await recordsOf(givenUp));
     return d.state === 'failed' ? d : undefined;
   });
   // Retries stop at the delivery timeout; the delivery fails with the last attempt's error.
@@ -328,8 +328,8 @@ test("the origin check: the genuine event passes; one that differs from the pipe
   const pid = handle.workflowId;
   const genuine = await until('the genuine webhook', () => receiver.accepted.get(`${pid}:ended`));
   const { runId } = await handle.describe();
-  const { confirmDeliveryOrigin } = createDeliveryCheckActivities();
-  const check = (over: Partial<DeliveryOriginInput>, key = 'ended', childId = `${pid}/notify/${key}`) =>
+  const { confirmDeliveryOrigin } = createWebhookOriginActivities();
+  const check = (over: Partial<WebhookOriginInput>, key = 'ended', childId = `${pid}/notify/${key}`) =>
     new MockActivityEnvironment(
       { workflowExecution: { workflowId: childId, runId: 'r' } },
       { client: h.client, logger: new DefaultLogger('ERROR') },
