@@ -1,9 +1,10 @@
 /**
  * The Web UI's "current details" of a pipeline: a small markdown table, one row per
  * stage that runs (state, vendor task ids, progress, elapsed), then any error. At most
- * 12 lines and a waiting reason cut short, so the panel shows it whole; a pipeline waiting for an operator opens with
- * the `reelflow resolve` command, then why it waits (docs/operations.md, Answering an
- * operator wait from the Web UI). Pure: the runtime calls it on every refresh.
+ * 12 lines, and a waiting reason cut short, so the Web UI's fixed-height panel shows the
+ * command and the table whole: a pipeline waiting for an operator opens with the
+ * `reelflow resolve` command, its table follows, then why it waits (docs/operations.md,
+ * Answering an operator wait from the Web UI). Pure: the runtime calls it on every refresh.
  */
 import { STAGES, type PipelineStatus, type StageName, type StageStatus } from './messages';
 import { printable } from './printable';
@@ -33,8 +34,8 @@ export function stateText(st: StageStatus): string {
 }
 
 /**
- * The panel has a fixed height (about nine lines of text at 1400×1000; the reason comes last): a reason past
- * REASON_CHARS is cut, and `reelflow status` shows it whole.
+ * The panel has a fixed height (about nine lines of text at 1400×1000; the reason comes
+ * last): a reason past REASON_CHARS is cut, and `reelflow status` shows it whole.
  */
 const REASON_CHARS = 100;
 function waitReason(reason: string): string {

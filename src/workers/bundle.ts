@@ -4,10 +4,11 @@
  * and fresh, and (re)builds it when it is missing or stale.
  *
  * Freshness is a fingerprint written next to the bundle (workflow-bundle.js.json): the
- * workflows path, the SDK version, the variant, and the path, size and mtime of every
+ * workflows path, the SDK version, the variant, and the path and content hash of every
  * source file under the folder that holds the workflows folder (src/ or dist/), since
  * workflows import definition/ and vendor-api/ modules too. Any change there rebuilds:
- * conservative, never stale.
+ * conservative, never stale. Paths are relative to that folder and contents are hashed
+ * (not mtimes), so the bundle the package ships stays fresh where it is installed.
  *
  * Variants: a worker loads the bundle that matches its settings, one file each, beside the
  * plain one, which stays exactly as it was for workers with neither:
