@@ -1,6 +1,6 @@
 /** The chaos report as Markdown, and both files written to reports/chaos-<ISO>.{json,md}. */
 import { writeReportFiles } from './report-files';
-import type { ChaosReport } from './chaos-run';
+import type { ChaosReport } from './chaos-types';
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** "a 1, b 2" */

@@ -29,13 +29,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { codecDataConverter } from '../../src/codec';
-import type { FaultConfig } from '../../src/emulator/faults';
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { repoRoot } from '../devstack/temporal-cli';
 import { Children } from './chaos-children';
-import { Controller, RequestLog, type KillRecord, type RestartRecord } from './chaos-controller';
-import type { InvariantResult } from './chaos-invariants';
-import { Operator, type OperatorDecision } from './chaos-operator';
+import { Controller, RequestLog } from './chaos-controller';
+import { Operator } from './chaos-operator';
 import { PipelineWatch } from './chaos-pipelines';
 import { chaosFaults, estimatedRunMs, planPipelines, planSchedule, profileCount } from './chaos-plan';
 import {
@@ -48,86 +46,11 @@ import {
   WorkerPool,
 } from './chaos-stack';
 import { chaosReport } from './chaos-summary';
-import type { BusiestWindow } from './rate-window';
-import type { BenchServer, TemporalKind } from './temporal-server';
+import type { BenchServer } from './temporal-server';
 
-export interface ChaosOptions {
-  pipelines: number;
-  seed: number;
-  /** Worker SIGKILLs (each followed by a replacement). */
-  kills: number;
-  /** Restart the dev server once mid-run (needs a server of our own). */
-  restartServer: boolean;
-  /** Worker processes running at any time. */
-  workers: number;
-  /** The server it starts for itself: the dev server (default) or the real one on PostgreSQL. */
-  temporalKind?: TemporalKind;
-  /** Use this Temporal server instead of starting one (the quick test shares jest's). */
-  temporal?: { address: string; namespace?: string };
-  /** Folder for logs, the SQLite file and the archive. Default: a new temp folder. */
-  workDir?: string;
-  /** Give up on unfinished pipelines after this long. Default: from N. */
-  timeoutMs?: number;
-  /** Policy of ambiguous review/generation/erase creates (see PlanOptions); default ask. */
-  ambiguousPolicy?: 'ask' | 'resubmit';
-  /** Fault mix; default chaosFaults(). */
-  faults?: FaultConfig;
-  log?: (line: string) => void;
-}
+import type { ChaosOptions, ChaosReport } from './chaos-types';
 
-export interface ChaosReport {
-  kind: 'reelflow-chaos';
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  machine: { cpus: number; node: string; platform: string };
-  options: {
-    pipelines: number;
-    seed: number;
-    kills: number;
-    restartServer: boolean;
-    workers: number;
-    ambiguousPolicy: 'ask' | 'resubmit';
-    profiles: number;
-    taskQueue: string;
-    ownServer: boolean;
-    /** The server it started (absent with a shared one). */
-    temporalServer?: string;
-    timeoutMs: number;
-  };
-  workDir: string;
-  faults: {
-    config: FaultConfig;
-    injectedByKind: Record<string, number>;
-    injectedByEndpoint: Record<string, Record<string, number>>;
-    total: number;
-    /** Consecutive 429s the config holds: endpoint → after how many calls, how many. */
-    bursts: Record<string, { after: number; size: number }>;
-    /** Pipelines tied to at least one injected fault (a lower bound; see the report). */
-    pipelinesHit: number;
-  };
-  callbacks: InspectionSnapshot['counters']['callbacks'];
-  rateLimited429: Record<string, number>;
-  /** Of those, the ones no fault injected (the vendor's own limits). */
-  natural429: Record<string, number>;
-  /** Most GetAsset requests of one access token the emulator received within 1 s (sliding), per token label. */
-  getAssetBusiestWindow: Record<string, BusiestWindow>;
-  vendorRequests: number;
-  kills: KillRecord[];
-  unexpectedWorkerExits: { atMs: number; worker: string; code: number | null; signal: string | null }[];
-  restarts: RestartRecord[];
-  operator: { decisions: Record<'taskId' | 'resubmit', number>; failedAttempts: number; log: OperatorDecision[] };
-  pipelines: {
-    started: number;
-    arrivals: { atOnce: number; overMs: number };
-    byState: Record<string, number>;
-    expectedFailures: number;
-    durationMs: { p50: number; p95: number; max: number };
-    vendorTasks: Record<string, number>;
-  };
-  invariants: InvariantResult[];
-  pass: boolean;
-}
+export type { ChaosOptions, ChaosReport };
 
 export const DIST_MISSING_HINT = 'run `npm run build` (npm test and npm run chaos compile first)';
 

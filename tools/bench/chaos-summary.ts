@@ -18,7 +18,7 @@ import { attributeRecords, checkAll, type ArchivedFileOnDisk, type PipelineOutco
 import type { Operator } from './chaos-operator';
 import type { PipelineWatch } from './chaos-pipelines';
 import { burstsOf, type ChaosSchedule, type PlannedPipeline } from './chaos-plan';
-import type { ChaosOptions, ChaosReport } from './chaos-run';
+import type { ChaosOptions, ChaosReport } from './chaos-types';
 import type { WorkerPool } from './chaos-stack';
 import { natural429s, WindowCollector } from './rate-window';
 
