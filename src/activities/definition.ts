@@ -17,6 +17,9 @@
  * refused as PlaintextPayloadRefused, and the result carries `codecStrict: true`, through
  * history, so that the pipeline drops plaintext signals and Updates deterministically. Results
  * recorded before carry no flag: those runs stay lenient on replay (README "Encrypted payloads").
+ *
+ * And the tenant policy (docs/tenants.md): which configured tenant the pipeline runs as, its
+ * priority, limits, budget and prices, from the worker's REELFLOW_TENANTS_FILE.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
@@ -25,11 +28,13 @@ import { WEBHOOK_DELIVERY_TIMEOUT } from '../definition/deadlines';
 import { NO_PRIVATE, webhookHostRefusal } from '../webhooks/allowance';
 import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
+import { resolveTenantPolicy } from '../tenants/policy';
+import type { TenantPolicy } from '../contract/tenancy';
 import type { ActivityDeps } from './deps';
 
 type WebhookDeps = Pick<
   ActivityDeps,
-  'webhookSecretFor' | 'endpointSecretFor' | 'webhookDefaultUrl' | 'webhookAllowPrivate' | 'codecStrict'
+  'webhookSecretFor' | 'endpointSecretFor' | 'webhookDefaultUrl' | 'webhookAllowPrivate' | 'codecStrict' | 'tenants'
 >;
 
 /** validateDefinition's input: the raw definition, and whether the start input arrived in plaintext. */
@@ -39,8 +44,11 @@ export interface ValidateDefinitionInput {
   plaintext?: boolean;
 }
 
-/** The parsed definition; `codecStrict` when the worker refuses plaintext (absent in older results). */
-export type ValidatedDefinition = PipelineDefinition & { codecStrict?: true };
+/**
+ * The parsed definition; `codecStrict` when the worker refuses plaintext, `tenantPolicy` when
+ * tenants apply (docs/tenants.md). Both are absent in older results: those runs replay as they ran.
+ */
+export type ValidatedDefinition = PipelineDefinition & { codecStrict?: true; tenantPolicy?: TenantPolicy };
 
 export const PLAINTEXT_START_REFUSED =
   'the pipeline was started with a plaintext input, and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1): start it from a client with the payload codec (REELFLOW_CODEC_KEYS)';
@@ -90,7 +98,12 @@ export function createDefinitionActivities(deps: WebhookDeps = {}) {
         throw ApplicationFailure.nonRetryable(PLAINTEXT_START_REFUSED, FailureType.PlaintextPayloadRefused);
       try {
         const def = withWorkerWebhook(parseDefinition(input.definition), deps);
-        return deps.codecStrict ? { ...def, codecStrict: true } : def;
+        const tenantPolicy = resolveTenantPolicy(def, deps.tenants);
+        return {
+          ...def,
+          ...(deps.codecStrict ? { codecStrict: true as const } : {}),
+          ...(tenantPolicy ? { tenantPolicy } : {}),
+        };
       } catch (err) {
         if (err instanceof DefinitionError)
           throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidDefinition, err.issues);

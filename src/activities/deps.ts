@@ -4,6 +4,7 @@
  */
 import type { VendorClient } from '../vendor-api';
 import type { WebhookAllowance } from '../webhooks/allowance';
+import type { TenantsConfig } from '../tenants/config';
 
 /** The vendor interfaces a start-up check covers, one per credential profile. */
 export type VendorInterfaceName = 'generation' | 'erase' | 'assets' | 'review';
@@ -45,4 +46,6 @@ export interface ActivityDeps {
    * (or was not run), else what failed. Read per create, no vendor call (docs/doctor.md).
    */
   vendorCheckFailed?: (profile: string, iface: VendorInterfaceName) => string | undefined;
+  /** The worker's tenant configuration (REELFLOW_TENANTS_FILE); absent: tenants are off (docs/tenants.md). */
+  tenants?: TenantsConfig;
 }

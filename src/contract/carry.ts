@@ -6,6 +6,7 @@
  */
 import type { Offer, OfferExpectation, OfferedTaskKind } from './offers';
 import type { PipelineStatus, VendorTaskKind } from './status';
+import type { TenantPolicy } from './tenancy';
 
 /** What continue-as-new carries besides the finished stages' outputs. */
 export interface RuntimeCarry {
@@ -20,6 +21,8 @@ export interface RuntimeCarry {
   waitingBase?: string;
   /** The worker's codec was strict when this was carried: a continued run judges signals so from its first task. */
   codecStrict?: boolean;
+  /** The tenant policy of the first run (docs/tenants.md): a continued run keeps its tenant, slot and prices. */
+  tenantPolicy?: TenantPolicy;
 }
 
 /** The book as continue-as-new carries it (plain data). */

@@ -46,6 +46,9 @@ function waitReason(reason: string): string {
 /** Table cells must not carry a pipe or a newline. */
 const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
 
+/** " · tenant acme (batch)" where tenants apply (docs/tenants.md). */
+const tenantText = (s: PipelineStatus) => (s.tenant === undefined ? '' : ` · tenant ${s.tenant} (${s.priority})`);
+
 export function renderDetails(s: PipelineStatus): string {
   const rows = STAGES.filter((name) => s.stages[name].state !== 'skipped').map((name) => {
     const st = s.stages[name];
@@ -61,7 +64,7 @@ export function renderDetails(s: PipelineStatus): string {
         `\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``,
         `**Waiting for an operator** on ${s.waiting.step}`,
       ]
-    : [`**${s.state}** · stage ${s.stage}`];
+    : [`**${s.state}** · stage ${s.stage}${tenantText(s)}`];
   const lines = [
     ...head,
     '',

@@ -10,6 +10,11 @@ export const STATUS = defineSearchAttributeKey('ReelflowStatus', SearchAttribute
 export const VENDOR_TASK_IDS = defineSearchAttributeKey('ReelflowVendorTaskIds', SearchAttributeType.KEYWORD_LIST);
 /** Set by the client at start (`reelflow start --batch`), never by the workflow: its upserts name only the keys above. */
 export const BATCH = defineSearchAttributeKey('ReelflowBatch', SearchAttributeType.KEYWORD);
+/**
+ * The tenant (docs/tenants.md): set by the client at start from the definition, and by the
+ * workflow once the worker's configuration has decided it (a raw start's claim is not trusted).
+ */
+export const TENANT = defineSearchAttributeKey('ReelflowTenant', SearchAttributeType.KEYWORD);
 
 /** Name → type, for registering on a server. */
 export const REELFLOW_SEARCH_ATTRIBUTES = {
@@ -17,4 +22,5 @@ export const REELFLOW_SEARCH_ATTRIBUTES = {
   ReelflowStatus: 'Keyword',
   ReelflowVendorTaskIds: 'KeywordList',
   ReelflowBatch: 'Keyword',
+  ReelflowTenant: 'Keyword',
 } as const;

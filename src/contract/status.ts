@@ -3,6 +3,8 @@
  * decision it waits for, and the webhooks it handed on. Plain data, read by the CLI, the
  * receiver and the metrics, and carried across continue-as-new (carry.ts).
  */
+import type { PriorityLevel } from '../definition/schema';
+
 export type StageName = 'review' | 'assets' | 'generation' | 'erase';
 export const STAGES: readonly StageName[] = ['review', 'assets', 'generation', 'erase'];
 
@@ -46,7 +48,12 @@ export interface StageStatus {
   reusedFrom?: string;
 }
 
-export type PipelineState = 'running' | 'waiting-operator' | 'stuck' | 'completed' | 'failed' | 'cancelled';
+/**
+ * `queued`: waiting for a slot of its tenant's concurrency limit, before any vendor call;
+ * `waiting-budget`: a paid create waits for its tenant's budget (docs/tenants.md).
+ */
+export type PipelineState =
+  'queued' | 'running' | 'waiting-operator' | 'waiting-budget' | 'stuck' | 'completed' | 'failed' | 'cancelled';
 
 /** A pipeline in this state has ended: no stage runs any more. */
 export function pipelineEnded(state: PipelineState): boolean {
@@ -65,6 +72,9 @@ export interface PipelineStatus {
   error?: string;
   /** Webhooks this pipeline started delivering (options.notify), each in its own workflow. */
   notifications?: WebhookRecord[];
+  /** The tenant it runs as and the priority it got (docs/tenants.md); absent when tenants are off. */
+  tenant?: string;
+  priority?: PriorityLevel;
 }
 
 export type WebhookEventType =

@@ -140,9 +140,32 @@ const Deadline = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** Task priority levels, highest first; src/contract/tenancy.ts maps them to Temporal priority keys. */
+export const PRIORITY_LEVELS = ['interactive', 'normal', 'batch'] as const;
+export type PriorityLevel = (typeof PRIORITY_LEVELS)[number];
+
+/** A tenant id: ASCII, so at most 64 bytes (Temporal's limit for a fairness key). */
+export const TenantIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+    'may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit',
+  );
+
 export const OptionsSchema = z.strictObject({
   /** Credential profile the worker maps to secrets from its environment. Never a secret. */
   profile: nameOf(40).default('default'),
+  /**
+   * Who the pipeline works for (docs/tenants.md). The worker's tenant configuration decides
+   * whether it is known, its limits and its budget; without one, a tenant is refused.
+   */
+  tenant: TenantIdSchema.optional(),
+  /** interactive, normal (the default) or batch; lowered to the tenant's highest allowed level. */
+  priority: z.enum(PRIORITY_LEVELS).optional(),
+  /** When the tenant's budget cannot cover a paid create: `wait` (the default) for more, or `fail`. */
+  overBudget: z.enum(['wait', 'fail']).optional(),
   callbacks: z.boolean().default(false),
   /** What to do when a create's outcome is ambiguous and reconcile found nothing. */
   ambiguousCreate: z

@@ -25,6 +25,8 @@
  *                                        definitions'): comma list of host names, IPs and CIDR subnets;
  *                                        1/true: all (local testing); default none
  *   REELFLOW_NOTIFY_TIMEOUT              seconds one webhook POST may take, answer body included; default 30
+ *   REELFLOW_TENANTS_FILE                tenants, their limits, budgets and the price table (JSON,
+ *                                        docs/tenants.md); unset: tenants are off
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
@@ -60,6 +62,7 @@ import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/documented-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../contract/messages';
+import { loadTenantsConfig, TenantsConfigError, type TenantsConfig } from '../tenants/config';
 import {
   describeAllowance,
   webhookHostRefusal,
@@ -123,6 +126,8 @@ export interface WorkerConfig {
   tracingEndpoint?: string;
   /** REELFLOW_STRICT_START: a failed start-up check refuses the start (else: a warning). */
   strictStart?: boolean;
+  /** REELFLOW_TENANTS_FILE, parsed (docs/tenants.md); absent: tenants are off. */
+  tenants?: TenantsConfig;
 }
 
 export class WorkerConfigError extends ConfigError {
@@ -201,6 +206,17 @@ function deploymentVariables() {
         ),
     ),
     REELFLOW_ARCHIVE_DIR: optional(z.string()),
+    REELFLOW_TENANTS_FILE: optional(
+      z.string().transform((file, ctx) => {
+        try {
+          return loadTenantsConfig(file);
+        } catch (err) {
+          if (!(err instanceof TenantsConfigError)) throw err;
+          ctx.addIssue({ code: 'custom', message: err.message.replace(/^REELFLOW_TENANTS_FILE: /, '') });
+          return z.NEVER;
+        }
+      }),
+    ),
     REELFLOW_ARCHIVE_ALLOW_PRIVATE: optional(flag),
     REELFLOW_STRICT_START: optional(flag),
     REELFLOW_NOTIFY_URL: optional(
@@ -324,6 +340,7 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
   };
   if (e.REELFLOW_STRICT_START) config.strictStart = true;
+  if (e.REELFLOW_TENANTS_FILE !== undefined) config.tenants = e.REELFLOW_TENANTS_FILE;
   if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
   if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
   if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
@@ -372,6 +389,7 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   ];
   if (c.callbackPort !== undefined) parts.push(`receiver=${c.callbackHost}:${c.callbackPort}`);
   parts.push(`archiveServer=${c.archiveServer ? `${c.archiveServer.host}:${c.archiveServer.port}` : 'off'}`);
+  if (c.tenants) parts.push(`tenants=${Object.keys(c.tenants.tenants).length}`);
   if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind} (refresh ${c.metricsRefreshSeconds} s)`);
   parts.push(`logLevel=${c.logLevel}`);

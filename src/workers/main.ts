@@ -135,6 +135,7 @@ export function activityDeps(
     webhookTimeoutMs: config.webhookTimeoutMs,
   };
   if (config.webhookUrl) deps.webhookDefaultUrl = config.webhookUrl;
+  if (config.tenants) deps.tenants = config.tenants;
   const { callbackBaseUrl, callbackSecret } = config;
   if (callbackBaseUrl && callbackSecret) {
     deps.callbackUrlFor = (workflowId, step, attempt, run) =>

@@ -17,6 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { isPlaintext } from '../codec/plaintext-mark';
+import { taskPriority } from '../contract/tenancy';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
 import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
@@ -150,8 +151,18 @@ async function validated(input: PipelineInput, rt: PipelineRuntime): Promise<Pip
   try {
     // Only a marked input adds the flag: an unmarked start asks exactly what it asked before.
     const plaintext = isPlaintext(input) ? { plaintext: true } : {};
-    const { codecStrict, ...def } = await validating.validateDefinition({ definition: input.definition, ...plaintext });
+    const { codecStrict, tenantPolicy, ...def } = await validating.validateDefinition({
+      definition: input.definition,
+      ...plaintext,
+    });
     rt.codecStrict = codecStrict === true;
+    // A continued run keeps its first run's tenant (its slot and prices are that tenant's).
+    rt.tenantPolicy ??= tenantPolicy;
+    if (rt.tenantPolicy) {
+      rt.status.tenant = rt.tenantPolicy.tenant;
+      rt.status.priority = rt.tenantPolicy.priority;
+      rt.taskOptions = { priority: taskPriority(rt.tenantPolicy) };
+    }
     return def;
   } catch (err) {
     throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;

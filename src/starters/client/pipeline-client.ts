@@ -43,7 +43,8 @@ import {
   type ResolveCreateResult,
   type StageName,
 } from '../../contract/messages';
-import { BATCH, STAGE, STATUS, VENDOR_TASK_IDS } from '../../contract/search-attributes';
+import { BATCH, STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../contract/search-attributes';
+import { startPriority } from '../../contract/tenancy';
 import { LoadedDefinition } from './definition-file';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
@@ -135,7 +136,8 @@ function describeStage(def: PipelineDefinition, stage: StageName): string {
 /** One line for the Web UI's summary: "demo: review 2 images → 2 assets into group "x" → …". */
 export function pipelineSummary(def: PipelineDefinition): string {
   const stages = definedStages(def).map((s) => describeStage(def, s));
-  return `${def.name ?? 'pipeline'}: ${stages.join(' → ')}`;
+  const tenant = def.options.tenant === undefined ? '' : ` [${def.options.tenant}]`;
+  return `${def.name ?? 'pipeline'}${tenant}: ${stages.join(' → ')}`;
 }
 
 /** Markdown for the Web UI's details: one row per stage, no URLs, no secrets. */
@@ -189,6 +191,7 @@ export function pipelineStartFields(
   const { reuse } = opts;
   const input: PipelineInput = { definition: wire, ...(reuse ? { reuse } : {}) };
   const rerunOf = reuse ? ` (rerun of ${reuse.fromPipelineId})` : '';
+  const priority = startPriority(def.options.tenant, def.options.priority);
   return {
     taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
     args: [input] as [PipelineInput],
@@ -199,7 +202,10 @@ export function pipelineStartFields(
       { key: STAGE, value: definedStages(def).find((s) => !(reuse?.stages ?? []).includes(s)) ?? 'archive' },
       { key: STATUS, value: 'running' },
       ...(opts.batchId !== undefined ? [{ key: BATCH, value: opts.batchId }] : []),
+      ...(def.options.tenant !== undefined ? [{ key: TENANT, value: def.options.tenant }] : []),
     ] as SearchAttributePair[],
+    // What the definition asks; the worker's tenant configuration may lower it (docs/tenants.md).
+    ...(priority ? { priority } : {}),
     ...(def.options.deadlines.pipeline !== undefined
       ? { workflowExecutionTimeout: durationMs(def.options.deadlines.pipeline) }
       : {}),

@@ -348,7 +348,11 @@ export class CallbackBook {
     this.lastQuery.set(a.step, Date.now());
     const chain = this.bounded ? { chain: ownChain() } : {};
     return queries.inspectOfferedTask.executeWithOptions(
-      { ...QUERY_OPTIONS, summary: this.board.summary(`check ${proof.kind} task ${taskId}, ${by}`) },
+      {
+        ...QUERY_OPTIONS,
+        ...this.board.taskOptions,
+        summary: this.board.summary(`check ${proof.kind} task ${taskId}, ${by}`),
+      },
       [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds(), ...chain }],
     );
   }

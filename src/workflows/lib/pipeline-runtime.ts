@@ -30,6 +30,7 @@ import {
 } from '../../contract/messages';
 import { isPlaintext } from '../../codec/plaintext-mark';
 import type { RuntimeCarry } from '../../contract/carry';
+import type { TenantPolicy } from '../../contract/tenancy';
 import { CallbackBook } from './callback-book';
 import { TASK_ID_PATTERN } from '../../contract/offers';
 import { operatorRefusal } from './operator-proof';
@@ -73,6 +74,12 @@ export class PipelineRuntime extends StatusBoard {
    */
   codecStrict = false;
 
+  /**
+   * The tenant policy (docs/tenants.md): from the recorded result of validateDefinition, or
+   * the carry of a continued run (which keeps its first run's). Undefined when tenants are off.
+   */
+  tenantPolicy: TenantPolicy | undefined;
+
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
@@ -89,6 +96,7 @@ export class PipelineRuntime extends StatusBoard {
     this.holds = { ...carry.holds };
     this.ambiguous = { ...carry.ambiguous };
     this.codecStrict = carry.codecStrict === true;
+    this.tenantPolicy = carry.tenantPolicy;
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
     this.book = new CallbackBook(carry.book, this, boundCallbacks);
     setHandler(statusQuery, () => this.status);
@@ -107,6 +115,7 @@ export class PipelineRuntime extends StatusBoard {
       ambiguous: this.ambiguous,
       waitingBase: this.waitingBase,
       ...(this.codecStrict ? { codecStrict: true } : {}),
+      ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
     };
   }
 

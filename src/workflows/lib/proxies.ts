@@ -14,6 +14,7 @@ import {
   type ActivityOptions,
   type LocalActivityOptions,
 } from '@temporalio/workflow';
+import type { Priority } from '@temporalio/common';
 import type { ReelflowActivities } from '../../activities';
 import { getAssetTaskQueue } from '../../contract/messages';
 import { FailureType } from '../../failures';
@@ -64,10 +65,14 @@ export const validating = proxyLocalActivities<ReelflowActivities>({
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FailureType.InvalidDefinition] },
 });
 
-/** GetAsset goes to the profile's own task queue, which the Temporal server rate-limits. */
-export function getAssetActivity(profile: string) {
+/**
+ * GetAsset goes to the profile's own task queue, which the Temporal server rate-limits; with
+ * tenants, its tasks carry the tenant's priority and fairness keys (docs/tenants.md).
+ */
+export function getAssetActivity(profile: string, taskOptions: { priority?: Priority } = {}) {
   return proxyActivities<ReelflowActivities>({
     ...QUERY_OPTIONS,
+    ...taskOptions,
     // Bounded wait in the queue: if no worker serves this profile's GetAsset queue, the
     // poll loop sees the timeout, keeps trying, and the stage deadline names the problem.
     scheduleToStartTimeout: '5m',

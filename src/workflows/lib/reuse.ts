@@ -88,7 +88,7 @@ async function refreshAssetUrls(
   from: string,
 ): Promise<AssetsStageResult> {
   if (!assets.items.some((a) => assetUrlStale(a, Date.now()))) return assets;
-  const getAsset = getAssetActivity(profile);
+  const getAsset = getAssetActivity(profile, rt.taskOptions);
   const refresh = async (a: AssetResult): Promise<AssetResult> => {
     if (!assetUrlStale(a, Date.now())) return a;
     const refused = (why: string) =>

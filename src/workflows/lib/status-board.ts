@@ -6,14 +6,21 @@
  * tasks, and this never calls the book back. Created inside the workflow function.
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Priority } from '@temporalio/common';
 import type { PipelineStatus, StageName, StageStatus, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
-import { STAGE, STATUS, VENDOR_TASK_IDS } from '../../contract/search-attributes';
+import { STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../contract/search-attributes';
 import { renderDetails } from '../../contract/details';
 import { summaryOf } from './summaries';
 
 export class StatusBoard {
-  /** The search attributes last upserted, as "stage|state|ids". */
+  /** The search attributes last upserted, as "stage|state|ids|tenant". */
   private lastSearch = '';
+
+  /**
+   * Spread into every activity the pipeline schedules: its tenant's priority key, fairness key
+   * and weight (docs/tenants.md), set once the policy is known; empty when tenants are off.
+   */
+  taskOptions: { priority?: Priority } = {};
 
   /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
   stuck = false;
@@ -56,13 +63,15 @@ export class StatusBoard {
     }
     setCurrentDetails(renderDetails(s));
     const ids = s.vendorTasks.map((t) => t.id);
-    const key = `${s.stage}|${s.state}|${ids.join(',')}`;
+    const key = `${s.stage}|${s.state}|${ids.join(',')}|${s.tenant ?? ''}`;
     if (key === this.lastSearch) return;
     this.lastSearch = key;
     upsertSearchAttributes([
       { key: STAGE, value: s.stage },
       { key: STATUS, value: s.state },
       { key: VENDOR_TASK_IDS, value: ids },
+      // Only where tenants apply: other runs upsert exactly what they always did.
+      ...(s.tenant === undefined ? [] : [{ key: TENANT, value: s.tenant }]),
     ]);
   }
 

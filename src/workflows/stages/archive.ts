@@ -25,7 +25,7 @@ export async function archiveOutput(
   rt.refresh();
   const t0 = Date.now();
   const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions(
-    { ...ARCHIVE_OPTIONS, summary: rt.summary(name) },
+    { ...ARCHIVE_OPTIONS, ...rt.taskOptions, summary: rt.summary(name) },
     [{ pipelineId: rt.status.pipelineId, taskId: output.taskId, name, url: output.videoUrl }],
   );
   result.archived.push(file);

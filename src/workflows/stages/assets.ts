@@ -71,7 +71,13 @@ export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput):
   const existing = await listAssets(rt, input.profile, group.id);
   rt.progress = { done: 0, total: input.items.length };
   rt.refresh();
-  const ctx: ItemContext = { rt, input, groupId: group.id, existing, getAsset: getAssetActivity(input.profile) };
+  const ctx: ItemContext = {
+    rt,
+    input,
+    groupId: group.id,
+    existing,
+    getAsset: getAssetActivity(input.profile, rt.taskOptions),
+  };
   const items = await Promise.all(input.items.map((item) => assetItem(ctx, item)));
   rt.stuck = false;
   return { groupId: group.id, groupName: group.name, groupCreated: group.created, items };
@@ -161,6 +167,7 @@ function createAssetSpec(
       creates.createAsset.executeWithOptions(
         {
           ...CREATE_OPTIONS,
+          ...rt.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.summary(`create asset ${vendorName} (attempt ${n})`),
         },
@@ -238,6 +245,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
       creates.createAssetGroup.executeWithOptions(
         {
           ...CREATE_OPTIONS,
+          ...rt.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.summary(`create group "${name}" (attempt ${n})`),
         },

@@ -38,6 +38,7 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
       creates.eraseCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
+          ...rt.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.summary(`create task (attempt ${n})`),
         },

@@ -35,6 +35,7 @@ export async function generationStage(
       const res = await creates.generationCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
+          ...rt.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.summary(`create task (attempt ${n})`),
         },

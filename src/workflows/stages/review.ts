@@ -180,6 +180,7 @@ function submitSpec(
       creates.reviewSubmit.executeWithOptions(
         {
           ...CREATE_OPTIONS,
+          ...rt.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
         },

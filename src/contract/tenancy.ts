@@ -1,0 +1,60 @@
+/**
+ * Tenants (docs/tenants.md): what the worker's tenant configuration resolves for one
+ * pipeline, and the names every side shares. The policy is resolved by the worker's
+ * definition check and recorded in history with its result, so the workflow reads the
+ * same policy on every replay, whatever the configuration says later.
+ */
+import type { PriorityLevel } from '../definition/schema';
+import type { VendorTaskKind } from './status';
+
+/** Temporal priority keys: 1 runs first, 5 last; 3 is Temporal's own default. */
+export const PRIORITY_KEYS: Record<PriorityLevel, number> = { interactive: 1, normal: 3, batch: 5 };
+
+export const DEFAULT_PRIORITY: PriorityLevel = 'normal';
+
+/** Money in integer minor units: a millionth of the currency unit holds the erase price (0.000015) exactly. */
+export const MINOR_UNITS_PER_UNIT = 1_000_000;
+
+export type BudgetPeriod = 'day' | 'month';
+
+export interface TenantBudget {
+  period: BudgetPeriod;
+  /** The configured amount per period, in minor units; `reelflow budget set` overrides it in the ledger. */
+  amount: number;
+}
+
+export interface TenantPolicy {
+  tenant: string;
+  /** The level the pipeline runs at: what it asked, lowered to the tenant's highest allowed. */
+  priority: PriorityLevel;
+  priorityKey: number;
+  /** Fairness weight of the tenant's tasks (Temporal clamps it to 0.001–1000). */
+  weight: number;
+  /** At most this many of the tenant's pipelines do vendor work at once; absent: no limit. */
+  concurrency?: number;
+  /** Absent: spend is counted, never refused. */
+  budget?: TenantBudget;
+  /** Price per paid create, minor units; every kind is listed (0 when unset: still counted). */
+  prices: Record<VendorTaskKind, number>;
+  currency: string;
+  /** Offset of the budget periods' clock from UTC, minutes (0: periods start at 00:00 UTC). */
+  utcOffsetMinutes: number;
+  overBudget: 'wait' | 'fail';
+}
+
+/** The Temporal Priority of every task the pipeline schedules. */
+export function taskPriority(p: TenantPolicy): { priorityKey: number; fairnessKey: string; fairnessWeight: number } {
+  return { priorityKey: p.priorityKey, fairnessKey: p.tenant, fairnessWeight: p.weight };
+}
+
+/** What a start sets from the definition alone (the worker's policy may lower it; docs/tenants.md). */
+export function startPriority(
+  tenant: string | undefined,
+  priority: PriorityLevel | undefined,
+): { priorityKey?: number; fairnessKey?: string } | undefined {
+  if (tenant === undefined && priority === undefined) return undefined;
+  return {
+    ...(priority ? { priorityKey: PRIORITY_KEYS[priority] } : {}),
+    ...(tenant ? { fairnessKey: tenant } : {}),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The worker's tenant configuration (docs/tenants.md): a JSON file named by
+ * REELFLOW_TENANTS_FILE. It is the source of truth: anyone who can start a workflow can
+ * write any tenant into its input, so the tenants known, their highest priority, their
+ * limits, weights and budgets, and the price table all come from here.
+ *
+ *   {
+ *     "currency": "CNY",
+ *     "utcOffset": "+08:00",
+ *     "prices": { "generation": "0.35", "erase": "0.000015" },
+ *     "defaultTenant": "shared",
+ *     "defaults": { "maxPriority": "normal", "concurrency": 20, "weight": 1 },
+ *     "tenants": { "acme": { "maxPriority": "interactive", "weight": 3, "budget": { "period": "month", "amount": "500" } } }
+ *   }
+ *
+ * Amounts are decimal strings in currency units with at most 6 decimals, held as integer
+ * minor units (millionths). Errors name the field and never quote a value.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { PRIORITY_LEVELS, TenantIdSchema } from '../definition/schema';
+import { MINOR_UNITS_PER_UNIT, type BudgetPeriod } from '../contract/tenancy';
+import type { VendorTaskKind } from '../contract/status';
+import { ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
+
+export const PAID_KINDS = ['review', 'assetGroup', 'asset', 'generation', 'erase'] as const satisfies VendorTaskKind[];
+
+/** "0.000015" → 15: a decimal amount in currency units, as integer minor units. */
+export function toMinorUnits(amount: string): number {
+  const [whole, frac = ''] = amount.split('.');
+  return Number(whole) * MINOR_UNITS_PER_UNIT + Number(frac.padEnd(6, '0'));
+}
+
+/** Minor units → "0.000015": exact, for reports. */
+export function formatMinorUnits(minor: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  const frac = String(abs % MINOR_UNITS_PER_UNIT)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  return `${sign}${Math.floor(abs / MINOR_UNITS_PER_UNIT)}${frac ? `.${frac}` : ''}`;
+}
+
+const Amount = z
+  .string({ error: 'must be a decimal string such as "12.50" (a string keeps it exact)' })
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000015"')
+  .transform(toMinorUnits);
+
+const BudgetSchema = z.strictObject({
+  period: z.enum(['day', 'month'] satisfies BudgetPeriod[]),
+  amount: Amount,
+});
+
+const LimitsSchema = z.strictObject({
+  /** The highest level this tenant's pipelines may run at; a higher ask is lowered to it. */
+  maxPriority: z.enum(PRIORITY_LEVELS).optional(),
+  /** Pipelines doing vendor work at once. */
+  concurrency: z.number().int().min(1, 'must be at least 1').max(100_000).optional(),
+  /** Fairness weight: this tenant's share of each queue against the others' (Temporal clamps 0.001–1000). */
+  weight: z.number().min(0.001, 'must be at least 0.001').max(1000, 'must be at most 1000').optional(),
+  budget: BudgetSchema.optional(),
+});
+
+const UtcOffset = z
+  .string()
+  .regex(/^(UTC|[+-](0\d|1[0-4]):[0-5]\d)$/, 'must be "UTC" or an offset such as "+08:00"')
+  .transform((s) => (s === 'UTC' ? 0 : (s[0] === '-' ? -1 : 1) * (Number(s.slice(1, 3)) * 60 + Number(s.slice(4, 6)))));
+
+export const TenantsFileSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "CNY"')
+      .default('CNY'),
+    /** Budget periods start at 00:00 of this offset (the first of the month for monthly ones). */
+    utcOffset: UtcOffset.default(0),
+    prices: z.partialRecord(z.enum(PAID_KINDS), Amount).default({}),
+    /** A pipeline naming no tenant, or an unknown one, runs as this tenant; without it both are refused. */
+    defaultTenant: TenantIdSchema.optional(),
+    defaults: LimitsSchema.default({}),
+    tenants: z.record(TenantIdSchema, LimitsSchema),
+  })
+  .superRefine((f, ctx) => {
+    if (f.defaultTenant !== undefined && !(f.defaultTenant in f.tenants))
+      ctx.addIssue({ code: 'custom', path: ['defaultTenant'], message: 'must be one of the tenants listed' });
+  });
+
+export type TenantsConfig = z.output<typeof TenantsFileSchema>;
+
+/** The price table with every paid kind: erase defaults to the vendor's listed price, the rest to 0. */
+export function priceTable(config: TenantsConfig): Record<VendorTaskKind, number> {
+  const defaults = { review: 0, assetGroup: 0, asset: 0, generation: 0, erase: toMinorUnits(String(ERASE_UNIT_PRICE)) };
+  return { ...defaults, ...config.prices };
+}
+
+export class TenantsConfigError extends Error {
+  override readonly name = 'TenantsConfigError';
+}
+
+/** Parses the file's JSON; every problem names its field (`tenants.acme.concurrency: must be at least 1`). */
+export function parseTenantsConfig(json: unknown, source = 'REELFLOW_TENANTS_FILE'): TenantsConfig {
+  const res = TenantsFileSchema.safeParse(json);
+  if (res.success) return res.data;
+  const problems = res.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new TenantsConfigError(`${source}: ${problems.join('; ')}`);
+}
+
+export function loadTenantsConfig(file: string): TenantsConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new TenantsConfigError(`REELFLOW_TENANTS_FILE: cannot read it (${(err as NodeJS.ErrnoException).code})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new TenantsConfigError('REELFLOW_TENANTS_FILE: is not valid JSON');
+  }
+  return parseTenantsConfig(json);
+}
