@@ -7,6 +7,7 @@
  * test:cluster` runs this file on the real server too.
  */
 import { randomUUID } from 'node:crypto';
+import { busiestWindow } from '../../tools/bench/rate-window';
 import { startPriority } from '../../src/contract/tenancy';
 import type { PriorityLevel } from '../../src/definition/schema';
 import { parseTenantsConfig } from '../../src/tenants/config';
@@ -89,7 +90,13 @@ async function backlogRun(h: Harness, aPriority: PriorityLevel, bPriority: Prior
     firsts.add(r.resourceId);
     order.push(tenantOfAsset.get(r.resourceId) ?? '?');
   }
-  return { order, pendingA, pendingB };
+  const gets = snap.requests.filter((r) => r.endpoint === 'assets.GetAsset');
+  const vendor = {
+    gets: gets.length,
+    busiest: busiestWindow(gets.map((r) => Date.parse(r.at))).count,
+    rejected: gets.filter((r) => r.status === 429).map((r) => `${r.seq}@${r.at}`),
+  };
+  return { order, pendingA, pendingB, vendor };
 }
 
 let h: Harness;
@@ -100,7 +107,7 @@ afterEach(async () => {
 test('same priority: b\u2019s GetAssets are dispatched fairly against a\u2019s backlog, not behind it', async () => {
   const tenants = parseTenantsConfig({ tenants: { a: { maxPriority: 'normal' }, b: { maxPriority: 'normal' } } });
   h = await startHarness({ tenants, getAssetWorkers: false, emulator: { profile: REAL_CLOCK_TIMINGS } });
-  const { order, pendingA, pendingB } = await backlogRun(h, 'normal', 'normal');
+  const { order, pendingA, pendingB, vendor } = await backlogRun(h, 'normal', 'normal');
 
   expect(order).toHaveLength(A_PIPELINES + B_PIPELINES);
   expect(order.filter((t) => t === '?')).toEqual([]);
@@ -109,7 +116,7 @@ test('same priority: b\u2019s GetAssets are dispatched fairly against a\u2019s b
   expect(pendingB[0].priority).toMatchObject({ priorityKey: 3, fairnessKey: 'b', fairnessWeight: 1 });
   // FIFO would send a's 30 first; round robin between the two keys puts b's in the first third.
   const bInFirst20 = order.slice(0, 2 * B_PIPELINES).filter((t) => t === 'b').length;
-  console.log(`fairness, same priority: order ${order.join('')}`);
+  console.log(`fairness, same priority: order ${order.join('')}; GetAsset ${JSON.stringify(vendor)}`);
   expect(order.slice(0, FIRST_DISPATCH)).toContain('b');
   expect(bInFirst20).toBeGreaterThanOrEqual(B_PIPELINES / 2);
 });
@@ -119,12 +126,12 @@ test('priority: b (interactive) goes first; a raw start claiming interactive for
     tenants: { a: { maxPriority: 'batch' }, b: { maxPriority: 'interactive' } },
   });
   h = await startHarness({ tenants, getAssetWorkers: false, emulator: { profile: REAL_CLOCK_TIMINGS } });
-  const { order, pendingA, pendingB } = await backlogRun(h, 'interactive', 'interactive');
+  const { order, pendingA, pendingB, vendor } = await backlogRun(h, 'interactive', 'interactive');
 
   // a claimed interactive (its workflow started at key 1); its activities run at its cap.
   for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 5, fairnessKey: 'a' });
   for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'b' });
-  console.log(`priority: order ${order.join('')}`);
+  console.log(`priority: order ${order.join('')}; GetAsset ${JSON.stringify(vendor)}`);
   // b's ten fill the worker's first dispatch; a's come after.
   expect(order.slice(0, FIRST_DISPATCH)).toEqual(Array(B_PIPELINES).fill('b'));
   expect(order.slice(FIRST_DISPATCH)).toEqual(Array(A_PIPELINES).fill('a'));
