@@ -104,17 +104,19 @@ afterEach(async () => {
   await h?.close();
 });
 
-test('same priority: b\u2019s GetAssets are dispatched fairly against a\u2019s backlog, not behind it', async () => {
-  const tenants = parseTenantsConfig({ tenants: { a: { maxPriority: 'normal' }, b: { maxPriority: 'normal' } } });
+test('same priority: b\u2019s GetAssets (weight 2) are dispatched fairly against a\u2019s backlog, not behind it', async () => {
+  const tenants = parseTenantsConfig({
+    tenants: { a: { maxPriority: 'normal' }, b: { maxPriority: 'normal', weight: 2 } },
+  });
   h = await startHarness({ tenants, getAssetWorkers: false, emulator: { profile: REAL_CLOCK_TIMINGS } });
   const { order, pendingA, pendingB, vendor } = await backlogRun(h, 'normal', 'normal');
 
   expect(order).toHaveLength(A_PIPELINES + B_PIPELINES);
   expect(order.filter((t) => t === '?')).toEqual([]);
   // Every task carries its tenant as fairness key, at the policy's priority and weight.
-  expect(pendingA[0].priority).toMatchObject({ priorityKey: 3, fairnessKey: 'a', fairnessWeight: 1 });
-  expect(pendingB[0].priority).toMatchObject({ priorityKey: 3, fairnessKey: 'b', fairnessWeight: 1 });
-  // FIFO would send a's 30 first; round robin between the two keys puts b's in the first third.
+  for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 3, fairnessKey: 'a', fairnessWeight: 1 });
+  for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 3, fairnessKey: 'b', fairnessWeight: 2 });
+  // FIFO would send a's 30 first; weighted round robin between the two keys puts b's early.
   const bInFirst20 = order.slice(0, 2 * B_PIPELINES).filter((t) => t === 'b').length;
   console.log(`fairness, same priority: order ${order.join('')}; GetAsset ${JSON.stringify(vendor)}`);
   expect(order.slice(0, FIRST_DISPATCH)).toContain('b');
