@@ -11,9 +11,9 @@ import { DEV_DYNAMIC_CONFIG } from '../../tools/devstack/dev-server';
 /** The file's `key:\n  - value: v` entries (the only form it uses: no constraints). */
 function deployDynamicConfig(): Record<string, unknown> {
   const text = readFileSync(path.join(__dirname, '../../deploy/dynamicconfig.yaml'), 'utf8');
-  const entries = [...text.matchAll(/^([\w.]+):\n\s+- value: (.+)$/gm)].map(([, key, value]) => [
+  const entries = [...text.matchAll(/^([\w.]+):\n\s+- value: (.+)$/gm)].map(([, key, value]): [string, unknown] => [
     key,
-    JSON.parse(value) as unknown,
+    JSON.parse(value),
   ]);
   return Object.fromEntries(entries);
 }

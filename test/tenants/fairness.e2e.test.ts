@@ -63,7 +63,8 @@ async function pendingGetAsset(h: Harness, workflowId: string) {
 async function allScheduled(h: Harness, started: Started[]) {
   return until(`a GetAsset scheduled by each of ${started.length} pipelines`, async () => {
     const pending = await Promise.all(started.map((s) => pendingGetAsset(h, s.workflowId)));
-    return pending.every((p) => p !== undefined) && pending.map((p) => p!);
+    const scheduled = pending.filter((p) => p !== undefined);
+    return scheduled.length === started.length && scheduled;
   });
 }
 
@@ -95,8 +96,19 @@ async function backlogRun(h: Harness, aPriority: PriorityLevel, bPriority: Prior
     gets: gets.length,
     busiest: busiestWindow(gets.map((r) => Date.parse(r.at))).count,
     rejected: gets.filter((r) => r.status === 429).map((r) => `${r.seq}@${r.at}`),
+    // Arrival gaps (ms) of the 11 calls up to the first 429, when there is one.
+    gapsTo429: gapsBefore(
+      gets,
+      gets.findIndex((r) => r.status === 429),
+    ),
   };
   return { order, pendingA, pendingB, vendor };
+}
+
+function gapsBefore(gets: { at: string }[], i: number): number[] {
+  if (i < 0) return [];
+  const t = gets.slice(Math.max(0, i - 10), i + 1).map((r) => Date.parse(r.at));
+  return t.slice(1).map((x, k) => x - t[k]);
 }
 
 let h: Harness;
