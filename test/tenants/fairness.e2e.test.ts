@@ -102,7 +102,7 @@ async function backlogRun(h: Harness, aPriority: PriorityLevel, bPriority: Prior
       gets.findIndex((r) => r.status === 429),
     ),
   };
-  return { order, pendingA, pendingB, vendor };
+  return { order, pendingA, pendingB, vendor, started: { a, b } };
 }
 
 function gapsBefore(gets: { at: string }[], i: number): number[] {
@@ -140,10 +140,16 @@ test('priority: b (interactive) goes first; a raw start claiming interactive for
     tenants: { a: { maxPriority: 'batch' }, b: { maxPriority: 'interactive' } },
   });
   h = await startHarness({ tenants, getAssetWorkers: false, emulator: { profile: REAL_CLOCK_TIMINGS } });
-  const { order, pendingA, pendingB, vendor } = await backlogRun(h, 'interactive', 'interactive');
+  const { order, pendingA, pendingB, vendor, started } = await backlogRun(h, 'interactive', 'interactive');
 
   // a claimed interactive (its workflow started at key 1); its activities run at its cap.
   for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 5, fairnessKey: 'a' });
+  // The workflow's own tasks keep the claim: server 1.29 cannot change a running workflow's priority.
+  const own = await h.connection.workflowService.describeWorkflowExecution({
+    namespace: h.client.options.namespace,
+    execution: { workflowId: started.a[0].workflowId },
+  });
+  expect(own.workflowExecutionInfo?.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'a' });
   for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'b' });
   console.log(`priority: order ${order.join('')}; GetAsset ${JSON.stringify(vendor)}`);
   // b's ten fill the worker's first dispatch; a's come after.
