@@ -27,6 +27,7 @@ import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
+import type { TenantsConfig } from '../../src/tenants/config';
 import { API_KEY, USER_1, USER_2 } from './emulator';
 import { until } from './poll';
 
@@ -45,6 +46,10 @@ export interface HarnessOptions {
   accessToken?: string;
   /** false: no in-process workers (the test runs worker processes itself). */
   inProcessWorkers?: boolean;
+  /** false: the main worker only, nobody polls the GetAsset queue (a backlog builds; `restartWorkers` adds it). */
+  getAssetWorkers?: boolean;
+  /** The worker's REELFLOW_TENANTS_FILE, parsed (docs/tenants.md). */
+  tenants?: TenantsConfig;
   /** The client's and the workers' (e.g. the payload codec). */
   dataConverter?: DataConverter;
   /** The workers' own, when it differs from the client's (a strict codec's). */
@@ -154,10 +159,11 @@ export async function startHarness(opts: HarnessOptions = {}) {
     ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
+    ...(opts.tenants ? { tenants: opts.tenants } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: workerConverter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
-  const makeWorkers = async () =>
+  const makeWorkers = async (getAssetWorkers = opts.getAssetWorkers ?? true) =>
     opts.inProcessWorkers === false
       ? []
       : [
@@ -166,7 +172,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
             namespace,
             config: {
               taskQueue,
-              profiles: ['default'],
+              profiles: getAssetWorkers ? ['default'] : [],
               getAssetRatePerSecond: opts.getAssetRatePerSecond ?? DEFAULT_GETASSET_RATE_PER_SECOND,
               maxConcurrentActivities: 100,
               maxConcurrentWorkflowTasks: 40,
@@ -204,11 +210,11 @@ export async function startHarness(opts: HarnessOptions = {}) {
       const handle = await this.start(definition);
       return { handle, result: await handle.result() };
     },
-    /** Stops the workers as a crash would leave them, then starts fresh ones. */
-    async restartWorkers() {
+    /** Stops the workers as a crash would leave them, then starts fresh ones (with or without GetAsset's). */
+    async restartWorkers(getAssetWorkers = true) {
       workers.forEach((w) => w.shutdown());
       await Promise.allSettled(running);
-      workers = await makeWorkers();
+      workers = await makeWorkers(getAssetWorkers);
       running = workers.map((w) => w.run());
     },
     async close() {

@@ -47,8 +47,9 @@ export const DEV_DYNAMIC_CONFIG: Record<string, unknown> = {
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
   'system.enableActivityEagerExecution': true,
-  // Task-queue priority and fairness (docs/tenants.md): the matcher that honours the tasks'
-  // priority and fairness keys; migration moves a queue's existing backlog onto it.
+  // Task-queue priority and fairness (docs/tenants.md#fair-share-of-the-vendor): the matcher
+  // that honours the tasks' priority and fairness keys; migration (1.30+; 1.29 ignores it)
+  // moves a queue's existing backlog onto it.
   'matching.useNewMatcher': true,
   'matching.enableFairness': true,
   'matching.enableMigration': true,
