@@ -198,6 +198,9 @@ export interface PhaseResult {
     pipelineMs: number;
     vendorMs: number;
     overheadMs: number;
+    /** reelflow only: the first run's start and the latest run's close (server clock, epoch ms). */
+    startMs?: number;
+    closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
   }[];
@@ -211,6 +214,8 @@ export interface Measured {
     ok: boolean;
     error?: string;
     pipelineMs: number;
+    startMs?: number;
+    closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
     stageMs?: Partial<Record<StageTiming, number>>;
@@ -233,6 +238,8 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
       pipelineMs: o.pipelineMs,
       vendorMs,
       overheadMs: o.pipelineMs - vendorMs,
+      ...(o.startMs !== undefined ? { startMs: o.startMs } : {}),
+      ...(o.closeMs !== undefined ? { closeMs: o.closeMs } : {}),
       ...(o.historyEvents !== undefined ? { historyEvents: o.historyEvents } : {}),
       ...(o.workflowTasks !== undefined ? { workflowTasks: o.workflowTasks } : {}),
     };
