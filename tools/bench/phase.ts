@@ -225,12 +225,9 @@ export interface Measured {
   machineLoad?: MachineLoad;
 }
 
-/** Stops the emulator's drain, reads its state and builds the run's summary. */
-export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Measured): Promise<PhaseResult> {
-  await emulator.collector.stop();
-  const state = await fetchState(emulator.url);
-  const work = attributeTasks(state, ctx.n);
-  const perPipeline = m.outcomes.map((o, index) => {
+/** Each pipeline's times beside the vendor's share of them. */
+function perPipelineOf(m: Measured, work: ReturnType<typeof attributeTasks>): PhaseResult['perPipeline'] {
+  return m.outcomes.map((o, index) => {
     const vendorMs = work[index].totalMs;
     return {
       index,
@@ -244,6 +241,14 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
       ...(o.workflowTasks !== undefined ? { workflowTasks: o.workflowTasks } : {}),
     };
   });
+}
+
+/** Stops the emulator's drain, reads its state and builds the run's summary. */
+export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Measured): Promise<PhaseResult> {
+  await emulator.collector.stop();
+  const state = await fetchState(emulator.url);
+  const work = attributeTasks(state, ctx.n);
+  const perPipeline = perPipelineOf(m, work);
   const ok = perPipeline.filter((p) => p.ok);
   const stageMs: PhaseResult['stageMs'] = {};
   const vendorStageMs: PhaseResult['vendorStageMs'] = {};
