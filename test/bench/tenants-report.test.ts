@@ -1,5 +1,6 @@
 import type { PhaseResult } from '../../tools/bench/phase';
 import {
+  matcherSettingsOf,
   tenantsFileContent,
   tenantsRunPlans,
   variantWaves,
@@ -76,6 +77,26 @@ describe('the tenants scenario plan', () => {
     expect(config.defaults.maxPriority).toBe('interactive');
     expect(config.defaults.concurrency).toBeUndefined();
     expect(config.tenants['tenant-a'].budget).toBeUndefined();
+  });
+});
+
+describe('matcherSettingsOf', () => {
+  test("reads the matcher keys of a dynamic config YAML; a key it does not set is unset (the server's default)", () => {
+    const yaml = [
+      'matching.numTaskqueueReadPartitions:',
+      '  - value: 1',
+      '# the new matcher',
+      'matching.useNewMatcher:',
+      '  - value: true',
+      'matching.enableFairness:',
+      '  - value: false',
+      '',
+    ].join('\n');
+    expect(matcherSettingsOf(yaml)).toEqual({
+      'matching.useNewMatcher': 'true',
+      'matching.enableFairness': 'false',
+      'matching.enableMigration': 'unset',
+    });
   });
 });
 
@@ -157,7 +178,12 @@ describe('targets', () => {
         result: result([pipe(0, 0, 1)]),
       },
     ];
-    const { checks, findings } = checksAndFindings(runs);
+    const on = {
+      'matching.useNewMatcher': 'true',
+      'matching.enableFairness': 'true',
+      'matching.enableMigration': 'unset',
+    };
+    const { checks, findings } = checksAndFindings(runs, on);
     expect(Object.keys(checks)).toEqual(['priority']);
     expect(findings).toEqual(['solo-a: 1 of 1 pipelines failed', 'priority: A wall ≤ 1.05× solo missed (2.00×)']);
     const report = {
@@ -172,6 +198,7 @@ describe('targets', () => {
         getAssetRatePerSecond: 9,
         workerEnv: {},
         temporalServer: 'dev server',
+        matcher: on,
         tenantsFile: tenantsFileContent(),
         timeoutSeconds: 600,
       },
@@ -183,5 +210,17 @@ describe('targets', () => {
     expect(md).toContain('| B p50 / p95 ÷ B alone | 1.00× / 1.00× | — | 1.20× / 1.20× |');
     expect(md).toContain('| A wall ≤ 1.05× solo | 2.00× **missed** |');
     expect(md).toContain('review → assets (1 per pipeline) → generation → erase → archive');
+    expect(md).toContain('Matcher: matching.useNewMatcher true, matching.enableFairness true');
+  });
+
+  test('a server without the new matcher or without fairness is a finding: the keys cannot take effect', () => {
+    const { findings } = checksAndFindings([], {
+      'matching.useNewMatcher': 'true',
+      'matching.enableFairness': 'unset',
+      'matching.enableMigration': 'unset',
+    });
+    expect(findings).toEqual([
+      'the server runs without matching.enableFairness: priority and fairness keys take no effect',
+    ]);
   });
 });

@@ -23,7 +23,7 @@ import { ratiosFor, thresholdFindings, writeReport, type BenchReport, type Machi
 import { targetsFor } from './targets';
 import { tenantsFileContent } from './tenants-plan';
 import { checksAndFindings, writeTenantsReport, type TenantsReport } from './tenants-report';
-import { runTenantsScenario } from './tenants-run';
+import { matcherSettings, runTenantsScenario } from './tenants-run';
 import { startBenchServer, type BenchServer } from './temporal-server';
 import { getAssetVendorFloorMs, idealMs, minimumCalls, stageProcessingMs, type Workload } from './workload';
 
@@ -235,6 +235,7 @@ async function tenantsMain(flags: BenchFlags, run: BenchRun, server: BenchServer
     temporal: { address: server.address, pid: server.pid },
     sampler,
   });
+  const matcher = matcherSettings(server.kind, run.root);
   const report: TenantsReport = {
     startedAt: run.startedAt,
     command: run.command,
@@ -247,11 +248,12 @@ async function tenantsMain(flags: BenchFlags, run: BenchRun, server: BenchServer
       getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
       workerEnv: flags.workerEnv,
       temporalServer: server.described,
+      matcher,
       tenantsFile: tenantsFileContent(),
       timeoutSeconds: flags.timeoutMs / 1000,
     },
     runs,
-    ...checksAndFindings(runs),
+    ...checksAndFindings(runs, matcher),
   };
   const written = writeTenantsReport(report, path.resolve(flags.outDir));
   run.log(

@@ -89,3 +89,19 @@ export function tenantsFileContent(): object {
     tenants: { [TENANT_A]: {}, [TENANT_B]: {} },
   };
 }
+
+/** The server settings that decide whether priority and fairness keys take effect (docs/tenants.md). */
+export const MATCHER_KEYS = ['matching.useNewMatcher', 'matching.enableFairness', 'matching.enableMigration'] as const;
+
+/**
+ * The matcher keys' values in a dynamic config YAML (`key:` then `- value: v`, as in
+ * deploy/dynamicconfig.yaml); a key it does not set is "unset" (the server's default: off).
+ */
+export function matcherSettingsOf(yaml: string): Record<string, string> {
+  return Object.fromEntries(
+    MATCHER_KEYS.map((k) => {
+      const m = new RegExp(`^${k.replace(/\./g, '\\.')}:\\s*\\n\\s*-\\s*value:\\s*(\\S+)`, 'm').exec(yaml);
+      return [k, m?.[1] ?? 'unset'];
+    }),
+  );
+}

@@ -117,6 +117,8 @@ export interface TenantsReport {
     getAssetRatePerSecond: number;
     workerEnv: Record<string, string>;
     temporalServer: string;
+    /** The server's matching.useNewMatcher, enableFairness, enableMigration ("unset": off). */
+    matcher: Record<string, string>;
     /** REELFLOW_TENANTS_FILE of every run but `off`. */
     tenantsFile: object;
     timeoutSeconds: number;
@@ -127,11 +129,19 @@ export interface TenantsReport {
   findings: string[];
 }
 
-/** The checks of every variant run, and the findings: missed targets and failed pipelines. */
-export function checksAndFindings(runs: TenantsRun[]): Pick<TenantsReport, 'checks' | 'findings'> {
+/** The checks of every variant run, and the findings: a matcher without fairness, missed targets, failed pipelines. */
+export function checksAndFindings(
+  runs: TenantsRun[],
+  matcher: Record<string, string>,
+): Pick<TenantsReport, 'checks' | 'findings'> {
   const solo = (label: string) => runs.find((r) => r.plan.label === label)?.summary;
   const checks: TenantsReport['checks'] = {};
   const findings: string[] = [];
+  const off = Object.entries(matcher).filter(([k, v]) => k !== 'matching.enableMigration' && v !== 'true');
+  if (off.length)
+    findings.push(
+      `the server runs without ${off.map(([k]) => k).join(' and ')}: priority and fairness keys take no effect`,
+    );
   for (const r of runs) {
     if (r.result.failed) findings.push(`${r.plan.label}: ${r.result.failed} of ${r.result.pipelines} pipelines failed`);
     if (r.plan.label === 'solo-a' || r.plan.label === 'solo-b') continue;
@@ -212,6 +222,10 @@ function introLines(report: TenantsReport): string[] {
       `One credential profile, so one GetAsset queue at ${s.getAssetRatePerSecond}/s for both. ` +
       `Each pipeline: ${stages}${s.workload.archive ? ' → archive' : ''} (the default bench's workload), callbacks ${s.callbacks}. ` +
       `${s.workers} worker process${s.workers > 1 ? 'es' : ''} on ${s.temporalServer}, a fresh emulator, worker and task queue per run.`,
+    '',
+    `Matcher: ${Object.entries(s.matcher)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
     '',
     'Runs: B alone and A alone (at their (a) levels, tenants file on), then ' +
       '(a) A `batch`, B `interactive`, tenants as fairness keys; ' +

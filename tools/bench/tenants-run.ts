@@ -3,14 +3,21 @@
  * Temporal server: B alone, A alone, then each variant, every run with a fresh emulator,
  * worker(s) and task queue (runReelflow).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEV_DYNAMIC_CONFIG } from '../devstack/dev-server';
 import type { BenchFlags } from './flags';
 import type { PhaseContext } from './phase';
 import type { Sampler } from './processes';
 import { runReelflow } from './reelflow-run';
 import { runSummary, type TenantsRun } from './tenants-report';
-import { tenantsFileContent, tenantsRunPlans, type TenantsScenario } from './tenants-plan';
+import {
+  MATCHER_KEYS,
+  matcherSettingsOf,
+  tenantsFileContent,
+  tenantsRunPlans,
+  type TenantsScenario,
+} from './tenants-plan';
 
 export interface TenantsRunContext {
   root: string;
@@ -60,4 +67,13 @@ export async function runTenantsScenario(
     runs.push({ plan, summary, result });
   }
   return runs;
+}
+
+/** The server's matcher settings as this bench starts it: the dev server's flags, or the cluster's YAML. */
+export function matcherSettings(kind: 'dev' | 'cluster', root: string): Record<string, string> {
+  if (kind === 'cluster')
+    return matcherSettingsOf(readFileSync(path.join(root, 'deploy', 'dynamicconfig.yaml'), 'utf8'));
+  return Object.fromEntries(
+    MATCHER_KEYS.map((k) => [k, k in DEV_DYNAMIC_CONFIG ? String(DEV_DYNAMIC_CONFIG[k]) : 'unset']),
+  );
 }
