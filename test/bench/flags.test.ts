@@ -48,6 +48,63 @@ describe('bench flags', () => {
     expect(() => parseBenchFlags(['--timings', 't.json'], () => '{"nope": 1}')).toThrow(/unknown nope/);
   });
 
+  test('--scenario tenants: 1000 for A, 10 for B 20 s later, every variant, callbacks on, no baseline', () => {
+    const f = parseBenchFlags(['--scenario', 'tenants']);
+    expect(f.scenario).toBe('tenants');
+    expect(f.tenants).toEqual({
+      aPipelines: 1000,
+      bPipelines: 10,
+      bDelayMs: 20_000,
+      variants: ['priority', 'fairness', 'off'],
+    });
+    expect(f.pipelines).toBe(1010);
+    expect(f.modes).toEqual(['on']);
+    expect(f.baseline).toBe(false);
+    expect(f.timeoutMs).toBe(1_610_000);
+    expect(f.workload.stages).toEqual(['review', 'assets', 'generation', 'erase']);
+    expect(parseBenchFlags([]).scenario).toBe('default');
+    expect(parseBenchFlags([]).tenants).toBeUndefined();
+  });
+
+  test('--scenario tenants: sizes, delay, variants in their own order, one callback mode', () => {
+    const f = parseBenchFlags([
+      '--scenario',
+      'tenants',
+      '--tenant-a-pipelines',
+      '100',
+      '--tenant-b-pipelines',
+      '5',
+      '--tenant-b-delay',
+      '0',
+      '--variants',
+      'off, priority',
+      '--callbacks',
+      'off',
+      '--temporal',
+      'cluster',
+    ]);
+    expect(f.tenants).toEqual({ aPipelines: 100, bPipelines: 5, bDelayMs: 0, variants: ['priority', 'off'] });
+    expect(f.pipelines).toBe(105);
+    expect(f.modes).toEqual(['off']);
+    expect(f.temporal).toBe('cluster');
+  });
+
+  test.each([
+    [['--scenario', 'crowd'], /--scenario: default or tenants/],
+    [['--tenant-a-pipelines', '10'], /--tenant-a-pipelines: only with --scenario tenants/],
+    [['--variants', 'off'], /--variants: only with --scenario tenants/],
+    [['--scenario', 'tenants', '--pipelines', '10'], /--pipelines: not with --scenario tenants/],
+    [['--scenario', 'tenants', '--baseline', 'off'], /--baseline: not with --scenario tenants/],
+    [['--scenario', 'tenants', '--callbacks', 'both'], /not both/],
+    [['--scenario', 'tenants', '--variants', 'loud'], /--variants: unknown loud/],
+    [['--scenario', 'tenants', '--variants', ','], /--variants: at least one/],
+    [['--scenario', 'tenants', '--tenant-b-pipelines', '0'], /--tenant-b-pipelines/],
+    [['--scenario', 'tenants', '--tenant-b-delay', '-1'], /--tenant-b-delay/],
+    [['--scenario', 'tenants', '--worker-env', 'REELFLOW_TENANTS_FILE=/x'], /set by the bench/],
+  ])('%j is a usage error of the tenants scenario', (argv, message) => {
+    expect(() => parseBenchFlags(argv)).toThrow(message);
+  });
+
   test.each([
     [['--pipelines', '0'], /--pipelines/],
     [['--callbacks', 'maybe'], /--callbacks/],

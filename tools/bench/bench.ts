@@ -1,5 +1,6 @@
 /**
  * `npm run bench -- [--pipelines N] [--callbacks on|off|both] [--stages …] …` (see flags.ts).
+ * `--scenario tenants`: the noisy neighbour instead (tenants-run.ts), with its own report.
  *
  * N pipelines started at once through reelflow (worker processes on a Temporal dev
  * server), then the same N through the naive baseline, against an emulator process with
@@ -20,6 +21,9 @@ import { killAllSpawned, pidsNamed, Sampler } from './processes';
 import { runReelflow } from './reelflow-run';
 import { ratiosFor, thresholdFindings, writeReport, type BenchReport, type Machine } from './report';
 import { targetsFor } from './targets';
+import { tenantsFileContent } from './tenants-plan';
+import { checksAndFindings, writeTenantsReport, type TenantsReport } from './tenants-report';
+import { matcherSettings, runTenantsScenario } from './tenants-run';
 import { startBenchServer, type BenchServer } from './temporal-server';
 import { getAssetVendorFloorMs, idealMs, minimumCalls, stageProcessingMs, type Workload } from './workload';
 
@@ -220,6 +224,44 @@ function benchReport(
   };
 }
 
+/** --scenario tenants: the runs, then their report; the exit code. */
+async function tenantsMain(flags: BenchFlags, run: BenchRun, server: BenchServer, sampler: Sampler, cli?: string) {
+  const scenario = flags.tenants!;
+  const runs = await runTenantsScenario(flags, scenario, {
+    root: run.root,
+    runDir: run.runDir,
+    tag: run.tag,
+    log: run.log,
+    temporal: { address: server.address, pid: server.pid },
+    sampler,
+  });
+  const matcher = matcherSettings(server.kind, run.root);
+  const report: TenantsReport = {
+    startedAt: run.startedAt,
+    command: run.command,
+    machine: machine(cli),
+    settings: {
+      scenario,
+      callbacks: flags.modes[0],
+      workload: flags.workload,
+      workers: flags.workers,
+      getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+      workerEnv: flags.workerEnv,
+      temporalServer: server.described,
+      matcher,
+      tenantsFile: tenantsFileContent(),
+      timeoutSeconds: flags.timeoutMs / 1000,
+    },
+    runs,
+    ...checksAndFindings(runs, matcher),
+  };
+  const written = writeTenantsReport(report, path.resolve(flags.outDir));
+  run.log(
+    `bench: report ${path.relative(process.cwd(), written.md)} and ${path.relative(process.cwd(), written.json)}`,
+  );
+  return runs.some((r) => r.result.failed > 0) ? 1 : 0;
+}
+
 async function main(): Promise<number> {
   const flags = flagsOrExit(process.argv.slice(2));
   if (typeof flags === 'number') return flags;
@@ -244,6 +286,13 @@ async function main(): Promise<number> {
   try {
     log(`bench: run ${run.tag}, logs in ${path.relative(process.cwd(), run.runDir)}`);
     server = await startServer(flags, run, sampler);
+    if (flags.scenario === 'tenants') {
+      const code = await tenantsMain(flags, run, server, sampler, cli?.path);
+      await stopAll();
+      if (!flags.keep) rmSync(run.runDir, { recursive: true, force: true });
+      else log(`bench: kept ${path.relative(process.cwd(), run.runDir)}`);
+      return code;
+    }
     const temporalServer = server.described;
     const runs = await runModes(flags, run, server, sampler);
     await stopAll();

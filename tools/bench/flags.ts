@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/documented-values';
+import { DEFAULT_TENANTS_SCENARIO, TENANT_VARIANTS, type TenantsScenario, type TenantVariant } from './tenants-plan';
 import {
   BENCH_STAGES,
   DEFAULT_WORKLOAD,
@@ -12,8 +13,13 @@ import {
 } from './workload';
 
 export const USAGE = `usage: npm run bench -- [options]
-  --pipelines N          pipelines started at once (default 200)
-  --callbacks MODE       on | off | both (default both: one run without, one with)
+  --scenario NAME        default | tenants (the noisy neighbour: tenant A's backlog, then tenant B)
+  --pipelines N          pipelines started at once (default 200; not with --scenario tenants)
+  --tenant-a-pipelines N tenants: A's pipelines, started at once (default 1000)
+  --tenant-b-pipelines N tenants: B's pipelines (default 10)
+  --tenant-b-delay S     tenants: B starts S seconds after A (default 20)
+  --variants LIST        tenants: comma list of priority,fairness,off (default all three)
+  --callbacks MODE       on | off | both (default both: one run without, one with; tenants: on, not both)
   --stages LIST          comma list of review,assets,generation,erase (default all four)
   --assets K             asset items per pipeline (default 1)
   --archive on|off       download generated and erased videos (default on)
@@ -24,7 +30,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --temporal dev|cluster the dev server (default), or the real server on the local PostgreSQL (fresh databases)
   --shards N             history shards of --temporal cluster (default 4)
   --temporal-db file|memory  the dev server's SQLite: a file under .data/bench/<run>/ (default) or in memory
-  --baseline on|off      also run the naive baseline (default on)
+  --baseline on|off      also run the naive baseline (default on; not with --scenario tenants)
   --timeout SECONDS      per run (default 600 + N)
   --out DIR              report folder (default reports/)
   --cpu-prof             V8 CPU profiles of the workers and the baseline (summarized in the report)
@@ -35,6 +41,9 @@ export class UsageError extends Error {
 }
 
 export interface BenchFlags {
+  scenario: 'default' | 'tenants';
+  /** With --scenario tenants: its sizes and variants (pipelines is then A's plus B's). */
+  tenants?: TenantsScenario;
   pipelines: number;
   modes: ('off' | 'on')[];
   workload: Workload;
@@ -67,15 +76,20 @@ const wholeNumber = (flag: string, v: string, min: number, max: number): number 
 };
 
 const OPTIONS = {
-  pipelines: { type: 'string', default: '200' },
-  callbacks: { type: 'string', default: 'both' },
+  scenario: { type: 'string', default: 'default' },
+  pipelines: { type: 'string' },
+  'tenant-a-pipelines': { type: 'string' },
+  'tenant-b-pipelines': { type: 'string' },
+  'tenant-b-delay': { type: 'string' },
+  variants: { type: 'string' },
+  callbacks: { type: 'string' },
   stages: { type: 'string' },
   assets: { type: 'string', default: String(DEFAULT_WORKLOAD.assetsPerPipeline) },
   archive: { type: 'string', default: 'on' },
   workers: { type: 'string', default: '1' },
   'getasset-rate': { type: 'string' },
   timings: { type: 'string' },
-  baseline: { type: 'string', default: 'on' },
+  baseline: { type: 'string' },
   'temporal-db': { type: 'string', default: 'file' },
   temporal: { type: 'string', default: 'dev' },
   shards: { type: 'string' },
@@ -111,6 +125,52 @@ function parseStages(list: string | undefined): BenchStage[] {
   if (unknown.length)
     throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
   return BENCH_STAGES.filter((s) => named.includes(s));
+}
+
+const TENANT_FLAGS = ['tenant-a-pipelines', 'tenant-b-pipelines', 'tenant-b-delay', 'variants'] as const;
+
+function parseVariants(list: string | undefined): TenantVariant[] {
+  if (list === undefined) return DEFAULT_TENANTS_SCENARIO.variants;
+  const named = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = named.filter((v) => !(TENANT_VARIANTS as readonly string[]).includes(v));
+  if (unknown.length)
+    throw new UsageError(`--variants: unknown ${unknown.join(', ')} (known: ${TENANT_VARIANTS.join(', ')})`);
+  return TENANT_VARIANTS.filter((v) => named.includes(v));
+}
+
+/** --scenario and what depends on it: the pipeline count, the callback modes, the baseline. */
+function parseScenario(
+  values: ReturnType<typeof flagValues>,
+): Pick<BenchFlags, 'scenario' | 'tenants' | 'pipelines' | 'modes' | 'baseline'> {
+  const scenario = values.scenario;
+  if (scenario === 'default') {
+    const given = TENANT_FLAGS.find((f) => values[f] !== undefined);
+    if (given) throw new UsageError(`--${given}: only with --scenario tenants`);
+    return {
+      scenario,
+      pipelines: wholeNumber('--pipelines', values.pipelines ?? '200', 1, 10_000),
+      modes: parseModes(values.callbacks ?? 'both'),
+      baseline: onOff('--baseline', values.baseline ?? 'on'),
+    };
+  }
+  if (scenario !== 'tenants') throw new UsageError(`--scenario: default or tenants, got "${scenario}"`);
+  if (values.pipelines !== undefined)
+    throw new UsageError('--pipelines: not with --scenario tenants (--tenant-a-pipelines, --tenant-b-pipelines)');
+  if (values.baseline !== undefined) throw new UsageError('--baseline: not with --scenario tenants (no baseline)');
+  const d = DEFAULT_TENANTS_SCENARIO;
+  const tenants: TenantsScenario = {
+    aPipelines: wholeNumber('--tenant-a-pipelines', values['tenant-a-pipelines'] ?? String(d.aPipelines), 1, 10_000),
+    bPipelines: wholeNumber('--tenant-b-pipelines', values['tenant-b-pipelines'] ?? String(d.bPipelines), 1, 1_000),
+    bDelayMs: wholeNumber('--tenant-b-delay', values['tenant-b-delay'] ?? String(d.bDelayMs / 1000), 0, 3_600) * 1000,
+    variants: parseVariants(values.variants),
+  };
+  if (tenants.variants.length === 0) throw new UsageError('--variants: at least one of priority, fairness, off');
+  const modes = parseModes(values.callbacks ?? 'on');
+  if (modes.length > 1) throw new UsageError('--callbacks: on or off with --scenario tenants, not both');
+  return { scenario, tenants, pipelines: tenants.aPipelines + tenants.bPipelines, modes, baseline: false };
 }
 
 /** --timings FILE laid over the default stage times. */
@@ -172,8 +232,7 @@ export function parseBenchFlags(
   readFile: (f: string) => string = (f) => readFileSync(f, 'utf8'),
 ): BenchFlags {
   const values = flagValues(argv);
-  const pipelines = wholeNumber('--pipelines', values.pipelines, 1, 10_000);
-  const modes = parseModes(values.callbacks);
+  const { scenario, tenants, pipelines, modes, baseline } = parseScenario(values);
   const stages = parseStages(values.stages);
   const timings = parseTimings(values.timings, readFile);
   const workload: Workload = {
@@ -188,16 +247,20 @@ export function parseBenchFlags(
   const workers = wholeNumber('--workers', values.workers, 1, 2) as 1 | 2;
   const getAssetRate = parseGetAssetRate(values['getasset-rate']);
   const workerEnv = parseWorkerEnv(values['worker-env']);
+  if (tenants && 'REELFLOW_TENANTS_FILE' in workerEnv)
+    throw new UsageError('--worker-env: REELFLOW_TENANTS_FILE is set by the bench with --scenario tenants');
   const { temporalDb, temporal, shards } = parseTemporal(values);
   const timeoutS =
     values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
   return {
+    scenario,
+    ...(tenants ? { tenants } : {}),
     pipelines,
     modes,
     workload,
     workers,
     ...(getAssetRate !== undefined ? { getAssetRate } : {}),
-    baseline: onOff('--baseline', values.baseline),
+    baseline,
     timeoutMs: timeoutS * 1000,
     outDir: values.out,
     keep: values.keep,

@@ -198,6 +198,9 @@ export interface PhaseResult {
     pipelineMs: number;
     vendorMs: number;
     overheadMs: number;
+    /** reelflow only: the first run's start and the latest run's close (server clock, epoch ms). */
+    startMs?: number;
+    closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
   }[];
@@ -211,6 +214,8 @@ export interface Measured {
     ok: boolean;
     error?: string;
     pipelineMs: number;
+    startMs?: number;
+    closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
     stageMs?: Partial<Record<StageTiming, number>>;
@@ -220,12 +225,9 @@ export interface Measured {
   machineLoad?: MachineLoad;
 }
 
-/** Stops the emulator's drain, reads its state and builds the run's summary. */
-export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Measured): Promise<PhaseResult> {
-  await emulator.collector.stop();
-  const state = await fetchState(emulator.url);
-  const work = attributeTasks(state, ctx.n);
-  const perPipeline = m.outcomes.map((o, index) => {
+/** Each pipeline's times beside the vendor's share of them. */
+function perPipelineOf(m: Measured, work: ReturnType<typeof attributeTasks>): PhaseResult['perPipeline'] {
+  return m.outcomes.map((o, index) => {
     const vendorMs = work[index].totalMs;
     return {
       index,
@@ -233,10 +235,20 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
       pipelineMs: o.pipelineMs,
       vendorMs,
       overheadMs: o.pipelineMs - vendorMs,
+      ...(o.startMs !== undefined ? { startMs: o.startMs } : {}),
+      ...(o.closeMs !== undefined ? { closeMs: o.closeMs } : {}),
       ...(o.historyEvents !== undefined ? { historyEvents: o.historyEvents } : {}),
       ...(o.workflowTasks !== undefined ? { workflowTasks: o.workflowTasks } : {}),
     };
   });
+}
+
+/** Stops the emulator's drain, reads its state and builds the run's summary. */
+export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Measured): Promise<PhaseResult> {
+  await emulator.collector.stop();
+  const state = await fetchState(emulator.url);
+  const work = attributeTasks(state, ctx.n);
+  const perPipeline = perPipelineOf(m, work);
   const ok = perPipeline.filter((p) => p.ok);
   const stageMs: PhaseResult['stageMs'] = {};
   const vendorStageMs: PhaseResult['vendorStageMs'] = {};

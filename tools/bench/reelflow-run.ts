@@ -11,6 +11,8 @@ import { codecDataConverter, codecEnv } from '../../src/codec';
 import { freePort } from '../devstack/dev-server';
 import type { PipelineResult } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import type { PriorityLevel } from '../../src/definition/schema';
+import { startPriority } from '../../src/contract/tenancy';
 import { historyCounts } from './history-counts';
 import { mapPool } from './pool';
 import {
@@ -29,8 +31,20 @@ import {
 } from './phase';
 import { spawnNode, type NodeProcess, type ProcStats, type Sampler } from './processes';
 
+/** Pipelines started together, `afterMs` after the run's start, as one tenant at one priority. */
+export interface StartWave {
+  count: number;
+  afterMs: number;
+  tenant?: string;
+  priority?: PriorityLevel;
+}
+
 export interface ReelflowRunOptions {
   ctx: PhaseContext;
+  /** Names the run's task queue, workflow ids and logs when one bench run holds several. */
+  label?: string;
+  /** The pipelines' start plan (their counts add up to ctx.n); absent: all ctx.n at once, no tenant. */
+  waves?: StartWave[];
   temporal: { address: string; pid: number };
   workers: 1 | 2;
   getAssetRate?: number;
@@ -41,7 +55,7 @@ export interface ReelflowRunOptions {
 
 async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQueue: string): Promise<NodeProcess[]> {
   const { ctx } = opts;
-  const mode = ctx.callbacks ? 'on' : 'off';
+  const name = runName(opts);
   const secret = randomBytes(24).toString('hex');
   const workers: NodeProcess[] = [];
   for (let w = 1; w <= opts.workers; w++) {
@@ -56,7 +70,7 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
       REELFLOW_PROFILES: 'default',
       REELFLOW_PROFILE_DEFAULT_API_KEY: EMULATOR_API_KEY,
       REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: EMULATOR_ACCESS_TOKEN,
-      REELFLOW_ARCHIVE_DIR: path.join(ctx.runDir, `archive-reelflow-${mode}`),
+      REELFLOW_ARCHIVE_DIR: path.join(ctx.runDir, `archive-reelflow-${name}`),
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
     };
     if (opts.getAssetRate !== undefined) env.REELFLOW_GETASSET_RATE = String(opts.getAssetRate);
@@ -78,8 +92,8 @@ async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQ
       name: `worker ${w}`,
       script: path.join(ctx.root, 'dist', 'workers', 'main.js'),
       env,
-      logFile: path.join(ctx.runDir, `worker${w}-${mode}.log`),
-      nodeArgs: profilingArgs(ctx, `worker${w}-${mode}`),
+      logFile: path.join(ctx.runDir, `worker${w}-${name}.log`),
+      nodeArgs: profilingArgs(ctx, `worker${w}-${name}`),
     });
     workers.push(proc);
     // One at a time: the first may (re)build the workflow bundle.
@@ -92,24 +106,63 @@ type Started = { handle?: WorkflowHandleWithFirstExecutionRunId; error?: string 
 /** A pipeline's end as awaited: its stage timings when it completed, else why not. */
 type Waited = { ok: boolean; error?: string | undefined; timings: PipelineResult['timings'] };
 
-/** Every pipeline started at once; a start that fails is recorded, not thrown. */
-function startAll(
+/** The run's name in task queue, workflow ids and logs: the callback mode, after the label if any. */
+const runName = (opts: ReelflowRunOptions) =>
+  `${opts.label ? `${opts.label}-` : ''}${opts.ctx.callbacks ? 'on' : 'off'}`;
+
+/** One pipeline's start, with its wave's tenant and priority in the definition and the start's keys. */
+function startOne(
   client: Client,
-  ctx: PhaseContext,
+  taskQueue: string,
+  workflowId: string,
+  definition: PipelineDefinitionInput,
+  wave: StartWave,
+): Promise<Started> {
+  const { tenant, priority } = wave;
+  const def: PipelineDefinitionInput =
+    tenant || priority
+      ? {
+          ...definition,
+          options: { ...definition.options, ...(tenant ? { tenant } : {}), ...(priority ? { priority } : {}) },
+        }
+      : definition;
+  // What the product's client sets at start (pipelineStartFields): the workflow tasks' keys.
+  const keys = startPriority(tenant, priority);
+  return client.workflow
+    .start('videoPipeline', { taskQueue, workflowId, args: [{ definition: def }], ...(keys ? { priority: keys } : {}) })
+    .then(
+      (h): Started => ({ handle: h }),
+      (err: unknown): Started => ({ error: `start failed: ${(err as Error).message}` }),
+    );
+}
+
+/** Every wave started at its time (all at once without waves); a start that fails is recorded, not thrown. */
+async function startAll(
+  client: Client,
+  opts: ReelflowRunOptions,
   taskQueue: string,
   definitions: PipelineDefinitionInput[],
 ): Promise<Started[]> {
-  const mode = ctx.callbacks ? 'on' : 'off';
-  return Promise.all(
-    definitions.map((definition, i): Promise<Started> =>
-      client.workflow
-        .start('videoPipeline', { taskQueue, workflowId: `bench-${ctx.tag}-${mode}-p${i}`, args: [{ definition }] })
-        .then(
-          (h): Started => ({ handle: h }),
-          (err: unknown): Started => ({ error: `start failed: ${(err as Error).message}` }),
-        ),
-    ),
-  );
+  const { ctx } = opts;
+  const waves = opts.waves ?? [{ count: ctx.n, afterMs: 0 }];
+  const t0 = Date.now();
+  let next = 0;
+  const groups = waves.map(async (wave) => {
+    const from = next;
+    next += wave.count;
+    const wait = t0 + wave.afterMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (waves.length > 1)
+      ctx.log(
+        `  +${((Date.now() - t0) / 1000).toFixed(1)} s: starting ${wave.count} of ${wave.tenant ?? 'no tenant'} (${wave.priority ?? 'no priority'})`,
+      );
+    return Promise.all(
+      definitions
+        .slice(from, from + wave.count)
+        .map((d, j) => startOne(client, taskQueue, `bench-${ctx.tag}-${runName(opts)}-p${from + j}`, d, wave)),
+    );
+  });
+  return (await Promise.all(groups)).flat();
 }
 
 /** Progress from the visibility store every 15 s (results are awaited in order, so a local count would lag). */
@@ -207,6 +260,8 @@ async function outcomesOf(client: Client, started: Started[], results: Waited[],
       ok: r.ok,
       ...(r.error ? { error: r.error } : {}),
       pipelineMs: close - first.startTime.getTime(),
+      startMs: first.startTime.getTime(),
+      closeMs: close,
       stageMs: r.timings,
       historyEvents: counts.events,
       workflowTasks: counts.workflowTasks,
@@ -227,14 +282,14 @@ function processUseOf(names: string[], before: Map<string, ProcStats>, after: Ma
 export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult> {
   const { ctx, sampler } = opts;
   const mode = ctx.callbacks ? 'on' : 'off';
-  const emulator = await startEmulatorProcess(ctx, `reelflow-${mode}`);
+  const emulator = await startEmulatorProcess(ctx, `reelflow-${runName(opts)}`);
   let workers: NodeProcess[] = [];
   const connection = await Connection.connect({ address: opts.temporal.address });
   try {
     const dataConverter = codecDataConverter(process.env);
     const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });
     const definitions = await definitionsFor(ctx, emulator.url);
-    const taskQueue = `bench-${ctx.tag}-${mode}`;
+    const taskQueue = `bench-${ctx.tag}-${runName(opts)}`;
     workers = await startWorkers(opts, emulator.url, taskQueue);
     const names = workers.map((w, i) => `reelflow worker ${i + 1}`);
     workers.forEach((w, i) => sampler.watch(names[i], w.pid));
@@ -246,7 +301,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     );
 
     const t0 = Date.now();
-    const started = await startAll(client, ctx, taskQueue, definitions);
+    const started = await startAll(client, opts, taskQueue, definitions);
     ctx.log(`  all started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const results = await awaitAll(ctx, client, taskQueue, started, workers, t0);
     const after = sampler.sample();
