@@ -27,6 +27,7 @@ import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
+import type { TenantsConfig } from '../../src/tenants/config';
 import { API_KEY, USER_1, USER_2 } from './emulator';
 import { until } from './poll';
 
@@ -51,6 +52,8 @@ export interface HarnessOptions {
   workerDataConverter?: DataConverter;
   /** REELFLOW_CODEC_STRICT=1 as the worker's activities see it (validateDefinition). */
   codecStrict?: boolean;
+  /** The worker's tenant configuration (REELFLOW_TENANTS_FILE, parsed); default: tenants off. */
+  tenants?: TenantsConfig;
   /** The worker's start-up check verdicts (src/workers/startup-checks.ts); default: none failed. */
   vendorCheckFailed?: ActivityDeps['vendorCheckFailed'];
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
@@ -153,6 +156,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     webhookAllowPrivate: parseWebhookAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
     ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
+    ...(opts.tenants ? { tenants: opts.tenants } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: workerConverter });
