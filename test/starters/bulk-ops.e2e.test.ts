@@ -244,6 +244,14 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     const d = await h.client.workflow.getHandle(`${failedId}-rerun1`).describe();
     expect(d.typedSearchAttributes.get(TENANT)).toBe(A);
 
+    // The batch as `wait` sees it: the rerun replaces the failed pipeline.
+    const waitedAgain = await cli(['wait', '--batch', batchId, '--expect', '2', '--interval', '500', '--json']);
+    expect(waitedAgain.code).toBe(0);
+    expect(waitedAgain.json()).toMatchObject({ total: 2, counts: { completed: 2 } });
+    expect(waitedAgain.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(
+      `${failedId}-rerun1`,
+    );
+
     const again = await eventually(
       ['rerun', '--batch', batchId, '--yes', '--json'],
       (r) => r.json().alreadyRerun?.length === 1,

@@ -7,6 +7,8 @@ import { buildListQuery } from '../../src/starters/client/pipeline-client';
 import { checkTenantOptions, withTenantOptions } from '../../src/starters/client/tenant-options';
 import { runningQuery } from '../../src/starters/client/bulk-cancel';
 import { nextRerunId } from '../../src/starters/client/batch-rerun';
+import { batchState } from '../../src/starters/client/batch-wait';
+import type { PipelineSummary } from '../../src/starters/client/pipeline-client';
 import { parseDefinition } from '../../src/definition/definition';
 import { cli } from '../support/cli';
 
@@ -57,6 +59,22 @@ describe('selections', () => {
     expect(nextRerunId('b1-0123')).toBe('b1-0123-rerun1');
     expect(nextRerunId('b1-0123-rerun1')).toBe('b1-0123-rerun2');
     expect(nextRerunId('b1-0123-rerun9')).toBe('b1-0123-rerun10');
+  });
+
+  test('a batch keeps one entry per line: a rerun replaces the pipeline it reruns', () => {
+    const p = (workflowId: string, executionStatus: string) =>
+      ({
+        workflowId,
+        executionStatus,
+        runId: 'r',
+        vendorTaskIds: [],
+        taskQueue: 'q',
+        startTime: '',
+      }) as PipelineSummary;
+    const listed = [p('b-1', 'failed'), p('b-1-rerun1', 'failed'), p('b-1-rerun2', 'running'), p('b-2', 'completed')];
+    const state = batchState('b', listed, 2);
+    expect(state.pipelines.map((x) => x.workflowId)).toEqual(['b-1-rerun2', 'b-2']);
+    expect(state).toMatchObject({ total: 2, done: false, counts: { running: 1, completed: 1 } });
   });
 });
 
