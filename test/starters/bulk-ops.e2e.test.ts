@@ -196,6 +196,42 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     await cancelPipelines(h.client, { tenant: B, taskQueue: h.taskQueue });
   });
 
+  test('schedule create --tenant/--priority: every run starts as that tenant, at that priority', async () => {
+    const scheduleId = `bulk-${tag}`;
+    const defFile = file('scheduled.json', JSON.stringify(generation('a lamp', { tenant: B })));
+    const created = await cli([
+      'schedule',
+      'create',
+      scheduleId,
+      defFile,
+      '--every',
+      '1d',
+      '--tenant',
+      C,
+      '--priority',
+      'interactive',
+      '--task-queue',
+      h.taskQueue,
+      '--json',
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({ tenant: C, priority: 'interactive' });
+    try {
+      const { action } = await h.client.schedule.getHandle(scheduleId).describe();
+      expect(action.type).toBe('startWorkflow');
+      expect(action.priority).toMatchObject({ priorityKey: 1, fairnessKey: C });
+      const attributes = action.typedSearchAttributes;
+      const tenant = Array.isArray(attributes)
+        ? attributes.find((a) => a.key.name === TENANT.name)?.value
+        : attributes?.get(TENANT);
+      expect(tenant).toBe(C);
+      const [input] = action.args as [{ definition: PipelineDefinitionInput }];
+      expect(input.definition.options).toMatchObject({ tenant: C, priority: 'interactive' });
+    } finally {
+      await h.client.schedule.getHandle(scheduleId).delete();
+    }
+  });
+
   test('rerun --batch reruns only the failed pipelines, reusing their paid work, and nothing twice', async () => {
     frozenAt = undefined;
     const batchId = `rerun-${tag}`;
