@@ -14,6 +14,7 @@ import { TENANT } from '../../src/contract/search-attributes';
 import { statusQuery } from '../../src/contract/messages';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { cancelPipelines } from '../../src/starters/client/bulk-cancel';
+import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { fullDefinition, startHarness, type Harness } from '../support/harness';
 import { until } from '../support/poll';
 import { cli, type CliRun } from '../support/cli';
@@ -186,13 +187,32 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     const done = await cli(['cancel', '--batch', batchId, '--yes']);
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^2 of 2 cancellation\(s\) requested, 0 failed \(batch operation reelflow-cancel-/);
-    expect(done.stderr).toMatch(/cancel: 2\/2 \(2 cancelled · 0 failed\)/);
+    expect(done.stderr).toMatch(
+      new RegExp(
+        `^2 running pipeline\\(s\\) match --batch "${batchId}": cancelling them\n[^]*cancel: 2/2 \\(2 cancelled · 0 failed\\)`,
+      ),
+    );
     for (const id of batchIds) await until(`${id} cancelled`, async () => (await statusOf(id)) === 'CANCELLED');
     expect(await statusOf(ids.c[0])).toBe('RUNNING'); // tenant C, not of the batch
 
     const each = await cancelPipelines(h.client, { tenant: C, taskQueue: h.taskQueue }, { mode: 'each' });
     expect(each).toMatchObject({ mode: 'each', total: 1, done: 1, failed: 0, failures: [] });
     await until('c0 cancelled', async () => (await statusOf(ids.c[0])) === 'CANCELLED');
+    // The library's start options, on a definition object: replaced, and checked before anything starts.
+    const lib = await startPipeline(h.client, generation('a bell', { tenant: A }), {
+      taskQueue: h.taskQueue,
+      tenant: B,
+      priority: 'batch',
+    });
+    const described = await lib.describe();
+    expect(described.typedSearchAttributes.get(TENANT)).toBe(B);
+    expect(described.priority).toMatchObject({ priorityKey: 5, fairnessKey: B });
+    await expect(
+      startPipeline(h.client, generation('a bell'), { taskQueue: h.taskQueue, priority: 'urgent' as never }),
+    ).rejects.toThrow(/^priority: one of interactive, normal, batch/);
+    await expect(
+      startPipeline(h.client, generation('a bell'), { taskQueue: h.taskQueue, tenant: 'a b' }),
+    ).rejects.toThrow(/^tenant: may hold only/);
     await cancelPipelines(h.client, { tenant: B, taskQueue: h.taskQueue });
   });
 

@@ -78,6 +78,7 @@ async function bulkCancel(ctx: CommandContext, session: Session): Promise<number
     ]);
     return EXIT.ok;
   }
+  ctx.info(`${matching} running pipeline(s) match ${what}: cancelling them`);
   const progress = progressReporter(ctx);
   const report = await cancelPipelines(client, selection, {
     reason: `reelflow cancel ${what}`,
