@@ -199,6 +199,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     expect(each).toMatchObject({ mode: 'each', total: 1, done: 1, failed: 0, failures: [] });
     await until('c0 cancelled', async () => (await statusOf(ids.c[0])) === 'CANCELLED');
     // The library's start options, on a definition object: replaced, and checked before anything starts.
+    const tasks = h.emulator.inspect().generationTasks.length;
     const lib = await startPipeline(h.client, generation('a bell', { tenant: A }), {
       taskQueue: h.taskQueue,
       tenant: B,
@@ -213,6 +214,8 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     await expect(
       startPipeline(h.client, generation('a bell'), { taskQueue: h.taskQueue, tenant: 'a b' }),
     ).rejects.toThrow(/^tenant: may hold only/);
+    // Its generation task created before it is cancelled: no create of it lands in the next test.
+    await until('its generation task', () => h.emulator.inspect().generationTasks.length > tasks);
     await cancelPipelines(h.client, { tenant: B, taskQueue: h.taskQueue });
   });
 
@@ -253,6 +256,11 @@ describe('tenants at start, list --tenant and bulk operations', () => {
   });
 
   test('rerun --batch reruns only the failed pipelines, reusing their paid work, and nothing twice', async () => {
+    // Nothing else runs on the queue: the one expiring generation below is of this batch.
+    await until('every earlier pipeline closed', async () => {
+      const { count } = await h.client.workflow.count(`TaskQueue = '${h.taskQueue}' AND ExecutionStatus = 'Running'`);
+      return count === 0;
+    });
     frozenAt = undefined;
     const batchId = `rerun-${tag}`;
     const def = (n: number) =>
