@@ -105,6 +105,25 @@ export {
   type RerunRefusal,
   type RerunSource,
 } from './starters/client/rerun';
+// Bulk operations (docs/tenants.md#bulk-operations): cancel by tenant, batch or query; rerun a batch's failed pipelines.
+export {
+  cancelPipelines,
+  countRunningPipelines,
+  runningQuery,
+  type PipelineSelection,
+  type BulkCancelOptions,
+  type BulkCancelProgress,
+  type BulkCancelReport,
+} from './starters/client/bulk-cancel';
+export {
+  planBatchRerun,
+  rerunBatch,
+  nextRerunId,
+  type BatchRerunPlan,
+  type BatchRerunResult,
+  type BatchRerunOptions,
+} from './starters/client/batch-rerun';
+export type { TenantStartOptions } from './starters/client/tenant-options';
 // Completion webhooks: verify a delivery in your backend; read a pipeline's delivery state.
 export {
   verifyWebhook,

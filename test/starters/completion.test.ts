@@ -80,6 +80,8 @@ describe('bash', () => {
       ['bash', 'zsh'],
     ],
     [['reelflow', 'help', 'wo'], ['worker']],
+    [['reelflow', 'start', 'x.json', '--priority', 'i'], ['interactive']],
+    [['reelflow', 'cancel', '--y'], ['--yes']],
   ])('%j → %j', (words, expected) => {
     expect(bashComplete(file, words).sort()).toEqual([...expected].sort());
   });

@@ -56,6 +56,8 @@ export interface HarnessOptions {
   workerDataConverter?: DataConverter;
   /** REELFLOW_CODEC_STRICT=1 as the worker's activities see it (validateDefinition). */
   codecStrict?: boolean;
+  /** The worker's tenant configuration (REELFLOW_TENANTS_FILE, parsed); default: tenants off. */
+  tenants?: TenantsConfig;
   /** The worker's start-up check verdicts (src/workers/startup-checks.ts); default: none failed. */
   vendorCheckFailed?: ActivityDeps['vendorCheckFailed'];
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
@@ -158,6 +160,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     webhookAllowPrivate: parseWebhookAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
     ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
+    ...(opts.tenants ? { tenants: opts.tenants } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
     ...(opts.tenants ? { tenants: opts.tenants } : {}),
   });

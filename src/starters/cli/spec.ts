@@ -7,6 +7,7 @@ import { MAX_REVIEW_BATCH } from '../../vendor-api/documented-values';
 import { LIST_STAGES, LIST_STATUSES } from '../client/pipeline-client';
 import { OVERLAP_POLICIES } from '../client/schedules';
 import { RERUN_FROM } from '../client/rerun';
+import { PRIORITY_LEVELS } from '../../definition/schema';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -89,8 +90,24 @@ const SIZE: Record<string, OptionSpec> = {
   },
 };
 
+/** Replace the definition's options.tenant / options.priority (docs/tenants.md). */
+const TENANCY: Record<string, OptionSpec> = {
+  tenant: {
+    type: 'string',
+    value: '<tenant>',
+    help: "the pipeline's tenant (replaces options.tenant; the worker's tenant configuration decides)",
+  },
+  priority: {
+    type: 'string',
+    value: '<level>',
+    choices: PRIORITY_LEVELS,
+    help: `${PRIORITY_LEVELS.join(', ')} (replaces options.priority; lowered to the tenant's highest allowed)`,
+  },
+};
+
 const START: Record<string, OptionSpec> = {
   ...SIZE,
+  ...TENANCY,
   'task-queue': {
     type: 'string',
     value: '<queue>',
@@ -165,10 +182,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     {
       description:
-        'With --batch, re-running the same batch starts nothing twice (lines already started are reported as such, while Temporal keeps their runs); a bad line is reported with its line number and the others still start. Exit code 1 when a line failed.',
+        "With --batch, re-running the same batch starts nothing twice (lines already started are reported as such, while Temporal keeps their runs); a bad line is reported with its line number and the others still start. Exit code 1 when a line failed. --tenant and --priority replace each line's options.tenant and options.priority.",
       examples: [
         'id=$(reelflow start examples/pipeline.json)',
         'reelflow start --batch defs.jsonl --batch-id launch-42 --json',
+        'reelflow start examples/pipeline.json --tenant acme --priority interactive',
       ],
     },
   ),
@@ -195,12 +213,30 @@ export const COMMANDS: readonly CommandSpec[] = [
   ),
   cmd(
     'cancel',
-    '<workflow-id>',
-    'cancel a pipeline (vendor tasks already created keep running at the vendor)',
+    '[<workflow-id>]',
+    'cancel a pipeline, or the running pipelines of a tenant, batch or query (vendor tasks already created keep running at the vendor)',
     'temporal',
-    [1, 1],
+    [0, 1],
     {
-      wait: { type: 'boolean', help: 'wait until the pipeline has ended' },
+      wait: { type: 'boolean', help: 'wait until the pipeline has ended (one pipeline)' },
+      tenant: { type: 'string', value: '<tenant>', help: 'the running pipelines of this tenant' },
+      batch: { type: 'string', value: '<id>', help: 'the running pipelines of this batch' },
+      query: {
+        type: 'string',
+        value: '<query>',
+        help: 'the running pipelines this visibility query matches (kept in parentheses, ANDed)',
+      },
+      'task-queue': { type: 'string', value: '<queue>', help: 'only the pipelines on this task queue' },
+      yes: { type: 'boolean', help: 'with --tenant, --batch or --query: cancel them (without it: count only)' },
+    },
+    {
+      description:
+        'Give <workflow-id>, or any of --tenant, --batch and --query (ANDed). Without --yes the running pipelines that match are counted and nothing is cancelled; with --yes they are cancelled by a Temporal batch operation (each by its handle where the server refuses one), with progress on stderr. Exit code 1 when any cancel failed.',
+      examples: [
+        'reelflow cancel reelflow-demo-k3j9x2ab --wait',
+        'reelflow cancel --tenant acme',
+        'reelflow cancel --tenant acme --query "ReelflowStage = \'generation\'" --yes',
+      ],
     },
   ),
   cmd(
@@ -229,11 +265,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   ),
   cmd(
     'rerun',
-    '<workflow-id>',
-    "start the pipeline again, reusing the earlier run's finished outputs (no paid task twice)",
+    '[<workflow-id>]',
+    "start the pipeline again, reusing the earlier run's finished outputs (no paid task twice; --batch: a batch's failed ones)",
     'temporal',
-    [1, 1],
+    [0, 1],
     {
+      batch: { type: 'string', value: '<id>', help: 'rerun the failed (and timed-out) pipelines of this batch' },
+      yes: { type: 'boolean', help: 'with --batch: rerun them (without it: list them only)' },
       from: {
         type: 'string',
         value: '<step>',
@@ -245,10 +283,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
     {
       description:
-        'Every step before --from must have finished; its outputs (Asset:// addresses, assets, the generation and erase tasks) are reused, with no vendor create. A generation or erase task the earlier run left running is adopted (polled, never created again), or the rerun is refused naming it. Refused when a reused URL has expired (the generated video: 24 h).',
+        'Every step before --from must have finished; its outputs (Asset:// addresses, assets, the generation and erase tasks) are reused, with no vendor create. A generation or erase task the earlier run left running is adopted (polled, never created again), or the rerun is refused naming it. Refused when a reused URL has expired (the generated video: 24 h). With --batch, each failed pipeline without a rerun yet is rerun as <id>-rerun<n> in the same batch (so nothing is rerun twice); without --yes they are listed and nothing starts; exit code 1 when any rerun was refused or failed to start.',
       examples: [
         'reelflow rerun reelflow-demo-k3j9x2ab --from erase',
         'reelflow rerun reelflow-demo-k3j9x2ab --from archive',
+        'reelflow rerun --batch launch-42 --yes',
       ],
     },
   ),
@@ -268,6 +307,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     limit: { type: 'string', value: '<n>', integer: true, help: 'at most n pipelines (default 50)' },
     query: { type: 'string', value: '<query>', help: 'extra visibility query, ANDed' },
     batch: { type: 'string', value: '<id>', help: 'the pipelines of this batch (all of them unless --limit)' },
+    tenant: { type: 'string', value: '<tenant>', help: 'the pipelines of this tenant (ReelflowTenant)' },
+    'task-queue': { type: 'string', value: '<queue>', help: 'the pipelines on this task queue' },
   }),
   cmd(
     'wait',
@@ -308,6 +349,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: `when a run is due while the last one runs: ${OVERLAP_POLICIES.join(', ')} (default skip)`,
       },
       ...SIZE,
+      ...TENANCY,
       'task-queue': START['task-queue'],
       'id-prefix': {
         type: 'string',

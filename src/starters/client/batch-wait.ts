@@ -6,6 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { failureChain, listPipelines, type PipelineSummary } from './pipeline-client';
+import { nextRerunId } from './batch-rerun';
 
 export interface WaitForBatchOptions {
   /** Wait until at least this many pipelines of the batch are listed (default 1). */
@@ -42,7 +43,8 @@ export interface BatchFailure {
 /**
  * The batch as listed: one entry per workflow id. A run that continued as new is
  * replaced by its successor (which carries the search attributes on); until the
- * successor is listed it counts as running.
+ * successor is listed it counts as running. A pipeline rerun by `rerun --batch` is
+ * replaced by its rerun (`<id>-rerun<n>`), so the batch keeps one entry per line.
  */
 export function batchState(batchId: string, listed: PipelineSummary[], expect = 1): BatchState {
   const byId = new Map<string, PipelineSummary>();
@@ -50,7 +52,7 @@ export function batchState(batchId: string, listed: PipelineSummary[], expect = 
     const seen = byId.get(p.workflowId);
     if (!seen || seen.executionStatus === 'continued-as-new') byId.set(p.workflowId, p);
   }
-  const pipelines = [...byId.values()];
+  const pipelines = [...byId.values()].filter((p) => !byId.has(nextRerunId(p.workflowId)));
   const counts: Record<string, number> = {};
   for (const p of pipelines) counts[p.executionStatus] = (counts[p.executionStatus] ?? 0) + 1;
   const closed = pipelines.filter((p) => !['running', 'continued-as-new'].includes(p.executionStatus)).length;

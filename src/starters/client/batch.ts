@@ -16,6 +16,7 @@ import {
   type LoadedDefinition,
 } from './definition-file';
 import { checkIdPart, failureChain, startPipeline } from './pipeline-client';
+import { checkTenantOptions, type TenantStartOptions } from './tenant-options';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -59,7 +60,8 @@ export type BatchLineResult =
       workflowId?: string;
     };
 
-export interface StartBatchOptions {
+/** `tenant` / `priority` replace every line's options.tenant / options.priority (a line's own apply without them). */
+export interface StartBatchOptions extends TenantStartOptions {
   /** Names the file in errors ("defs.jsonl:3: …"; default "batch"). */
   source?: string;
   /** Default: defaultBatchId(text). */
@@ -119,6 +121,8 @@ async function startLine(
       batchId: opts.batchId,
       ...(opts.taskQueue !== undefined ? { taskQueue: opts.taskQueue } : {}),
       ...(opts.maxPayloadBytes !== undefined ? { maxPayloadBytes: opts.maxPayloadBytes } : {}),
+      ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+      ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
     });
     return { line: l.line, outcome: 'started', workflowId, runId: handle.firstExecutionRunId };
   } catch (err) {
@@ -143,6 +147,7 @@ async function startLine(
  */
 export async function startBatch(client: Client, text: string, opts: StartBatchOptions = {}): Promise<BatchReport> {
   const batchId = checkIdPart('batchId', opts.batchId ?? defaultBatchId(text));
+  checkTenantOptions(opts);
   const source = opts.source ?? 'batch';
   const lines = batchLines(text);
   const results: BatchLineResult[] = [];

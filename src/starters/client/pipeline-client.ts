@@ -49,6 +49,7 @@ import { LoadedDefinition } from './definition-file';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
 import { asResolveRefused } from './resolve-refused';
+import { checkTenantOptions, hasTenantOptions, withTenantOptions, type TenantStartOptions } from './tenant-options';
 
 /** Workflow type name of the pipeline workflow, one per pipeline (src/workflows: `videoPipeline`). */
 export const PIPELINE_WORKFLOW_TYPE = 'videoPipeline';
@@ -57,7 +58,7 @@ export const PIPELINE_WORKFLOW_TYPE = 'videoPipeline';
 export type VideoPipelineWorkflow = (input: PipelineInput) => Promise<PipelineResult>;
 export type PipelineHandle = WorkflowHandleWithFirstExecutionRunId<VideoPipelineWorkflow>;
 
-export interface StartPipelineOptions {
+export interface StartPipelineOptions extends TenantStartOptions {
   /** Task queue the reelflow worker polls (default "reelflow"). */
   taskQueue?: string;
   /** Your business id; default `<namePrefix>-<definition.name or "pipeline">-<random>`. */
@@ -219,9 +220,15 @@ export function pipelineStartFields(
 function checkedForStart(
   definition: PipelineDefinitionInput | LoadedDefinition,
   maxPayloadBytes: number,
+  tenancy: TenantStartOptions = {},
 ): { input: PipelineDefinitionInput; definition: PipelineDefinition } {
-  if (definition instanceof LoadedDefinition) return definition.within(maxPayloadBytes);
-  const input = definitionOnTheWire(definition, maxPayloadBytes);
+  checkTenantOptions(tenancy);
+  if (definition instanceof LoadedDefinition) {
+    if (!hasTenantOptions(tenancy)) return definition.within(maxPayloadBytes);
+    // The start's tenant or priority changes what the workflow receives: measured and parsed again.
+    definition = definition.input;
+  }
+  const input = definitionOnTheWire(withTenantOptions(definition, tenancy), maxPayloadBytes);
   return { input, definition: parseDefinition(input) };
 }
 
@@ -231,13 +238,18 @@ function checkedForStart(
  * thrown before anything starts. A LoadedDefinition (loadDefinitionFile,
  * validateDefinitionValue) was validated when it was loaded and is not parsed again; over
  * this start's payload limit it is refused with a DefinitionFileError naming its source.
+ * `tenant` and `priority` replace the definition's options (a RangeError names a bad one).
  */
 export async function startPipeline(
   client: Client,
   definition: PipelineDefinitionInput | LoadedDefinition, // typed at compile time; still validated here (raw JSON: validateDefinitionValue first)
   opts: StartPipelineOptions = {},
 ): Promise<PipelineHandle> {
-  const { input: wire, definition: def } = checkedForStart(definition, resolveMaxPayloadBytes(opts.maxPayloadBytes));
+  const { input: wire, definition: def } = checkedForStart(
+    definition,
+    resolveMaxPayloadBytes(opts.maxPayloadBytes),
+    opts,
+  );
   const workflowId = opts.workflowId ?? pipelineWorkflowId(def, opts.namePrefix);
   if (!workflowId.trim()) throw new RangeError('workflowId: must not be empty');
   if (opts.batchId !== undefined) checkIdPart('batchId', opts.batchId);
@@ -506,6 +518,10 @@ export interface ListPipelinesOptions {
   vendorTaskId?: string;
   /** Pipelines started by `reelflow start --batch` with this batch id. */
   batchId?: string;
+  /** Pipelines of this tenant (the ReelflowTenant search attribute; docs/tenants.md). */
+  tenant?: string;
+  /** Pipelines on this task queue. */
+  taskQueue?: string;
   /** Extra visibility query, ANDed (e.g. "StartTime > '2025-01-01T00:00:00Z'"). */
   query?: string;
   /** At most this many (default 100), newest first. */
@@ -569,6 +585,8 @@ export function buildListQuery(opts: ListPipelinesOptions = {}): string {
   if (opts.vendorTaskId !== undefined)
     parts.push(`${VENDOR_TASK_IDS.name} = ${literal('vendorTaskId', opts.vendorTaskId)}`);
   if (opts.batchId !== undefined) parts.push(`${BATCH.name} = ${literal('batch', opts.batchId)}`);
+  if (opts.tenant !== undefined) parts.push(`${TENANT.name} = ${literal('tenant', opts.tenant)}`);
+  if (opts.taskQueue !== undefined) parts.push(`TaskQueue = ${literal('taskQueue', opts.taskQueue)}`);
   if (opts.query?.trim()) parts.push(clauseOf(opts.query.trim()));
   return parts.join(' AND ');
 }
@@ -584,6 +602,8 @@ export interface PipelineSummary {
   vendorTaskIds: string[];
   /** The batch it was started in (`reelflow start --batch`). */
   batch?: string;
+  /** Its tenant (ReelflowTenant), when it has one. */
+  tenant?: string;
   taskQueue: string;
   startTime: string;
   closeTime?: string;
@@ -610,6 +630,8 @@ export function summarizeExecution(info: WorkflowExecutionInfo): PipelineSummary
   if (stage !== undefined) summary.stage = stage;
   const batch = sa.get(BATCH);
   if (batch !== undefined) summary.batch = batch;
+  const tenant = sa.get(TENANT);
+  if (tenant !== undefined) summary.tenant = tenant;
   if (info.closeTime) summary.closeTime = info.closeTime.toISOString();
   return summary;
 }

@@ -147,6 +147,8 @@ export interface RerunOptions {
   workflowId?: string;
   /** Default: the earlier pipeline's task queue. */
   taskQueue?: string;
+  /** Tags the rerun with this batch and refuses its id if already used (as a batch start: startPipeline). */
+  batchId?: string;
   /** Bound on the `outputs` query (default 30 s): a worker must replay the earlier pipeline. */
   queryTimeoutMs?: number;
 }
@@ -186,6 +188,7 @@ export async function rerunPipeline(
   const handle = await startPipeline(client, outputs.definition, {
     taskQueue: opts.taskQueue ?? described.taskQueue,
     ...(opts.workflowId !== undefined ? { workflowId: opts.workflowId } : {}),
+    ...(opts.batchId !== undefined ? { batchId: opts.batchId } : {}),
     reuse: plan.reuse,
   });
   return { ...plan, handle };

@@ -10,6 +10,7 @@ import type { Client, ScheduleDescription, ScheduleHandle } from '@temporalio/cl
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { parseDefinition, type PipelineDefinitionInput } from '../../definition/definition';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
+import { withTenantOptions, type TenantStartOptions } from './tenant-options';
 import { PIPELINE_WORKFLOW_TYPE, checkIdPart, pipelineStartFields } from './pipeline-client';
 
 export const OVERLAP_POLICIES = [
@@ -54,7 +55,8 @@ function everyText(ms: number): string {
   return unit ? `${ms / unit[1]}${unit[0]}` : `${ms}ms`;
 }
 
-export interface PipelineScheduleOptions {
+/** `tenant` / `priority` replace the definition's options in every run. */
+export interface PipelineScheduleOptions extends TenantStartOptions {
   /** Also the first part of each run's workflow id, unless `workflowIdPrefix` says otherwise. */
   scheduleId: string;
   /** Exactly one of cron and every. Cron: 5 to 7 fields, or @daily, @hourly, … (checked by the server). */
@@ -156,7 +158,7 @@ export async function createPipelineSchedule(
   const overlap = opts.overlap ?? 'skip';
   const policy = overlapPolicy(overlap);
   const { spec, text } = scheduleSpec(opts);
-  const prepared = prepareDefinition(definition, opts.maxPayloadBytes);
+  const prepared = prepareDefinition(withTenantOptions(definition, opts), opts.maxPayloadBytes);
   const memo: ReelflowScheduleMemo = { spec: text, overlap };
   try {
     return await client.schedule.create({

@@ -8,6 +8,8 @@ import type { CommandContext } from '../output';
 import { UsageError } from '../spec';
 import { loadDefinitionFile } from '../../client/definition-file';
 import { MAX_PAYLOAD_ENV, resolveMaxPayloadBytes } from '../../client/payload-size';
+import { checkTenantOptions, type TenantStartOptions } from '../../client/tenant-options';
+import type { PriorityLevel } from '../../../definition/schema';
 
 /** --max-payload-bytes, else $REELFLOW_MAX_PAYLOAD_BYTES, else Temporal's default. */
 export function maxPayloadBytes(ctx: CommandContext): number {
@@ -34,4 +36,19 @@ export async function loadDefinition(ctx: CommandContext, file = ctx.positionals
     maxPayloadBytes: maxPayloadBytes(ctx),
     ...(ctx.io.stdin ? { stdin: ctx.io.stdin } : {}),
   });
+}
+
+/** --tenant and --priority, checked as the definition's options.tenant / options.priority are. */
+export function tenancyOf(ctx: CommandContext): TenantStartOptions {
+  const tenant = ctx.str('tenant');
+  const priority = ctx.str('priority') as PriorityLevel | undefined;
+  const opts = { ...(tenant !== undefined ? { tenant } : {}), ...(priority !== undefined ? { priority } : {}) };
+  try {
+    checkTenantOptions(opts);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const option = `--${err.message.split(':')[0]}`;
+    throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
+  }
+  return opts;
 }

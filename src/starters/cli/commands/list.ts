@@ -26,6 +26,8 @@ export const list: CommandFn = async (ctx, session) => {
     ...(ctx.str('vendor-task') ? { vendorTaskId: ctx.str('vendor-task') } : {}),
     ...(ctx.str('query') ? { query: ctx.str('query') } : {}),
     ...(ctx.str('batch') !== undefined ? { batchId: ctx.str('batch') } : {}),
+    ...(ctx.str('tenant') !== undefined ? { tenant: ctx.str('tenant') } : {}),
+    ...(ctx.str('task-queue') !== undefined ? { taskQueue: ctx.str('task-queue') } : {}),
     // A batch is listed whole unless --limit says otherwise.
     limit: ctx.int('limit') ?? (ctx.str('batch') !== undefined ? Number.MAX_SAFE_INTEGER : 50),
   };
@@ -35,16 +37,22 @@ export const list: CommandFn = async (ctx, session) => {
     query = buildListQuery(opts);
     items = await listPipelines(await session.client(), opts);
   } catch (err) {
-    if (err instanceof RangeError) throw new UsageError(err.message, `--${err.message.split(':')[0]}`, ctx.name);
+    if (err instanceof RangeError) {
+      const option = `--${err.message.split(':')[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+      throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
+    }
     throw err;
   }
+  // A TENANT column once any listed pipeline has one (docs/tenants.md).
+  const tenants = items.some((p) => p.tenant !== undefined);
   ctx.emit({ pipelines: items }, () => [
     ...table(
-      ['WORKFLOW ID', 'STATUS', 'STAGE', 'STARTED', 'VENDOR TASKS'],
+      ['WORKFLOW ID', 'STATUS', 'STAGE', ...(tenants ? ['TENANT'] : []), 'STARTED', 'VENDOR TASKS'],
       items.map((p) => [
         p.workflowId,
         p.executionStatus === 'running' && p.status ? p.status : p.executionStatus,
         p.stage,
+        ...(tenants ? [p.tenant] : []),
         p.startTime,
         p.vendorTaskIds.join(','),
       ]),

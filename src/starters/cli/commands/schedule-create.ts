@@ -8,7 +8,7 @@ import { EXIT, type CommandContext } from '../output';
 import { UsageError } from '../spec';
 import type { CommandFn } from '../session';
 import { createPipelineSchedule, type OverlapPolicy, type PipelineScheduleOptions } from '../../client/schedules';
-import { loadDefinition, maxPayloadBytes, taskQueueOf } from './definition-arg';
+import { loadDefinition, maxPayloadBytes, taskQueueOf, tenancyOf } from './definition-arg';
 import { checkScheduleArgs, scheduleError } from './schedule-args';
 
 /** The options as schedules.ts takes them; every usage error names its option. */
@@ -31,6 +31,7 @@ function scheduleOptions(ctx: CommandContext): PipelineScheduleOptions {
     taskQueue: taskQueueOf(ctx),
     ...(prefix !== undefined ? { workflowIdPrefix: prefix } : {}),
     maxPayloadBytes: maxPayloadBytes(ctx),
+    ...tenancyOf(ctx),
   };
 }
 
@@ -57,6 +58,8 @@ export const scheduleCreate: CommandFn = async (ctx, session) => {
     overlap: opts.overlap,
     workflowIdPrefix: opts.workflowIdPrefix ?? opts.scheduleId,
     taskQueue: d.action.taskQueue,
+    ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+    ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
     definition: loaded.source,
     nextRuns,
   };

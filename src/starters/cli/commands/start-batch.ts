@@ -10,7 +10,7 @@ import type { Session } from '../session';
 import { readDefinitionText } from '../../client/definition-file';
 import { checkIdPart } from '../../client/pipeline-client';
 import { ProgressBar } from '../progress-bar';
-import { maxPayloadBytes, taskQueueOf } from './definition-arg';
+import { maxPayloadBytes, taskQueueOf, tenancyOf } from './definition-arg';
 
 function checkOptions(ctx: CommandContext): string | undefined {
   if (ctx.positionals.length) {
@@ -48,6 +48,7 @@ function resultRow(r: BatchLineResult): string[] {
 
 export async function startBatchFile(ctx: CommandContext, session: Session): Promise<number> {
   const batchIdOption = checkOptions(ctx);
+  const tenancy = tenancyOf(ctx);
   const { source, text } = await readDefinitionText(ctx.str('batch')!, {
     cwd: ctx.io.cwd,
     ...(ctx.io.stdin ? { stdin: ctx.io.stdin } : {}),
@@ -66,6 +67,7 @@ export async function startBatchFile(ctx: CommandContext, session: Session): Pro
     batchId,
     taskQueue,
     maxPayloadBytes: limit,
+    ...tenancy,
     onResult: (r, done, total) => {
       counts[r.outcome]++;
       bar?.update(
