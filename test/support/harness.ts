@@ -56,8 +56,6 @@ export interface HarnessOptions {
   workerDataConverter?: DataConverter;
   /** REELFLOW_CODEC_STRICT=1 as the worker's activities see it (validateDefinition). */
   codecStrict?: boolean;
-  /** The worker's tenant configuration (REELFLOW_TENANTS_FILE, parsed); default: tenants off. */
-  tenants?: TenantsConfig;
   /** The worker's start-up check verdicts (src/workers/startup-checks.ts); default: none failed. */
   vendorCheckFailed?: ActivityDeps['vendorCheckFailed'];
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
@@ -162,7 +160,6 @@ export async function startHarness(opts: HarnessOptions = {}) {
     ...(opts.codecStrict ? { codecStrict: true } : {}),
     ...(opts.tenants ? { tenants: opts.tenants } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
-    ...(opts.tenants ? { tenants: opts.tenants } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: workerConverter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
