@@ -25,6 +25,7 @@ import { startCallbackReceiver, type CallbackReceiver } from '../../src/callback
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import type { TenantsConfig } from '../../src/tenants/config';
 import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
 import { API_KEY, USER_1, USER_2 } from './emulator';
@@ -53,6 +54,8 @@ export interface HarnessOptions {
   codecStrict?: boolean;
   /** The worker's start-up check verdicts (src/workers/startup-checks.ts); default: none failed. */
   vendorCheckFailed?: ActivityDeps['vendorCheckFailed'];
+  /** The worker's tenant configuration, as REELFLOW_TENANTS_FILE gives it (docs/tenants.md). */
+  tenants?: TenantsConfig;
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
   notify?: {
     /** REELFLOW_NOTIFY_ALLOW_PRIVATE; default 127.0.0.1 (where test receivers listen). */
@@ -154,6 +157,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
+    ...(opts.tenants ? { tenants: opts.tenants } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: workerConverter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.
