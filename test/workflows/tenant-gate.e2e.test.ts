@@ -5,7 +5,10 @@
  * checked on the gate's recorded grants and releases (tools/bench/gate-timeline.ts), never by
  * sampling, and every vendor create is checked to fall inside its pipeline's holding.
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { parseTenantsConfig } from '../../src/tenants/config';
@@ -14,17 +17,17 @@ import { gateStateQuery, gateWorkflowId, GATE_SWEEP_MS, type GateState } from '.
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import type { videoPipeline } from '../../src/workflows';
 import { readGateTimeline, heldAt, type GateTimeline } from '../../tools/bench/gate-timeline';
-import { startHarness, waitForStatus, type Harness } from '../support/harness';
+import { spawnWorker, startHarness, waitForStatus, type Harness } from '../support/harness';
 import { until } from '../support/poll';
 
 jest.setTimeout(240_000);
 type Pipeline = WorkflowHandle<typeof videoPipeline>;
 
 const run = randomUUID().slice(0, 6);
-const T = { fifo: `fifo-${run}`, ends: `ends-${run}`, can: `can-${run}`, gateCan: `gcan-${run}` };
+const T = { fifo: `fifo-${run}`, ends: `ends-${run}`, can: `can-${run}`, gateCan: `gcan-${run}`, kill: `kill-${run}` };
 const tenants = parseTenantsConfig({
   defaults: { maxPriority: 'interactive', concurrency: 1 },
-  tenants: { [T.fifo]: { concurrency: 2 }, [T.ends]: {}, [T.can]: {}, [T.gateCan]: { concurrency: 2 } },
+  tenants: { [T.fifo]: { concurrency: 2 }, [T.ends]: {}, [T.can]: {}, [T.gateCan]: { concurrency: 2 }, [T.kill]: {} },
 });
 
 const pipeline = (tenant: string, options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
@@ -212,5 +215,51 @@ describe('continue-as-new keeps every slot', () => {
     expect(t.intervals.every((i) => i.released === 'released')).toBe(true);
     expect(expectCreatesInside(h, t, statuses)).toBe(8);
     expect(await gateState(h, T.gateCan)).toMatchObject({ holders: [], queue: [] });
+  });
+});
+
+describe('worker SIGKILL', () => {
+  let h: Harness;
+  const procs: ChildProcess[] = [];
+  beforeAll(async () => {
+    h = await startHarness({ inProcessWorkers: false, emulator: { profile: { generationRunningMs: 3_000 } } });
+  });
+  afterAll(async () => {
+    procs.forEach((p) => p.exitCode === null && p.kill('SIGKILL'));
+    await h?.client.workflow
+      .getHandle(gateWorkflowId(T.kill))
+      .terminate('test over')
+      .catch(() => undefined);
+    await h?.close();
+  });
+
+  test('the only worker killed while one pipeline holds and two queue: none lost, none doubled', async () => {
+    const file = path.join(h.archiveRoot, 'tenants.json');
+    writeFileSync(file, JSON.stringify({ defaults: { concurrency: 1 }, tenants: { [T.kill]: {} } }));
+    const worker = (name: string) => {
+      const p = spawnWorker(h, name, { REELFLOW_TENANTS_FILE: file });
+      procs.push(p);
+      return p;
+    };
+    const first = worker('worker-1');
+    const ps: Pipeline[] = [];
+    for (let i = 0; i < 3; i++) ps.push(await h.start(pipeline(T.kill)));
+    await until(
+      'one holder, two queued',
+      async () => {
+        const s = await gateState(h, T.kill).catch(() => undefined);
+        return s?.holders.length === 1 && s.queue.length === 2;
+      },
+      { timeoutMs: 90_000 },
+    );
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    worker('worker-2');
+    const statuses = await Promise.all(ps.map(async (p) => (await p.result(), p.query(statusQuery))));
+    const t = await readGateTimeline(h.client, T.kill);
+    expect(t.maxHolders).toBe(1);
+    expect(t.intervals.map((i) => i.pipelineId).sort()).toEqual(ps.map((p) => p.workflowId).sort());
+    expect(t.intervals.every((i) => i.released === 'released')).toBe(true);
+    expect(expectCreatesInside(h, t, statuses)).toBe(3);
   });
 });
