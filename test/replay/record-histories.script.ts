@@ -316,7 +316,7 @@ test('record replay histories: gate', async () => {
     await terminated.terminate('recording: a holder that never releases');
     await next.result();
     const runs: string[] = [];
-    for (let run: string | undefined = (await gate.describe()).runId; run; ) {
+    for (let run: string | undefined = (await gate.describe()).runId; run;) {
       runs.unshift(run);
       const history = await h.client.workflow.getHandle(gate.workflowId, run).fetchHistory();
       run = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;

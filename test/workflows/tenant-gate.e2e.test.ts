@@ -12,7 +12,12 @@ import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { parseTenantsConfig } from '../../src/tenants/config';
-import { statusQuery, vendorCallbackSignal, type PipelineStatus } from '../../src/contract/messages';
+import {
+  resolveCreateUpdate,
+  statusQuery,
+  vendorCallbackSignal,
+  type PipelineStatus,
+} from '../../src/contract/messages';
 import { gateStateQuery, gateWorkflowId, GATE_SWEEP_MS, type GateState } from '../../src/contract/tenant-gate';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import type { videoPipeline } from '../../src/workflows';
@@ -24,10 +29,24 @@ jest.setTimeout(240_000);
 type Pipeline = WorkflowHandle<typeof videoPipeline>;
 
 const run = randomUUID().slice(0, 6);
-const T = { fifo: `fifo-${run}`, ends: `ends-${run}`, can: `can-${run}`, gateCan: `gcan-${run}`, kill: `kill-${run}` };
+const T = {
+  fifo: `fifo-${run}`,
+  ends: `ends-${run}`,
+  can: `can-${run}`,
+  gateCan: `gcan-${run}`,
+  kill: `kill-${run}`,
+  op: `op-${run}`,
+};
 const tenants = parseTenantsConfig({
   defaults: { maxPriority: 'interactive', concurrency: 1 },
-  tenants: { [T.fifo]: { concurrency: 2 }, [T.ends]: {}, [T.can]: {}, [T.gateCan]: { concurrency: 2 }, [T.kill]: {} },
+  tenants: {
+    [T.fifo]: { concurrency: 2 },
+    [T.ends]: {},
+    [T.can]: {},
+    [T.gateCan]: { concurrency: 2 },
+    [T.kill]: {},
+    [T.op]: {},
+  },
 });
 
 const pipeline = (tenant: string, options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
@@ -37,6 +56,9 @@ const pipeline = (tenant: string, options: PipelineDefinitionInput['options'] = 
 
 const gateState = (h: Harness, tenant: string): Promise<GateState> =>
   h.client.workflow.getHandle(gateWorkflowId(tenant)).query(gateStateQuery);
+
+const currentDetails = async (p: Pipeline) =>
+  (await p.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
 
 const holding = (p: Pipeline) => waitForStatus(p, (s) => s.slot?.state === 'held');
 
@@ -150,6 +172,24 @@ describe('tenant concurrency limit', () => {
     const statuses = await Promise.all([failing, other, next].map((p) => p.query(statusQuery)));
     expect(statuses.map((s) => s.state)).toEqual(['failed', 'cancelled', 'completed']);
     expectCreatesInside(h, t, statuses);
+  });
+
+  test('a pipeline waiting for an operator keeps its slot and shows it; the next one stays queued', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });
+    const asking = await h.start(pipeline(T.op));
+    const waitingStatus = await waitForStatus(asking, (s) => s.state === 'waiting-operator');
+    expect(waitingStatus.slot).toMatchObject({ state: 'held', slot: 1, limit: 1 });
+    expect(await currentDetails(asking)).toContain('holds slot 1 of 1');
+    const next = await h.start(pipeline(T.op));
+    await waitForStatus(next, (s) => s.state === 'queued');
+    expect(await currentDetails(next)).toContain('queued for a slot (limit 1)');
+    expect((await gateState(h, T.op)).holders.map((x) => x.pipelineId)).toEqual([asking.workflowId]);
+    const [task] = h.emulator.inspect().generationTasks.slice(-1);
+    await asking.executeUpdate(resolveCreateUpdate, { args: [{ decision: { taskId: task.id } }] });
+    await Promise.all([asking.result(), next.result()]);
+    const t = await readGateTimeline(h.client, T.op);
+    expect(t.grantOrder).toEqual([asking.workflowId, next.workflowId]);
+    expect(t.maxHolders).toBe(1);
   });
 });
 

@@ -84,7 +84,9 @@ export function checkConcurrencyLimit(
     checked++;
     const at = createdAt.get(r.id)!;
     if (!heldAt(timelineOf.get(tenant)!, p.workflowId, at))
-      problems.push(`${r.kind} ${r.id} of ${p.workflowId} (${tenant}) created at ${new Date(at).toISOString()} without a slot`);
+      problems.push(
+        `${r.kind} ${r.id} of ${p.workflowId} (${tenant}) created at ${new Date(at).toISOString()} without a slot`,
+      );
   }
   return {
     id: 'concurrency-limit',

@@ -75,7 +75,8 @@ export async function readGateTimeline(client: Client, tenant: string): Promise<
       const at = timeOf(e);
       const sig = e.workflowExecutionSignaledEventAttributes;
       if (sig?.signalName === 'acquireSlot') t.limits.push(((await decode(sig.input))[0] as AcquireSlot).limit);
-      if (sig?.signalName === 'releaseSlot') close(((await decode(sig.input))[0] as ReleaseSlot).pipelineId, at, 'released');
+      if (sig?.signalName === 'releaseSlot')
+        close(((await decode(sig.input))[0] as ReleaseSlot).pipelineId, at, 'released');
       const grant = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
       if (grant) {
         const id = grant.workflowExecution!.workflowId!;

@@ -17,12 +17,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
-import {
-  gateWorkflowId,
-  releaseSlotSignal,
-  slotGrantedSignal,
-  type SlotGranted,
-} from '../../contract/tenant-gate';
+import { gateWorkflowId, releaseSlotSignal, slotGrantedSignal, type SlotGranted } from '../../contract/tenant-gate';
 import type { PipelineRuntime } from './pipeline-runtime';
 
 /** The ask is idempotent: retried until the server takes it (a worker restart, a server outage). */
@@ -45,10 +40,16 @@ export async function takeSlot(rt: PipelineRuntime): Promise<void> {
   rt.status.state = 'queued';
   rt.status.slot = { state: 'queued', limit, since: new Date().toISOString() };
   rt.refresh();
-  const request = { pipelineId: workflowId, priorityKey: policy.priorityKey, startedAt: startTime.toISOString(), limit };
-  await asking.askSlot.executeWithOptions({ ...ASK_OPTIONS, ...rt.taskOptions, summary: `ask ${gateWorkflowId(policy.tenant)}` }, [
-    { tenant: policy.tenant, taskQueue, request },
-  ]);
+  const request = {
+    pipelineId: workflowId,
+    priorityKey: policy.priorityKey,
+    startedAt: startTime.toISOString(),
+    limit,
+  };
+  await asking.askSlot.executeWithOptions(
+    { ...ASK_OPTIONS, ...rt.taskOptions, summary: `ask ${gateWorkflowId(policy.tenant)}` },
+    [{ tenant: policy.tenant, taskQueue, request }],
+  );
   await condition(() => granted !== undefined);
   rt.status.slot = { state: 'held', slot: granted!.slot, limit: granted!.limit, since: new Date().toISOString() };
   rt.status.state = 'running';
