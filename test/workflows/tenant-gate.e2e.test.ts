@@ -193,17 +193,26 @@ describe('tenant concurrency limit', () => {
   });
 });
 
-/** Signals no step listens to (one event each) until the pipeline's current run continued as new. */
-async function padUntilContinued(p: Pipeline): Promise<void> {
+/**
+ * Signals no step listens to (one event each) until the pipeline's current run continued as
+ * new; the run switches at its next checkpoint (after its create has answered), so it pads
+ * only while short of the limit and otherwise waits.
+ */
+async function padUntilContinued(p: Pipeline, limit: number): Promise<void> {
   const from = (await p.describe()).runId;
-  for (let i = 0; i < 60; i++) {
-    const d = await p.describe();
-    if (d.runId !== from || d.status.name !== 'RUNNING') return;
-    await Promise.allSettled(
-      Array.from({ length: 5 }, () => p.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 })),
-    );
-  }
-  throw new Error('no continue-as-new after 300 padding signals');
+  await until(
+    'the pipeline to continue as new',
+    async () => {
+      const d = await p.describe();
+      if (d.runId !== from || d.status.name !== 'RUNNING') return true;
+      if (Number(d.historyLength) <= limit)
+        await Promise.allSettled(
+          Array.from({ length: 5 }, () => p.signal(vendorCallbackSignal, { step: 'padding', attempt: 0 })),
+        );
+      return false;
+    },
+    { timeoutMs: 120_000, everyMs: 200 },
+  );
 }
 
 describe('continue-as-new keeps every slot', () => {
@@ -223,9 +232,9 @@ describe('continue-as-new keeps every slot', () => {
   test('a pipeline continued as new while holding keeps its one slot and asks no second time', async () => {
     h.emulator.setFaults({ 'generation.create': { delayAfterCreate: { next: 1, ms: 8_000 } } });
     const p = await h.start(pipeline(T.can, { callbacks: true, historyEventsBeforeContinueAsNew: 50 }));
-    const waiting = await h.start(pipeline(T.can));
     await holding(p);
-    await padUntilContinued(p);
+    const waiting = await h.start(pipeline(T.can));
+    await padUntilContinued(p, 50);
     const continued = await p.query(statusQuery);
     expect(continued.slot).toMatchObject({ state: 'held', slot: 1, limit: 1 });
     await p.result();
