@@ -235,6 +235,7 @@ describe('continue-as-new keeps every slot', () => {
     await holding(p);
     const waiting = await h.start(pipeline(T.can));
     await padUntilContinued(p, 50);
+    expect((await p.describe()).runId).not.toBe(p.firstExecutionRunId);
     const continued = await p.query(statusQuery);
     expect(continued.slot).toMatchObject({ state: 'held', slot: 1, limit: 1 });
     await p.result();
