@@ -8,6 +8,7 @@ import { createClaimActivities } from './claims';
 import { createDefinitionActivities } from './definition';
 import { createPreviousRunActivities } from './previous-run';
 import { createReuseSourceActivities } from './reuse-source';
+import { createGateActivities } from './tenant-gate';
 import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDefinitionActivities(deps),
     ...createPreviousRunActivities(),
     ...createReuseSourceActivities(),
+    ...createGateActivities(),
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
       ...(deps.endpointSecretFor ? { endpointSecretFor: deps.endpointSecretFor } : {}),

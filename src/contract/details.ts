@@ -47,7 +47,15 @@ function waitReason(reason: string): string {
 const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
 
 /** " · tenant acme (batch)" where tenants apply (docs/tenants.md). */
-const tenantText = (s: PipelineStatus) => (s.tenant === undefined ? '' : ` · tenant ${s.tenant} (${s.priority})`);
+const tenantText = (s: PipelineStatus) =>
+  s.tenant === undefined ? '' : ` · tenant ${s.tenant} (${s.priority})${slotText(s)}`;
+
+/** " · holds slot 3 of 5" or " · queued for a slot (limit 5)", where a concurrency limit applies. */
+function slotText(s: PipelineStatus): string {
+  const slot = s.slot;
+  if (slot?.state === 'held') return ` · holds slot ${slot.slot} of ${slot.limit}`;
+  return slot?.state === 'queued' ? ` · queued for a slot (limit ${slot.limit})` : '';
+}
 
 export function renderDetails(s: PipelineStatus): string {
   const rows = STAGES.filter((name) => s.stages[name].state !== 'skipped').map((name) => {
@@ -62,7 +70,7 @@ export function renderDetails(s: PipelineStatus): string {
   const head = s.waiting
     ? [
         `\`reelflow resolve ${s.pipelineId} --task-id <id> | --resubmit | --abandon\``,
-        `**Waiting for an operator** on ${s.waiting.step}`,
+        `**Waiting for an operator** on ${s.waiting.step}${slotText(s)}`,
       ]
     : [`**${s.state}** · stage ${s.stage}${tenantText(s)}`];
   const lines = [

@@ -75,6 +75,20 @@ export interface PipelineStatus {
   /** The tenant it runs as and the priority it got (docs/tenants.md); absent when tenants are off. */
   tenant?: string;
   priority?: PriorityLevel;
+  /**
+   * Its tenant's concurrency slot (docs/tenants.md, Concurrency limits), where a limit applies:
+   * asked for (`queued`), held (slot n of limit, carried across continue-as-new), or given back.
+   */
+  slot?: SlotStatus;
+}
+
+export interface SlotStatus {
+  state: 'queued' | 'held' | 'released';
+  limit: number;
+  /** 1…limit, while held. */
+  slot?: number;
+  /** When it entered this state (ISO, workflow time). */
+  since: string;
 }
 
 export type WebhookEventType =

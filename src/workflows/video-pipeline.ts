@@ -48,6 +48,7 @@ import { refusedResume } from './lib/resume-check';
 import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
 import { WEBHOOK_PATCH, WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
+import { giveSlot, takeSlot } from './lib/tenant-slot';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   const patches = decidePatches(input);
@@ -71,12 +72,14 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   if (webhooks) rt.onWait = (w) => webhooks.waiting(w);
   if (!resume) skipDisabled(rt, def);
   try {
+    await takeSlot(rt); // only where a concurrency limit applies (docs/tenants.md)
     if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result, patches.reusingByRun);
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
       ended(rt, err);
+      await giveSlot(rt);
       await webhooks?.ended(undefined, err);
     });
     if (isCancellation(err)) throw err;
@@ -85,6 +88,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.status.stage = 'done';
   rt.status.state = 'completed';
   rt.refresh();
+  await giveSlot(rt);
   countPipelineEnd(rt.status);
   const final = finalResult(rt, result);
   await webhooks?.ended(final);

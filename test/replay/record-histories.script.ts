@@ -21,6 +21,8 @@ import {
   type LegacyPipelineReuse,
   type PipelineReuse,
 } from '../../src/contract/messages';
+import { gateWorkflowId } from '../../src/contract/tenant-gate';
+import { parseTenantsConfig } from '../../src/tenants/config';
 import { fullDefinition, startHarness, waitForStatus, WEBHOOK_SECRET } from '../support/harness';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 
@@ -278,6 +280,54 @@ test('record replay histories: vendor-check', async () => {
     );
     save('vendor-check-failed', refused.workflowId);
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});
+
+// `npm run record-histories -- -t gate` records this case alone.
+test('record replay histories: gate', async () => {
+  // 9. A tenant concurrency limit of 1 (docs/tenants.md): the gate (started with a small history
+  //    limit, so it continues as new), a pipeline that held the slot, one cancelled while queued,
+  //    and a holder terminated (its slot swept) while the next one waited.
+  const tenant = `rec-${Date.now().toString(36)}`;
+  const tenants = parseTenantsConfig({ defaults: { concurrency: 1 }, tenants: { [tenant]: {} } });
+  const h = await startHarness({ tenants, emulator: { profile: { generationRunningMs: 1_000 } } });
+  const def = (text: string) => ({
+    generation: { model: 'video-model-1', content: [{ type: 'text' as const, text }] },
+    options: { archive: false, tenant },
+  });
+  try {
+    const gate = await h.client.workflow.start('tenantGate', {
+      workflowId: gateWorkflowId(tenant),
+      taskQueue: h.taskQueue,
+      args: [{ historyLimit: 40 }],
+    });
+    const held = await h.start(def('gated'));
+    await waitForStatus(held, (s) => s.slot?.state === 'held');
+    const queued = await h.start(def('queued then cancelled'));
+    await waitForStatus(queued, (s) => s.state === 'queued');
+    await queued.cancel();
+    await queued.result().catch(() => undefined);
+    await held.result();
+    const terminated = await h.start(def('terminated holder'));
+    await waitForStatus(terminated, (s) => s.slot?.state === 'held');
+    const next = await h.start(def('after the sweep'));
+    await terminated.terminate('recording: a holder that never releases');
+    await next.result();
+    const runs: string[] = [];
+    for (let run: string | undefined = (await gate.describe()).runId; run;) {
+      runs.unshift(run);
+      const history = await h.client.workflow.getHandle(gate.workflowId, run).fetchHistory();
+      run = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+    }
+    if (runs.length < 2) throw new Error('"gate" did not continue as new: lower its history limit');
+    save('gated', held.workflowId);
+    save('gated-cancelled', queued.workflowId);
+    save('gate', gate.workflowId, runs[0]);
+    save('gate-continued', gate.workflowId, runs[1]);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+    await gate.terminate('recorded');
   } finally {
     await h.close();
   }

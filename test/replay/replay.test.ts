@@ -3,8 +3,8 @@
  * would break pipelines already running fails here. Every recorded case replays: all
  * stages with a reconciled fault, an operator decision, a cancellation, continue-as-new
  * while polling, the run after a continue-as-new during an operator wait, a rerun that
- * reuses a finished pipeline's outputs, and a pipeline with webhooks (an operator wait and
- * its end) with the delivery workflow it started. Each replays on every bundle a worker may load.
+ * reuses a finished pipeline's outputs, a pipeline with webhooks (an operator wait and
+ * its end) with the delivery workflow it started, and a tenant's gate with the pipelines it admitted. Each replays on every bundle a worker may load.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -24,6 +24,8 @@ test('histories cover every case the pipeline records', () => {
   const expected = ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun', 'notify', 'notify-delivery'];
   // Since the trust-boundary checks: a forged offer flood, an old-form rerun refused, a raw delivery refused.
   expected.push('forged', 'rerun-legacy', 'notify-refused', 'failed', 'vendor-check-failed');
+  // Tenant concurrency limits: the gate (both sides of its continue-as-new) and two gated pipelines.
+  expected.push('gate', 'gate-continued', 'gated', 'gated-cancelled');
   for (const c of expected) expect(cases).toContain(c);
 });
 

@@ -165,3 +165,14 @@ test('failure chains: outermost first, with failure types', () => {
   expect(() => outcomeOf('p', new Error('connection lost'))).toThrow('connection lost');
   expect(renderFailure('pipeline p failed', ['a', 'b'])).toEqual(['pipeline p failed: a', '  caused by: b']);
 });
+
+test("renderStatus: a tenant's concurrency slot, queued for or held (docs/tenants.md)", () => {
+  const since = '2026-11-27T00:00:00.000Z';
+  const queued = renderStatus(status({ state: 'queued', tenant: 'acme', slot: { state: 'queued', limit: 5, since } }));
+  expect(queued[0]).toBe('reelflow-demo-abc  queued · generation');
+  expect(queued).toContain(`  queued for a slot of tenant acme (limit 5) since ${since}`);
+  const held = renderStatus(status({ tenant: 'acme', slot: { state: 'held', slot: 3, limit: 5, since } }));
+  expect(held).toContain('  holds slot 3 of 5 of tenant acme');
+  const released = renderStatus(status({ tenant: 'acme', slot: { state: 'released', limit: 5, since } }));
+  expect(released.join('\n')).not.toMatch(/slot/);
+});

@@ -25,9 +25,9 @@ import { startCallbackReceiver, type CallbackReceiver } from '../../src/callback
 import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import type { TenantsConfig } from '../../src/tenants/config';
 import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
-import type { TenantsConfig } from '../../src/tenants/config';
 import { API_KEY, USER_1, USER_2 } from './emulator';
 import { until } from './poll';
 

@@ -105,3 +105,24 @@ test('a stage reused by a rerun says where its output came from', () => {
   s.stages.assets = { state: 'done', reusedFrom: 'p-0' };
   expect(rowOf(renderDetails(s), 'assets')).toBe('| assets | done (reused from p-0) | asset-1 |  |  |');
 });
+
+test("a tenant's concurrency slot: queued for one, held, and held while waiting for an operator", () => {
+  const since = '2026-11-27T00:00:00.000Z';
+  const tenant = { tenant: 'acme', priority: 'batch' as const };
+  expect(renderDetails(status({ ...tenant, state: 'queued', slot: { state: 'queued', limit: 5, since } }))).toContain(
+    '**queued** · stage generation · tenant acme (batch) · queued for a slot (limit 5)',
+  );
+  const held = { ...tenant, slot: { state: 'held' as const, slot: 3, limit: 5, since } };
+  expect(renderDetails(status(held))).toContain('· tenant acme (batch) · holds slot 3 of 5');
+  const waiting = {
+    workflowId: 'p-1',
+    stage: 'generation' as const,
+    step: 'generation',
+    attempt: 1,
+    reason: 'r',
+    since,
+  };
+  expect(renderDetails(status({ ...held, waiting }))).toContain(
+    '**Waiting for an operator** on generation · holds slot 3 of 5',
+  );
+});

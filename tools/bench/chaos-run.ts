@@ -33,6 +33,7 @@ import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { repoRoot } from '../devstack/temporal-cli';
 import { Children } from './chaos-children';
 import { Controller, RequestLog } from './chaos-controller';
+import { chaosTenants, readTimelines } from './chaos-gate';
 import { Operator } from './chaos-operator';
 import { PipelineWatch } from './chaos-pipelines';
 import { chaosFaults, estimatedRunMs, planPipelines, planSchedule, profileCount } from './chaos-plan';
@@ -120,7 +121,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const temporalEnv = temporalEnvOf(temporal);
     const receiverUrl = await startReceiver(children, dist.receiver, temporalEnv, run.callbackSecret, log);
     await buildWorkflowBundle(children, dist.buildBundle, run.logDir);
-    const env = chaosWorkerEnv({ ...run, temporalEnv, emulatorUrl: emulator.url, receiverUrl });
+    const tenants = chaosTenants(taskQueue, run.workDir, plan);
+    const env = {
+      ...chaosWorkerEnv({ ...run, temporalEnv, emulatorUrl: emulator.url, receiverUrl }),
+      REELFLOW_TENANTS_FILE: tenants.file,
+    };
     workers = new WorkerPool(children, dist.worker, env, log);
     await workers.startPolling(opts.workers);
     log(`chaos: ${opts.workers} worker process(es) polling ${taskQueue}`);
@@ -151,7 +156,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     await pipelines.readFinalStatuses();
     const snapshot = await emulator.api<InspectionSnapshot>('state');
+    const gate = { tenants, timelines: await readTimelines(client, tenants) };
     const report = await chaosReport({
+      gate,
       ...run,
       opts,
       durationMs,

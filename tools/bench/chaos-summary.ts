@@ -14,12 +14,14 @@ import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { findMediaDir } from '../../src/emulator/media';
 import type { RequestRecord } from '../../src/emulator/request-log';
 import type { Controller } from './chaos-controller';
+import { checkConcurrencyLimit, type ChaosTenants } from './chaos-gate';
 import { attributeRecords, checkAll, type ArchivedFileOnDisk, type PipelineOutcome } from './chaos-invariants';
 import type { Operator } from './chaos-operator';
 import type { PipelineWatch } from './chaos-pipelines';
 import { burstsOf, type ChaosSchedule, type PlannedPipeline } from './chaos-plan';
 import type { ChaosOptions, ChaosReport } from './chaos-types';
 import type { WorkerPool } from './chaos-stack';
+import type { GateTimeline } from './gate-timeline';
 import { natural429s, WindowCollector } from './rate-window';
 
 /** What the run set up and what its parts recorded. */
@@ -42,6 +44,8 @@ export interface ChaosFindings {
   workers: WorkerPool;
   operator: Operator;
   controller: Controller;
+  /** The tenants the pipelines ran as and their gates' holdings (chaos-gate.ts). */
+  gate?: { tenants: ChaosTenants; timelines: GateTimeline[] };
 }
 
 function percentile(values: number[], p: number): number {
@@ -176,6 +180,7 @@ export async function chaosReport(f: ChaosFindings): Promise<ChaosReport> {
     files,
     expectedArchive: expectedArchive(),
   });
+  if (f.gate) invariants.push(checkConcurrencyLimit(f.plan, snapshot, f.gate.tenants, f.gate.timelines));
   const faults = faultsOf(f);
   const getAssetWindows = new WindowCollector('assets.GetAsset');
   for (const r of f.requests) getAssetWindows.add(r);

@@ -89,6 +89,11 @@ export function renderStatus(status: PipelineStatus): string[] {
     lines.push(stageLine(status, stage, s));
   }
   if (status.waiting) lines.push(`  ${resolveHint(id, status.waiting)}`);
+  const slot = status.slot;
+  // Its tenant's concurrency limit (docs/tenants.md): queued for a slot, or holding one.
+  if (slot?.state === 'queued')
+    lines.push(`  queued for a slot of tenant ${status.tenant} (limit ${slot.limit}) since ${slot.since}`);
+  if (slot?.state === 'held') lines.push(`  holds slot ${slot.slot} of ${slot.limit} of tenant ${status.tenant}`);
   if (status.state === 'stuck')
     lines.push('  stuck: the vendor has not finished in the expected time; contact vendor support if it persists');
   if (status.error) lines.push(`  error: ${status.error}`);

@@ -150,6 +150,11 @@ export class PipelineRuntime extends StatusBoard {
     }
   }
 
+  /** Create activities not yet answered (a slot is given back only when none is). */
+  get createsPending(): number {
+    return this.createsInFlight;
+  }
+
   /** The attempt of `step` whose outcome is unknown, if any: a next run resumes reconciling it, never creates. */
   ambiguousAttempt(step: string): number | undefined {
     return this.ambiguous[step];
