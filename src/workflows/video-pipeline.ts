@@ -48,6 +48,7 @@ import { refusedResume } from './lib/resume-check';
 import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
 import { WEBHOOK_PATCH, WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
+import { endSpend } from './lib/spend';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   const patches = decidePatches(input);
@@ -77,6 +78,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
       ended(rt, err);
+      await endSpend(rt);
       await webhooks?.ended(undefined, err);
     });
     if (isCancellation(err)) throw err;
@@ -87,6 +89,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.refresh();
   countPipelineEnd(rt.status);
   const final = finalResult(rt, result);
+  await endSpend(rt);
   await webhooks?.ended(final);
   return final;
 }

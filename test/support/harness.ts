@@ -53,6 +53,8 @@ export interface HarnessOptions {
   codecStrict?: boolean;
   /** The worker's start-up check verdicts (src/workers/startup-checks.ts); default: none failed. */
   vendorCheckFailed?: ActivityDeps['vendorCheckFailed'];
+  /** REELFLOW_TENANTS_FILE, parsed (docs/tenants.md). */
+  tenants?: ActivityDeps['tenants'];
   /** Completion webhooks, as the worker's REELFLOW_NOTIFY_* would set them. */
   notify?: {
     /** REELFLOW_NOTIFY_ALLOW_PRIVATE; default 127.0.0.1 (where test receivers listen). */
@@ -154,6 +156,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
     ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),
     ...(opts.vendorCheckFailed ? { vendorCheckFailed: opts.vendorCheckFailed } : {}),
+    ...(opts.tenants ? { tenants: opts.tenants } : {}),
   });
   const workflowBundle = await testBundle({ dataConverter: workerConverter });
   // The worker's own wiring: GetAsset on the profile's rate-limited queue, paced in process.

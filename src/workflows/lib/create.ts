@@ -18,6 +18,7 @@ import type { ReconcileOutcome } from '../../metrics/names';
 import { duration } from './summaries';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
+import { reserveSpend, settleSpend } from './spend';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
@@ -109,6 +110,8 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdUntil(rt.notBefore(run.iface), (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
+      // Spend budgets (spend.ts): the price is reserved before the paid call, with tenants only.
+      if (rt.tenantPolicy) await reserveSpend(rt, step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
       try {
@@ -120,6 +123,8 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         outcome = classifyCreateFailure(err);
       }
     }
+    // Rejected, not sent, 429: provably not created, the reservation goes back (a 502 looks first).
+    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') settleSpend(rt, step, run.attempt, 'release');
     if (outcome.kind === 'fatal') throw rejected(spec, outcome);
     if (outcome.kind === 'ambiguous') rt.setAmbiguous(step, run.attempt);
     else await sleep(...retryWait(run, outcome));
@@ -135,6 +140,8 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         if (created) return created;
       }
     }
+    // Reconcile (or an operator) says this attempt created nothing: its reservation goes back.
+    settleSpend(rt, step, run.attempt, 'release');
     run.attempt++;
   }
 }
@@ -149,6 +156,7 @@ function adoptKnown<T>(spec: CreateSpec<T>, known: VendorTaskRecord): Created<T>
 function recorded<T>(run: CreateRun<T>, value: T, id: string, via: VendorTaskRecord['via']): Created<T> {
   const { rt, kind, step } = run.spec;
   rt.record({ kind, id, step, attempt: run.attempt, via });
+  settleSpend(rt, step, run.attempt, 'confirm');
   return { value, attempt: run.attempt, via };
 }
 
