@@ -24,6 +24,8 @@ test('histories cover every case the pipeline records', () => {
   const expected = ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun', 'notify', 'notify-delivery'];
   // Since the trust-boundary checks: a forged offer flood, an old-form rerun refused, a raw delivery refused.
   expected.push('forged', 'rerun-legacy', 'notify-refused', 'failed', 'vendor-check-failed');
+  // Spend budgets: a pipeline that waited for its budget, and its tenant's ledger.
+  expected.push('budget-wait', 'ledger');
   for (const c of expected) expect(cases).toContain(c);
 });
 

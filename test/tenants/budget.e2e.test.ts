@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
 import { resolveCreateUpdate } from '../../src/contract/messages';
@@ -105,10 +105,10 @@ describe('spend budgets', () => {
     await ledgerUntil(T.fail, (v) => v.spent === 2_000_000);
     const handle = await h.start(generationOnly(T.fail, { overBudget: 'fail' }));
     const err = await rejection(handle.result(), WorkflowFailedError);
-    const cause = err.cause?.cause;
+    const cause = err.cause?.cause as ApplicationFailure;
     expect(cause).toBeInstanceOf(ApplicationFailure);
-    expect((cause as ApplicationFailure).type).toBe('BudgetExceeded');
-    expect(cause?.message).toContain(`tenant ${T.fail}'s budget`);
+    expect(cause.type).toBe('BudgetExceeded');
+    expect(cause.message).toContain(`tenant ${T.fail}'s budget`);
     expect(h.emulator.inspect().generationTasks).toHaveLength(2);
     const status = await handle.query('status');
     expect((status as { calls: Record<string, number> }).calls['generation.create']).toBeUndefined();
@@ -190,7 +190,7 @@ describe('spend budgets', () => {
       erase: true,
     });
     const d = await handle.describe();
-    expect(d.runId).not.toBe(handle.firstExecutionRunId);
+    expect(d.runId).not.toBe((handle as WorkflowHandleWithFirstExecutionRunId).firstExecutionRunId);
     const s = h.emulator.inspect();
     const expected =
       s.reviewTasks.length * 10_000 +

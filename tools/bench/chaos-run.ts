@@ -46,6 +46,7 @@ import {
   WorkerPool,
 } from './chaos-stack';
 import { chaosReport } from './chaos-summary';
+import { checkLedger, tenantsOf } from './chaos-ledger';
 import type { BenchServer } from './temporal-server';
 
 import type { ChaosOptions, ChaosReport } from './chaos-types';
@@ -83,7 +84,10 @@ function planRun(opts: ChaosOptions) {
   mkdirSync(logDir, { recursive: true });
   mkdirSync(archiveRoot, { recursive: true });
   const runTag = `chaos${opts.seed}-${randomBytes(3).toString('hex')}`;
+  const plan = planPipelines({ pipelines: opts.pipelines, runTag, ambiguousPolicy: opts.ambiguousPolicy ?? 'ask' });
   return {
+    // The spend ledger check (chaos-ledger.ts): the pipelines run as tenants of a tenants file.
+    tenantsEnv: tenantsOf(plan, runTag, workDir),
     workDir,
     logDir,
     archiveRoot,
@@ -92,7 +96,7 @@ function planRun(opts: ChaosOptions) {
     faults: opts.faults ?? chaosFaults({ seed: opts.seed, pipelines: opts.pipelines }),
     profiles: profileCount(opts.pipelines),
     timeoutMs: opts.timeoutMs ?? Math.max(10 * 60_000, estimatedRunMs(opts.pipelines) * 4),
-    plan: planPipelines({ pipelines: opts.pipelines, runTag, ambiguousPolicy: opts.ambiguousPolicy ?? 'ask' }),
+    plan,
     schedule: planSchedule({
       seed: opts.seed,
       pipelines: opts.pipelines,
@@ -120,7 +124,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const temporalEnv = temporalEnvOf(temporal);
     const receiverUrl = await startReceiver(children, dist.receiver, temporalEnv, run.callbackSecret, log);
     await buildWorkflowBundle(children, dist.buildBundle, run.logDir);
-    const env = chaosWorkerEnv({ ...run, temporalEnv, emulatorUrl: emulator.url, receiverUrl });
+    const env = { ...chaosWorkerEnv({ ...run, temporalEnv, emulatorUrl: emulator.url, receiverUrl }), ...run.tenantsEnv };
     workers = new WorkerPool(children, dist.worker, env, log);
     await workers.startPolling(opts.workers);
     log(`chaos: ${opts.workers} worker process(es) polling ${taskQueue}`);
@@ -163,6 +167,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       operator,
       controller,
     });
+    const ledger = await checkLedger(client, plan, snapshot);
+    report.invariants.push(ledger);
+    report.pass &&= ledger.pass;
     if (opts.temporal) await pipelines.terminateUnfinished();
     return report;
   } finally {
