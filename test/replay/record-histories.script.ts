@@ -292,7 +292,10 @@ test('record replay histories: budget', async () => {
   //    generation waits (waiting-budget), goes on after `budget set`, and its tenant's ledger
   //    (reserves by update-with-start, settles by signal, the budget Update, the waiter signalled).
   const tenant = `replay-${Date.now().toString(36)}`;
-  const file = { prices: { generation: '0.35' }, tenants: { [tenant]: { budget: { period: 'day', amount: '0.350015' } } } };
+  const file = {
+    prices: { generation: '0.35' },
+    tenants: { [tenant]: { budget: { period: 'day', amount: '0.350015' } } },
+  };
   const config = parseTenantsConfig(file);
   const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } }, tenants: config });
   try {

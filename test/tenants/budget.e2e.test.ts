@@ -13,7 +13,7 @@ import { ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/cont
 import { resolveCreateUpdate } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { rerunPipeline } from '../../src/starters/client/rerun';
-import { setTenantBudget } from '../../src/starters/client/ledger';
+import { setTenantBudget, type TenantUsage } from '../../src/starters/client/ledger';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { cli } from '../support/cli';
 import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
@@ -221,6 +221,6 @@ describe('spend budgets', () => {
     );
     expect(out.stdout).toMatch(new RegExp(`${T.abandon}\\s+total\\s+-\\s+-\\s+0 CNY`));
     const json = await cli(['usage', '--tenant', T.abandon, '--json'], { env });
-    expect(json.json().tenants[0]).toMatchObject({ tenant: T.abandon, spent: 0, unresolved: [{ amount: 1_000_000 }] });
+    expect(json.json<{ tenants: TenantUsage[] }>().tenants[0]).toMatchObject({ tenant: T.abandon, spent: 0, unresolved: [{ amount: 1_000_000 }] });
   });
 });

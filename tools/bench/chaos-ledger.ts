@@ -54,7 +54,10 @@ async function usageOf(client: Client, tenants: string[]): Promise<Map<string, T
 export async function checkLedger(
   client: Client,
   plan: PlannedPipeline[],
-  snapshot: Pick<InspectionSnapshot, 'generationTasks' | 'eraseTasks' | 'groups' | 'assets' | 'reviewTasks' | 'counters'>,
+  snapshot: Pick<
+    InspectionSnapshot,
+    'generationTasks' | 'eraseTasks' | 'groups' | 'assets' | 'reviewTasks' | 'counters'
+  >,
 ): Promise<InvariantResult> {
   const prices = priceTable(parseTenantsConfig({ prices: PRICES, tenants: {} }));
   const tenantOfTag = new Map(plan.map((p) => [p.tag, p.definition.options!.tenant!]));
@@ -85,7 +88,7 @@ export async function checkLedger(
     id: 'ledger-exact',
     title: "Each tenant's confirmed spend equals its vendor records × price",
     definition:
-      'per tenant, the sum of its ledgers\' confirmed spend (reelflow usage) equals, to the minor unit, the emulator\'s ' +
+      "per tenant, the sum of its ledgers' confirmed spend (reelflow usage) equals, to the minor unit, the emulator's " +
       'records of its pipelines (attributed as for no-duplicates) × the price of their kind; reservations left ' +
       'unresolved are listed on their own lines',
     violations: problems.length,

@@ -124,7 +124,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const temporalEnv = temporalEnvOf(temporal);
     const receiverUrl = await startReceiver(children, dist.receiver, temporalEnv, run.callbackSecret, log);
     await buildWorkflowBundle(children, dist.buildBundle, run.logDir);
-    const env = { ...chaosWorkerEnv({ ...run, temporalEnv, emulatorUrl: emulator.url, receiverUrl }), ...run.tenantsEnv };
+    const env = {
+      ...chaosWorkerEnv({ ...run, temporalEnv, emulatorUrl: emulator.url, receiverUrl }),
+      ...run.tenantsEnv,
+    };
     workers = new WorkerPool(children, dist.worker, env, log);
     await workers.startPolling(opts.workers);
     log(`chaos: ${opts.workers} worker process(es) polling ${taskQueue}`);
