@@ -221,6 +221,10 @@ describe('spend budgets', () => {
     );
     expect(out.stdout).toMatch(new RegExp(`${T.abandon}\\s+total\\s+-\\s+-\\s+0 CNY`));
     const json = await cli(['usage', '--tenant', T.abandon, '--json'], { env });
-    expect(json.json<{ tenants: TenantUsage[] }>().tenants[0]).toMatchObject({ tenant: T.abandon, spent: 0, unresolved: [{ amount: 1_000_000 }] });
+    expect(json.json<{ tenants: TenantUsage[] }>().tenants[0]).toMatchObject({
+      tenant: T.abandon,
+      spent: 0,
+      unresolved: [{ amount: 1_000_000 }],
+    });
   });
 });

@@ -110,7 +110,6 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdUntil(rt.notBefore(run.iface), (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      // Spend budgets (spend.ts): the price is reserved before the paid call, with tenants only.
       if (rt.tenantPolicy) await reserveSpend(rt, step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
@@ -123,7 +122,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         outcome = classifyCreateFailure(err);
       }
     }
-    // Rejected, not sent, 429: provably not created, the reservation goes back (a 502 looks first).
+    // Spend (spend.ts): released when provably not created; after a 502 or ambiguity, once reconciled.
     if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') settleSpend(rt, step, run.attempt, 'release');
     if (outcome.kind === 'fatal') throw rejected(spec, outcome);
     if (outcome.kind === 'ambiguous') rt.setAmbiguous(step, run.attempt);
@@ -140,7 +139,6 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         if (created) return created;
       }
     }
-    // Reconcile (or an operator) says this attempt created nothing: its reservation goes back.
     settleSpend(rt, step, run.attempt, 'release');
     run.attempt++;
   }
