@@ -58,6 +58,7 @@ export async function checkLedger(
     InspectionSnapshot,
     'generationTasks' | 'eraseTasks' | 'groups' | 'assets' | 'reviewTasks' | 'counters'
   >,
+  log: (line: string) => void = () => undefined,
 ): Promise<InvariantResult> {
   const prices = priceTable(parseTenantsConfig({ prices: PRICES, tenants: {} }));
   const tenantOfTag = new Map(plan.map((p) => [p.tag, p.definition.options!.tenant!]));
@@ -68,22 +69,26 @@ export async function checkLedger(
     if (tenant !== undefined) expected.set(tenant, expected.get(tenant)! + prices[r.kind]);
   }
   const usage = await usageOf(client, tenants);
+  // Examples hold what needs a look: a tenant whose spend differs, and each unresolved
+  // reservation on its own line (the run passes with them: they are not spend).
   const problems: string[] = [];
-  const lines: string[] = [];
+  const unresolved: string[] = [];
   const breakdown: Record<string, number> = { unresolved: 0, reservedLeft: 0 };
   for (const t of tenants) {
     const u = usage.get(t);
     const spent = u?.spent ?? 0;
     const want = expected.get(t)!;
     const line = `${t}: confirmed ${formatMinorUnits(spent)}, vendor records × price ${formatMinorUnits(want)}`;
+    log(`chaos: ledger ${line}`);
+    breakdown[`${t} confirmed (minor units)`] = spent;
     if (spent !== want) problems.push(`${line} (differs by ${formatMinorUnits(spent - want)})`);
-    else lines.push(line);
     breakdown.reservedLeft += u?.reserved ?? 0;
     for (const r of u?.unresolved ?? []) {
       breakdown.unresolved += 1;
-      lines.push(`unresolved: ${t} ${r.stage} ${r.kind} ${formatMinorUnits(r.amount)} (${r.key})`);
+      unresolved.push(`unresolved: ${t} ${r.stage} ${r.kind} ${formatMinorUnits(r.amount)} (${r.key})`);
     }
   }
+  for (const line of unresolved) log(`chaos: ledger ${line}`);
   return {
     id: 'ledger-exact',
     title: "Each tenant's confirmed spend equals its vendor records × price",
@@ -94,7 +99,7 @@ export async function checkLedger(
     violations: problems.length,
     checked: tenants.length,
     pass: problems.length === 0,
-    examples: [...problems, ...lines],
+    examples: [...problems, ...unresolved],
     breakdown,
   };
 }

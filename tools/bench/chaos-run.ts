@@ -170,7 +170,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       operator,
       controller,
     });
-    const ledger = await checkLedger(client, plan, snapshot);
+    const ledger = await checkLedger(client, plan, snapshot, log);
     report.invariants.push(ledger);
     report.pass &&= ledger.pass;
     if (opts.temporal) await pipelines.terminateUnfinished();
