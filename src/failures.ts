@@ -70,6 +70,11 @@ export const FailureType = {
   VideoUrlExpired: 'VideoUrlExpired',
   /** Erase: the vendor task ended failed (or without a video URL). */
   EraseFailed: 'EraseFailed',
+  /**
+   * Policy `overBudget: fail`: the tenant's budget for the period cannot cover the next paid
+   * create; raised before that create is sent (docs/tenants.md, "Budgets").
+   */
+  BudgetExceeded: 'BudgetExceeded',
   /** A create kept failing retryably (not sent, 429, 502) past its retry limit: an outage. */
   VendorUnavailable: 'VendorUnavailable',
   /** Policy `resubmit`: the create's outcome stayed unknown too many times in a row. */

@@ -134,6 +134,17 @@ export {
   type WebhookVerificationCode,
 } from './webhooks/signing';
 export { webhookDeliveries, type WebhookDelivery } from './starters/client/webhooks';
+// Spend budgets (docs/tenants.md "Budgets"): what `reelflow usage` and `reelflow budget` use.
+export {
+  tenantUsage,
+  tenantBudgets,
+  setTenantBudget,
+  type TenantUsage,
+  type BudgetLine,
+  type SetBudgetOptions,
+} from './starters/client/ledger';
+export type { LedgerView } from './contract/ledger';
+export { loadTenantsConfig, parseTenantsConfig, type TenantsConfig } from './tenants/config';
 
 // Archived files: fetched from the worker that archived them (its archive server), verified.
 export {

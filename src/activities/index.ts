@@ -6,6 +6,7 @@
 import { createArchiveActivities } from './archive';
 import { createClaimActivities } from './claims';
 import { createDefinitionActivities } from './definition';
+import { createLedgerActivities } from './ledger';
 import { createPreviousRunActivities } from './previous-run';
 import { createReuseSourceActivities } from './reuse-source';
 import { createGateActivities } from './tenant-gate';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createClaimActivities(deps),
     ...createDefinitionActivities(deps),
     ...createPreviousRunActivities(),
+    ...createLedgerActivities(),
     ...createReuseSourceActivities(),
     ...createGateActivities(),
     ...createWebhookActivities({

@@ -23,6 +23,8 @@ export interface RuntimeCarry {
   codecStrict?: boolean;
   /** The tenant policy of the first run (docs/tenants.md): a continued run keeps its tenant, slot and prices. */
   tenantPolicy?: TenantPolicy;
+  /** Spend reservations not settled yet: key → ledger workflow id (docs/tenants.md, "Budgets"). */
+  reservations?: Record<string, string>;
 }
 
 /** The book as continue-as-new carries it (plain data). */

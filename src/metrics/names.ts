@@ -45,6 +45,19 @@ export const METRICS = {
     name: 'reelflow_cost_microunits_total',
     help: 'Vendor cost in millionths of a currency unit, by currency and priced item',
   },
+  /**
+   * Labels: tenant, kind. The tenant's ledger workflow, when a reservation is confirmed:
+   * minor units (millionths of the currency unit). Only configured tenants (docs/tenants.md).
+   */
+  spend: {
+    name: 'reelflow_spend_total',
+    help: 'Confirmed spend in minor units (millionths of the currency unit), by tenant and paid create kind',
+  },
+  /** Labels: tenant. The ledger of the current period: budget − confirmed − reserved, minor units. */
+  budgetRemaining: {
+    name: 'reelflow_budget_remaining',
+    help: "Budget left in the tenant's current period, minor units (reservations in flight counted as spent)",
+  },
   /** No labels of its own. Archive activity, per file downloaded (a file found already archived adds 0). */
   archiveBytes: {
     name: 'reelflow_archive_bytes_total',

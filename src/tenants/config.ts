@@ -46,6 +46,13 @@ const Amount = z
   .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000015"')
   .transform(toMinorUnits);
 
+/** A decimal amount typed by an operator (`reelflow budget set --amount`), in minor units; the error names `field`. */
+export function parseAmount(text: string, field: string): number {
+  const res = Amount.safeParse(text);
+  if (!res.success) throw new TenantsConfigError(`${field}: ${res.error.issues[0].message}`);
+  return res.data;
+}
+
 const BudgetSchema = z.strictObject({
   period: z.enum(['day', 'month'] satisfies BudgetPeriod[]),
   amount: Amount,

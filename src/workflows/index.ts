@@ -2,3 +2,4 @@
 export { videoPipeline } from './video-pipeline';
 export { notifyWebhook } from './webhook';
 export { tenantGate } from './tenant-gate';
+export { tenantLedger } from './tenant-ledger';

@@ -49,6 +49,7 @@ import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
 import { WEBHOOK_PATCH, WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
+import { endSpend } from './lib/spend';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   const patches = decidePatches(input);
@@ -79,6 +80,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
       ended(rt, err);
+      await endSpend(rt);
       await giveSlot(rt);
       await webhooks?.ended(undefined, err);
     });
@@ -91,6 +93,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   await giveSlot(rt);
   countPipelineEnd(rt.status);
   const final = finalResult(rt, result);
+  await endSpend(rt);
   await webhooks?.ended(final);
   return final;
 }

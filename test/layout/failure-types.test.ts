@@ -95,7 +95,7 @@ test('the failure type strings never change', () => {
     ...['InvalidDefinition', 'PlaintextPayloadRefused'],
     ...['InvalidReference'],
     ...['ReviewNotPassed', 'ReviewCancelled', 'ReviewFailed', 'AssetFailed', 'GenerationExpired'],
-    ...['GenerationFailed', 'VideoUrlExpired', 'EraseFailed', 'VendorUnavailable', 'AmbiguousCreate'],
+    ...['GenerationFailed', 'VideoUrlExpired', 'EraseFailed', 'BudgetExceeded', 'VendorUnavailable', 'AmbiguousCreate'],
     ...['CreateAbandoned', 'TaskUnknownAtVendor', 'QueryRejected', 'VendorTaskDeadline', 'ReusedOutputExpired'],
     ...['TaskIdRefused', 'ReuseRefused'],
     ...['PipelineFailed'],

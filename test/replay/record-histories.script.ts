@@ -25,6 +25,8 @@ import { gateWorkflowId } from '../../src/contract/tenant-gate';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { fullDefinition, startHarness, waitForStatus, WEBHOOK_SECRET } from '../support/harness';
 import { startWebhookReceiver } from '../support/webhook-receiver';
+import { ledgerId, periodOf } from '../../src/contract/ledger';
+import { setTenantBudget } from '../../src/starters/client/ledger';
 
 const OUT = path.join(__dirname, 'histories');
 const IDS = path.join(OUT, 'workflow-ids.json');
@@ -328,6 +330,37 @@ test('record replay histories: gate', async () => {
     save('gate-continued', gate.workflowId, runs[1]);
     writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
     await gate.terminate('recorded');
+  } finally {
+    await h.close();
+  }
+});
+
+// `npm run record-histories -- -t budget` records this case alone.
+test('record replay histories: budget', async () => {
+  // 10. Spend budgets (docs/tenants.md): a pipeline of a tenant whose day budget covers one
+  //    generation waits (waiting-budget), goes on after `budget set`, and its tenant's ledger
+  //    (reserves by update-with-start, settles by signal, the budget Update, the waiter signalled).
+  const tenant = `replay-${Date.now().toString(36)}`;
+  const file = {
+    prices: { generation: '0.35' },
+    tenants: { [tenant]: { budget: { period: 'day', amount: '0.350015' } } },
+  };
+  const config = parseTenantsConfig(file);
+  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } }, tenants: config });
+  try {
+    const def = {
+      generation: { model: 'video-model-1', content: [{ type: 'text' as const, text: 'budget' }] },
+      erase: true,
+      options: { archive: false, tenant },
+    };
+    await h.run(def);
+    const waiting = await h.start(def);
+    await waitForStatus(waiting, (s) => s.state === 'waiting-budget');
+    await setTenantBudget(h.client, config, { tenant, amount: 700_030, taskQueue: h.taskQueue });
+    await waiting.result();
+    save('budget-wait', waiting.workflowId);
+    save('ledger', ledgerId(tenant, periodOf(Date.now(), 'day', 0)));
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }

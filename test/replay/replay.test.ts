@@ -26,6 +26,8 @@ test('histories cover every case the pipeline records', () => {
   expected.push('forged', 'rerun-legacy', 'notify-refused', 'failed', 'vendor-check-failed');
   // Tenant concurrency limits: the gate (both sides of its continue-as-new) and two gated pipelines.
   expected.push('gate', 'gate-continued', 'gated', 'gated-cancelled');
+  // Spend budgets: a pipeline that waited for its budget, and its tenant's ledger.
+  expected.push('budget-wait', 'ledger');
   for (const c of expected) expect(cases).toContain(c);
 });
 

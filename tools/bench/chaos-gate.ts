@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { attributeRecords, type InvariantResult } from './chaos-invariants';
+import { CHAOS_PRICES } from './chaos-ledger';
 import type { PlannedPipeline } from './chaos-plan';
 import { heldAt, readGateTimeline, type GateTimeline } from './gate-timeline';
 
@@ -34,7 +35,11 @@ export function chaosTenants(taskQueue: string, workDir: string, plan: PlannedPi
   const file = path.join(workDir, 'tenants.json');
   writeFileSync(
     file,
-    JSON.stringify({ defaults: { concurrency }, tenants: Object.fromEntries(ids.map((id) => [id, {}])) }, null, 2),
+    JSON.stringify(
+      { prices: CHAOS_PRICES, defaults: { concurrency }, tenants: Object.fromEntries(ids.map((id) => [id, {}])) },
+      null,
+      2,
+    ),
   );
   for (const p of plan) p.definition.options = { ...p.definition.options, tenant: ids[p.index % ids.length] };
   return { ids, concurrency, file };

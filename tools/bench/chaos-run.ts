@@ -47,6 +47,7 @@ import {
   WorkerPool,
 } from './chaos-stack';
 import { chaosReport } from './chaos-summary';
+import { checkLedger } from './chaos-ledger';
 import type { BenchServer } from './temporal-server';
 
 import type { ChaosOptions, ChaosReport } from './chaos-types';
@@ -84,6 +85,7 @@ function planRun(opts: ChaosOptions) {
   mkdirSync(logDir, { recursive: true });
   mkdirSync(archiveRoot, { recursive: true });
   const runTag = `chaos${opts.seed}-${randomBytes(3).toString('hex')}`;
+  const plan = planPipelines({ pipelines: opts.pipelines, runTag, ambiguousPolicy: opts.ambiguousPolicy ?? 'ask' });
   return {
     workDir,
     logDir,
@@ -93,7 +95,7 @@ function planRun(opts: ChaosOptions) {
     faults: opts.faults ?? chaosFaults({ seed: opts.seed, pipelines: opts.pipelines }),
     profiles: profileCount(opts.pipelines),
     timeoutMs: opts.timeoutMs ?? Math.max(10 * 60_000, estimatedRunMs(opts.pipelines) * 4),
-    plan: planPipelines({ pipelines: opts.pipelines, runTag, ambiguousPolicy: opts.ambiguousPolicy ?? 'ask' }),
+    plan,
     schedule: planSchedule({
       seed: opts.seed,
       pipelines: opts.pipelines,
@@ -170,6 +172,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       operator,
       controller,
     });
+    const ledger = await checkLedger(client, plan, snapshot, log);
+    report.invariants.push(ledger);
+    report.pass &&= ledger.pass;
     if (opts.temporal) await pipelines.terminateUnfinished();
     return report;
   } finally {

@@ -25,6 +25,9 @@ import { run } from './commands/run';
 import { scheduleCreate } from './commands/schedule-create';
 import { scheduleDelete } from './commands/schedule-delete';
 import { scheduleList } from './commands/schedule-list';
+import { budgetSet } from './commands/budget-set';
+import { budgetShow } from './commands/budget-show';
+import { usage } from './commands/usage';
 import { schedulePause } from './commands/schedule-pause';
 import { scheduleTrigger } from './commands/schedule-trigger';
 import { scheduleUnpause } from './commands/schedule-unpause';
@@ -61,6 +64,9 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   'schedule unpause': scheduleUnpause,
   'schedule trigger': scheduleTrigger,
   'schedule delete': scheduleDelete,
+  usage,
+  'budget set': budgetSet,
+  'budget show': budgetShow,
   'archive get': archiveGet,
   'codec-server': codecServer,
   worker,

@@ -444,6 +444,62 @@ export const COMMANDS: readonly CommandSpec[] = [
   ),
   cmd('schedule delete', '<schedule-id>', 'delete a schedule (runs already started go on)', 'temporal', [1, 1]),
   cmd(
+    'usage',
+    '',
+    "show spend and paid creates by tenant and stage, from the tenants' ledgers",
+    'temporal',
+    [0, 0],
+    {
+      tenant: { type: 'string', value: '<tenant>', help: 'only this tenant' },
+      since: {
+        type: 'string',
+        value: '<YYYY-MM-DD>',
+        help: 'only budget periods that end on or after this date (default: every period still readable)',
+      },
+    },
+    {
+      description:
+        'Amounts in the currency of REELFLOW_TENANTS_FILE, exact to the millionth. Reservations left unresolved (an ambiguous create its pipeline never settled) are listed on their own lines, never counted as spent.',
+      examples: ['reelflow usage', 'reelflow usage --tenant acme --since 2026-11-01 --json'],
+    },
+  ),
+  cmd(
+    'budget set',
+    '',
+    "set a tenant's budget for its current period and the ones after it (no worker restart)",
+    'temporal',
+    [0, 0],
+    {
+      tenant: { type: 'string', value: '<tenant>', help: 'a tenant of REELFLOW_TENANTS_FILE (required)' },
+      amount: {
+        type: 'string',
+        value: '<amount>',
+        help: 'decimal amount in currency units, e.g. 500 or 0.35 (required)',
+      },
+      period: {
+        type: 'string',
+        value: '<period>',
+        choices: ['day', 'month'],
+        help: "checked against the tenant's configured period (default: that period)",
+      },
+      'task-queue': START['task-queue'],
+    },
+    {
+      description:
+        "Reads REELFLOW_TENANTS_FILE (the worker's). Pipelines waiting for this budget (waiting-budget) go on at once when it covers them.",
+      examples: ['reelflow budget set --tenant acme --amount 750'],
+    },
+  ),
+  cmd(
+    'budget show',
+    '',
+    "show each tenant's budget for its current period: configured, in force, spent, reserved, remaining",
+    'temporal',
+    [0, 0],
+    { tenant: { type: 'string', value: '<tenant>', help: 'only this tenant' } },
+    { description: "Reads REELFLOW_TENANTS_FILE (the worker's)." },
+  ),
+  cmd(
     'archive get',
     '<workflow-id>',
     "download an archived file of a pipeline from the worker's archive server, checked against its sha256",
@@ -615,7 +671,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   cmd('review get', '<task-id>', 'show a review task and its items', 'vendor', [1, 1]),
 ];
 
-const GROUPS = ['schedule', 'archive', 'groups', 'assets', 'review'];
+const GROUPS = ['schedule', 'archive', 'groups', 'assets', 'review', 'budget'];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);

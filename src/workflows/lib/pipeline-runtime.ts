@@ -80,6 +80,11 @@ export class PipelineRuntime extends StatusBoard {
    */
   tenantPolicy: TenantPolicy | undefined;
 
+  /** Spend reservations not settled yet, key → ledger id (spend.ts); carried across continue-as-new. */
+  readonly reservations: Record<string, string>;
+  /** Settle signals sent and not yet acknowledged: awaited before the run ends or continues. */
+  readonly settling: Promise<void>[] = [];
+
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
@@ -97,6 +102,7 @@ export class PipelineRuntime extends StatusBoard {
     this.ambiguous = { ...carry.ambiguous };
     this.codecStrict = carry.codecStrict === true;
     this.tenantPolicy = carry.tenantPolicy;
+    this.reservations = { ...carry.reservations };
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
     this.book = new CallbackBook(carry.book, this, boundCallbacks);
     setHandler(statusQuery, () => this.status);
@@ -116,6 +122,7 @@ export class PipelineRuntime extends StatusBoard {
       waitingBase: this.waitingBase,
       ...(this.codecStrict ? { codecStrict: true } : {}),
       ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
+      ...(Object.keys(this.reservations).length > 0 ? { reservations: this.reservations } : {}),
     };
   }
 
@@ -129,6 +136,7 @@ export class PipelineRuntime extends StatusBoard {
     // An Update whose decision is not taken yet must be answered in this run.
     await condition(() => (allHandlersFinished() && this.createsInFlight === 0) || this.decisions.size > 0);
     if (this.decisions.size > 0) return;
+    if (this.settling.length > 0) await Promise.all(this.settling.splice(0));
     await this.continueAsNew(this.carry());
   }
 

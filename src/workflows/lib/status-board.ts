@@ -22,6 +22,11 @@ export class StatusBoard {
    */
   taskOptions: { priority?: Priority } = {};
 
+  /** Paid creates waiting for their tenant's budget (spend.ts): the pipeline shows `waiting-budget`. */
+  budgetWaits = 0;
+  /** Budget raises signalled by the tenant's ledger: a waiting create reserves again when it changes. */
+  budgetWakes = 0;
+
   /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
   stuck = false;
 
@@ -58,8 +63,14 @@ export class StatusBoard {
   /** Current details every time; search attributes only when stage, state or the task ids change. */
   refresh(): void {
     const s = this.status;
-    if (s.state === 'running' || s.state === 'waiting-operator' || s.state === 'stuck') {
-      s.state = s.waiting ? 'waiting-operator' : this.stuck ? 'stuck' : 'running';
+    if (
+      s.state === 'running' ||
+      s.state === 'waiting-operator' ||
+      s.state === 'stuck' ||
+      s.state === 'waiting-budget'
+    ) {
+      const budget = this.budgetWaits > 0 ? 'waiting-budget' : undefined;
+      s.state = s.waiting ? 'waiting-operator' : (budget ?? (this.stuck ? 'stuck' : 'running'));
     }
     setCurrentDetails(renderDetails(s));
     const ids = s.vendorTasks.map((t) => t.id);

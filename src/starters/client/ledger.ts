@@ -1,0 +1,170 @@
+/**
+ * Spend and budgets from the tenants' ledgers (docs/tenants.md, "Budgets"): `reelflow usage`
+ * and `reelflow budget set|show`, as library functions. Usage reads every ledger workflow
+ * (found by visibility: type tenantLedger, ReelflowTenant) by query; budgets are changed by
+ * an Update on the current period's ledger, started when it does not exist yet.
+ */
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  LEDGER_WORKFLOW,
+  ledgerId,
+  ledgerQuery,
+  ledgerStartOptions,
+  parseLedgerId,
+  periodOf,
+  setBudgetUpdate,
+  type LedgerView,
+  type SpendTotal,
+} from '../../contract/ledger';
+import type { BudgetPeriod } from '../../contract/tenancy';
+import type { TenantsConfig } from '../../tenants/config';
+
+export interface TenantUsage {
+  tenant: string;
+  currency: string;
+  /** The periods read, oldest first. */
+  periods: string[];
+  /** Confirmed spend, minor units. */
+  spent: number;
+  /** Reservations of creates in flight or ambiguous, minor units. */
+  reserved: number;
+  released: number;
+  /** Confirmed spend and creates by stage, then paid create kind. */
+  byStage: Record<string, Record<string, SpendTotal>>;
+  unresolved: LedgerView['unresolved'];
+}
+
+/** Spend and counts by tenant and stage, over the periods that end on or after `since` (YYYY-MM-DD). */
+export async function tenantUsage(
+  client: Client,
+  opts: { tenant?: string; since?: string } = {},
+): Promise<TenantUsage[]> {
+  const query = `WorkflowType = '${LEDGER_WORKFLOW}'${opts.tenant ? ` AND ReelflowTenant = '${opts.tenant}'` : ''}`;
+  const views: LedgerView[] = [];
+  for await (const wf of client.workflow.list({ query })) {
+    const id = parseLedgerId(wf.workflowId);
+    // A period counts when it ends on or after `since`: "2026-11" against "2026-11-15" compares "2026-11".
+    if (!id || (opts.since && id.period < opts.since.slice(0, id.period.length))) continue;
+    views.push(await client.workflow.getHandle(wf.workflowId).query(ledgerQuery));
+  }
+  const byTenant = new Map<string, TenantUsage>();
+  for (const v of views.sort((a, b) => a.period.localeCompare(b.period))) {
+    const u = byTenant.get(v.tenant) ?? {
+      tenant: v.tenant,
+      currency: v.currency,
+      periods: [],
+      spent: 0,
+      reserved: 0,
+      released: 0,
+      byStage: {},
+      unresolved: [],
+    };
+    byTenant.set(v.tenant, u);
+    u.periods.push(v.period);
+    u.spent += v.spent;
+    u.reserved += v.reserved;
+    u.released += v.released;
+    u.unresolved.push(...v.unresolved);
+    for (const [stage, byKind] of Object.entries(v.confirmed)) {
+      for (const [kind, t] of Object.entries(byKind)) {
+        const sum = ((u.byStage[stage] ??= {})[kind] ??= { amount: 0, count: 0 });
+        sum.amount += t.amount;
+        sum.count += t.count;
+      }
+    }
+  }
+  return [...byTenant.values()].sort((a, b) => a.tenant.localeCompare(b.tenant));
+}
+
+export interface BudgetLine {
+  tenant: string;
+  period: string;
+  currency: string;
+  /** From the tenants file, minor units (absent: none configured). */
+  configured?: number;
+  /** In force for this period: `budget set`'s, else the configured one. */
+  budget?: number;
+  spent: number;
+  reserved: number;
+  remaining?: number;
+}
+
+/** The period kind a tenant's pipelines reserve in: its budget's, else month (spend still counted). */
+function periodKindOf(config: TenantsConfig, tenant: string): BudgetPeriod {
+  return (config.tenants[tenant]?.budget ?? config.defaults.budget)?.period ?? 'month';
+}
+
+function configuredBudget(config: TenantsConfig, tenant: string): number | undefined {
+  return (config.tenants[tenant]?.budget ?? config.defaults.budget)?.amount;
+}
+
+function knownTenant(config: TenantsConfig, tenant: string): string {
+  if (!Object.hasOwn(config.tenants, tenant))
+    throw new Error(`--tenant: "${tenant}" is not a tenant of REELFLOW_TENANTS_FILE`);
+  return tenant;
+}
+
+/** Each tenant's budget for its current period: configured, in force, spent, remaining. */
+export async function tenantBudgets(
+  client: Client,
+  config: TenantsConfig,
+  opts: { tenant?: string; nowMs?: number } = {},
+): Promise<BudgetLine[]> {
+  const tenants = opts.tenant ? [knownTenant(config, opts.tenant)] : Object.keys(config.tenants).sort();
+  return Promise.all(
+    tenants.map(async (tenant) => {
+      const period = periodOf(opts.nowMs ?? Date.now(), periodKindOf(config, tenant), config.utcOffset);
+      const configured = configuredBudget(config, tenant);
+      const base = { tenant, period, currency: config.currency, ...(configured !== undefined ? { configured } : {}) };
+      try {
+        const v = await client.workflow.getHandle(ledgerId(tenant, period)).query(ledgerQuery);
+        const inForce = v.budget !== undefined ? { budget: v.budget, remaining: v.remaining! } : {};
+        return { ...base, ...inForce, spent: v.spent, reserved: v.reserved };
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        // No spend yet this period: its ledger starts with the first reserve.
+        const inForce = configured !== undefined ? { budget: configured, remaining: configured } : {};
+        return { ...base, ...inForce, spent: 0, reserved: 0 };
+      }
+    }),
+  );
+}
+
+export interface SetBudgetOptions {
+  tenant: string;
+  /** Minor units. */
+  amount: number;
+  /** Must be the tenant's configured period: its pipelines reserve in ledgers of that period. */
+  period?: BudgetPeriod;
+  /** The worker's task queue: the ledger runs there when this starts it. */
+  taskQueue: string;
+  nowMs?: number;
+}
+
+/** Sets the budget of the tenant's current period (and, inherited, the periods after it); waiting pipelines go on. */
+export async function setTenantBudget(
+  client: Client,
+  config: TenantsConfig,
+  opts: SetBudgetOptions,
+): Promise<LedgerView> {
+  const tenant = knownTenant(config, opts.tenant);
+  const kind = periodKindOf(config, tenant);
+  if (opts.period !== undefined && opts.period !== kind)
+    throw new Error(
+      `--period: tenant ${tenant}'s pipelines reserve per ${kind} (REELFLOW_TENANTS_FILE); change the file to change the period`,
+    );
+  const period = periodOf(opts.nowMs ?? Date.now(), kind, config.utcOffset);
+  const configured = configuredBudget(config, tenant);
+  const input = {
+    tenant,
+    period,
+    currency: config.currency,
+    utcOffsetMinutes: config.utcOffset,
+    ...(configured !== undefined ? { budget: configured } : {}),
+    configured: false,
+  };
+  return client.workflow.executeUpdateWithStart(setBudgetUpdate, {
+    args: [{ amount: opts.amount }],
+    startWorkflowOperation: new WithStartWorkflowOperation(LEDGER_WORKFLOW, ledgerStartOptions(input, opts.taskQueue)),
+  });
+}

@@ -1,0 +1,230 @@
+/**
+ * Spend budgets end to end (docs/tenants.md, "Budgets"): the real dev server, a real worker
+ * with a tenant configuration, the emulator as vendor. Each test has its own tenant, so its
+ * ledger (reelflow-ledger/<tenant>/<day>) is its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
+import { resolveCreateUpdate } from '../../src/contract/messages';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import { rerunPipeline } from '../../src/starters/client/rerun';
+import { setTenantBudget, type TenantUsage } from '../../src/starters/client/ledger';
+import { parseTenantsConfig } from '../../src/tenants/config';
+import { cli } from '../support/cli';
+import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
+import { until } from '../support/poll';
+
+const quick = {
+  generationQueuedMs: 300,
+  generationRunningMs: 800,
+  assetProcessingMs: 500,
+  eraseInProgressMs: 500,
+  reviewProcessingMs: 500,
+};
+
+const tag = randomUUID().slice(0, 6);
+const T = {
+  fail: `fail-${tag}`,
+  wait: `wait-${tag}`,
+  ambiguous: `amb-${tag}`,
+  retry: `retry-${tag}`,
+  rerun: `rerun-${tag}`,
+  can: `can-${tag}`,
+  abandon: `abandon-${tag}`,
+};
+const day = { period: 'day', amount: '2' };
+const file = {
+  prices: { generation: '1', erase: '0.000015', review: '0.01', assetGroup: '0.02', asset: '0.03' },
+  tenants: {
+    [T.fail]: { budget: day },
+    [T.wait]: { budget: { period: 'day', amount: '1' } },
+    [T.ambiguous]: { budget: { period: 'day', amount: '100' } },
+    [T.retry]: {},
+    [T.rerun]: {},
+    [T.can]: {},
+    [T.abandon]: {},
+  },
+};
+const config = parseTenantsConfig(file);
+
+const generationOnly = (tenant: string, options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
+  generation: { model: 'video-model-1', content: [{ type: 'text', text: 'budget test' }] },
+  options: { archive: false, tenant, ...options },
+});
+
+describe('spend budgets', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness({ emulator: { profile: quick }, tenants: config });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-tenants-'));
+    writeFileSync(path.join(dir, 'tenants.json'), JSON.stringify(file));
+    env = {
+      ...process.env,
+      REELFLOW_TENANTS_FILE: path.join(dir, 'tenants.json'),
+      REELFLOW_TASK_QUEUE: h.taskQueue,
+    };
+  });
+  afterAll(async () => h?.close());
+  beforeEach(() => h.emulator.reset());
+
+  const ledger = (tenant: string) =>
+    h.client.workflow.getHandle(ledgerId(tenant, periodOf(Date.now(), 'day', 0))).query(ledgerQuery);
+  /** Settles are signals: the ledger shows them a moment after the pipeline ends. */
+  const ledgerUntil = (tenant: string, pred: (v: LedgerView) => boolean) => {
+    let last: LedgerView | undefined;
+    return until(
+      () => `ledger of ${tenant}; last ${JSON.stringify(last)}`,
+      async () => {
+        last = await ledger(tenant);
+        return pred(last) && last;
+      },
+    );
+  };
+  const monthLedgerUntil = (tenant: string, pred: (v: LedgerView) => boolean, want = '') => {
+    let last: LedgerView | undefined;
+    return until(
+      () => `month ledger of ${tenant} ${want}; last ${JSON.stringify(last)}`,
+      async () => {
+        last = await h.client.workflow
+          .getHandle(ledgerId(tenant, periodOf(Date.now(), 'month', 0)))
+          .query(ledgerQuery)
+          .catch(() => undefined);
+        return last && pred(last) && last;
+      },
+    );
+  };
+
+  test('a budget covering exactly two creates: the third fails BudgetExceeded before its create (policy fail)', async () => {
+    for (let i = 0; i < 2; i++) await h.run(generationOnly(T.fail, { overBudget: 'fail' }));
+    await ledgerUntil(T.fail, (v) => v.spent === 2_000_000);
+    const handle = await h.start(generationOnly(T.fail, { overBudget: 'fail' }));
+    const err = await rejection(handle.result(), WorkflowFailedError);
+    const cause = err.cause?.cause as ApplicationFailure;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause.type).toBe('BudgetExceeded');
+    expect(cause.message).toContain(`tenant ${T.fail}'s budget`);
+    expect(h.emulator.inspect().generationTasks).toHaveLength(2);
+    const status = await handle.query('status');
+    expect((status as { calls: Record<string, number> }).calls['generation.create']).toBeUndefined();
+    const v = await ledger(T.fail);
+    expect(v.confirmed.generation.generation).toEqual({ amount: 2_000_000, count: 2 });
+    expect(v.remaining).toBe(0);
+  });
+
+  test('policy wait: waiting-budget, no create, then goes on when `reelflow budget set` raises the budget', async () => {
+    await h.run(generationOnly(T.wait));
+    const handle = await h.start(generationOnly(T.wait));
+    const waiting = await waitForStatus(handle, (s) => s.state === 'waiting-budget');
+    expect(waiting.stages.generation.detail).toContain('waiting for budget');
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    const shown = await cli(['budget', 'show', '--tenant', T.wait], { env });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`${T.wait}\\s+\\S+\\s+1\\s+1\\s+1\\s+0\\s+0`));
+    const set = await cli(['budget', 'set', '--tenant', T.wait, '--amount', '2'], { env });
+    expect(set.stderr).toBe('');
+    expect(set.code).toBe(0);
+    await handle.result();
+    expect(h.emulator.inspect().generationTasks).toHaveLength(2);
+    const v = await ledgerUntil(T.wait, (x) => x.spent === 2_000_000);
+    expect(v).toMatchObject({ budget: 2_000_000, override: 2_000_000, configuredBudget: 1_000_000, remaining: 0 });
+    // The new period's ledger starts from the override; a wrong period is refused, naming it.
+    const wrong = await setTenantBudget(h.client, config, {
+      tenant: T.wait,
+      amount: 1,
+      period: 'month',
+      taskQueue: h.taskQueue,
+    }).catch((e: Error) => e);
+    expect((wrong as Error).message).toMatch(/^--period: tenant .* reserve per day/);
+  });
+
+  test('an ambiguous create stays reserved while unreconciled, and is released when nothing was created', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const handle = await h.start(generationOnly(T.ambiguous));
+    await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+    const open = await ledgerUntil(T.ambiguous, (v) => v.reserved === 1_000_000);
+    expect(open).toMatchObject({ spent: 0, remaining: 99_000_000 });
+    await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
+    await handle.result();
+    const v = await ledgerUntil(T.ambiguous, (x) => x.spent === 1_000_000);
+    expect(v).toMatchObject({ reserved: 0, released: 1, unresolved: [] });
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+  });
+
+  test('429s on create: each refused attempt is released, the created one confirmed once', async () => {
+    h.emulator.setFaults({ 'generation.create': { rateLimit429: { next: 2, retryAfterSeconds: 1 } } });
+    const { result } = await h.run(generationOnly(T.retry));
+    expect(result.calls['generation.create']).toBe(3);
+    const v = await monthLedgerUntil(T.retry, (x) => x.spent === 1_000_000);
+    expect(v).toMatchObject({ released: 2, reserved: 0 });
+    expect(v.confirmed.generation.generation.count).toBe(1);
+  });
+
+  test('a rerun that reuses the generation spends nothing for it', async () => {
+    const first = await h.run({ ...generationOnly(T.rerun), erase: true });
+    await monthLedgerUntil(T.rerun, (x) => x.spent === 1_000_015);
+    const rerun = await rerunPipeline(h.client, first.handle.workflowId, { from: 'erase' });
+    await rerun.handle.result();
+    const v = await monthLedgerUntil(T.rerun, (x) => x.spent === 1_000_030);
+    expect(v.confirmed.generation.generation.count).toBe(1);
+    expect(v.confirmed.erase.erase.count).toBe(2);
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+  });
+
+  test('continue-as-new never counts twice: spend equals the created tasks × price', async () => {
+    const { handle } = await h.run({
+      review: { media: ['https://media.example.com/a.png', 'https://media.example.com/b.jpg'] },
+      assets: {
+        group: { name: `can-${tag}` },
+        items: [
+          { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' },
+          { name: 'b', url: 'https://media.example.com/b.png', type: 'Image' },
+        ],
+      },
+      ...generationOnly(T.can, { historyEventsBeforeContinueAsNew: 50 }),
+      erase: true,
+    });
+    const d = await handle.describe();
+    expect(d.runId).not.toBe((handle as WorkflowHandleWithFirstExecutionRunId).firstExecutionRunId);
+    const s = h.emulator.inspect();
+    const expected =
+      s.reviewTasks.length * 10_000 +
+      s.groups.filter((g) => g.Name === `can-${tag}`).length * 20_000 +
+      s.assets.filter((a) => a.origin === 'CreateAsset').length * 30_000 + // review's own assets are not creates
+      s.generationTasks.length * 1_000_000 +
+      s.eraseTasks.length * 15;
+    expect(s.generationTasks).toHaveLength(1);
+    const v = await monthLedgerUntil(T.can, (x) => x.spent === expected && x.reserved === 0, `${expected}`);
+    expect(v.unresolved).toEqual([]);
+  });
+
+  test('an abandoned ambiguous create is reported unresolved by `reelflow usage`, not counted as spent', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const handle = await h.start(generationOnly(T.abandon));
+    await waitForStatus(handle, (s) => s.state === 'waiting-operator');
+    await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { abandon: true } }] });
+    await rejection(handle.result(), WorkflowFailedError);
+    const v = await monthLedgerUntil(T.abandon, (x) => x.unresolved.length === 1);
+    expect(v).toMatchObject({ spent: 0, reserved: 0 });
+    const out = await until('usage to list the tenant', async () => {
+      const r = await cli(['usage', '--tenant', T.abandon], { env });
+      return r.stdout.includes('unresolved:') && r;
+    });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(
+      `unresolved: ${T.abandon} generation generation 1 CNY (${handle.workflowId}/generation/1;`,
+    );
+    expect(out.stdout).toMatch(new RegExp(`${T.abandon}\\s+total\\s+-\\s+-\\s+0 CNY`));
+    const json = await cli(['usage', '--tenant', T.abandon, '--json'], { env });
+    expect(json.json<{ tenants: TenantUsage[] }>().tenants[0]).toMatchObject({
+      tenant: T.abandon,
+      spent: 0,
+      unresolved: [{ amount: 1_000_000 }],
+    });
+  });
+});
