@@ -40,6 +40,11 @@ export interface TenantPolicy {
   /** Offset of the budget periods' clock from UTC, minutes (0: periods start at 00:00 UTC). */
   utcOffsetMinutes: number;
   overBudget: 'wait' | 'fail';
+  /**
+   * Each paid create reserves its price in the tenant's ledger first (docs/tenants.md, Budgets).
+   * Absent in policies recorded before the ledger existed: those runs replay without it.
+   */
+  ledger?: true;
 }
 
 /** The Temporal Priority of every task the pipeline schedules. */

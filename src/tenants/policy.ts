@@ -52,5 +52,6 @@ export function resolveTenantPolicy(
     currency: config.currency,
     utcOffsetMinutes: config.utcOffset,
     overBudget: overBudget ?? 'wait',
+    ledger: true,
   };
 }

@@ -110,7 +110,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdUntil(rt.notBefore(run.iface), (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      if (rt.tenantPolicy) await reserveSpend(rt, step, run.attempt, spec.kind);
+      if (rt.tenantPolicy?.ledger) await reserveSpend(rt, step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
       try {
