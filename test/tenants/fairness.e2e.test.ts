@@ -31,8 +31,20 @@ interface Started {
  * A raw start, as any client could send it: the definition's claim, and the workflow's own
  * priority and fairness key set from it (what pipeline-client sets), not from the policy.
  */
+/**
+ * The tenants' ids, fresh per test: a ledger (docs/tenants.md, Budgets) lives per tenant on the
+ * task queue that first used it, so a test reusing another test's tenant would meet a ledger
+ * whose worker is gone.
+ */
+const T = { a: 'a', b: 'b' };
+function freshTenants(): void {
+  const tag = randomUUID().slice(0, 6);
+  T.a = `a${tag}`;
+  T.b = `b${tag}`;
+}
+
 async function start(h: Harness, tenant: 'a' | 'b', priority: PriorityLevel): Promise<Started> {
-  const group = `fair-${tenant}-${randomUUID().slice(0, 8)}`;
+  const group = `fair-${T[tenant]}-${randomUUID().slice(0, 8)}`;
   const workflowId = `fair-${tenant}-${randomUUID().slice(0, 8)}`;
   const definition = {
     name: `fair-${tenant}`,
@@ -40,13 +52,13 @@ async function start(h: Harness, tenant: 'a' | 'b', priority: PriorityLevel): Pr
       group: { name: group },
       items: [{ name: 'hero', url: 'https://media.example.com/hero.png', type: 'Image' as const }],
     },
-    options: { tenant, priority, allowPrivateHosts: true },
+    options: { tenant: T[tenant], priority, allowPrivateHosts: true },
   };
   await h.client.workflow.start(videoPipeline, {
     taskQueue: h.taskQueue,
     workflowId,
     args: [{ definition }],
-    priority: startPriority(tenant, priority),
+    priority: startPriority(T[tenant], priority),
   });
   return { tenant, workflowId, group };
 }
@@ -82,7 +94,7 @@ async function backlogRun(h: Harness, aPriority: PriorityLevel, bPriority: Prior
   await Promise.all([...a, ...b].map((s) => h.client.workflow.getHandle(s.workflowId).result()));
 
   const snap = h.emulator.inspect();
-  const tenantOfGroup = new Map(snap.groups.map((g) => [g.Id, g.Name.split('-')[1]]));
+  const tenantOfGroup = new Map(snap.groups.map((g) => [g.Id, g.Name.split('-')[1].charAt(0)]));
   const tenantOfAsset = new Map(snap.assets.map((x) => [x.Id, tenantOfGroup.get(x.GroupId)]));
   const firsts = new Set<string>();
   const order: string[] = [];
@@ -117,8 +129,9 @@ afterEach(async () => {
 });
 
 test('same priority: b\u2019s GetAssets (weight 2) are dispatched fairly against a\u2019s backlog, not behind it', async () => {
+  freshTenants();
   const tenants = parseTenantsConfig({
-    tenants: { a: { maxPriority: 'normal' }, b: { maxPriority: 'normal', weight: 2 } },
+    tenants: { [T.a]: { maxPriority: 'normal' }, [T.b]: { maxPriority: 'normal', weight: 2 } },
   });
   h = await startHarness({ tenants, getAssetWorkers: false, emulator: { profile: REAL_CLOCK_TIMINGS } });
   const { order, pendingA, pendingB, vendor } = await backlogRun(h, 'normal', 'normal');
@@ -126,8 +139,8 @@ test('same priority: b\u2019s GetAssets (weight 2) are dispatched fairly against
   expect(order).toHaveLength(A_PIPELINES + B_PIPELINES);
   expect(order.filter((t) => t === '?')).toEqual([]);
   // Every task carries its tenant as fairness key, at the policy's priority and weight.
-  for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 3, fairnessKey: 'a', fairnessWeight: 1 });
-  for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 3, fairnessKey: 'b', fairnessWeight: 2 });
+  for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 3, fairnessKey: T.a, fairnessWeight: 1 });
+  for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 3, fairnessKey: T.b, fairnessWeight: 2 });
   // FIFO would send a's 30 first; weighted round robin between the two keys puts b's early.
   const bInFirst20 = order.slice(0, 2 * B_PIPELINES).filter((t) => t === 'b').length;
   console.log(`fairness, same priority: order ${order.join('')}; GetAsset ${JSON.stringify(vendor)}`);
@@ -136,21 +149,22 @@ test('same priority: b\u2019s GetAssets (weight 2) are dispatched fairly against
 });
 
 test('priority: b (interactive) goes first; a raw start claiming interactive for a tenant capped at batch runs at key 5', async () => {
+  freshTenants();
   const tenants = parseTenantsConfig({
-    tenants: { a: { maxPriority: 'batch' }, b: { maxPriority: 'interactive' } },
+    tenants: { [T.a]: { maxPriority: 'batch' }, [T.b]: { maxPriority: 'interactive' } },
   });
   h = await startHarness({ tenants, getAssetWorkers: false, emulator: { profile: REAL_CLOCK_TIMINGS } });
   const { order, pendingA, pendingB, vendor, started } = await backlogRun(h, 'interactive', 'interactive');
 
   // a claimed interactive (its workflow started at key 1); its activities run at its cap.
-  for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 5, fairnessKey: 'a' });
+  for (const p of pendingA) expect(p.priority).toMatchObject({ priorityKey: 5, fairnessKey: T.a });
   // The workflow's own tasks keep the claim: server 1.29 cannot change a running workflow's priority.
   const own = await h.connection.workflowService.describeWorkflowExecution({
     namespace: h.client.options.namespace,
     execution: { workflowId: started.a[0].workflowId },
   });
-  expect(own.workflowExecutionInfo?.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'a' });
-  for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 1, fairnessKey: 'b' });
+  expect(own.workflowExecutionInfo?.priority).toMatchObject({ priorityKey: 1, fairnessKey: T.a });
+  for (const p of pendingB) expect(p.priority).toMatchObject({ priorityKey: 1, fairnessKey: T.b });
   console.log(`priority: order ${order.join('')}; GetAsset ${JSON.stringify(vendor)}`);
   // b's ten fill the worker's first dispatch; a's come after.
   expect(order.slice(0, FIRST_DISPATCH)).toEqual(Array(B_PIPELINES).fill('b'));
