@@ -94,7 +94,7 @@ async function backlogRun(h: Harness, aPriority: PriorityLevel, bPriority: Prior
   await Promise.all([...a, ...b].map((s) => h.client.workflow.getHandle(s.workflowId).result()));
 
   const snap = h.emulator.inspect();
-  const tenantOfGroup = new Map(snap.groups.map((g) => [g.Id, g.Name.split('-')[1].charAt(0)]));
+  const tenantOfGroup = new Map(snap.groups.map((g) => [g.Id, g.Name.split('-')[1]?.charAt(0)]));
   const tenantOfAsset = new Map(snap.assets.map((x) => [x.Id, tenantOfGroup.get(x.GroupId)]));
   const firsts = new Set<string>();
   const order: string[] = [];
