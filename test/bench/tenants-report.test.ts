@@ -1,6 +1,7 @@
 import type { PhaseResult } from '../../tools/bench/phase';
 import {
   matcherSettingsOf,
+  ownTenants,
   tenantsFileContent,
   tenantsRunPlans,
   variantWaves,
@@ -222,5 +223,15 @@ describe('targets', () => {
     expect(findings).toEqual([
       'the server runs without matching.enableFairness: priority and fairness keys take no effect',
     ]);
+  });
+});
+
+describe('ownTenants', () => {
+  test("each run gets its own tenant ids (a tenant's ledger stays on the queue that first used it), in its waves and its file", () => {
+    const [soloB, , priority] = tenantsRunPlans(scenario);
+    const own = ownTenants(priority, 'x1');
+    expect(own.waves.map((w) => w.tenant)).toEqual(['tenant-a-priority-x1', 'tenant-b-priority-x1']);
+    expect(Object.keys(parseTenantsConfig(own.file).tenants)).toEqual(['tenant-a-priority-x1', 'tenant-b-priority-x1']);
+    expect(ownTenants(soloB, 'x1').waves[0].tenant).toBe('tenant-b-solo-b-x1');
   });
 });

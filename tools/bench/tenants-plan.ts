@@ -83,10 +83,22 @@ export function tenantsRunPlans(s: TenantsScenario): TenantsRunPlan[] {
  * The worker's tenant configuration: both tenants may run at interactive, weight 1, no
  * concurrency limit and no budget, so only priority and fairness are measured.
  */
-export function tenantsFileContent(): object {
+export function tenantsFileContent(ids: readonly string[] = [TENANT_A, TENANT_B]): object {
   return {
     defaults: { maxPriority: 'interactive', weight: 1 },
-    tenants: { [TENANT_A]: {}, [TENANT_B]: {} },
+    tenants: Object.fromEntries(ids.map((id) => [id, {}])),
+  };
+}
+
+/**
+ * A run's own tenant ids (`tenant-a-priority-<suffix>`): a tenant's ledger lives on the task
+ * queue that first used it (docs/tenants.md, Budgets), and each run has its own queue.
+ */
+export function ownTenants(plan: TenantsRunPlan, suffix: string): { waves: StartWave[]; file: object } {
+  const id = (tenant: string) => `${tenant}-${plan.label}-${suffix}`;
+  return {
+    waves: plan.waves.map((w) => (w.tenant === undefined ? w : { ...w, tenant: id(w.tenant) })),
+    file: tenantsFileContent([TENANT_A, TENANT_B].map(id)),
   };
 }
 

@@ -3,6 +3,7 @@
  * Temporal server: B alone, A alone, then each variant, every run with a fresh emulator,
  * worker(s) and task queue (runReelflow).
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEV_DYNAMIC_CONFIG } from '../devstack/dev-server';
@@ -11,13 +12,7 @@ import type { PhaseContext } from './phase';
 import type { Sampler } from './processes';
 import { runReelflow } from './reelflow-run';
 import { runSummary, type TenantsRun } from './tenants-report';
-import {
-  MATCHER_KEYS,
-  matcherSettingsOf,
-  tenantsFileContent,
-  tenantsRunPlans,
-  type TenantsScenario,
-} from './tenants-plan';
+import { MATCHER_KEYS, matcherSettingsOf, ownTenants, tenantsRunPlans, type TenantsScenario } from './tenants-plan';
 
 export interface TenantsRunContext {
   root: string;
@@ -33,10 +28,12 @@ export async function runTenantsScenario(
   scenario: TenantsScenario,
   c: TenantsRunContext,
 ): Promise<TenantsRun[]> {
-  const tenantsFile = path.join(c.runDir, 'tenants.json');
-  writeFileSync(tenantsFile, JSON.stringify(tenantsFileContent(), null, 2));
+  const suffix = randomBytes(3).toString('hex');
   const runs: TenantsRun[] = [];
   for (const plan of tenantsRunPlans(scenario)) {
+    const own = ownTenants(plan, suffix);
+    const tenantsFile = path.join(c.runDir, `tenants-${plan.label}.json`);
+    writeFileSync(tenantsFile, JSON.stringify(own.file, null, 2));
     const n = plan.waves.reduce((a, w) => a + w.count, 0);
     const ctx: PhaseContext = {
       root: c.root,
@@ -53,7 +50,7 @@ export async function runTenantsScenario(
     const result = await runReelflow({
       ctx,
       label: plan.label,
-      waves: plan.waves,
+      waves: own.waves,
       temporal: c.temporal,
       workers: flags.workers,
       ...(flags.getAssetRate !== undefined ? { getAssetRate: flags.getAssetRate } : {}),
