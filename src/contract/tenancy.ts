@@ -12,7 +12,7 @@ export const PRIORITY_KEYS: Record<PriorityLevel, number> = { interactive: 1, no
 
 export const DEFAULT_PRIORITY: PriorityLevel = 'normal';
 
-/** Money in integer minor units: a millionth of the currency unit holds the erase price (0.000015) exactly. */
+/** Money in integer minor units: a millionth of the currency unit holds the vendor's erase price exactly. */
 export const MINOR_UNITS_PER_UNIT = 1_000_000;
 
 export type BudgetPeriod = 'day' | 'month';

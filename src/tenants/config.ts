@@ -7,7 +7,7 @@
  *   {
  *     "currency": "CNY",
  *     "utcOffset": "+08:00",
- *     "prices": { "generation": "0.35", "erase": "0.000015" },
+ *     "prices": { "generation": "0.35", "asset": "0.0002" },
  *     "defaultTenant": "shared",
  *     "defaults": { "maxPriority": "normal", "concurrency": 20, "weight": 1 },
  *     "tenants": { "acme": { "maxPriority": "interactive", "weight": 3, "budget": { "period": "month", "amount": "500" } } }
@@ -25,13 +25,13 @@ import { ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 
 export const PAID_KINDS = ['review', 'assetGroup', 'asset', 'generation', 'erase'] as const satisfies VendorTaskKind[];
 
-/** "0.000015" → 15: a decimal amount in currency units, as integer minor units. */
+/** "0.000125" → 125: a decimal amount in currency units, as integer minor units. */
 export function toMinorUnits(amount: string): number {
   const [whole, frac = ''] = amount.split('.');
   return Number(whole) * MINOR_UNITS_PER_UNIT + Number(frac.padEnd(6, '0'));
 }
 
-/** Minor units → "0.000015": exact, for reports. */
+/** Minor units → "0.000125": exact, for reports. */
 export function formatMinorUnits(minor: number): string {
   const sign = minor < 0 ? '-' : '';
   const abs = Math.abs(minor);
@@ -43,7 +43,7 @@ export function formatMinorUnits(minor: number): string {
 
 const Amount = z
   .string({ error: 'must be a decimal string such as "12.50" (a string keeps it exact)' })
-  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000015"')
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000125"')
   .transform(toMinorUnits);
 
 /** A decimal amount typed by an operator (`reelflow budget set --amount`), in minor units; the error names `field`. */

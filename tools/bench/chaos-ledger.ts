@@ -22,7 +22,7 @@ export const CHAOS_PRICES = {
   assetGroup: '0.002',
   asset: '0.0003',
   generation: '0.35',
-  erase: '0.000015',
+  erase: '0.000017',
 };
 
 /** Every tenant's usage once visibility lists all its ledgers (polled: visibility lags a moment). */
