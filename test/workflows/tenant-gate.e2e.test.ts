@@ -293,7 +293,8 @@ describe('worker SIGKILL', () => {
     };
     const first = worker('worker-1');
     const ps: Pipeline[] = [];
-    for (let i = 0; i < 3; i++) ps.push(await h.start(pipeline(T.kill)));
+    // A create cut short by the kill is retried after its attempt deadline (as in worker-kill.e2e).
+    for (let i = 0; i < 3; i++) ps.push(await h.start(pipeline(T.kill, { deadlines: { createAttempt: '8s' } })));
     await until(
       'one holder, two queued',
       async () => {
@@ -305,11 +306,23 @@ describe('worker SIGKILL', () => {
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     worker('worker-2');
+    // Activities the dead worker held come back after their own timeouts (up to 30 s); on a
+    // busy CI machine the rest can take minutes, so the wait names where each pipeline stands.
+    let seen = '';
+    await until(
+      () => `every pipeline to close; last seen: ${seen}`,
+      async () => {
+        const now = await Promise.all(ps.map((p) => p.query(statusQuery)));
+        seen = now.map((s) => `${s.pipelineId} ${s.state} slot=${s.slot?.state ?? '-'}`).join('; ');
+        return (await Promise.all(ps.map((p) => p.describe()))).every((d) => d.status.name === 'COMPLETED');
+      },
+      { timeoutMs: 400_000, everyMs: 1_000 },
+    );
     const statuses = await Promise.all(ps.map(async (p) => (await p.result(), p.query(statusQuery))));
     const t = await readGateTimeline(h.client, T.kill);
     expect(t.maxHolders).toBe(1);
     expect(t.intervals.map((i) => i.pipelineId).sort()).toEqual(ps.map((p) => p.workflowId).sort());
     expect(t.intervals.every((i) => i.released === 'released')).toBe(true);
     expect(expectCreatesInside(h, t, statuses)).toBe(3);
-  });
+  }, 600_000);
 });
