@@ -1,8 +1,9 @@
 /**
- * The pipeline's way into its tenant's ledger (docs/tenants.md, "Budgets"): a workflow cannot
- * send an Update, so reserveSpend does it, as update-with-start (the period's ledger starts
- * with the first reserve). The Update is idempotent by key, so a retried activity counts once.
- * previousLedgerBudget lets a new period's ledger inherit `reelflow budget set`.
+ * The spend ledger's calls from a pipeline (docs/tenants.md, "Budgets"). A workflow cannot
+ * signal-with-start, so askSpend does it (the period's ledger starts with its first reserve);
+ * the ledger answers the pipeline by signal. The ask is idempotent by key, so a retried
+ * activity counts once. reserveSpend, by update-with-start, serves pipelines recorded before
+ * that. previousLedgerBudget lets a new period's ledger inherit `reelflow budget set`.
  */
 import { Context } from '@temporalio/activity';
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
@@ -12,20 +13,20 @@ import {
   ledgerQuery,
   ledgerStartOptions,
   previousPeriod,
+  reserveSignal,
   reserveUpdate,
   type LedgerInput,
   type ReserveAnswer,
-  type ReserveRequest,
+  type ReserveSpendInput,
 } from '../contract/ledger';
-
-export interface ReserveSpendInput {
-  /** How the ledger starts when this reserve is its period's first. */
-  ledger: Omit<LedgerInput, 'carry' | 'configured'>;
-  request: ReserveRequest;
-}
 
 export function createLedgerActivities() {
   return {
+    askSpend: async ({ ledger, request }: ReserveSpendInput): Promise<void> => {
+      const { client, info } = Context.current();
+      const start = ledgerStartOptions({ ...ledger, configured: true }, info.taskQueue);
+      await client.workflow.signalWithStart(LEDGER_WORKFLOW, { ...start, signal: reserveSignal, signalArgs: [request] });
+    },
     reserveSpend: async ({ ledger, request }: ReserveSpendInput): Promise<ReserveAnswer> => {
       const { client, info } = Context.current();
       return client.workflow.executeUpdateWithStart(reserveUpdate, {

@@ -118,6 +118,14 @@ export interface ReserveRequest {
   pipelineId: string;
   /** Over budget, the pipeline waits (policy `wait`): the ledger signals it when the budget is raised. */
   wait: boolean;
+  /** By signal: which ask of this key the answer is for (a late answer to an earlier ask is ignored). */
+  ask?: number;
+}
+
+/** What a pipeline's reserve sends: how the ledger starts when it is its period's first, and the request. */
+export interface ReserveSpendInput {
+  ledger: Omit<LedgerInput, 'carry' | 'configured'>;
+  request: ReserveRequest;
 }
 
 export interface ReserveAnswer {
@@ -156,7 +164,18 @@ export interface LedgerView {
   remaining?: number;
 }
 
+/** The first way to reserve (pipelines recorded before `ledger-by-signal`): at most 10 in flight per ledger. */
 export const reserveUpdate = defineUpdate<ReserveAnswer, [ReserveRequest]>('reserveSpend');
+/**
+ * Reserve by signal (signal-with-start), answered by `spendAnsweredSignal` to the pipeline:
+ * signals have no in-flight limit, and one ledger task takes a whole burst of them.
+ */
+export const reserveSignal = defineSignal<[ReserveRequest]>('reserveSpendAsk');
+export interface SpendAnswer extends ReserveAnswer {
+  key: string;
+  ask: number;
+}
+export const spendAnsweredSignal = defineSignal<[SpendAnswer]>('spendAnswered');
 export const settleSignal = defineSignal<[SettleMessage]>('settleSpend');
 export const setBudgetUpdate = defineUpdate<LedgerView, [{ amount: number }]>('setBudget');
 export const ledgerQuery = defineQuery<LedgerView>('ledger');

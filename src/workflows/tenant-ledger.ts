@@ -1,7 +1,8 @@
 /**
  * tenantLedger: the spend of one tenant in one budget period (docs/tenants.md, "Budgets").
- * Pipelines reserve by Update (update-with-start, from the reserveSpend activity) before
- * each paid create, and confirm or release by signal once its outcome is known. It never
+ * Pipelines reserve by signal (signal-with-start, from the askSpend activity) before each
+ * paid create and are answered by signal; pipelines recorded before that reserve by Update.
+ * They confirm or release by signal once the create's outcome is known. It never
  * ends on its own: a past period stays open and idle (no timer, no task), so `reelflow
  * usage` reads it by query. Past its history limit it continues as new with its carry.
  */
@@ -19,9 +20,11 @@ import type { ReelflowActivities } from '../activities';
 import {
   budgetRaisedSignal,
   ledgerQuery,
+  reserveSignal,
   reserveUpdate,
   setBudgetUpdate,
   settleSignal,
+  spendAnsweredSignal,
   type LedgerCarry,
   type LedgerInput,
   periodOf,
@@ -29,7 +32,7 @@ import {
 import { METRICS } from '../metrics/names';
 import { budgetOf, emptyCarry, reserve, reservedOf, settle, spentOf, viewOf } from './lib/ledger-book';
 
-/** Continue as new past this many events: a reserve is an Update and a settle a signal, ~3 events each. */
+/** Continue as new past this many events: a reserve and its answer, or a settle, are ~3 events each. */
 const LEDGER_HISTORY_LIMIT = 5_000;
 
 const inheriting = proxyLocalActivities<ReelflowActivities>({
@@ -47,6 +50,16 @@ export async function tenantLedger(input: LedgerInput): Promise<void> {
     const answer = reserve(c!, req, new Date().toISOString());
     gauge(input, c!);
     return answer;
+  });
+  setHandler(reserveSignal, async (req) => {
+    await condition(ready);
+    c!.configured = true;
+    const answer = reserve(c!, req, new Date().toISOString());
+    gauge(input, c!);
+    // A closed pipeline needs no answer; a live one asks again if this is lost.
+    await getExternalWorkflowHandle(req.pipelineId)
+      .signal(spendAnsweredSignal, { ...answer, key: req.key, ask: req.ask ?? 0 })
+      .catch(() => undefined);
   });
   setHandler(settleSignal, async (msg) => {
     await condition(ready);

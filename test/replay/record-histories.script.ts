@@ -339,7 +339,8 @@ test('record replay histories: gate', async () => {
 test('record replay histories: budget', async () => {
   // 10. Spend budgets (docs/tenants.md): a pipeline of a tenant whose day budget covers one
   //    generation waits (waiting-budget), goes on after `budget set`, and its tenant's ledger
-  //    (reserves by update-with-start, settles by signal, the budget Update, the waiter signalled).
+  //    (reserves asked and answered by signal since `ledger-by-signal`, by update-with-start in the
+  //    2026-11-27-2 pair; settles by signal, the budget Update, the waiter signalled).
   const tenant = `replay-${Date.now().toString(36)}`;
   const file = {
     prices: { generation: '0.35' },

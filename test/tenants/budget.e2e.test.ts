@@ -36,6 +36,7 @@ const T = {
   rerun: `rerun-${tag}`,
   can: `can-${tag}`,
   abandon: `abandon-${tag}`,
+  burst: `burst-${tag}`,
 };
 const day = { period: 'day', amount: '2' };
 const file = {
@@ -48,6 +49,7 @@ const file = {
     [T.rerun]: {},
     [T.can]: {},
     [T.abandon]: {},
+    [T.burst]: { budget: { period: 'day', amount: '1000' } },
   },
 };
 const config = parseTenantsConfig(file);
@@ -201,6 +203,19 @@ describe('spend budgets', () => {
     expect(s.generationTasks).toHaveLength(1);
     const v = await monthLedgerUntil(T.can, (x) => x.spent === expected && x.reserved === 0, `${expected}`);
     expect(v.unresolved).toEqual([]);
+  });
+
+  test('a burst of 30 reserves at once (a server takes 10 Updates in flight): each asked by signal once, counted once', async () => {
+    const handles = await Promise.all(Array.from({ length: 30 }, () => h.start(generationOnly(T.burst))));
+    await Promise.all(handles.map((p) => p.result()));
+    const v = await ledgerUntil(T.burst, (x) => x.confirmed.generation?.generation?.count === 30 && x.reserved === 0);
+    expect(v).toMatchObject({ spent: 30_000_000, remaining: 970_000_000, released: 0 });
+    for (const p of handles) {
+      const events = (await p.fetchHistory()).events ?? [];
+      const types = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+      expect(types).not.toContain('reserveSpend');
+      expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered')).toHaveLength(1);
+    }
   });
 
   test('an abandoned ambiguous create is reported unresolved by `reelflow usage`, not counted as spent', async () => {

@@ -94,6 +94,16 @@ describe('the ledger book', () => {
     expect(v.unresolved).toEqual([{ key: 'b', amount: 50, kind: 'generation', stage: 'generation', pipelineId: 'p1' }]);
   });
 
+  test('a release that arrives before its ask (a cancelled pipeline): the late ask counts nothing', () => {
+    const c = emptyCarry(input);
+    expect(settle(c, { key: 'late', outcome: 'release' })).toBeUndefined();
+    expect(reserve(c, req('late', 40), now).granted).toBe(true);
+    expect(viewOf(input, c)).toMatchObject({ spent: 0, reserved: 0, remaining: 100 });
+    // An unresolved or confirm for an unknown key is no such promise: the key stays free.
+    settle(c, { key: 'other', outcome: 'confirm' });
+    expect(reserve(c, req('other', 40), now).committed).toBe(40);
+  });
+
   test('an override is the budget in force, the configured one is shown beside it', () => {
     const c = emptyCarry(input, 250);
     expect(viewOf(input, c)).toMatchObject({ budget: 250, override: 250, configuredBudget: 100, remaining: 250 });

@@ -74,7 +74,11 @@ export function settle(
   msg: SettleMessage,
 ): { confirmed?: { kind: string; amount: number } } | undefined {
   const r = c.open[msg.key];
-  if (!r) return undefined;
+  if (!r) {
+    // Released before its ask arrived (the pipeline was cancelled meanwhile): a late ask counts nothing.
+    if (msg.outcome === 'release' && c.settled[msg.key] === undefined) remember(c, msg.key, 'r');
+    return undefined;
+  }
   if (msg.outcome === 'unresolved') {
     r.state = 'unresolved';
     return {};

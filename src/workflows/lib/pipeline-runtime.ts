@@ -31,6 +31,7 @@ import {
 import { isPlaintext } from '../../codec/plaintext-mark';
 import type { RuntimeCarry } from '../../contract/carry';
 import type { TenantPolicy } from '../../contract/tenancy';
+import type { SpendAnswer } from '../../contract/ledger';
 import { CallbackBook } from './callback-book';
 import { TASK_ID_PATTERN } from '../../contract/offers';
 import { operatorRefusal } from './operator-proof';
@@ -82,6 +83,9 @@ export class PipelineRuntime extends StatusBoard {
 
   /** Spend reservations not settled yet, key → ledger id (spend.ts); carried across continue-as-new. */
   readonly reservations: Record<string, string>;
+  /** Reserves asked by signal and not answered yet: key → ask number, and the answers (spend.ts). */
+  readonly spendAsks: Record<string, number> = {};
+  readonly spendAnswers: Record<string, SpendAnswer> = {};
   /** Settle signals sent and not yet acknowledged: awaited before the run ends or continues. */
   readonly settling: Promise<void>[] = [];
 

@@ -9,9 +9,13 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -22,7 +26,11 @@ import {
   periodEndMs,
   periodOf,
   settleSignal,
+  spendAnsweredSignal,
+  type ReserveAnswer,
+  type ReserveSpendInput,
   type SettleOutcome,
+  type SpendAnswer,
 } from '../../contract/ledger';
 import type { StageName, VendorTaskKind } from '../../contract/messages';
 import { MINOR_UNITS_PER_UNIT } from '../../contract/tenancy';
@@ -35,6 +43,21 @@ const LEDGER_CALL_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 30 },
 };
+
+/**
+ * Reserves go by signal and are answered by signal (no in-flight limit at the ledger, which
+ * Updates have); runs recorded before reserved by update-with-start.
+ */
+export const LEDGER_BY_SIGNAL_PATCH = 'ledger-by-signal';
+
+/** The ask is a signal-with-start, idempotent by key: a local activity (one marker, no task round trip). */
+const askingLedger = proxyLocalActivities<ReelflowActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '10s' },
+});
+
+/** No answer this long (a ledger terminated by hand, its answer lost): ask again, same key. */
+const ANSWER_WAIT_MS = 60_000;
 
 const keyOf = (rt: PipelineRuntime, step: string, attempt: number) => `${rt.status.pipelineId}/${step}/${attempt}`;
 
@@ -53,8 +76,7 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
     const now = Date.now();
     const period = periodOf(now, p.budget?.period ?? 'month', offset);
     const seen = rt.budgetWakes;
-    const ledgerCalls = proxyActivities<ReelflowActivities>({ ...LEDGER_CALL_OPTIONS, ...rt.taskOptions });
-    const answer = await ledgerCalls.reserveSpend({
+    const input: ReserveSpendInput = {
       ledger: {
         tenant: p.tenant,
         period,
@@ -63,7 +85,10 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
         ...(p.budget ? { budget: p.budget.amount } : {}),
       },
       request: { key, amount, kind, stage, pipelineId: rt.status.pipelineId, wait: p.overBudget === 'wait' },
-    });
+    };
+    const answer = patched(LEDGER_BY_SIGNAL_PATCH)
+      ? await askLedger(rt, input)
+      : await proxyActivities<ReelflowActivities>({ ...LEDGER_CALL_OPTIONS, ...rt.taskOptions }).reserveSpend(input);
     if (answer.granted) {
       rt.reservations[key] = ledgerId(p.tenant, period);
       return;
@@ -75,6 +100,39 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
     await waitForBudget(rt, seen, periodEndMs(period, offset) - now, why);
   }
 }
+
+/**
+ * Asks the tenant's ledger and waits for its answer, asking again (same key) if none comes.
+ * Cancelled while waiting, it releases the key: a grant this pipeline will never use must
+ *  not stay reserved (an ask that arrives after the release counts nothing).
+ */
+async function askLedger(rt: PipelineRuntime, input: ReserveSpendInput): Promise<ReserveAnswer> {
+  const { key } = input.request;
+  setHandler(spendAnsweredSignal, (a: SpendAnswer) => {
+    if (rt.spendAsks[a.key] === a.ask) rt.spendAnswers[a.key] = a;
+  });
+  const ledger = ledgerId(input.ledger.tenant, input.ledger.period);
+  try {
+    for (;;) {
+      const ask = (rt.spendAsks[key] ?? 0) + 1;
+      rt.spendAsks[key] = ask;
+      delete rt.spendAnswers[key];
+      await askingLedger.askSpend({ ...input, request: { ...input.request, ask } });
+      if (await condition(() => rt.spendAnswers[key] !== undefined, ANSWER_WAIT_MS)) return rt.spendAnswers[key];
+    }
+  } catch (err) {
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => sendSettle(ledger, key, 'release'));
+    throw err;
+  } finally {
+    delete rt.spendAsks[key];
+    delete rt.spendAnswers[key];
+  }
+}
+
+const sendSettle = (ledger: string, key: string, outcome: SettleOutcome) =>
+  getExternalWorkflowHandle(ledger)
+    .signal(settleSignal, { key, outcome })
+    .catch(() => undefined);
 
 function budgetExceeded(message: string): ApplicationFailure {
   return ApplicationFailure.create({ message, type: FailureType.BudgetExceeded, nonRetryable: true });
@@ -103,21 +161,13 @@ export function settleSpend(rt: PipelineRuntime, step: string, attempt: number, 
   const ledger = rt.reservations[key];
   if (ledger === undefined) return;
   delete rt.reservations[key];
-  rt.settling.push(
-    getExternalWorkflowHandle(ledger)
-      .signal(settleSignal, { key, outcome })
-      .catch(() => undefined),
-  );
+  rt.settling.push(sendSettle(ledger, key, outcome));
 }
 
 /** The pipeline ends: what is still reserved is reported unresolved, and every settle is sent. */
 export async function endSpend(rt: PipelineRuntime): Promise<void> {
   for (const [key, ledger] of Object.entries(rt.reservations)) {
-    rt.settling.push(
-      getExternalWorkflowHandle(ledger)
-        .signal(settleSignal, { key, outcome: 'unresolved' })
-        .catch(() => undefined),
-    );
+    rt.settling.push(sendSettle(ledger, key, 'unresolved'));
     delete rt.reservations[key];
   }
   if (rt.settling.length > 0) await Promise.all(rt.settling.splice(0));
