@@ -120,6 +120,8 @@ export interface ReserveRequest {
   wait: boolean;
   /** By signal: which ask of this key the answer is for (a late answer to an earlier ask is ignored). */
   ask?: number;
+  /** Would `amount` fit? Answered without reserving (a stage's whole price, policy `fail`). */
+  probe?: boolean;
 }
 
 /** What a pipeline's reserve sends: how the ledger starts when it is its period's first, and the request. */

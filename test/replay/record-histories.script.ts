@@ -366,3 +366,34 @@ test('record replay histories: budget', async () => {
     await h.close();
   }
 });
+
+// `npm run record-histories -- -t "stage budget"` records this case alone.
+test('record replay histories: stage budget', async () => {
+  // 11. Policy fail before a stage of several paid creates (docs/tenants.md, "Over budget"): the
+  //     assets stage's whole price does not fit, so the pipeline fails BudgetExceeded before
+  //     any call of the stage (patch `budget-stage-check`, a probe the ledger answers).
+  const tenant = `replay-${Date.now().toString(36)}`;
+  const config = parseTenantsConfig({
+    prices: { assetGroup: '0.02', asset: '0.03' },
+    tenants: { [tenant]: { budget: { period: 'day', amount: '0.05' } } },
+  });
+  const h = await startHarness({ tenants: config });
+  try {
+    const handle = await h.start({
+      assets: {
+        group: { name: tenant },
+        items: [
+          { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' },
+          { name: 'b', url: 'https://media.example.com/b.png', type: 'Image' },
+        ],
+      },
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'stage budget' }] },
+      options: { archive: false, tenant, overBudget: 'fail' },
+    });
+    await handle.result().catch(() => undefined);
+    save('budget-stage-check', handle.workflowId);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});

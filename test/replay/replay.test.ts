@@ -28,6 +28,8 @@ test('histories cover every case the pipeline records', () => {
   expected.push('gate', 'gate-continued', 'gated', 'gated-cancelled');
   // Spend budgets: a pipeline that waited for its budget, and its tenant's ledger.
   expected.push('budget-wait', 'ledger');
+  // Policy fail: a stage's whole price checked before its first call.
+  expected.push('budget-stage-check');
   for (const c of expected) expect(cases).toContain(c);
 });
 

@@ -69,7 +69,7 @@ describe('parseCommandLine', () => {
     expect(unknown.message).toBe('unknown option --stauts for "list" (did you mean "--status"?)');
     expect(unknown.option).toBe('--stauts');
     expect(usage(['list', '--status', 'sleeping']).message).toMatch(
-      /^option --status: "sleeping" is not one of running, waiting-operator, stuck, completed/,
+      /^option --status: "sleeping" is not one of running, waiting-operator, stuck, queued, waiting-budget, completed/,
     );
     expect(usage(['list', '--status']).message).toBe('option --status needs a value <status>');
     expect(usage(['list', '--limit', '0']).message).toBe('option --limit: "0" is not a positive integer');
@@ -182,6 +182,13 @@ describe('buildListQuery', () => {
     );
     expect(buildListQuery({ status: 'waiting-operator' })).toBe(
       "WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Running' AND ReelflowStatus = 'waiting-operator'",
+    );
+    // A tenant's pipelines over its limit or its budget (docs/tenants.md).
+    expect(buildListQuery({ status: 'queued', tenant: 'acme' })).toBe(
+      "WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Running' AND ReelflowStatus = 'queued' AND ReelflowTenant = 'acme'",
+    );
+    expect(buildListQuery({ status: 'waiting-budget' })).toBe(
+      "WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Running' AND ReelflowStatus = 'waiting-budget'",
     );
   });
 

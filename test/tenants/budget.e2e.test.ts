@@ -37,6 +37,7 @@ const T = {
   can: `can-${tag}`,
   abandon: `abandon-${tag}`,
   burst: `burst-${tag}`,
+  stage: `stage-${tag}`,
 };
 const day = { period: 'day', amount: '2' };
 const file = {
@@ -50,6 +51,7 @@ const file = {
     [T.can]: {},
     [T.abandon]: {},
     [T.burst]: { budget: { period: 'day', amount: '1000' } },
+    [T.stage]: { budget: { period: 'day', amount: '0.05' } },
   },
 };
 const config = parseTenantsConfig(file);
@@ -117,6 +119,28 @@ describe('spend budgets', () => {
     const v = await ledger(T.fail);
     expect(v.confirmed.generation.generation).toEqual({ amount: 2_000_000, count: 2 });
     expect(v.remaining).toBe(0);
+  });
+
+  test('policy fail and a stage of three creates over budget: BudgetExceeded before any vendor call of the stage', async () => {
+    const handle = await h.start({
+      assets: {
+        group: { name: `stage-${tag}` },
+        items: [
+          { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' },
+          { name: 'b', url: 'https://media.example.com/b.png', type: 'Image' },
+        ],
+      },
+      ...generationOnly(T.stage, { overBudget: 'fail' }),
+    });
+    const err = await rejection(handle.result(), WorkflowFailedError);
+    const cause = err.cause?.cause as ApplicationFailure;
+    expect(cause.type).toBe('BudgetExceeded');
+    expect(cause.message).toContain('its assets stage (1 × assetGroup + 2 × asset, 0.08 CNY)');
+    const calls = (await handle.query<{ calls: Record<string, number> }>('status')).calls;
+    expect(Object.keys(calls).filter((c) => c.startsWith('assets.'))).toEqual([]);
+    expect(h.emulator.inspect().groups.filter((g) => g.Name === `stage-${tag}`)).toEqual([]);
+    // The check reserved nothing: the whole budget is still there.
+    expect(await ledger(T.stage)).toMatchObject({ spent: 0, reserved: 0, remaining: 50_000 });
   });
 
   test('policy wait: waiting-budget, no create, then goes on when `reelflow budget set` raises the budget', async () => {
@@ -214,7 +238,9 @@ describe('spend budgets', () => {
       const events = (await p.fetchHistory()).events ?? [];
       const types = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
       expect(types).not.toContain('reserveSpend');
-      expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered')).toHaveLength(1);
+      expect(
+        events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered'),
+      ).toHaveLength(1);
     }
   });
 

@@ -104,6 +104,23 @@ describe('the ledger book', () => {
     expect(reserve(c, req('other', 40), now).committed).toBe(40);
   });
 
+  test('a probe answers whether an amount fits, and reserves nothing', () => {
+    const c = emptyCarry(input);
+    reserve(c, req('a', 60), now);
+    expect(reserve(c, { ...req('s/check', 40), probe: true }, now)).toEqual({
+      granted: true,
+      committed: 60,
+      budget: 100,
+    });
+    expect(reserve(c, { ...req('s/check', 41), probe: true }, now)).toEqual({
+      granted: false,
+      committed: 60,
+      budget: 100,
+    });
+    expect(c.waiters).toEqual([]);
+    expect(viewOf(input, c)).toMatchObject({ reserved: 60, remaining: 40 });
+  });
+
   test('an override is the budget in force, the configured one is shown beside it', () => {
     const c = emptyCarry(input, 250);
     expect(viewOf(input, c)).toMatchObject({ budget: 250, override: 250, configuredBudget: 100, remaining: 250 });

@@ -492,6 +492,8 @@ export const LIST_STATUSES = [
   'running',
   'waiting-operator',
   'stuck',
+  'queued',
+  'waiting-budget',
   'completed',
   'failed',
   'cancelled',
@@ -505,6 +507,8 @@ const EXECUTION_STATUS: Record<ListStatus, string> = {
   running: 'Running',
   'waiting-operator': 'Running',
   stuck: 'Running',
+  queued: 'Running',
+  'waiting-budget': 'Running',
   completed: 'Completed',
   failed: 'Failed',
   cancelled: 'Canceled',
@@ -572,7 +576,8 @@ export function buildListQuery(opts: ListPipelinesOptions = {}): string {
       throw new RangeError(`status: one of ${LIST_STATUSES.join(', ')} (got ${JSON.stringify(opts.status)})`);
     }
     parts.push(`ExecutionStatus = '${EXECUTION_STATUS[opts.status]}'`);
-    if (opts.status === 'waiting-operator' || opts.status === 'stuck') {
+    // States a running pipeline shows in ReelflowStatus (tenants: docs/tenants.md).
+    if (['waiting-operator', 'stuck', 'queued', 'waiting-budget'].includes(opts.status)) {
       parts.push(`${STATUS.name} = '${opts.status}'`);
     }
   }

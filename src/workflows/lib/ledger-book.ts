@@ -54,6 +54,7 @@ export function reserve(c: LedgerCarry, req: ReserveRequest, nowIso: string): Re
     committed: total,
     ...(budget !== undefined ? { budget } : {}),
   });
+  if (req.probe) return answer(budget === undefined || committed + req.amount <= budget, committed);
   if (known) return answer(true, committed);
   if (budget !== undefined && committed + req.amount > budget) {
     if (req.wait && !c.waiters.includes(req.pipelineId)) c.waiters.push(req.pipelineId);

@@ -28,12 +28,13 @@ import {
   settleSignal,
   spendAnsweredSignal,
   type ReserveAnswer,
+  type ReserveRequest,
   type ReserveSpendInput,
   type SettleOutcome,
   type SpendAnswer,
 } from '../../contract/ledger';
 import type { StageName, VendorTaskKind } from '../../contract/messages';
-import { MINOR_UNITS_PER_UNIT } from '../../contract/tenancy';
+import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { duration } from './summaries';
@@ -56,6 +57,9 @@ const askingLedger = proxyLocalActivities<ReelflowActivities>({
   retry: { initialInterval: '1s', maximumInterval: '10s' },
 });
 
+/** Policy `fail` checks a stage's whole price before its first create (checkStageBudget). */
+export const STAGE_BUDGET_CHECK_PATCH = 'budget-stage-check';
+
 /** No answer this long (a ledger terminated by hand, its answer lost): ask again, same key. */
 const ANSWER_WAIT_MS = 60_000;
 
@@ -76,16 +80,7 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
     const now = Date.now();
     const period = periodOf(now, p.budget?.period ?? 'month', offset);
     const seen = rt.budgetWakes;
-    const input: ReserveSpendInput = {
-      ledger: {
-        tenant: p.tenant,
-        period,
-        currency: p.currency,
-        utcOffsetMinutes: offset,
-        ...(p.budget ? { budget: p.budget.amount } : {}),
-      },
-      request: { key, amount, kind, stage, pipelineId: rt.status.pipelineId, wait: p.overBudget === 'wait' },
-    };
+    const input = ledgerAsk(rt, period, { key, amount, kind, stage });
     const answer = patched(LEDGER_BY_SIGNAL_PATCH)
       ? await askLedger(rt, input)
       : await proxyActivities<ReelflowActivities>({ ...LEDGER_CALL_OPTIONS, ...rt.taskOptions }).reserveSpend(input);
@@ -93,18 +88,64 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
       rt.reservations[key] = ledgerId(p.tenant, period);
       return;
     }
-    const why =
-      `tenant ${p.tenant}'s budget for ${period} (${money(answer.budget ?? 0, p.currency)}, ` +
-      `${money(answer.committed, p.currency)} spent or reserved) cannot cover ${kind} at ${money(amount, p.currency)}`;
+    const why = refusal(p, period, answer, `${kind} at ${money(amount, p.currency)}`);
     if (p.overBudget === 'fail') throw budgetExceeded(`${why} (overBudget: fail)`);
     await waitForBudget(rt, seen, periodEndMs(period, offset) - now, why);
   }
 }
 
 /**
+ * Policy `fail`, before a stage of several paid creates (review batches, asset items): its
+ * whole price must fit, or the stage fails with BudgetExceeded before any vendor call. The
+ * ledger answers without reserving; each create still reserves its own price, so a tenant's
+ * other pipelines spending meanwhile can still stop the stage at a later create.
+ */
+export async function checkStageBudget(rt: PipelineRuntime, creates: { kind: VendorTaskKind; count: number }[]) {
+  const p = rt.tenantPolicy;
+  if (!p?.ledger || p.overBudget !== 'fail' || !p.budget) return;
+  const total = creates.reduce((sum, c) => sum + c.count, 0);
+  if (total < 2 || !patched(STAGE_BUDGET_CHECK_PATCH)) return;
+  const amount = creates.reduce((sum, c) => sum + c.count * p.prices[c.kind], 0);
+  const stage = rt.status.stage as StageName;
+  const period = periodOf(Date.now(), p.budget.period, p.utcOffsetMinutes);
+  const key = `${keyOf(rt, stage, 0)}/check`;
+  const answer = await askLedger(rt, ledgerAsk(rt, period, { key, amount, kind: creates[0].kind, stage, probe: true }));
+  if (answer.granted) return;
+  const what = creates.map((c) => `${c.count} × ${c.kind}`).join(' + ');
+  throw budgetExceeded(
+    `${refusal(p, period, answer, `its ${stage} stage (${what}, ${money(amount, p.currency)})`)} (overBudget: fail)`,
+  );
+}
+
+function ledgerAsk(
+  rt: PipelineRuntime,
+  period: string,
+  r: Pick<ReserveRequest, 'key' | 'amount' | 'kind' | 'stage' | 'probe'>,
+): ReserveSpendInput {
+  const p = rt.tenantPolicy!;
+  return {
+    ledger: {
+      tenant: p.tenant,
+      period,
+      currency: p.currency,
+      utcOffsetMinutes: p.utcOffsetMinutes,
+      ...(p.budget ? { budget: p.budget.amount } : {}),
+    },
+    request: { ...r, pipelineId: rt.status.pipelineId, wait: p.overBudget === 'wait' && !r.probe },
+  };
+}
+
+function refusal(p: TenantPolicy, period: string, answer: ReserveAnswer, what: string): string {
+  return (
+    `tenant ${p.tenant}'s budget for ${period} (${money(answer.budget ?? 0, p.currency)}, ` +
+    `${money(answer.committed, p.currency)} spent or reserved) cannot cover ${what}`
+  );
+}
+
+/**
  * Asks the tenant's ledger and waits for its answer, asking again (same key) if none comes.
  * Cancelled while waiting, it releases the key: a grant this pipeline will never use must
- *  not stay reserved (an ask that arrives after the release counts nothing).
+ * not stay reserved (an ask that arrives after the release counts nothing).
  */
 async function askLedger(rt: PipelineRuntime, input: ReserveSpendInput): Promise<ReserveAnswer> {
   const { key } = input.request;

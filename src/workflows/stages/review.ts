@@ -17,6 +17,7 @@ import {
 } from '../lib/create';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
+import { checkStageBudget } from '../lib/spend';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
 
@@ -31,6 +32,7 @@ export interface ReviewStageInput extends StageCommon {
 
 export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput): Promise<ReviewStageResult> {
   const batches = planBatches(input);
+  await checkStageBudget(rt, [{ kind: 'review', count: batches.length }]);
   const progress = batches.map(() => ({ done: 0, total: 0 }));
   const updateProgress = () => {
     const done = progress.reduce((s, p) => s + p.done, 0);
