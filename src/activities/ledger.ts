@@ -15,9 +15,11 @@ import {
   previousPeriod,
   reserveSignal,
   reserveUpdate,
+  settleSignal,
   type LedgerInput,
   type ReserveAnswer,
   type ReserveSpendInput,
+  type SettleMessage,
 } from '../contract/ledger';
 
 export function createLedgerActivities() {
@@ -25,7 +27,19 @@ export function createLedgerActivities() {
     askSpend: async ({ ledger, request }: ReserveSpendInput): Promise<void> => {
       const { client, info } = Context.current();
       const start = ledgerStartOptions({ ...ledger, configured: true }, info.taskQueue);
-      await client.workflow.signalWithStart(LEDGER_WORKFLOW, { ...start, signal: reserveSignal, signalArgs: [request] });
+      await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
+        ...start,
+        signal: reserveSignal,
+        signalArgs: [request],
+      });
+    },
+    /** A settle, sent for a pipeline; a ledger gone (terminated by hand) has nothing left to settle. */
+    settleSpend: async ({ ledgerId: id, message }: { ledgerId: string; message: SettleMessage }): Promise<void> => {
+      try {
+        await Context.current().client.workflow.getHandle(id).signal(settleSignal, message);
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
     },
     reserveSpend: async ({ ledger, request }: ReserveSpendInput): Promise<ReserveAnswer> => {
       const { client, info } = Context.current();

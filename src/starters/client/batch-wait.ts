@@ -4,6 +4,7 @@
  * consistent, so a batch started a moment ago may not be listed whole yet: `expect`
  * (the number of pipelines the batch has) keeps waiting until that many are listed.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { failureChain, listPipelines, type PipelineSummary } from './pipeline-client';
 import { nextRerunId } from './batch-rerun';
@@ -60,17 +61,8 @@ export function batchState(batchId: string, listed: PipelineSummary[], expect = 
   return { batchId, done, total: pipelines.length, closed, counts, pipelines };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
+const sleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 
 /** Polls until every pipeline of the batch has closed (or the timeout passes). */
 export async function waitForBatch(

@@ -8,6 +8,7 @@
  * permission), each pipeline is cancelled by its handle, a few at a time.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { buildListQuery, cancelPipeline, type ListPipelinesOptions } from './pipeline-client';
@@ -77,16 +78,8 @@ function batchOperationUnavailable(err: unknown): string | undefined {
   return `${UNAVAILABLE_HERE[code]}${typeof details === 'string' && details ? ` (${details})` : ''}`;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
+const sleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 
 async function viaBatchOperation(client: Client, query: string, opts: BulkCancelOptions): Promise<BulkCancelReport> {
   const { namespace, identity } = client.options;

@@ -18,6 +18,8 @@ import {
 } from '../../contract/ledger';
 import type { BudgetPeriod } from '../../contract/tenancy';
 import type { TenantsConfig } from '../../tenants/config';
+import { TENANT } from '../../contract/search-attributes';
+import { checkTenantOptions } from './tenant-options';
 
 export interface TenantUsage {
   tenant: string;
@@ -39,7 +41,9 @@ export async function tenantUsage(
   client: Client,
   opts: { tenant?: string; since?: string } = {},
 ): Promise<TenantUsage[]> {
-  const query = `WorkflowType = '${LEDGER_WORKFLOW}'${opts.tenant ? ` AND ReelflowTenant = '${opts.tenant}'` : ''}`;
+  // A tenant id has no quote (the definition's own rule), so it cannot end the literal it goes in.
+  if (opts.tenant !== undefined) checkTenantOptions({ tenant: opts.tenant });
+  const query = `WorkflowType = '${LEDGER_WORKFLOW}'${opts.tenant ? ` AND ${TENANT.name} = '${opts.tenant}'` : ''}`;
   const views: LedgerView[] = [];
   for await (const wf of client.workflow.list({ query })) {
     const id = parseLedgerId(wf.workflowId);

@@ -57,6 +57,9 @@ const askingLedger = proxyLocalActivities<ReelflowActivities>({
   retry: { initialInterval: '1s', maximumInterval: '10s' },
 });
 
+/** Settles go by a local activity's signal (sendSettle). */
+export const LEDGER_SETTLE_LOCAL_PATCH = 'ledger-settle-local';
+
 /** Policy `fail` checks a stage's whole price before its first create (checkStageBudget). */
 export const STAGE_BUDGET_CHECK_PATCH = 'budget-stage-check';
 
@@ -170,10 +173,17 @@ async function askLedger(rt: PipelineRuntime, input: ReserveSpendInput): Promise
   }
 }
 
-const sendSettle = (ledger: string, key: string, outcome: SettleOutcome) =>
-  getExternalWorkflowHandle(ledger)
-    .signal(settleSignal, { key, outcome })
-    .catch(() => undefined);
+/**
+ * A settle is a signal to the ledger. Since `ledger-settle-local` a local activity sends it
+ * (one marker; a workflow's own signal would add an event that wakes the pipeline for one
+ * more workflow task per paid create); runs recorded before sent it from the workflow.
+ */
+const sendSettle = (ledger: string, key: string, outcome: SettleOutcome): Promise<void> =>
+  patched(LEDGER_SETTLE_LOCAL_PATCH)
+    ? CancellationScope.nonCancellable(() => askingLedger.settleSpend({ ledgerId: ledger, message: { key, outcome } }))
+    : getExternalWorkflowHandle(ledger)
+        .signal(settleSignal, { key, outcome })
+        .catch(() => undefined);
 
 function budgetExceeded(message: string): ApplicationFailure {
   return ApplicationFailure.create({ message, type: FailureType.BudgetExceeded, nonRetryable: true });
