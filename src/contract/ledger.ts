@@ -122,6 +122,8 @@ export interface ReserveRequest {
   ask?: number;
   /** Would `amount` fit? Answered without reserving (a stage's whole price, policy `fail`). */
   probe?: boolean;
+  /** false: counted, not answered (a tenant without a budget, whose reserve cannot be refused). */
+  answer?: boolean;
 }
 
 /** What a pipeline's reserve sends: how the ledger starts when it is its period's first, and the request. */

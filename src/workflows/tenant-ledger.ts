@@ -56,6 +56,7 @@ export async function tenantLedger(input: LedgerInput): Promise<void> {
     c!.configured = true;
     const answer = reserve(c!, req, new Date().toISOString());
     gauge(input, c!);
+    if (req.answer === false) return;
     // A closed pipeline needs no answer; a live one asks again if this is lost.
     await getExternalWorkflowHandle(req.pipelineId)
       .signal(spendAnsweredSignal, { ...answer, key: req.key, ask: req.ask ?? 0 })

@@ -397,3 +397,24 @@ test('record replay histories: stage budget', async () => {
     await h.close();
   }
 });
+
+// `npm run record-histories -- -t "counted spend"` records this case alone.
+test('record replay histories: counted spend', async () => {
+  // 12. A tenant without a budget (docs/tenants.md, "Budgets"): each paid create is counted
+  //     in its ledger without waiting for an answer (patch `ledger-count-only`), and settled.
+  const tenant = `replay-${Date.now().toString(36)}`;
+  const config = parseTenantsConfig({ prices: { generation: '0.35' }, tenants: { [tenant]: {} } });
+  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } }, tenants: config });
+  try {
+    const { handle } = await h.run({
+      generation: { model: 'video-model-1', content: [{ type: 'text' as const, text: 'counted' }] },
+      erase: true,
+      options: { archive: false, tenant },
+    });
+    save('spend-counted', handle.workflowId);
+    save('ledger-counted', ledgerId(tenant, periodOf(Date.now(), 'month', 0)));
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});

@@ -30,6 +30,8 @@ test('histories cover every case the pipeline records', () => {
   expected.push('budget-wait', 'ledger');
   // Policy fail: a stage's whole price checked before its first call.
   expected.push('budget-stage-check');
+  // A tenant without a budget: counted, never waiting for the ledger's answer.
+  expected.push('spend-counted', 'ledger-counted');
   for (const c of expected) expect(cases).toContain(c);
 });
 

@@ -217,6 +217,11 @@ describe('spend budgets', () => {
     });
     const d = await handle.describe();
     expect(d.runId).not.toBe((handle as WorkflowHandleWithFirstExecutionRunId).firstExecutionRunId);
+    // No budget, nothing to refuse: the ledger counts and sends no answer to wait for.
+    const signals = ((await handle.fetchHistory()).events ?? []).map(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName,
+    );
+    expect(signals).not.toContain('spendAnswered');
     const s = h.emulator.inspect();
     const expected =
       s.reviewTasks.length * 10_000 +

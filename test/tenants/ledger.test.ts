@@ -121,6 +121,12 @@ describe('the ledger book', () => {
     expect(viewOf(input, c)).toMatchObject({ reserved: 60, remaining: 40 });
   });
 
+  test('a reserve that wants no answer (no budget in its policy) is always counted', () => {
+    const c = emptyCarry(input, 10);
+    expect(reserve(c, { ...req('n', 40), answer: false }, now).granted).toBe(true);
+    expect(viewOf(input, c)).toMatchObject({ reserved: 40, remaining: -30 });
+  });
+
   test('an override is the budget in force, the configured one is shown beside it', () => {
     const c = emptyCarry(input, 250);
     expect(viewOf(input, c)).toMatchObject({ budget: 250, override: 250, configuredBudget: 100, remaining: 250 });

@@ -159,6 +159,11 @@ export async function setTenantBudget(
     );
   const period = periodOf(opts.nowMs ?? Date.now(), kind, config.utcOffset);
   const configured = configuredBudget(config, tenant);
+  // Its pipelines do not wait for the ledger's answer, so a budget set here would not stop them.
+  if (configured === undefined)
+    throw new Error(
+      `--tenant: tenant ${tenant} has no budget in REELFLOW_TENANTS_FILE (tenants.${tenant}.budget or defaults.budget): its spend is counted, not capped; configure one to cap it`,
+    );
   const input = {
     tenant,
     period,

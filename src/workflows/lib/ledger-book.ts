@@ -56,7 +56,8 @@ export function reserve(c: LedgerCarry, req: ReserveRequest, nowIso: string): Re
   });
   if (req.probe) return answer(budget === undefined || committed + req.amount <= budget, committed);
   if (known) return answer(true, committed);
-  if (budget !== undefined && committed + req.amount > budget) {
+  // A reserve that wants no answer cannot be refused: its pipeline goes on (no budget in its policy).
+  if (budget !== undefined && req.answer !== false && committed + req.amount > budget) {
     if (req.wait && !c.waiters.includes(req.pipelineId)) c.waiters.push(req.pipelineId);
     return answer(false, committed);
   }

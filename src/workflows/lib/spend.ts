@@ -57,6 +57,9 @@ const askingLedger = proxyLocalActivities<ReelflowActivities>({
   retry: { initialInterval: '1s', maximumInterval: '10s' },
 });
 
+/** A tenant without a budget is counted, never refused: its reserves need no answer. */
+export const LEDGER_COUNT_ONLY_PATCH = 'ledger-count-only';
+
 /** Settles go by a local activity's signal (sendSettle). */
 export const LEDGER_SETTLE_LOCAL_PATCH = 'ledger-settle-local';
 
@@ -84,6 +87,12 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
     const period = periodOf(now, p.budget?.period ?? 'month', offset);
     const seen = rt.budgetWakes;
     const input = ledgerAsk(rt, period, { key, amount, kind, stage });
+    if (!p.budget && patched(LEDGER_COUNT_ONLY_PATCH)) {
+      // No budget, no refusal: counted without waiting for an answer (no workflow task for it).
+      await askingLedger.askSpend({ ...input, request: { ...input.request, answer: false } });
+      rt.reservations[key] = ledgerId(p.tenant, period);
+      return;
+    }
     const answer = patched(LEDGER_BY_SIGNAL_PATCH)
       ? await askLedger(rt, input)
       : await proxyActivities<ReelflowActivities>({ ...LEDGER_CALL_OPTIONS, ...rt.taskOptions }).reserveSpend(input);
