@@ -68,8 +68,14 @@ describe('bash', () => {
       ['reelflow', 'list', '--st'],
       ['--status', '--stage'],
     ],
-    [['reelflow', 'list', '--status', 'w'], ['waiting-operator', 'waiting-budget']],
-    [['reelflow', 'list', '--status', '=', 'w'], ['waiting-operator', 'waiting-budget']], // --status=w: bash splits at "="
+    [
+      ['reelflow', 'list', '--status', 'w'],
+      ['waiting-operator', 'waiting-budget'],
+    ],
+    [
+      ['reelflow', 'list', '--status', '=', 'w'],
+      ['waiting-operator', 'waiting-budget'],
+    ], // --status=w: bash splits at "="
     [['reelflow', 'run', ''], ['(files)']],
     [['reelflow', 'start', '--batch', ''], ['(files)']],
     [['reelflow', 'schedule', 'update', 'nightly', ''], ['(files)']],
