@@ -234,7 +234,7 @@ describe('spend budgets', () => {
     expect(v.unresolved).toEqual([]);
   });
 
-  test('a burst of 30 reserves at once (a server takes 10 Updates in flight): each asked by signal once, settled by a local activity, counted once', async () => {
+  test('a burst of 30 reserves at once (a server takes 10 Updates in flight): each asked by signal once, settled once, counted once', async () => {
     const handles = await Promise.all(Array.from({ length: 30 }, () => h.start(generationOnly(T.burst))));
     await Promise.all(handles.map((p) => p.result()));
     const v = await ledgerUntil(T.burst, (x) => x.confirmed.generation?.generation?.count === 30 && x.reserved === 0);
@@ -246,9 +246,9 @@ describe('spend budgets', () => {
       expect(
         events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered'),
       ).toHaveLength(1);
-      // The settle went by a local activity: no signal of the workflow's own, no task to wake it for.
+      // One settle, the workflow's own signal (a local activity beside its next commands could replay out of order).
       const own = events.map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName);
-      expect(own.filter(Boolean)).toEqual([]);
+      expect(own.filter(Boolean)).toEqual(['settleSpend']);
     }
   });
 

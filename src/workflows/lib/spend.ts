@@ -60,8 +60,10 @@ const askingLedger = proxyLocalActivities<ReelflowActivities>({
 /** A tenant without a budget is counted, never refused: its reserves need no answer. */
 export const LEDGER_COUNT_ONLY_PATCH = 'ledger-count-only';
 
-/** Settles go by a local activity's signal (sendSettle). */
+/** Settles went by a local activity's signal in runs recorded with this patch alone (sendSettle). */
 export const LEDGER_SETTLE_LOCAL_PATCH = 'ledger-settle-local';
+/** Settles are the workflow's own signals again (sendSettle). */
+export const LEDGER_SETTLE_SIGNAL_PATCH = 'ledger-settle-signal';
 
 /** Policy `fail` checks a stage's whole price before its first create (checkStageBudget). */
 export const STAGE_BUDGET_CHECK_PATCH = 'budget-stage-check';
@@ -183,12 +185,13 @@ async function askLedger(rt: PipelineRuntime, input: ReserveSpendInput): Promise
 }
 
 /**
- * A settle is a signal to the ledger. Since `ledger-settle-local` a local activity sends it
- * (one marker; a workflow's own signal would add an event that wakes the pipeline for one
- * more workflow task per paid create); runs recorded before sent it from the workflow.
+ * A settle is the workflow's own signal to the ledger. Runs recorded with `ledger-settle-local`
+ * (and not `ledger-settle-signal`) sent it from a local activity that ran beside the pipeline's
+ * next commands; a worker killed meanwhile could replay them in another order (a
+ * nondeterminism error in tenant-gate.e2e), so new runs signal again.
  */
 const sendSettle = (ledger: string, key: string, outcome: SettleOutcome): Promise<void> =>
-  patched(LEDGER_SETTLE_LOCAL_PATCH)
+  !patched(LEDGER_SETTLE_SIGNAL_PATCH) && patched(LEDGER_SETTLE_LOCAL_PATCH)
     ? CancellationScope.nonCancellable(() => askingLedger.settleSpend({ ledgerId: ledger, message: { key, outcome } }))
     : getExternalWorkflowHandle(ledger)
         .signal(settleSignal, { key, outcome })
