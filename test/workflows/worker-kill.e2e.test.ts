@@ -4,7 +4,7 @@
  * entry (dist/workers/main.js, built by `npm test` before jest starts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawnWorker, startHarness, type Harness } from '../support/harness';
+import { expectReplays, spawnWorker, startHarness, type Harness } from '../support/harness';
 import { until } from '../support/poll';
 
 function startWorkerProcess(h: Harness, name: string): ChildProcess {
@@ -52,6 +52,8 @@ describe('worker process killed mid-pipeline', () => {
     expect(result.generation?.taskId).toBe(s.generationTasks[0].id);
     expect(result.vendorTasks.find((t) => t.kind === 'generation')?.via).toBe('callback');
     expect(result.archived).toHaveLength(2);
+    // From scratch, as a worker without it in cache would (docs/architecture.md, "Workflow time after a worker dies").
+    await expectReplays(handle);
     second.kill('SIGTERM');
   });
 });

@@ -48,6 +48,7 @@ import {
 } from './chaos-stack';
 import { chaosReport } from './chaos-summary';
 import { checkLedger } from './chaos-ledger';
+import { checkReplays } from './chaos-replay';
 import type { BenchServer } from './temporal-server';
 
 import type { ChaosOptions, ChaosReport } from './chaos-types';
@@ -172,9 +173,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       operator,
       controller,
     });
-    const ledger = await checkLedger(client, plan, snapshot, log);
-    report.invariants.push(ledger);
-    report.pass &&= ledger.pass;
+    for (const extra of [await checkLedger(client, plan, snapshot, log), await checkReplays(client, taskQueue)]) {
+      report.invariants.push(extra);
+      report.pass &&= extra.pass;
+    }
     if (opts.temporal) await pipelines.terminateUnfinished();
     return report;
   } finally {

@@ -71,11 +71,15 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   let lastError: string | undefined;
   let unknownState: string | undefined;
   let lastQueryAt: number | undefined;
+  // When the last wait ran its full delay (no hint), the clock has passed its end.
+  let waitedUntil = 0;
   for (;;) {
     // A callback hint or an offer check (rt.book.lastQueryAt) never brings a query under the minimum interval.
     const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(spec.step) ?? 0);
-    await holdUntil(Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0), (ms) =>
-      rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
+    await holdUntil(
+      Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0),
+      (ms) => rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
+      waitedUntil,
     );
     lastQueryAt = Date.now();
     rt.count(spec.endpoint);
@@ -98,11 +102,13 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
     }
     await rt.checkpoint();
     const delay = Math.max(policy.minMs, spec.callbacks ? wait * policy.callbackSlowdown : wait);
-    await rt.book.waitForHint(
+    const waitFrom = Date.now();
+    const hinted = await rt.book.waitForHint(
       spec.step,
       delay,
       rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
     );
+    waitedUntil = hinted ? 0 : waitFrom + delay;
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
 }

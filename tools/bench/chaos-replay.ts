@@ -1,0 +1,51 @@
+/**
+ * The chaos run's replay check: every workflow the run started on its task queue (pipelines,
+ * gates, ledgers, webhook deliveries; each run of each) replays from scratch on the bundle
+ * the workers loaded, as a worker that no longer caches it must after a kill. A
+ * nondeterminism error here is a workflow that no later worker could take over
+ * (docs/architecture.md, "Workflow time after a worker dies").
+ */
+import type { Client, HistoryAndWorkflowId } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { codecDataConverter } from '../../src/codec';
+import { defaultBundlePath } from '../../src/workers/bundle';
+import type { InvariantResult } from './chaos-invariants';
+
+async function* historiesOn(client: Client, taskQueue: string): AsyncGenerator<HistoryAndWorkflowId> {
+  for await (const w of client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
+    const history = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+    yield { workflowId: w.workflowId, history };
+  }
+}
+
+export async function checkReplays(client: Client, taskQueue: string): Promise<InvariantResult> {
+  const dataConverter = codecDataConverter(process.env);
+  // The bundle variant the workers load: with the codec's converters when its keys are set.
+  const { failureConverterPath, payloadConverterPath } = dataConverter ?? {};
+  const variant = {
+    ...(failureConverterPath ? { failureConverterPath } : {}),
+    ...(payloadConverterPath ? { payloadConverterPath } : {}),
+  };
+  const options = {
+    workflowBundle: { codePath: defaultBundlePath(variant) },
+    ...(dataConverter ? { dataConverter } : {}),
+  };
+  const problems: string[] = [];
+  let checked = 0;
+  for await (const r of Worker.runReplayHistories(options, historiesOn(client, taskQueue))) {
+    checked++;
+    if (r.error) problems.push(`${r.workflowId} (run ${r.runId}): ${r.error.message}`);
+  }
+  if (checked === 0) problems.push(`visibility listed no workflow on ${taskQueue}: nothing was replayed`);
+  return {
+    id: 'replays',
+    title: 'Every workflow replays from scratch on the workers’ code',
+    definition:
+      'each run of each workflow on the task queue (listed by visibility) replays with Worker.runReplayHistories ' +
+      'on the workflow bundle the workers loaded, without a nondeterminism or replay error',
+    violations: problems.length,
+    checked,
+    pass: problems.length === 0,
+    examples: problems.slice(0, 10),
+  };
+}
