@@ -42,7 +42,7 @@ import type { RuntimeCarry } from '../contract/carry';
 import { PipelineRuntime } from './lib/pipeline-runtime';
 import { CALLBACK_BOUND_PATCH } from './lib/callback-book';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
-import { LOCAL_QUERIES_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';
+import { LOCAL_QUERIES_PATCH, LOCALS_IN_TURN_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
 import { refusedResume } from './lib/resume-check';
 import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
@@ -114,7 +114,16 @@ function decidePatches(input: PipelineInput) {
     detailedFailures: patched(FAILURE_DETAILS_PATCH),
     // Asked only by a fresh rerun, so other runs' histories carry no marker for it.
     reusingByRun: input.reuse !== undefined && !input.resume && patched(REUSE_BY_RUN_PATCH),
+    // Only where branches run in parallel (review batches, asset items); every run asks.
+    localsInTurn: hasParallelStages(input.definition) && patched(LOCALS_IN_TURN_PATCH),
   };
+}
+
+/** The raw definition has a review or an assets stage (read before validation: only the keys count). */
+function hasParallelStages(definition: unknown): boolean {
+  if (typeof definition !== 'object' || definition === null) return false;
+  const d = definition as { review?: unknown; assets?: unknown };
+  return d.review != null || d.assets != null;
 }
 
 /** The runtime and the result it fills, from the carry of a continue-as-new or afresh; handlers set. */
@@ -140,6 +149,7 @@ function startRuntime(
   );
   rt.provesOperatorIds = patches.provesOperatorIds;
   rt.detailedFailures = patches.detailedFailures;
+  rt.localsInTurn = patches.localsInTurn;
   // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
   // succeed); a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({

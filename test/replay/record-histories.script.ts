@@ -418,3 +418,21 @@ test('record replay histories: counted spend', async () => {
     await h.close();
   }
 });
+
+// `npm run record-histories -- -t "locals in turn"` records this case alone.
+test('record replay histories: locals in turn', async () => {
+  // 13. Local activities one at a time (patch `local-activities-in-turn`): a tenant's ledger
+  //     asks and a group search in two parallel asset items, both creates retried (a 429 and
+  //     a lost answer).
+  const tenant = `replay-${Date.now().toString(36)}`;
+  const config = parseTenantsConfig({ prices: { asset: '0.01', generation: '0.35' }, tenants: { [tenant]: {} } });
+  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } }, tenants: config });
+  try {
+    h.emulator.setFaults({ 'assets.CreateAsset': { rateLimit429: { next: 1 }, resetAfterCreate: { next: 1 } } });
+    const { handle } = await h.run(fullDefinition({ options: { archive: false, tenant } }));
+    save('locals-in-turn', handle.workflowId);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});

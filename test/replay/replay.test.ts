@@ -32,6 +32,8 @@ test('histories cover every case the pipeline records', () => {
   expected.push('budget-stage-check');
   // A tenant without a budget: counted, never waiting for the ledger's answer.
   expected.push('spend-counted', 'ledger-counted');
+  // Local activities in turn: parallel asset items with ledger asks and a group search.
+  expected.push('locals-in-turn');
   for (const c of expected) expect(cases).toContain(c);
 });
 

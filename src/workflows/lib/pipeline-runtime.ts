@@ -89,6 +89,11 @@ export class PipelineRuntime extends StatusBoard {
   /** Settle signals sent and not yet acknowledged: awaited before the run ends or continues. */
   readonly settling: Promise<void>[] = [];
 
+  /** Local activities one at a time (patch `local-activities-in-turn`, proxies.ts); runs recorded before did not. */
+  localsInTurn = false;
+  /** The last local activity asked in turn: the next one starts when it has settled. */
+  private localTail: Promise<unknown> = Promise.resolve();
+
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
@@ -115,6 +120,14 @@ export class PipelineRuntime extends StatusBoard {
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
       validator: (input: ResolveCreateInput) => this.validate(input),
     });
+  }
+
+  /** Runs a local activity call when the ones asked before it have settled (LOCALS_IN_TURN_PATCH). */
+  inTurn<T>(call: () => Promise<T>): Promise<T> {
+    if (!this.localsInTurn) return call();
+    const mine = this.localTail.then(call);
+    this.localTail = mine.catch(() => undefined);
+    return mine;
   }
 
   carry(): RuntimeCarry {

@@ -114,17 +114,34 @@ interface QueryCall<K extends LocalQuery, O> {
   ): Promise<Awaited<ReturnType<ReelflowActivities[K]>>>;
 }
 
+/**
+ * Local activities run one at a time in a pipeline (patch `local-activities-in-turn`): live,
+ * each result comes in its own activation as it completes; a replay resolves the results of
+ * one workflow task together, so parallel branches (asset items, review batches) would go on
+ * in another order and issue their next commands in another order (docs/architecture.md,
+ * "Local activities in turn"). PipelineRuntime.inTurn implements it.
+ */
+export const LOCALS_IN_TURN_PATCH = 'local-activities-in-turn';
+
+/** What runs a local activity in its turn: PipelineRuntime.inTurn (the call itself on runs recorded before). */
+export interface LocalTurns {
+  inTurn<T>(call: () => Promise<T>): Promise<T>;
+}
+
 /** Runs one vendor query: a local activity on runs that start on this code, a regular one on older runs. */
 export function runQuery<K extends LocalQuery>(
+  turns: LocalTurns,
   name: K,
   summary: string,
   args: Parameters<ReelflowActivities[K]>,
 ): Promise<Awaited<ReturnType<ReelflowActivities[K]>>> {
   if (patched(LOCAL_QUERIES_PATCH)) {
     const local = localQueries[name] as unknown as QueryCall<K, LocalActivityOptions>;
-    return local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {
-      throw asActivityFailure(name, err);
-    });
+    return turns.inTurn(() =>
+      local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {
+        throw asActivityFailure(name, err);
+      }),
+    );
   }
   const regular = queries[name] as unknown as QueryCall<K, ActivityOptions>;
   return regular.executeWithOptions({ ...QUERY_OPTIONS, summary }, args);

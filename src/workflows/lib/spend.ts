@@ -91,7 +91,7 @@ export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: n
     const input = ledgerAsk(rt, period, { key, amount, kind, stage });
     if (!p.budget && patched(LEDGER_COUNT_ONLY_PATCH)) {
       // No budget, no refusal: counted without waiting for an answer (no workflow task for it).
-      await askingLedger.askSpend({ ...input, request: { ...input.request, answer: false } });
+      await rt.inTurn(() => askingLedger.askSpend({ ...input, request: { ...input.request, answer: false } }));
       rt.reservations[key] = ledgerId(p.tenant, period);
       return;
     }
@@ -172,7 +172,7 @@ async function askLedger(rt: PipelineRuntime, input: ReserveSpendInput): Promise
       const ask = (rt.spendAsks[key] ?? 0) + 1;
       rt.spendAsks[key] = ask;
       delete rt.spendAnswers[key];
-      await askingLedger.askSpend({ ...input, request: { ...input.request, ask } });
+      await rt.inTurn(() => askingLedger.askSpend({ ...input, request: { ...input.request, ask } }));
       if (await condition(() => rt.spendAnswers[key] !== undefined, ANSWER_WAIT_MS)) return rt.spendAnswers[key];
     }
   } catch (err) {

@@ -108,7 +108,7 @@ async function listAssets(
   let seen = 0;
   for (let page = 1; ; page++) {
     rt.count('assets.ListAssets');
-    const res = await runQuery('listAssetsPage', rt.summary(`list assets of group ${groupId} (page ${page})`), [
+    const res = await runQuery(rt, 'listAssetsPage', rt.summary(`list assets of group ${groupId} (page ${page})`), [
       { profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE },
     ]);
     res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
@@ -223,7 +223,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const { profile } = input;
   if ('id' in input.group) {
     rt.count('assets.GetAssetGroup');
-    const g = await runQuery('getAssetGroup', rt.summary(`GetAssetGroup ${input.group.id}`), [
+    const g = await runQuery(rt, 'getAssetGroup', rt.summary(`GetAssetGroup ${input.group.id}`), [
       { profile, id: input.group.id },
     ]);
     return { id: g.id, name: g.name, created: false };
@@ -231,7 +231,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const { name, description } = input.group;
   const findByName = async () => {
     rt.count('assets.ListAssetGroups');
-    const groups = await runQuery('listAssetGroups', rt.summary(`find group "${name}"`), [{ profile }]);
+    const groups = await runQuery(rt, 'listAssetGroups', rt.summary(`find group "${name}"`), [{ profile }]);
     return groups.find((g) => g.name === name);
   };
   const found = await findByName();

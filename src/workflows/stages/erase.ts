@@ -44,7 +44,7 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
         },
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
-    query: (id) => runQuery('eraseGet', rt.summary(`poll ${id}`), [{ profile, taskId: id }]),
+    query: (id) => runQuery(rt, 'eraseGet', rt.summary(`poll ${id}`), [{ profile, taskId: id }]),
   });
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
     throw stageFailure(

@@ -43,7 +43,7 @@ export async function generationStage(
       );
       return { taskId: res.id };
     },
-    query: (id) => runQuery('generationGet', rt.summary(`poll ${id}`), [{ profile, id }]),
+    query: (id) => runQuery(rt, 'generationGet', rt.summary(`poll ${id}`), [{ profile, id }]),
   });
   if (task.status === 'expired') {
     throw stageFailure(

@@ -136,7 +136,7 @@ async function runBatch(
     policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    query: () => runQuery('reviewGetTask', rt.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
+    query: () => runQuery(rt, 'reviewGetTask', rt.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
     done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
     states: { of: (t) => t.status, known: REVIEW_STATES },
     notFoundGraceMs: input.notFoundGraceMs,
