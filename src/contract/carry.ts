@@ -25,6 +25,8 @@ export interface RuntimeCarry {
   tenantPolicy?: TenantPolicy;
   /** Spend reservations not settled yet: key → ledger workflow id (docs/tenants.md, "Budgets"). */
   reservations?: Record<string, string>;
+  /** Assets are named by the first run's id and created without a listing (patch `asset-names-by-run`). */
+  assetNames?: 'run';
 }
 
 /** The book as continue-as-new carries it (plain data). */

@@ -31,7 +31,7 @@ import {
   type StageName,
 } from '../contract/messages';
 import { archiveOutput } from './stages/archive';
-import { assetsStage, assetSources } from './stages/assets';
+import { ASSET_NAMES_BY_RUN_PATCH, assetsStage, assetSources } from './stages/assets';
 import { eraseStage } from './stages/erase';
 import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
@@ -116,6 +116,8 @@ function decidePatches(input: PipelineInput) {
     reusingByRun: input.reuse !== undefined && !input.resume && patched(REUSE_BY_RUN_PATCH),
     // Only where branches run in parallel (review batches, asset items); every run asks.
     localsInTurn: hasParallelStages(input.definition) && patched(LOCALS_IN_TURN_PATCH),
+    // Asked by a first run with assets only; a continued run keeps its first run's naming (its carry).
+    namingAssetsByRun: !input.resume && hasAssets(input.definition) && patched(ASSET_NAMES_BY_RUN_PATCH),
   };
 }
 
@@ -124,6 +126,11 @@ function hasParallelStages(definition: unknown): boolean {
   if (typeof definition !== 'object' || definition === null) return false;
   const d = definition as { review?: unknown; assets?: unknown };
   return d.review != null || d.assets != null;
+}
+
+/** The raw definition has an assets stage (read before validation, so only the key's presence counts). */
+function hasAssets(definition: unknown): boolean {
+  return typeof definition === 'object' && definition !== null && (definition as { assets?: unknown }).assets != null;
 }
 
 /** The runtime and the result it fills, from the carry of a continue-as-new or afresh; handlers set. */
@@ -150,6 +157,7 @@ function startRuntime(
   rt.provesOperatorIds = patches.provesOperatorIds;
   rt.detailedFailures = patches.detailedFailures;
   rt.localsInTurn = patches.localsInTurn;
+  if (!resume) rt.assetNamesByRun = patches.namingAssetsByRun;
   // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
   // succeed); a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({

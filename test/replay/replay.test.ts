@@ -34,6 +34,8 @@ test('histories cover every case the pipeline records', () => {
   expected.push('spend-counted', 'ledger-counted');
   // Local activities in turn: parallel asset items with ledger asks and a group search.
   expected.push('locals-in-turn');
+  // Assets named by run: created without listing the group, reconciled by a search.
+  expected.push('assets-by-run');
   for (const c of expected) expect(cases).toContain(c);
 });
 

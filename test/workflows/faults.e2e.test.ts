@@ -6,6 +6,8 @@ import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/clie
 import { ApplicationFailure } from '@temporalio/common';
 import { resolveCreateUpdate, statusQuery } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import { fillGroup } from '../../tools/bench/fill-group';
+import { USER_1 } from '../support/emulator';
 import { rejection, startHarness, type Harness, waitForStatus } from '../support/harness';
 
 const quick = {
@@ -106,6 +108,33 @@ describe('faults without callbacks', () => {
     expect(mine).toHaveLength(1);
     expect(result.assets?.items[0].assetId).toBe(mine[0].Id);
     expect(result.vendorTasks.find((t) => t.kind === 'asset')?.via).toBe('reconcile-name');
+  });
+
+  test('a group already holding 250 assets: the happy path lists none; a reconcile reads 2 pages, not 3', async () => {
+    const g = await h.vendor.assets.createAssetGroup({ Name: 'full-group', Description: 'filled' });
+    await fillGroup(h.emulator.url, USER_1, g.Id, 250);
+    const items = [
+      { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' as const },
+      { name: 'b', url: 'https://media.example.com/b.png', type: 'Image' as const },
+    ];
+    const happy = await h.run({ assets: { group: { id: g.Id }, items }, options: { archive: false } });
+    expect(happy.result.calls['assets.ListAssets']).toBeUndefined();
+    expect(happy.result.calls['assets.CreateAsset']).toBe(2);
+
+    // The create's answer lost after the asset exists: found by name on the last page (the
+    // emulator lists by creation), after the first.
+    h.emulator.setFaults({ 'assets.CreateAsset': { resetAfterCreate: { next: 1 } } });
+    const { result } = await h.run({
+      assets: { group: { id: g.Id }, items: items.slice(0, 1) },
+      options: { archive: false },
+    });
+    expect(result.calls['assets.ListAssets']).toBe(2);
+    expect(result.vendorTasks.find((t) => t.kind === 'asset')?.via).toBe('reconcile-name');
+    const mine = h.emulator
+      .inspect()
+      .assets.filter((a) => a.GroupId === g.Id && a.Id === result.assets?.items[0].assetId);
+    expect(mine).toHaveLength(1);
+    expect(h.emulator.inspect().assets.filter((a) => a.GroupId === g.Id)).toHaveLength(253);
   });
 
   test('asset group create hit by 502 UpstreamCallFailed: retried after a name check, one group', async () => {

@@ -22,6 +22,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --callbacks MODE       on | off | both (default both: one run without, one with; tenants: on, not both)
   --stages LIST          comma list of review,assets,generation,erase (default all four)
   --assets K             asset items per pipeline (default 1)
+  --fill-group N         create N assets in the bench group before the run (default 0: an empty group)
   --archive on|off       download generated and erased videos (default on)
   --workers 1|2          reelflow worker processes (default 1)
   --getasset-rate R      REELFLOW_GETASSET_RATE for the workers (default: the worker's own)
@@ -85,6 +86,7 @@ const OPTIONS = {
   callbacks: { type: 'string' },
   stages: { type: 'string' },
   assets: { type: 'string', default: String(DEFAULT_WORKLOAD.assetsPerPipeline) },
+  'fill-group': { type: 'string' },
   archive: { type: 'string', default: 'on' },
   workers: { type: 'string', default: '1' },
   'getasset-rate': { type: 'string' },
@@ -240,6 +242,9 @@ export function parseBenchFlags(
     assetsPerPipeline: wholeNumber('--assets', values.assets, 1, 20),
     archive: onOff('--archive', values.archive),
     timings,
+    ...(values['fill-group'] !== undefined
+      ? { fillGroup: wholeNumber('--fill-group', values['fill-group'], 0, 100_000) }
+      : {}),
   };
   const problems = workloadProblems(workload);
   if (problems.length) throw new UsageError(problems.join('; '));

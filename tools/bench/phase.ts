@@ -14,6 +14,7 @@ import { natural429s, sum, type BusiestWindow } from './rate-window';
 import { summarize, type Summary } from './stats';
 import { attributeTasks, fetchState, RequestCollector } from './vendor-usage';
 import { emulatorTimings, pipelineDefinition, type BenchStage, type Workload } from './workload';
+import { fillGroup } from './fill-group';
 
 /** The bench's emulator runs with its default credentials. */
 export const EMULATOR_API_KEY = DEFAULT_API_KEYS[0];
@@ -135,6 +136,8 @@ export async function createBenchGroup(emulatorUrl: string): Promise<string> {
 
 export async function definitionsFor(ctx: PhaseContext, emulatorUrl: string): Promise<PipelineDefinitionInput[]> {
   const groupId = ctx.workload.stages.includes('assets') ? await createBenchGroup(emulatorUrl) : undefined;
+  if (groupId && ctx.workload.fillGroup)
+    await fillGroup(emulatorUrl, EMULATOR_ACCESS_TOKEN, groupId, ctx.workload.fillGroup);
   return Array.from({ length: ctx.n }, (_, index) =>
     pipelineDefinition(ctx.workload, {
       tag: ctx.tag,

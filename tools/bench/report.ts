@@ -273,7 +273,11 @@ function introLines(report: BenchReport): string[] {
   const m = report.machine;
   const w = s.workload;
   const stages = w.stages
-    .map((st) => (st === 'assets' ? `assets (${w.assetsPerPipeline} per pipeline)` : st))
+    .map((st) =>
+      st === 'assets'
+        ? `assets (${w.assetsPerPipeline} per pipeline${w.fillGroup ? `, in a group already holding ${w.fillGroup}` : ''})`
+        : st,
+    )
     .join(' → ');
   return [
     `# reelflow benchmark — ${report.startedAt}`,

@@ -44,6 +44,8 @@ export interface Workload {
   /** Download the generated and the erased video (sha256) as a user's pipeline would. */
   archive: boolean;
   timings: StageTimings;
+  /** Assets created in the bench group before the run (setup, not timed): a long-lived shared group. */
+  fillGroup?: number;
 }
 
 export const DEFAULT_WORKLOAD: Workload = {

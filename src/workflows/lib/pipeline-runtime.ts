@@ -93,6 +93,11 @@ export class PipelineRuntime extends StatusBoard {
   localsInTurn = false;
   /** The last local activity asked in turn: the next one starts when it has settled. */
   private localTail: Promise<unknown> = Promise.resolve();
+  /**
+   * Assets are named by the first run's id, so a fresh run lists nothing before it creates
+   * (patch `asset-names-by-run`, asked by a first run; a continued run keeps its first run's way).
+   */
+  assetNamesByRun = false;
 
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
@@ -112,6 +117,7 @@ export class PipelineRuntime extends StatusBoard {
     this.codecStrict = carry.codecStrict === true;
     this.tenantPolicy = carry.tenantPolicy;
     this.reservations = { ...carry.reservations };
+    this.assetNamesByRun = carry.assetNames === 'run';
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
     this.book = new CallbackBook(carry.book, this, boundCallbacks);
     setHandler(statusQuery, () => this.status);
@@ -140,6 +146,7 @@ export class PipelineRuntime extends StatusBoard {
       ...(this.codecStrict ? { codecStrict: true } : {}),
       ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
       ...(Object.keys(this.reservations).length > 0 ? { reservations: this.reservations } : {}),
+      ...(this.assetNamesByRun ? { assetNames: 'run' as const } : {}),
     };
   }
 

@@ -5,7 +5,7 @@
  * An asset Pending for 5 minutes is shown as stuck ("contact support").
  */
 import { ASSET_PENDING_STATES, ASSET_STATES, ASSET_TERMINAL_STATES } from '../../vendor-api/assumed-values';
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../../definition/definition';
 import { inferMediaType } from '../../vendor-api/batching';
 import type { AssetResult, AssetsStageResult, PipelineResult } from '../../contract/messages';
@@ -19,6 +19,9 @@ import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
 
 const LIST_PAGE_SIZE = 100;
+
+/** An asset as a listing names it. */
+type VendorListed = { id: string; status: string };
 
 /** What GetAsset answers (the activity's result). */
 type VendorAsset = Awaited<ReturnType<ReturnType<typeof getAssetActivity>>>;
@@ -54,9 +57,17 @@ export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, 
   });
 }
 
-/** The vendor-side name: the user's name plus a key derived from pipeline and item. */
-export function vendorAssetName(pipelineId: string, name: string): string {
-  return `${name}-rf${shortKey(`${pipelineId}/${name}`)}`;
+/**
+ * Assets named by the first run's id: a fresh run's names cannot exist yet, so it creates
+ * without listing the group; a listing is a search for one name after an ambiguous create
+ * (docs/architecture.md, "Create without duplicates"). Runs recorded before named by pipeline
+ * id and listed the whole group first.
+ */
+export const ASSET_NAMES_BY_RUN_PATCH = 'asset-names-by-run';
+
+/** The vendor-side name: the user's name plus a key derived from pipeline (or first run) and item. */
+export function vendorAssetName(pipelineOrRunId: string, name: string): string {
+  return `${name}-rf${shortKey(`${pipelineOrRunId}/${name}`)}`;
 }
 
 /** Asset://<id> is how a created asset is referenced in generation content. */
@@ -73,8 +84,9 @@ export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput):
   ]);
   const group = await resolveGroup(rt, input);
   rt.detail = `group ${group.id}`;
-  // One listing up front: a re-run of this stage finds what an earlier run created.
-  const existing = await listAssets(rt, input.profile, group.id);
+  // Named by pipeline id (runs recorded before): one listing up front finds what an earlier
+  // run under this id created. Named by run: nothing to find; a continued run knows its tasks.
+  const existing = rt.assetNamesByRun ? new Map<string, VendorListed>() : await listAssets(rt, input.profile, group.id);
   rt.progress = { done: 0, total: input.items.length };
   rt.refresh();
   const ctx: ItemContext = {
@@ -94,23 +106,41 @@ interface ItemContext {
   rt: PipelineRuntime;
   input: AssetsStageInput;
   groupId: string;
-  existing: Map<string, { id: string; status: string }>;
+  existing: Map<string, VendorListed>;
   getAsset: ReturnType<typeof getAssetActivity>;
 }
 
+/** One page of the group's assets (a local activity, counted as a ListAssets call). */
+function listPage(rt: PipelineRuntime, profile: string, groupId: string, page: number) {
+  rt.count('assets.ListAssets');
+  return runQuery(rt, 'listAssetsPage', rt.summary(`list assets of group ${groupId} (page ${page})`), [
+    { profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE },
+  ]);
+}
+
+/**
+ * One asset by name, for a reconcile: the first page, then the last, then the rest from the
+ * end. The vendor does not document its listing order (docs/vendor-contract.md); by creation,
+ * either way, a just-created asset is on the first or the last page. Any other order still
+ * finds it, reading every page at worst.
+ */
+async function searchAsset(rt: PipelineRuntime, profile: string, groupId: string, name: string) {
+  const first = await listPage(rt, profile, groupId, 1);
+  let hit = first.assets.find((a) => a.name === name);
+  // By what came back: the vendor's page size cap is not documented.
+  const pages = Math.ceil(first.total / Math.max(1, first.assets.length));
+  for (let page = pages; !hit && page > 1; page--) {
+    hit = (await listPage(rt, profile, groupId, page)).assets.find((a) => a.name === name);
+  }
+  return hit;
+}
+
 /** Every asset of the group by its vendor-side name, page by page. */
-async function listAssets(
-  rt: PipelineRuntime,
-  profile: string,
-  groupId: string,
-): Promise<Map<string, { id: string; status: string }>> {
-  const byName = new Map<string, { id: string; status: string }>();
+async function listAssets(rt: PipelineRuntime, profile: string, groupId: string): Promise<Map<string, VendorListed>> {
+  const byName = new Map<string, VendorListed>();
   let seen = 0;
   for (let page = 1; ; page++) {
-    rt.count('assets.ListAssets');
-    const res = await runQuery(rt, 'listAssetsPage', rt.summary(`list assets of group ${groupId} (page ${page})`), [
-      { profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE },
-    ]);
+    const res = await listPage(rt, profile, groupId, page);
     res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
     seen += res.assets.length;
     // Count what came back, not what we asked for: the vendor's page size cap is not documented.
@@ -125,7 +155,10 @@ async function listAssets(
  */
 async function assetItem(ctx: ItemContext, item: AssetSource): Promise<AssetResult> {
   const { rt, input } = ctx;
-  const vendorName = vendorAssetName(input.pipelineId, item.name);
+  const vendorName = vendorAssetName(
+    rt.assetNamesByRun ? workflowInfo().firstExecutionRunId : input.pipelineId,
+    item.name,
+  );
   const step = `asset-${item.name}`;
   let assetId: string;
   const found = ctx.existing.get(vendorName);
@@ -181,7 +214,9 @@ function createAssetSpec(
       ),
     taskIdOf: (v) => v.id,
     reconcile: async () => {
-      const hit = (await listAssets(rt, profile, groupId)).get(vendorName);
+      const hit = rt.assetNamesByRun
+        ? await searchAsset(rt, profile, groupId, vendorName)
+        : (await listAssets(rt, profile, groupId)).get(vendorName);
       return hit ? { id: hit.id } : undefined;
     },
     fromTaskId: (id) => ({ id }),
