@@ -24,6 +24,7 @@ export async function runBaseline(ctx: PhaseContext, sampler: Sampler): Promise<
   let proc: NodeProcess | undefined;
   try {
     const definitions = await definitionsFor(ctx, emulator.url);
+    await emulator.collector.forgetSetup();
     const defsFile = path.join(ctx.runDir, `definitions-baseline-${mode}.json`);
     const outFile = path.join(ctx.runDir, `baseline-${mode}.json`);
     writeFileSync(defsFile, JSON.stringify(definitions));

@@ -289,6 +289,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     const dataConverter = codecDataConverter(process.env);
     const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });
     const definitions = await definitionsFor(ctx, emulator.url);
+    await emulator.collector.forgetSetup();
     const taskQueue = `bench-${ctx.tag}-${runName(opts)}`;
     workers = await startWorkers(opts, emulator.url, taskQueue);
     const names = workers.map((w, i) => `reelflow worker ${i + 1}`);

@@ -49,6 +49,13 @@ export class RequestCollector {
     }, this.intervalMs);
   }
 
+  /** Drains, then forgets the counts so far: the setup's calls (a filled group) are not the run's. */
+  async forgetSetup(): Promise<void> {
+    await this.busy;
+    await this.drain();
+    this.counts.clear();
+  }
+
   /** Stops polling after one last drain. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
