@@ -6,14 +6,18 @@
  *
  * Before it signals, it drops an exact replay of a callback it relayed (guard.ts), keeps
  * each (workflowId, step, attempt) to a token bucket, and asks the stage with the query
- * `callbackVerdict` (no history event) whether the callback is news.
+ * `callbackVerdict` (no history event) whether the callback is news, unless a verdict it
+ * remembers already says (verdicts.ts). A callback not judged and signalled within
+ * `answerWithinMs` is acknowledged with 202 and relayed after: the vendor waits 5 s for an
+ * answer, and a busy worker must not make it give up (lanes.ts bounds what waits).
  *
  *   POST {base}/callbacks/{workflowId}/{step}/{attempt}/{token}
  *     204  signalled, or nothing to signal (a replay, a settled step, a task the step does not wait for)
+ *     202  taken, still being judged or signalled (answered at answerWithinMs)
  *     401  token wrong (no signal)          404  not a callback path (no signal)
  *     400  body is not JSON                  413  body over the limit
  *     410  workflow unknown or closed        429  too many for this URL (Retry-After)
- *     503  signalling failed: try again later
+ *     503  signalling failed, or too many callbacks waiting to be relayed: try again later
  *   GET /healthz → 200
  *
  * Logs name workflowId, step, attempt, task id and status, escaped (one line each): never
@@ -33,7 +37,12 @@ import {
 } from '../contract/messages';
 import { printable } from '../contract/printable';
 import { DEFAULT_GUARD_LIMITS, RelayGuard, type GuardLimits, type RelayKey } from './guard';
+import { Lanes } from './lanes';
+import { callbackStepKind, type CallbackStepKind } from './steps';
 import { checkCallbackPath, type CallbackTarget } from './token';
+import { DEFAULT_VERDICT_MEMORY, VerdictMemory, type VerdictMemoryLimits } from './verdicts';
+
+export { callbackStepKind, type CallbackStepKind } from './steps';
 
 export const CALLBACK_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -56,6 +65,14 @@ export interface CallbackReceiverOptions {
   limits?: GuardLimits;
   /** Where Temporal is, for log lines when it cannot be reached (e.g. "127.0.0.1:7233"). */
   temporalAddress?: string;
+  /** A callback not judged and signalled by then is answered 202 and relayed after. Default 500 ms. */
+  answerWithinMs?: number;
+  /** Callbacks judged and signalled at once; default 64. */
+  maxInFlight?: number;
+  /** Callbacks waiting for one of those places; past it 503. Default 10,000. */
+  maxQueued?: number;
+  /** Verdicts remembered; default DEFAULT_VERDICT_MEMORY. */
+  verdictMemory?: VerdictMemoryLimits;
 }
 
 export interface CallbackReceiver {
@@ -63,15 +80,6 @@ export interface CallbackReceiver {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-export type CallbackStepKind = 'generation' | 'erase' | 'review' | 'unknown';
-
-export function callbackStepKind(step: string): CallbackStepKind {
-  if (step === 'generation' || step.startsWith('generation-')) return 'generation';
-  if (step === 'erase' || step.startsWith('erase-')) return 'erase';
-  if (step === 'review' || step.startsWith('review-')) return 'review';
-  return 'unknown';
 }
 
 export interface ExtractedCallback {
@@ -209,6 +217,9 @@ interface Receiver {
   guard: RelayGuard;
   /** "Temporal at <address>" for log lines. */
   temporal: string;
+  answerWithinMs: number;
+  lanes: Lanes;
+  verdicts: VerdictMemory;
 }
 
 function receiverOf(opts: CallbackReceiverOptions): Receiver {
@@ -224,6 +235,9 @@ function receiverOf(opts: CallbackReceiverOptions): Receiver {
     limits,
     guard: new RelayGuard(limits),
     temporal: opts.temporalAddress ? `Temporal at ${opts.temporalAddress}` : 'Temporal',
+    answerWithinMs: opts.answerWithinMs ?? 500,
+    lanes: new Lanes(opts.maxInFlight ?? 64, opts.maxQueued ?? 10_000),
+    verdicts: new VerdictMemory(opts.verdictMemory ?? DEFAULT_VERDICT_MEMORY),
   };
 }
 
@@ -337,33 +351,46 @@ function admitted(r: Receiver, res: http.ServerResponse, { key, signal, what }: 
   return false;
 }
 
+/** How a callback is answered: the status, an error message, headers. */
+interface Answer {
+  status: number;
+  message?: string;
+  headers?: http.OutgoingHttpHeaders;
+}
+
+const NO_CONTENT: Answer = { status: 204 };
+
+function send(res: http.ServerResponse, a: Answer): void {
+  reply(res, a.status, a.message, false, a.headers);
+}
+
+/** A verdict that says "do not signal": its answer, logged. */
+function notSignalled(r: Receiver, verdict: CallbackVerdict, what: string, remembered: boolean): Answer {
+  if (verdict === 'limit') {
+    r.log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`, 'warn');
+    const message = 'the workflow takes no more callbacks for this step';
+    return { status: 429, message, headers: { 'retry-after': String(STAGE_LIMIT_RETRY_AFTER_S) } };
+  }
+  const by = remembered ? 'as the stage said before' : 'the stage calls it';
+  r.log(`callback not signalled, ${by} ${verdict} (204): ${what}`);
+  return NO_CONTENT;
+}
+
 /** The stage's verdict decides; news is signalled. */
-async function deliver(r: Receiver, res: http.ServerResponse, relay: Relay): Promise<void> {
+async function judge(r: Receiver, relay: Relay): Promise<Answer> {
   const { workflowId, key, signal, what } = relay;
   const verdict = await askStage(r, workflowId, signal);
   if (verdict === 'gone') {
     r.guard.forget(key, signal.taskId, signal.status);
     r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
-    return reply(res, 410, 'workflow not found or closed');
+    return { status: 410, message: 'workflow not found or closed' };
   }
-  if (verdict === 'limit') {
-    r.log(`callback refused: the stage takes no more callbacks for this step (429): ${what}`, 'warn');
-    return reply(res, 429, 'the workflow takes no more callbacks for this step', false, {
-      'retry-after': String(STAGE_LIMIT_RETRY_AFTER_S),
-    });
-  }
-  if (verdict !== 'new' && verdict !== 'unknown') {
-    r.log(`callback not signalled, the stage calls it ${verdict} (204): ${what}`);
-    return reply(res, 204);
-  }
-  await signalStage(r, res, relay);
+  if (verdict === 'unknown') return signalStage(r, relay);
+  r.verdicts.learn(key, signal.taskId, verdict);
+  return verdict === 'new' ? signalStage(r, relay) : notSignalled(r, verdict, what, false);
 }
 
-async function signalStage(
-  r: Receiver,
-  res: http.ServerResponse,
-  { workflowId, key, signal, what }: Relay,
-): Promise<void> {
+async function signalStage(r: Receiver, { workflowId, key, signal, what }: Relay): Promise<Answer> {
   try {
     await r.client.workflow.withDeadline(Date.now() + r.signalTimeoutMs, () =>
       r.client.workflow.getHandle(workflowId).signal(vendorCallbackSignal, signal),
@@ -372,17 +399,56 @@ async function signalStage(
     r.guard.forget(key, signal.taskId, signal.status);
     if (err instanceof WorkflowNotFoundError) {
       r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
-      return reply(res, 410, 'workflow not found or closed');
+      return { status: 410, message: 'workflow not found or closed' };
     }
     const reason = err instanceof Error ? err.name : 'error';
     r.log(
       `callback not delivered, signalling ${r.temporal} failed (${reason}; 503, the vendor may retry): ${what}`,
       'error',
     );
-    return reply(res, 503, 'temporarily unavailable');
+    return { status: 503, message: 'temporarily unavailable' };
   }
   r.log(`callback signalled: ${what}`);
-  return reply(res, 204);
+  return NO_CONTENT;
+}
+
+/** After a 202 the vendor will not retry: a failed signal is tried again here, then given up (the stage still polls). */
+const SIGNAL_RETRIES_AFTER_202_MS = [1_000, 5_000];
+
+async function relayAfter202(r: Receiver, relay: Relay, judged: Promise<Answer>): Promise<void> {
+  let answer = await judged;
+  for (const delayMs of SIGNAL_RETRIES_AFTER_202_MS) {
+    if (answer.status !== 503) return;
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    answer = await signalStage(r, relay);
+  }
+  if (answer.status === 503) r.log(`callback given up after its 202; the stage keeps polling: ${relay.what}`, 'error');
+}
+
+/**
+ * A remembered verdict answers at once. Otherwise the callback is judged and signalled in
+ * its lane, and the vendor gets that answer, or 202 at answerWithinMs while it goes on.
+ */
+async function relayInTime(r: Receiver, res: http.ServerResponse, relay: Relay): Promise<void> {
+  const { key, signal, what } = relay;
+  const remembered = r.verdicts.recall(key, signal.taskId, signal.status);
+  if (remembered) return send(res, notSignalled(r, remembered, what, true));
+  const judged = r.lanes.take(() => judge(r, relay));
+  if (!judged) {
+    r.guard.forget(key, signal.taskId, signal.status);
+    r.log(
+      `callback refused, ${r.lanes.queued} already wait to be relayed (503, the vendor may retry): ${what}`,
+      'warn',
+    );
+    return reply(res, 503, 'too many callbacks waiting');
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), r.answerWithinMs)));
+  const answer = await Promise.race([judged, late]);
+  clearTimeout(timer);
+  if (answer) return send(res, answer);
+  reply(res, 202);
+  await relayAfter202(r, relay, judged);
 }
 
 async function handle(r: Receiver, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -393,7 +459,7 @@ async function handle(r: Receiver, req: http.IncomingMessage, res: http.ServerRe
   const read = await jsonBody(r, req, res, where);
   if (!read) return;
   const relay = relayOf(target, where, read.body);
-  if (admitted(r, res, relay)) await deliver(r, res, relay);
+  if (admitted(r, res, relay)) await relayInTime(r, res, relay);
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<void> {

@@ -24,6 +24,8 @@ export interface CallbackDelivery {
   duplicate: boolean;
   delayedMs?: number;
   httpStatus?: number;
+  /** Milliseconds from sending the POST to its answer (or failure). */
+  answeredInMs?: number;
   error?: string;
   /** Emulator time the callback was triggered. */
   at: string;
@@ -90,6 +92,7 @@ export class CallbackDispatcher {
     const controller = new AbortController();
     this.inFlight.add(controller);
     counters.sent += 1;
+    const sentAt = performance.now();
     try {
       delivery.httpStatus = await postJson(delivery, payload, controller.signal, this.deps.timeoutMs);
       delivery.outcome = delivery.httpStatus >= 200 && delivery.httpStatus < 300 ? 'delivered' : 'failed';
@@ -98,9 +101,11 @@ export class CallbackDispatcher {
       delivery.error = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     } finally {
       this.inFlight.delete(controller);
+      delivery.answeredInMs = Math.round(performance.now() - sentAt);
     }
     if (delivery.outcome === 'delivered') counters.delivered += 1;
     else counters.failed += 1;
+    if (delivery.outcome === 'delivered' && delivery.answeredInMs <= 1_000) counters.deliveredWithin1s += 1;
   }
 
   private keep(delivery: CallbackDelivery): void {

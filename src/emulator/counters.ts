@@ -12,6 +12,8 @@ export interface Counters {
     sent: number;
     /** POSTs answered 2xx. */
     delivered: number;
+    /** POSTs answered 2xx within 1 s of being sent (the receiver answers before it judges). */
+    deliveredWithin1s: number;
     /** POSTs that failed: non-2xx, refused, timed out. */
     failed: number;
     dropped: number;
@@ -26,7 +28,7 @@ export function newCounters(): Counters {
     faultsInjected: {},
     faultsByEndpoint: {},
     rateLimited429: {},
-    callbacks: { sent: 0, delivered: 0, failed: 0, dropped: 0, duplicated: 0, delayed: 0 },
+    callbacks: { sent: 0, delivered: 0, deliveredWithin1s: 0, failed: 0, dropped: 0, duplicated: 0, delayed: 0 },
   };
 }
 

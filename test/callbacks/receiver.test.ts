@@ -8,7 +8,7 @@ import { temporal } from '@temporalio/proto';
 import { buildCallbackUrl, callbackToken } from '../../src/callbacks/token';
 import { DEFAULT_GUARD_LIMITS } from '../../src/callbacks/guard';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
-import { receivedCountQuery } from './callback-workflows';
+import { receivedCountQuery, verdictAsksQuery } from './callback-workflows';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -272,6 +272,70 @@ test("the stage's verdict is asked first: a duplicate is not signalled (204), a 
   expect(await handle.query(receivedCountQuery)).toBe(1);
   expect(await signalEvents(workflowId)).toBe(1);
   await handle.terminate('test done');
+});
+
+test("verdicts that cannot change are remembered: a known task's next passing state is dropped without asking", async () => {
+  const workflowId = await startWaiting('verdictCallbacksWorkflow');
+  const handle = client.workflow.getHandle(workflowId);
+  const run = (await handle.describe()).runId;
+  const url = buildCallbackUrl(receiver.url, secret, workflowId, 'generation', 1, run);
+  expect((await post(url, { id: 'g-1', status: 'queued' })).status).toBe(204);
+  expect(await handle.query(verdictAsksQuery)).toBe(1);
+  expect((await post(url, { id: 'g-1', status: 'running' })).status).toBe(204);
+  expect(await handle.query(verdictAsksQuery)).toBe(1); // remembered: g-1 is the attempt's own task
+  expect(logs.some((l) => l.includes('as the stage said before passing') && l.includes('status=running'))).toBe(true);
+  // An id the stage has not called its own is still asked: it may be an offer.
+  expect((await post(url, { id: 'g-2', status: 'running' })).status).toBe(204);
+  expect((await post(url, { id: 'g-1', status: 'succeeded' })).status).toBe(204);
+  expect(await handle.query(verdictAsksQuery)).toBe(3);
+  expect(await signalEvents(workflowId)).toBe(1);
+  await handle.terminate('test done');
+});
+
+describe('a stage that cannot answer in time (no worker polls its task queue)', () => {
+  const idleQueue = `${taskQueue}-idle`;
+  let slow: CallbackReceiver;
+  const slowLogs: string[] = [];
+
+  beforeAll(async () => {
+    slow = await startCallbackReceiver({
+      host: '127.0.0.1',
+      port: 0,
+      secret,
+      client,
+      log: (l) => slowLogs.push(l),
+      answerWithinMs: 300,
+      verdictTimeoutMs: 1_500,
+      maxInFlight: 1,
+      maxQueued: 0,
+    });
+  });
+  afterAll(() => slow?.close());
+
+  test('the vendor gets 202 at answerWithinMs, the signal follows, and a full queue answers 503', async () => {
+    const workflowId = `${idleQueue}.wf-${++seq}`;
+    await client.workflow.start('countCallbacksWorkflow', {
+      taskQueue: idleQueue,
+      workflowId,
+      workflowExecutionTimeout: '2m',
+    });
+    const url = buildCallbackUrl(slow.url, secret, workflowId, 'generation', 1);
+    const started = Date.now();
+    const first = await post(url, { id: 'g-1', status: 'succeeded' });
+    expect(first.status).toBe(202);
+    // Answered without waiting for the verdict query, which cannot end before its 1.5 s deadline.
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // Its one lane is busy asking, and no place is left to wait in.
+    const second = await post(url, { id: 'g-1', status: 'failed' });
+    expect(second.status).toBe(503);
+    // The verdict query times out (no worker), so the first is signalled anyway, after its 202.
+    const deadline = Date.now() + 10_000;
+    while ((await signalEvents(workflowId)) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await signalEvents(workflowId)).toBe(1);
+    expect(slowLogs.some((l) => l.startsWith('callback signalled:') && l.includes('status=succeeded'))).toBe(true);
+    expect(slowLogs.some((l) => l.includes('(503, the vendor may retry)') && l.includes('status=failed'))).toBe(true);
+    await client.workflow.getHandle(workflowId).terminate('test done');
+  });
 });
 
 test('newlines and control characters in ids and bodies never split a log line', async () => {

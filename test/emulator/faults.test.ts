@@ -235,6 +235,10 @@ describe('callback faults', () => {
       expect.objectContaining({ resourceId: body.id, state: 'queued' }),
     ]);
     expect(counters.callbacks).toMatchObject({ sent: 3, delivered: 3, dropped: 1, duplicated: 1 });
+    // Each delivery keeps how long its answer took; one answered within 1 s counts as such.
+    const answered = callbacks.filter((c) => c.outcome === 'delivered').map((c) => c.answeredInMs);
+    expect(answered).toHaveLength(3);
+    expect(counters.callbacks.deliveredWithin1s).toBe(answered.filter((ms) => ms !== undefined && ms <= 1_000).length);
 
     emu.reset();
     rx.requests.length = 0;

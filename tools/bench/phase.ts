@@ -194,7 +194,7 @@ export interface PhaseResult {
   /** The machine's CPU during the run (others may share it). */
   machineLoad?: MachineLoad;
   /** Emulator callback counters. */
-  vendorCallbacks: { sent: number; delivered: number; failed: number };
+  vendorCallbacks: { sent: number; delivered: number; deliveredWithin1s: number; failed: number };
   perPipeline: {
     index: number;
     ok: boolean;
@@ -311,6 +311,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     vendorCallbacks: {
       sent: state.counters.callbacks.sent,
       delivered: state.counters.callbacks.delivered,
+      deliveredWithin1s: state.counters.callbacks.deliveredWithin1s,
       failed: state.counters.callbacks.failed,
     },
     perPipeline,

@@ -221,6 +221,12 @@ function costRows({ report, cell }: TableContext): Row[] {
   ];
 }
 
+function callbackCell(c: PhaseResult['vendorCallbacks']): string {
+  const within = c.deliveredWithin1s ?? 0; // reports written before it was counted lack it
+  const share = c.sent > 0 ? ` (${within}, ${num((100 * within) / c.sent, 1)}%)` : '';
+  return `${c.sent} / ${c.delivered}${share}`;
+}
+
 /** What ran beside: the Temporal server, PostgreSQL, the emulator, the machine; the vendor's callbacks. */
 function contextRows({ cell }: TableContext): Row[] {
   const contextCpu = (p: PhaseResult, name: string) =>
@@ -247,8 +253,8 @@ function contextRows({ cell }: TableContext): Row[] {
       '',
     ],
     [
-      'vendor callbacks sent / delivered',
-      ...cell((p) => (p.callbacks ? `${p.vendorCallbacks.sent} / ${p.vendorCallbacks.delivered}` : '—')),
+      'vendor callbacks sent / delivered (2xx within 1 s)',
+      ...cell((p) => (p.callbacks ? callbackCell(p.vendorCallbacks) : '—')),
       '',
     ],
   ];
