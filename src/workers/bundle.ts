@@ -21,6 +21,10 @@
  * - both: dist/workflow-bundle-tracing.<converter file names>.js.
  * So histories replay on every variant (replay test).
  *
+ * Every variant preloads the workflow modules (the SDK's `preloadModules`): each worker
+ * evaluates them once, and its cached workflows share them, frozen, instead of each workflow
+ * evaluating its own copy (docs/architecture.md, "Workflow modules, loaded once").
+ *
  *   node dist/workers/build-bundle.js      builds them (see build-bundle.ts; `npm pack` ships the plain one)
  */
 import { createHash } from 'node:crypto';
@@ -194,6 +198,9 @@ export async function buildWorkflowBundle(opts: BundleBuildOptions = {}): Promis
   const logger = new DefaultLogger('WARN', ({ level, message }) => log(`workflow bundler ${level}: ${message}`));
   const { code } = await bundleWorkflowCode({
     workflowsPath: p.workflowsPath,
+    // Loaded once per worker and shared by every cached workflow, not once per workflow:
+    // no workflow module keeps state at its top level (test/workers/preload.test.ts).
+    preloadModules: [p.workflowsPath],
     workflowInterceptorModules: interceptorModules(p),
     logger,
     ...converter,
