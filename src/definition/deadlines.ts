@@ -24,6 +24,23 @@ export const MAX_DEADLINE_MS = 8_760 * 3_600_000;
 const NOT_POSITIVE = 'must be positive: a zero or negative deadline can never be met';
 const FORMAT = 'must be a duration such as "30s", "5m", "2h" (units ms, s, m, h), or a whole number of milliseconds';
 
+/**
+ * How long after CreateAsset the first GetAsset waits (assets.firstReadAfter): an asset
+ * starts Pending and, by the vendor's documentation, usually ends within 5 to 30 s
+ * (docs/vendor-contract.md), so an earlier read only costs a call of the rate-limited budget.
+ */
+export const ASSET_FIRST_READ_AFTER = '5s';
+/** Past 5 minutes Pending an asset is stuck (contact support): waiting longer than that first is never right. */
+const MAX_FIRST_READ_MS = 5 * 60_000;
+
+/** Why a first-read wait cannot work, or undefined: a duration from 0 to 5m. */
+export function firstReadProblem(value: number | string): string | undefined {
+  const format = typeof value === 'string' ? !/^\d+(ms|s|m|h)$/.test(value) : !Number.isInteger(value) || value < 0;
+  if (format) return FORMAT.replace('"30s"', '"0s", "30s"');
+  if (durationMs(value) > MAX_FIRST_READ_MS) return 'must be at most 5m: an asset Pending that long is stuck';
+  return undefined;
+}
+
 /** Why a deadline value cannot work, or undefined. */
 export function deadlineProblem(value: number | string): string | undefined {
   if (typeof value === 'string' && /^-\d+(ms|s|m|h)$/.test(value)) return NOT_POSITIVE;

@@ -14,7 +14,13 @@ import {
   parseHttpUrl,
 } from '../vendor-api/schemas/common';
 import { generationFields } from '../vendor-api/schemas/generation';
-import { DEADLINE_DEFAULTS, WEBHOOK_DELIVERY_TIMEOUT, deadlineProblem } from './deadlines';
+import {
+  ASSET_FIRST_READ_AFTER,
+  DEADLINE_DEFAULTS,
+  WEBHOOK_DELIVERY_TIMEOUT,
+  deadlineProblem,
+  firstReadProblem,
+} from './deadlines';
 import { ASSET_REF, REVIEW_REF } from './refs';
 
 /** Image, Video or Audio, in any case ("image" is Image). */
@@ -121,9 +127,18 @@ const AssetGroupSchema = z
   })
   .transform((g) => g as AssetGroupRef);
 
+const FirstRead = z
+  .union([z.number(), z.string()], { error: 'must be a duration such as "0s", "5s", or a number of milliseconds' })
+  .superRefine((v, ctx) => {
+    const problem = firstReadProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const AssetsStageSchema = z.strictObject({
   group: AssetGroupSchema,
   items: z.array(AssetItemSchema).min(1, 'must list at least one asset'),
+  /** The wait between CreateAsset and the first GetAsset (src/definition/deadlines.ts). */
+  firstReadAfter: FirstRead.default(ASSET_FIRST_READ_AFTER),
 });
 
 /** Every field of the vendor's generation create body except callback_url, which reelflow sets itself. */

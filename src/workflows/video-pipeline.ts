@@ -31,7 +31,7 @@ import {
   type StageName,
 } from '../contract/messages';
 import { archiveOutput } from './stages/archive';
-import { ASSET_NAMES_BY_RUN_PATCH, assetsStage, assetSources } from './stages/assets';
+import { ASSET_FIRST_READ_PATCH, ASSET_NAMES_BY_RUN_PATCH, assetsStage, assetSources } from './stages/assets';
 import { eraseStage } from './stages/erase';
 import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
@@ -118,6 +118,8 @@ function decidePatches(input: PipelineInput) {
     localsInTurn: hasParallelStages(input.definition) && patched(LOCALS_IN_TURN_PATCH),
     // Asked by a first run with assets only; a continued run keeps its first run's naming (its carry).
     namingAssetsByRun: !input.resume && hasAssets(input.definition) && patched(ASSET_NAMES_BY_RUN_PATCH),
+    // Every run with assets asks: a continued run may create an asset too.
+    readingAssetsLater: hasAssets(input.definition) && patched(ASSET_FIRST_READ_PATCH),
   };
 }
 
@@ -158,6 +160,7 @@ function startRuntime(
   rt.detailedFailures = patches.detailedFailures;
   rt.localsInTurn = patches.localsInTurn;
   if (!resume) rt.assetNamesByRun = patches.namingAssetsByRun;
+  rt.assetReadsLater = patches.readingAssetsLater;
   // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
   // succeed); a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({
@@ -213,6 +216,7 @@ async function runStages(rt: PipelineRuntime, def: PipelineDefinition, result: P
       items: assetSources(def.assets, result),
       pendingDeadlineMs: durationMs(deadlines.assetPending),
       stuckAfterMs: durationMs(deadlines.assetStuck),
+      firstReadAfterMs: rt.assetReadsLater ? durationMs(def.assets.firstReadAfter) : 0,
     };
     result.assets = await stage(rt, result, 'assets', () => assetsStage(rt, input));
   }

@@ -258,6 +258,31 @@ describe('asset items and groups: the field and what is wrong', () => {
   });
 });
 
+describe('assets.firstReadAfter', () => {
+  const item = { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' };
+  const withWait = (firstReadAfter?: unknown) => ({
+    assets: { group: { name: 'g' }, items: [item], ...(firstReadAfter === undefined ? {} : { firstReadAfter }) },
+  });
+
+  it("defaults to 5s, the vendor's documented least processing time; 0 reads at once", () => {
+    expect(parseDefinition(withWait()).assets!.firstReadAfter).toBe('5s');
+    expect(parseDefinition(withWait(0)).assets!.firstReadAfter).toBe(0);
+    expect(parseDefinition(withWait('0s')).assets!.firstReadAfter).toBe('0s');
+    expect(parseDefinition(withWait('30s')).assets!.firstReadAfter).toBe('30s');
+  });
+
+  it.each([
+    ['6m', 'must be at most 5m: an asset Pending that long is stuck'],
+    [-1, /must be a duration such as "0s", "30s"/],
+    ['soon', /must be a duration such as "0s", "30s"/],
+    [true, 'must be a duration such as "0s", "5s", or a number of milliseconds'],
+  ])('%j is refused, naming the field', (value, message) => {
+    const issue = issueOf(withWait(value));
+    expect(issue.path).toBe('assets.firstReadAfter');
+    expect(issue.message).toMatch(message);
+  });
+});
+
 describe('references carry a media type', () => {
   it('ref:review/N of an audio file cannot be an image_url', () => {
     const issue = issueOf({

@@ -451,3 +451,17 @@ test('record replay histories: assets by run', async () => {
     await h.close();
   }
 });
+
+// `npm run record-histories -- -t "asset first read"` records this case alone.
+test('record replay histories: asset first read', async () => {
+  // 15. A created asset first read after assets.firstReadAfter (patch `asset-first-read-after`):
+  //     a timer between CreateAsset and the first GetAsset.
+  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
+  try {
+    const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
+    save('asset-first-read', handle.workflowId);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});

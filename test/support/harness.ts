@@ -276,6 +276,8 @@ export function fullDefinition(overrides: Partial<PipelineDefinitionInput> = {})
         { name: 'hero', fromReview: 0 },
         { name: 'bgm', url: 'https://media.example.com/audio/theme.mp3', type: 'Audio' },
       ],
+      // The test emulator's assets end within 1 s; the default (5 s) is the real vendor's.
+      firstReadAfter: '1s',
     },
     generation: {
       model: 'video-model-1',

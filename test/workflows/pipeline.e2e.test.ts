@@ -60,6 +60,24 @@ function expectQueriesAsMarkers(events: HistoryEvent[]) {
   expect(local.map(markerActivityType)).not.toContain('getAsset');
 }
 
+/** Each created asset is first read after assets.firstReadAfter (1 s in fullDefinition), by a timer. */
+function expectFirstReadWaits(events: HistoryEvent[], result: PipelineResult) {
+  const summary = (e: HistoryEvent) =>
+    e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : '';
+  for (const item of result.assets!.items) {
+    const subject = `asset ${item.name} (${item.assetId})`;
+    const started = events.find(
+      (e) => summary(e) === `assets · wait 1 s for ${subject} to process before the first poll`,
+    );
+    const timerId = started?.timerStartedEventAttributes?.timerId;
+    expect(timerId).toBeDefined();
+    const fired = events.findIndex((e) => e.timerFiredEventAttributes?.timerId === timerId);
+    const firstRead = events.findIndex((e) => summary(e) === `assets · GetAsset ${item.assetId}`);
+    expect(fired).toBeGreaterThan(events.indexOf(started!));
+    expect(firstRead).toBeGreaterThan(fired);
+  }
+}
+
 /** Every activity, local activity and timer is summarized, prefixed by its stage, with ids and never a URL. */
 async function expectSummaries(handle: WorkflowHandle, result: PipelineResult) {
   const events = (await handle.fetchHistory()).events ?? [];
@@ -88,6 +106,7 @@ async function expectSummaries(handle: WorkflowHandle, result: PipelineResult) {
   expect(timers).toContainEqual(
     expect.stringMatching(new RegExp(`^generation · wait [\\d.]+ s before next poll of ${generation}$`)),
   );
+  expectFirstReadWaits(events, result);
   for (const text of [...activities, ...timers]) {
     expect(text).toMatch(/^(review|assets|generation|erase|archive) · \S/);
     expect(text).not.toMatch(/https?:|:\/\//i);

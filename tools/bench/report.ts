@@ -3,6 +3,7 @@
  * Markdown for people — one table per callback mode, the ratios, the machine, the
  * exact command — both written to <outDir>/bench-<ISO time>.{json,md}.
  */
+import { ASSET_FIRST_READ_AFTER } from '../../src/definition/deadlines';
 import { writeReportFiles } from './report-files';
 import type { ProfileSummary } from './cpu-profile';
 import type { PhaseResult } from './phase';
@@ -293,7 +294,8 @@ function introLines(report: BenchReport): string[] {
     `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB.toFixed(1)} GiB RAM, Node ${m.node}, ${m.platform}` +
       `${m.temporalCli ? `, ${m.temporalCli}` : ''}; load average ${m.loadAverageAtStart.toFixed(2)} at start (the machine may be shared).`,
     '',
-    `Workload: ${s.pipelines} pipelines started at once; ${stages}; archive ${w.archive ? 'on' : 'off'}. ` +
+    `Workload: ${s.pipelines} pipelines started at once; ${stages}; archive ${w.archive ? 'on' : 'off'}` +
+      `${w.stages.includes('assets') ? `; first GetAsset ${secs(w.timings.assetProcessingMs)} after CreateAsset (assets.firstReadAfter, the emulator's processing time; default ${ASSET_FIRST_READ_AFTER})` : ''}. ` +
       `Emulator in its own process with fixed times: ${Object.entries(report.ideal.byStage)
         .map(([k, v]) => `${k} ${secs(v)}`)
         .join(', ')} ` +

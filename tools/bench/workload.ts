@@ -103,6 +103,8 @@ export function pipelineDefinition(
     if (!opts.groupId) throw new Error('pipelineDefinition: the assets stage needs a groupId');
     def.assets = {
       group: { id: opts.groupId },
+      // A user tunes the first read to their vendor's processing time; the emulator's is fixed.
+      firstReadAfter: w.timings.assetProcessingMs,
       items: Array.from({ length: w.assetsPerPipeline }, (_, j) => ({
         name: assetItemName(j),
         url: mediaUrl(tag, index, `asset-${j}.png`),

@@ -98,6 +98,8 @@ export class PipelineRuntime extends StatusBoard {
    * (patch `asset-names-by-run`, asked by a first run; a continued run keeps its first run's way).
    */
   assetNamesByRun = false;
+  /** The first GetAsset after a create waits assets.firstReadAfter (patch `asset-first-read-after`). */
+  assetReadsLater = false;
 
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;

@@ -47,6 +47,8 @@ export interface PollSpec<T> {
   notFoundGraceMs?: number;
   /** Called once when the task has been unfinished this long (e.g. asset Pending 5 min). */
   stuck?: { afterMs: number; onStuck(): void };
+  /** A durable wait before the first query (an asset just created is Pending); none when 0 or absent. */
+  firstWaitMs?: number;
 }
 
 export const DEFAULT_POLICIES = {
@@ -72,7 +74,7 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   let unknownState: string | undefined;
   let lastQueryAt: number | undefined;
   // When the last wait ran its full delay (no hint), the clock has passed its end.
-  let waitedUntil = 0;
+  let waitedUntil = spec.firstWaitMs ? await firstWait(spec, spec.firstWaitMs) : 0;
   for (;;) {
     // A callback hint or an offer check (rt.book.lastQueryAt) never brings a query under the minimum interval.
     const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(spec.step) ?? 0);
@@ -111,6 +113,17 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
     waitedUntil = hinted ? 0 : waitFrom + delay;
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
+}
+
+/** The wait before the first query; returns the workflow time it proves (the timer's end). */
+async function firstWait<T>(spec: PollSpec<T>, ms: number): Promise<number> {
+  const from = Date.now();
+  const hinted = await spec.rt.book.waitForHint(
+    spec.step,
+    ms,
+    spec.rt.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
+  );
+  return hinted ? 0 : from + ms;
 }
 
 /** Membership for the vendor's readonly state tuples. */

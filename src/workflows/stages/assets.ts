@@ -39,6 +39,8 @@ export interface AssetsStageInput extends StageCommon {
   pendingDeadlineMs: number;
   /** Show the stage as stuck when an asset stays Pending this long (spec: 5 min). */
   stuckAfterMs: number;
+  /** The wait between a create and its first GetAsset (assets.firstReadAfter); 0 in runs recorded before it. */
+  firstReadAfterMs: number;
 }
 
 /** The definition's items, with `fromReview` replaced by the reviewed media (it must have passed). */
@@ -64,6 +66,13 @@ export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, 
  * id and listed the whole group first.
  */
 export const ASSET_NAMES_BY_RUN_PATCH = 'asset-names-by-run';
+
+/**
+ * A created asset is first read after assets.firstReadAfter (default 5 s, the vendor's
+ * "usually 5 to 30 s"), not at once: it starts Pending, and every GetAsset spends the
+ * profile's shared 9/s. Runs recorded before read at once.
+ */
+export const ASSET_FIRST_READ_PATCH = 'asset-first-read-after';
 
 /** The vendor-side name: the user's name plus a key derived from pipeline (or first run) and item. */
 export function vendorAssetName(pipelineOrRunId: string, name: string): string {
@@ -168,7 +177,10 @@ async function assetItem(ctx: ItemContext, item: AssetSource): Promise<AssetResu
   } else {
     assetId = (await createWithoutDuplicates(createAssetSpec(ctx, item, vendorName, step))).value.id;
   }
-  const asset = await pollUntilDone(pollAssetSpec(ctx, item, assetId, step));
+  // Only an asset this run created is surely still Pending: one found may be Active already.
+  // The wait never hides the stage's own deadlines (stuck, Pending too long).
+  const firstWaitMs = found ? 0 : Math.min(input.firstReadAfterMs, input.stuckAfterMs, input.pendingDeadlineMs);
+  const asset = await pollUntilDone({ ...pollAssetSpec(ctx, item, assetId, step), firstWaitMs });
   if (asset.status !== 'Active') {
     throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, FailureType.AssetFailed);
   }
