@@ -17,11 +17,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { isPlaintext } from '../codec/plaintext-mark';
+import { printable } from '../contract/printable';
+import { FailureType } from '../failures';
 import { taskPriority } from '../contract/tenancy';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
 import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 import {
+  PIPELINE_BEHAVIOUR,
   STAGES,
   outputsQuery,
   statusQuery,
@@ -52,13 +55,15 @@ import { giveSlot, takeSlot } from './lib/tenant-slot';
 import { endSpend } from './lib/spend';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
-  const patches = decidePatches(input);
+  const patchFree = input.behaviour === PIPELINE_BEHAVIOUR;
+  const patches = decidePatches(input, patchFree);
   // While a continued run's carry is checked (a local activity), `status` answers from it;
   // the runtime's own handler replaces this one (a query writes no history).
   if (input.resume) setHandler(statusQuery, () => input.resume!.runtime.status);
-  const refused = await refusedResume(input.resume);
+  const refused = wrongBehaviour(input) ?? (await refusedResume(input.resume, patchFree));
   const resume = refused ? undefined : input.resume;
   const { rt, result } = startRuntime(input, resume, patches);
+  rt.patchFree = patchFree;
   let def: PipelineDefinition;
   try {
     if (refused) throw refused; // a forged `resume`: fails before any vendor call
@@ -104,23 +109,35 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
  * timing of later tasks (a local activity's result, for one, may reach a replay a workflow
  * task earlier than the original run saw it; a signal may be handled in this very task).
  */
-function decidePatches(input: PipelineInput) {
+function decidePatches(input: PipelineInput, patchFree: boolean) {
+  // A run started at PIPELINE_BEHAVIOUR has them all, and asks nothing (no markers).
+  const on = (patchId: string) => patchFree || patched(patchId);
   // Runs recorded with this marker at their first query still find it there: runQuery asks too.
-  patched(LOCAL_QUERIES_PATCH);
+  if (!patchFree) patched(LOCAL_QUERIES_PATCH);
   return {
-    sendingWebhooks: patched(WEBHOOK_PATCH),
-    provesOperatorIds: patched(RESOLVE_PROOF_PATCH),
-    boundCallbacks: patched(CALLBACK_BOUND_PATCH),
-    detailedFailures: patched(FAILURE_DETAILS_PATCH),
+    sendingWebhooks: on(WEBHOOK_PATCH),
+    provesOperatorIds: on(RESOLVE_PROOF_PATCH),
+    boundCallbacks: on(CALLBACK_BOUND_PATCH),
+    detailedFailures: on(FAILURE_DETAILS_PATCH),
     // Asked only by a fresh rerun, so other runs' histories carry no marker for it.
-    reusingByRun: input.reuse !== undefined && !input.resume && patched(REUSE_BY_RUN_PATCH),
+    reusingByRun: input.reuse !== undefined && !input.resume && on(REUSE_BY_RUN_PATCH),
     // Only where branches run in parallel (review batches, asset items); every run asks.
-    localsInTurn: hasParallelStages(input.definition) && patched(LOCALS_IN_TURN_PATCH),
+    localsInTurn: hasParallelStages(input.definition) && on(LOCALS_IN_TURN_PATCH),
     // Asked by a first run with assets only; a continued run keeps its first run's naming (its carry).
-    namingAssetsByRun: !input.resume && hasAssets(input.definition) && patched(ASSET_NAMES_BY_RUN_PATCH),
+    namingAssetsByRun: !input.resume && hasAssets(input.definition) && on(ASSET_NAMES_BY_RUN_PATCH),
     // Every run with assets asks: a continued run may create an asset too.
-    readingAssetsLater: hasAssets(input.definition) && patched(ASSET_FIRST_READ_PATCH),
+    readingAssetsLater: hasAssets(input.definition) && on(ASSET_FIRST_READ_PATCH),
   };
+}
+
+/** A `behaviour` this code does not know: the run fails before any vendor call, naming the field. */
+function wrongBehaviour(input: PipelineInput): ApplicationFailure | undefined {
+  const { behaviour } = input as { behaviour?: unknown };
+  if (behaviour === undefined || behaviour === PIPELINE_BEHAVIOUR) return undefined;
+  return ApplicationFailure.nonRetryable(
+    `behaviour: must be ${PIPELINE_BEHAVIOUR} or absent, got ${printable(JSON.stringify(behaviour), 40)}`,
+    FailureType.InvalidDefinition,
+  );
 }
 
 /** The raw definition has a review or an assets stage (read before validation: only the keys count). */
@@ -153,7 +170,12 @@ function startRuntime(
   // Handlers first: the status query answers while the definition is being validated.
   const rt = new PipelineRuntime(
     resume?.runtime ?? firstCarry(pipelineId),
-    (runtime) => continueAsNew<typeof videoPipeline>({ definition: input.definition, resume: { runtime, result } }),
+    (runtime) =>
+      continueAsNew<typeof videoPipeline>({
+        definition: input.definition,
+        resume: { runtime, result },
+        ...(input.behaviour === PIPELINE_BEHAVIOUR ? { behaviour: PIPELINE_BEHAVIOUR } : {}),
+      }),
     patches.boundCallbacks,
   );
   rt.provesOperatorIds = patches.provesOperatorIds;

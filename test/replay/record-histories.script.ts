@@ -465,3 +465,26 @@ test('record replay histories: asset first read', async () => {
     await h.close();
   }
 });
+
+// `npm run record-histories -- -t "patch free"` records this case alone.
+test('record replay histories: patch free', async () => {
+  // 16. Started as reelflow's starters start (`behaviour: 2`): no patch markers; and one such
+  //     pipeline that continued as new while polling (the next run keeps the behaviour).
+  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
+  try {
+    const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
+    save('patch-free', handle.workflowId);
+    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 12 } } });
+    const long = await h.start({
+      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'long' }] },
+      options: { archive: false, historyEventsBeforeContinueAsNew: 50 },
+    });
+    await long.result();
+    const first = await h.client.workflow.getHandle(long.workflowId, long.firstExecutionRunId).describe();
+    if (first.status.name !== 'CONTINUED_AS_NEW') throw new Error('"patch-free-continued" did not continue as new');
+    save('patch-free-continued', long.workflowId, long.firstExecutionRunId);
+    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
+  } finally {
+    await h.close();
+  }
+});

@@ -226,3 +226,54 @@ describe('stages skipped by the definition', () => {
     expect(s.eraseTasks).toHaveLength(0);
   });
 });
+
+describe('behaviour: what a start asks of versioning (docs/architecture.md, "Versioning")', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+
+  const patchEvents = (events: HistoryEvent[]) => ({
+    markers: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length,
+    changeVersions: events.filter(
+      (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
+    ).length,
+  });
+
+  test('a start at PIPELINE_BEHAVIOUR records no patch markers; a raw start asks each patch; both end alike', async () => {
+    const definition = fullDefinition({ options: { archive: false } });
+    const starter = await h.run(definition);
+    const raw = await h.start(fullDefinition({ options: { archive: false } }), undefined, { raw: true });
+    const rawResult = await raw.result();
+    const starterEvents = (await starter.handle.fetchHistory()).events ?? [];
+    const rawEvents = (await raw.fetchHistory()).events ?? [];
+    expect(patchEvents(starterEvents)).toEqual({ markers: 0, changeVersions: 0 });
+    // Every behaviour a full pipeline asks: local queries, webhooks, resolve proof, bound callbacks,
+    // failure details, locals in turn, assets by run, asset first read.
+    expect(patchEvents(rawEvents)).toEqual({ markers: 8, changeVersions: 8 });
+    expect(starterEvents.length).toBeLessThanOrEqual(rawEvents.length - 16);
+    for (const r of [starter.result, rawResult]) {
+      expect(r.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
+      expect(r.calls['assets.ListAssets'] ?? 0).toBe(0);
+    }
+    expectFirstReadWaits(starterEvents, starter.result);
+    expectFirstReadWaits(rawEvents, rawResult);
+  });
+
+  test('any other behaviour fails the run before any vendor call, naming the field', async () => {
+    const requests = h.emulator.inspect().counters.requests;
+    const handle = await h.client.workflow.start('videoPipeline', {
+      taskQueue: h.taskQueue,
+      workflowId: `test-${randomUUID().slice(0, 8)}`,
+      args: [{ definition: fullDefinition({ options: { allowPrivateHosts: true } }), behaviour: 3 }],
+    });
+    const failure = await handle.result().then(
+      () => undefined,
+      (err: unknown) => err as { cause?: { message?: string; type?: string } },
+    );
+    expect(failure?.cause?.type).toBe('InvalidDefinition');
+    expect(failure?.cause?.message).toBe('behaviour: must be 2 or absent, got 3');
+    expect(h.emulator.inspect().counters.requests).toBe(requests);
+  });
+});

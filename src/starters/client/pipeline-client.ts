@@ -35,6 +35,7 @@ import {
   resolveCreateUpdate,
   statusQuery,
   type CreateDecision,
+  PIPELINE_BEHAVIOUR,
   type PipelineInput,
   type PipelineResult,
   type PipelineReuse,
@@ -190,7 +191,8 @@ export function pipelineStartFields(
   opts: { taskQueue?: string; batchId?: string; reuse?: PipelineReuse } = {},
 ) {
   const { reuse } = opts;
-  const input: PipelineInput = { definition: wire, ...(reuse ? { reuse } : {}) };
+  // PIPELINE_BEHAVIOUR: the run needs no patch markers (docs/architecture.md, "Versioning").
+  const input: PipelineInput = { definition: wire, behaviour: PIPELINE_BEHAVIOUR, ...(reuse ? { reuse } : {}) };
   const rerunOf = reuse ? ` (rerun of ${reuse.fromPipelineId})` : '';
   const priority = startPriority(def.options.tenant, def.options.priority);
   return {

@@ -98,6 +98,8 @@ export class PipelineRuntime extends StatusBoard {
    * (patch `asset-names-by-run`, asked by a first run; a continued run keeps its first run's way).
    */
   assetNamesByRun = false;
+  /** Started at PIPELINE_BEHAVIOUR: every behaviour decided in decidePatches is on, with no marker. */
+  patchFree = false;
   /** The first GetAsset after a create waits assets.firstReadAfter (patch `asset-first-read-after`). */
   assetReadsLater = false;
 

@@ -126,6 +126,8 @@ export const LOCALS_IN_TURN_PATCH = 'local-activities-in-turn';
 /** What runs a local activity in its turn: PipelineRuntime.inTurn (the call itself on runs recorded before). */
 export interface LocalTurns {
   inTurn<T>(call: () => Promise<T>): Promise<T>;
+  /** Started at PIPELINE_BEHAVIOUR: local queries without asking their patch. */
+  readonly patchFree: boolean;
 }
 
 /** Runs one vendor query: a local activity on runs that start on this code, a regular one on older runs. */
@@ -135,7 +137,7 @@ export function runQuery<K extends LocalQuery>(
   summary: string,
   args: Parameters<ReelflowActivities[K]>,
 ): Promise<Awaited<ReturnType<ReelflowActivities[K]>>> {
-  if (patched(LOCAL_QUERIES_PATCH)) {
+  if (turns.patchFree || patched(LOCAL_QUERIES_PATCH)) {
     const local = localQueries[name] as unknown as QueryCall<K, LocalActivityOptions>;
     return turns.inTurn(() =>
       local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {

@@ -35,8 +35,8 @@ export function resumeProblem(facts: PreviousRunFacts, runId: string, workflowTy
  * The failure of a `resume` no continue-as-new handed over; undefined when it did, when
  * there is none, or on runs recorded before this check. Call in the first workflow task.
  */
-export async function refusedResume(resume: unknown): Promise<ApplicationFailure | undefined> {
-  if (resume === undefined || !patched(RESUME_CHECK_PATCH)) return undefined;
+export async function refusedResume(resume: unknown, patchFree: boolean): Promise<ApplicationFailure | undefined> {
+  if (resume === undefined || !(patchFree || patched(RESUME_CHECK_PATCH))) return undefined;
   const info = workflowInfo();
   const runId = info.continuedFromExecutionRunId;
   const why =
