@@ -11,7 +11,7 @@ import {
   TimeoutFailure,
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
-import { statusQuery, type PipelineInput, type PipelineResult } from '../../src/contract/messages';
+import { PIPELINE_BEHAVIOUR, statusQuery, type PipelineInput, type PipelineResult } from '../../src/contract/messages';
 import type { OutcomeState, PipelineOutcome } from './chaos-invariants';
 import type { PlannedPipeline } from './chaos-plan';
 
@@ -55,6 +55,7 @@ export class PipelineWatch {
   readonly outcomes = new Map<string, PipelineOutcome>();
   /** Aborted when the run ends (all done, or the timeout): watching stops. */
   readonly abort = new AbortController();
+  private started = 0;
 
   constructor(
     private readonly client: Client,
@@ -107,11 +108,14 @@ export class PipelineWatch {
     this.outcomes.set(p.workflowId, await this.endOf(handle, base, startedAt));
   }
 
+  /** Every other pipeline starts raw (no `behaviour`): both ways of versioning meet the faults. */
   private start({ workflowId, definition }: PlannedPipeline): Promise<WorkflowHandle<VideoPipeline>> {
     const { client, taskQueue } = this;
+    const behaviour: Pick<PipelineInput, 'behaviour'> =
+      this.started++ % 2 === 0 ? { behaviour: PIPELINE_BEHAVIOUR } : {};
     return retrying(client, `start ${workflowId}`, () =>
       client.workflow
-        .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition }] })
+        .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition, ...behaviour }] })
         // A retry after a start whose answer was lost: the pipeline runs already.
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError)
