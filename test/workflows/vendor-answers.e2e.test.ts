@@ -67,6 +67,7 @@ describe.each(['seed', 'upstream'] as const)('vendor answers (%s dialect)', (dia
       assets: {
         group: { name: `lag-${dialect}` },
         items: [{ name: 'bgm', url: 'https://media.example.com/audio/theme.mp3', type: 'Audio' }],
+        firstReadAfter: 0, // read at once, inside the 3 s lag
       },
       options: { archive: false, deadlines: { notFoundGrace: '30s' } },
     });
