@@ -7,7 +7,7 @@
  * `patched()` or a new workflow type, not a re-recording.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTemporalCli } from '../../tools/devstack/temporal-cli';
 import { parseDefinition } from '../../src/definition/definition';
@@ -29,11 +29,8 @@ import { ledgerId, periodOf } from '../../src/contract/ledger';
 import { setTenantBudget } from '../../src/starters/client/ledger';
 
 const OUT = path.join(__dirname, 'histories');
-const IDS = path.join(OUT, 'workflow-ids.json');
-/** file → the workflow id it ran under (replay needs it). */
-const ids: Record<string, string> = existsSync(IDS)
-  ? (JSON.parse(readFileSync(IDS, 'utf8')) as Record<string, string>)
-  : {};
+/** file → the workflow id it ran under (replay needs it), for the histories this process records. */
+const ids: Record<string, string> = {};
 
 /** Today's date, or today's date with -2, -3… when a set of histories was already recorded today. */
 function freshStamp(): string {
@@ -66,6 +63,8 @@ function save(name: string, workflowId: string, runId?: string): void {
   ];
   writeFileSync(path.join(OUT, file), execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
   ids[file] = workflowId;
+  // Ids go to a file of this recording's own: committed files are never rewritten.
+  writeFileSync(path.join(OUT, `workflow-ids.${stamp}.json`), `${JSON.stringify(ids, null, 2)}\n`);
 }
 
 test('record replay histories', async () => {
@@ -195,8 +194,6 @@ test('record replay histories', async () => {
     }
     await forged.result();
     save('forged', forged.workflowId);
-
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -258,7 +255,6 @@ test('record replay histories: notify', async () => {
       () => undefined,
     );
     save('failed', failed.workflowId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await receiver.close();
     await h.close();
@@ -281,7 +277,6 @@ test('record replay histories: vendor-check', async () => {
       () => undefined,
     );
     save('vendor-check-failed', refused.workflowId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -328,7 +323,6 @@ test('record replay histories: gate', async () => {
     save('gated-cancelled', queued.workflowId);
     save('gate', gate.workflowId, runs[0]);
     save('gate-continued', gate.workflowId, runs[1]);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
     await gate.terminate('recorded');
   } finally {
     await h.close();
@@ -361,7 +355,6 @@ test('record replay histories: budget', async () => {
     await waiting.result();
     save('budget-wait', waiting.workflowId);
     save('ledger', ledgerId(tenant, periodOf(Date.now(), 'day', 0)));
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -392,7 +385,6 @@ test('record replay histories: stage budget', async () => {
     });
     await handle.result().catch(() => undefined);
     save('budget-stage-check', handle.workflowId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -413,7 +405,6 @@ test('record replay histories: counted spend', async () => {
     });
     save('spend-counted', handle.workflowId);
     save('ledger-counted', ledgerId(tenant, periodOf(Date.now(), 'month', 0)));
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -431,7 +422,6 @@ test('record replay histories: locals in turn', async () => {
     h.emulator.setFaults({ 'assets.CreateAsset': { rateLimit429: { next: 1 }, resetAfterCreate: { next: 1 } } });
     const { handle } = await h.run(fullDefinition({ options: { archive: false, tenant } }));
     save('locals-in-turn', handle.workflowId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -446,7 +436,6 @@ test('record replay histories: assets by run', async () => {
     h.emulator.setFaults({ 'assets.CreateAsset': { resetAfterCreate: { next: 1 } } });
     const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
     save('assets-by-run', handle.workflowId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -460,7 +449,6 @@ test('record replay histories: asset first read', async () => {
   try {
     const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
     save('asset-first-read', handle.workflowId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }
@@ -483,7 +471,6 @@ test('record replay histories: patch free', async () => {
     const first = await h.client.workflow.getHandle(long.workflowId, long.firstExecutionRunId).describe();
     if (first.status.name !== 'CONTINUED_AS_NEW') throw new Error('"patch-free-continued" did not continue as new');
     save('patch-free-continued', long.workflowId, long.firstExecutionRunId);
-    writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
   } finally {
     await h.close();
   }

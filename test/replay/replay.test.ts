@@ -7,7 +7,7 @@
  * its end) with the delivery workflow it started, and a tenant's gate with the pipelines it admitted. Each replays on every bundle a worker may load.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
@@ -15,7 +15,13 @@ import { codecDataConverter, codecDataConverterOf, workerCodecFromEnv } from '..
 import { testBundle, type TestVariant } from '../support/harness';
 
 const DIR = path.join(__dirname, 'histories');
-const ids: Record<string, string> = JSON.parse(readFileSync(path.join(DIR, 'workflow-ids.json'), 'utf8'));
+/** file → workflow id, from workflow-ids.json and one workflow-ids.<stamp>.json per later recording. */
+const ids: Record<string, string> = Object.assign(
+  {},
+  ...readdirSync(DIR)
+    .filter((f) => /^workflow-ids(\.[\w-]+)?\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as Record<string, string>),
+);
 const files = Object.keys(ids).sort();
 const load = (f: string): unknown => JSON.parse(readFileSync(path.join(DIR, f), 'utf8'));
 
@@ -36,6 +42,8 @@ test('histories cover every case the pipeline records', () => {
   expected.push('locals-in-turn');
   // Assets named by run: created without listing the group, reconciled by a search.
   expected.push('assets-by-run');
+  // A created asset's first read after a wait; starts that carry `behaviour` (no patch markers).
+  expected.push('asset-first-read', 'patch-free', 'patch-free-continued');
   for (const c of expected) expect(cases).toContain(c);
 });
 
