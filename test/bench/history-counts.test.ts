@@ -1,7 +1,9 @@
 import { temporal } from '@temporalio/proto';
+import { msToTs } from '@temporalio/common/lib/time';
 import { countRun } from '../../tools/bench/history-counts';
 
 const T = temporal.api.enums.v1.EventType;
+const at = (ms: number) => ({ eventTime: msToTs(1_700_000_000_000 + ms) });
 
 test('a run: its events, its completed workflow tasks and the run it continued as', () => {
   const events = [
@@ -18,7 +20,33 @@ test('a run: its events, its completed workflow tasks and the run it continued a
       workflowExecutionContinuedAsNewEventAttributes: { newExecutionRunId: 'run-2' },
     },
   ];
-  expect(countRun(events)).toEqual({ events: 9, workflowTasks: 2, nextRunId: 'run-2' });
-  expect(countRun(events.slice(0, 8))).toEqual({ events: 8, workflowTasks: 2 });
-  expect(countRun([])).toEqual({ events: 0, workflowTasks: 0 });
+  const untimed = { taskQueuedMs: 0, taskRunningMs: 0 };
+  expect(countRun(events)).toEqual({ events: 9, workflowTasks: 2, nextRunId: 'run-2', ...untimed });
+  expect(countRun(events.slice(0, 8))).toEqual({ events: 8, workflowTasks: 2, ...untimed });
+  expect(countRun([])).toEqual({ events: 0, workflowTasks: 0, ...untimed });
+});
+
+test("workflow tasks' time: queued from scheduled to started, running from started to completed or failed", () => {
+  const events = [
+    { eventType: T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, ...at(0) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(0) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(300) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(340) },
+    { eventType: T.EVENT_TYPE_TIMER_STARTED, ...at(340) },
+    { eventType: T.EVENT_TYPE_TIMER_FIRED, ...at(5_340) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(5_340) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(5_350) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_FAILED, ...at(5_360) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(5_400) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(5_500) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(5_520) },
+    // A task still open when the history was read counts only its queued time.
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(6_000) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(6_050) },
+  ];
+  expect(countRun(events)).toMatchObject({
+    workflowTasks: 2,
+    taskQueuedMs: 300 + 10 + 100 + 50,
+    taskRunningMs: 40 + 10 + 20,
+  });
 });

@@ -187,6 +187,9 @@ export interface PhaseResult {
   historyEvents?: Summary;
   /** reelflow only: WorkflowTaskCompleted events per pipeline, summed over its continue-as-new runs. */
   workflowTasks?: Summary;
+  /** reelflow only: per pipeline, its workflow tasks' time queued for a workflow thread, and running (history-counts.ts). */
+  taskQueuedMs?: Summary;
+  taskRunningMs?: Summary;
   /** The system's own processes (worker(s), or the baseline process). */
   processes: ProcessUse[];
   /** Processes around it (emulator; for reelflow the Temporal server). */
@@ -206,6 +209,8 @@ export interface PhaseResult {
     closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
+    taskQueuedMs?: number;
+    taskRunningMs?: number;
   }[];
 }
 
@@ -221,6 +226,8 @@ export interface Measured {
     closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
+    taskQueuedMs?: number;
+    taskRunningMs?: number;
     stageMs?: Partial<Record<StageTiming, number>>;
   }[];
   processes: ProcessUse[];
@@ -242,6 +249,8 @@ function perPipelineOf(m: Measured, work: ReturnType<typeof attributeTasks>): Ph
       ...(o.closeMs !== undefined ? { closeMs: o.closeMs } : {}),
       ...(o.historyEvents !== undefined ? { historyEvents: o.historyEvents } : {}),
       ...(o.workflowTasks !== undefined ? { workflowTasks: o.workflowTasks } : {}),
+      ...(o.taskQueuedMs !== undefined ? { taskQueuedMs: o.taskQueuedMs } : {}),
+      ...(o.taskRunningMs !== undefined ? { taskRunningMs: o.taskRunningMs } : {}),
     };
   });
 }
@@ -278,6 +287,8 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
   );
   const history = m.outcomes.map((o) => o.historyEvents).filter((h): h is number => h !== undefined);
   const tasks = m.outcomes.map((o) => o.workflowTasks).filter((h): h is number => h !== undefined);
+  const queued = m.outcomes.map((o) => o.taskQueuedMs).filter((h): h is number => h !== undefined);
+  const running = m.outcomes.map((o) => o.taskRunningMs).filter((h): h is number => h !== undefined);
   const natural429 = natural429s(state.counters);
   const completed = ok.length;
   return {
@@ -305,6 +316,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     extraVendorTasks,
     ...(history.length ? { historyEvents: summarize(history) } : {}),
     ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
+    ...(queued.length ? { taskQueuedMs: summarize(queued), taskRunningMs: summarize(running) } : {}),
     processes: m.processes,
     context: m.context,
     ...(m.machineLoad ? { machineLoad: m.machineLoad } : {}),

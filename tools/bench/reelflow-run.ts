@@ -270,6 +270,8 @@ async function outcomesOf(client: Client, started: Started[], results: Waited[],
       stageMs: r.timings,
       historyEvents: counts.events,
       workflowTasks: counts.workflowTasks,
+      taskQueuedMs: counts.taskQueuedMs,
+      taskRunningMs: counts.taskRunningMs,
     };
   });
   return { outcomes, lastClose };

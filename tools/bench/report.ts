@@ -206,6 +206,11 @@ function costRows({ report, cell }: TableContext): Row[] {
       `p95 ≤ ${t.workflowTasksP95}`,
     ],
     [
+      "workflow tasks' time per pipeline p50: queued for a workflow thread / running",
+      ...cell((p) => (p.taskQueuedMs ? `${secs(p.taskQueuedMs.p50)} / ${secs(p.taskRunningMs!.p50)}` : '—')),
+      '',
+    ],
+    [
       'peak RSS (own processes)',
       ...cell((p) => p.processes.map((x) => mb(x.peakRssMb)).join(' + ')),
       `worker ≤ ${t.workerPeakRssMb} MB`,
