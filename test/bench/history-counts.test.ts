@@ -32,6 +32,7 @@ test("workflow tasks' time: queued from scheduled to started, running from start
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(0) },
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(300) },
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(340) },
+    { eventType: T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, ...at(340) },
     { eventType: T.EVENT_TYPE_TIMER_STARTED, ...at(340) },
     { eventType: T.EVENT_TYPE_TIMER_FIRED, ...at(5_340) },
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(5_340) },

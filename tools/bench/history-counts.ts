@@ -18,6 +18,8 @@ export interface HistoryCounts {
   taskQueuedMs: number;
   /** Workflow tasks' time from started to completed (or failed): on the worker, local activities included. */
   taskRunningMs: number;
+  /** The first run's start to its first activity scheduled: what comes before the first vendor call. */
+  firstActivityMs?: number;
   runs: number;
 }
 
@@ -31,6 +33,7 @@ export function countRun(events: readonly HistoryEvent[]): RunCounts {
     events: events.length,
     workflowTasks: events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length,
     ...taskTimes(events),
+    ...firstActivity(events),
     ...(nextRunId ? { nextRunId } : {}),
   };
 }
@@ -59,6 +62,12 @@ function taskTimes(events: readonly HistoryEvent[]): { taskQueuedMs: number; tas
   return { taskQueuedMs, taskRunningMs };
 }
 
+function firstActivity(events: readonly HistoryEvent[]): { firstActivityMs?: number } {
+  const started = events[0]?.eventTime;
+  const first = events.find((e) => e.eventType === T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)?.eventTime;
+  return started && first ? { firstActivityMs: tsToMs(first) - tsToMs(started) } : {};
+}
+
 /** Follows the chain from the first run to the last; at most `maxRuns` runs are read. */
 export async function historyCounts(
   client: Client,
@@ -75,6 +84,7 @@ export async function historyCounts(
     total.workflowTasks += run.workflowTasks;
     total.taskQueuedMs += run.taskQueuedMs;
     total.taskRunningMs += run.taskRunningMs;
+    if (total.runs === 0 && run.firstActivityMs !== undefined) total.firstActivityMs = run.firstActivityMs;
     total.runs += 1;
     runId = run.nextRunId;
   }

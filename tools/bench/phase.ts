@@ -190,6 +190,8 @@ export interface PhaseResult {
   /** reelflow only: per pipeline, its workflow tasks' time queued for a workflow thread, and running (history-counts.ts). */
   taskQueuedMs?: Summary;
   taskRunningMs?: Summary;
+  /** reelflow only: per pipeline, its start to its first activity scheduled (history-counts.ts). */
+  firstActivityMs?: Summary;
   /** The system's own processes (worker(s), or the baseline process). */
   processes: ProcessUse[];
   /** Processes around it (emulator; for reelflow the Temporal server). */
@@ -211,6 +213,7 @@ export interface PhaseResult {
     workflowTasks?: number;
     taskQueuedMs?: number;
     taskRunningMs?: number;
+    firstActivityMs?: number;
   }[];
 }
 
@@ -228,6 +231,7 @@ export interface Measured {
     workflowTasks?: number;
     taskQueuedMs?: number;
     taskRunningMs?: number;
+    firstActivityMs?: number;
     stageMs?: Partial<Record<StageTiming, number>>;
   }[];
   processes: ProcessUse[];
@@ -251,6 +255,7 @@ function perPipelineOf(m: Measured, work: ReturnType<typeof attributeTasks>): Ph
       ...(o.workflowTasks !== undefined ? { workflowTasks: o.workflowTasks } : {}),
       ...(o.taskQueuedMs !== undefined ? { taskQueuedMs: o.taskQueuedMs } : {}),
       ...(o.taskRunningMs !== undefined ? { taskRunningMs: o.taskRunningMs } : {}),
+      ...(o.firstActivityMs !== undefined ? { firstActivityMs: o.firstActivityMs } : {}),
     };
   });
 }
@@ -289,6 +294,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
   const tasks = m.outcomes.map((o) => o.workflowTasks).filter((h): h is number => h !== undefined);
   const queued = m.outcomes.map((o) => o.taskQueuedMs).filter((h): h is number => h !== undefined);
   const running = m.outcomes.map((o) => o.taskRunningMs).filter((h): h is number => h !== undefined);
+  const firstActivity = m.outcomes.map((o) => o.firstActivityMs).filter((h): h is number => h !== undefined);
   const natural429 = natural429s(state.counters);
   const completed = ok.length;
   return {
@@ -317,6 +323,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     ...(history.length ? { historyEvents: summarize(history) } : {}),
     ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
     ...(queued.length ? { taskQueuedMs: summarize(queued), taskRunningMs: summarize(running) } : {}),
+    ...(firstActivity.length ? { firstActivityMs: summarize(firstActivity) } : {}),
     processes: m.processes,
     context: m.context,
     ...(m.machineLoad ? { machineLoad: m.machineLoad } : {}),

@@ -272,6 +272,7 @@ async function outcomesOf(client: Client, started: Started[], results: Waited[],
       workflowTasks: counts.workflowTasks,
       taskQueuedMs: counts.taskQueuedMs,
       taskRunningMs: counts.taskRunningMs,
+      ...(counts.firstActivityMs !== undefined ? { firstActivityMs: counts.firstActivityMs } : {}),
     };
   });
   return { outcomes, lastClose };

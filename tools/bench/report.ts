@@ -211,6 +211,11 @@ function costRows({ report, cell }: TableContext): Row[] {
       '',
     ],
     [
+      'start to first activity scheduled p50 / p95',
+      ...cell((p) => (p.firstActivityMs ? `${secs(p.firstActivityMs.p50)} / ${secs(p.firstActivityMs.p95)}` : '—')),
+      '',
+    ],
+    [
       'peak RSS (own processes)',
       ...cell((p) => p.processes.map((x) => mb(x.peakRssMb)).join(' + ')),
       `worker ≤ ${t.workerPeakRssMb} MB`,
