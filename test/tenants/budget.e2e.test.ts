@@ -13,7 +13,7 @@ import { ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/cont
 import { resolveCreateUpdate } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { rerunPipeline } from '../../src/starters/client/rerun';
-import { setTenantBudget, type TenantUsage } from '../../src/starters/client/ledger';
+import { setTenantBudget, tenantUsage, type TenantUsage } from '../../src/starters/client/ledger';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { cli } from '../support/cli';
 import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
@@ -38,6 +38,7 @@ const T = {
   abandon: `abandon-${tag}`,
   burst: `burst-${tag}`,
   stage: `stage-${tag}`,
+  runs: `runs-${tag}`,
 };
 const day = { period: 'day', amount: '2' };
 const file = {
@@ -52,6 +53,7 @@ const file = {
     [T.abandon]: {},
     [T.burst]: { budget: { period: 'day', amount: '1000' } },
     [T.stage]: { budget: { period: 'day', amount: '0.05' } },
+    [T.runs]: {},
   },
 };
 const config = parseTenantsConfig(file);
@@ -250,6 +252,23 @@ describe('spend budgets', () => {
       const own = events.map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName);
       expect(own.filter(Boolean)).toEqual(['settleSpend']);
     }
+  });
+
+  test('a ledger id listed with several runs (continued as new, or started again) is read once by `reelflow usage`', async () => {
+    const id = ledgerId(T.runs, periodOf(Date.now(), 'month', 0));
+    await h.run(generationOnly(T.runs));
+    await monthLedgerUntil(T.runs, (x) => x.spent === 1_000_000 && x.reserved === 0);
+    // A second run under the same id, as continue-as-new makes one; visibility lists both runs.
+    await h.client.workflow.getHandle(id).terminate('test: a second run under the ledger id');
+    await h.run(generationOnly(T.runs));
+    const latest = await monthLedgerUntil(T.runs, (x) => x.spent === 1_000_000 && x.reserved === 0);
+    await until('visibility to list both runs of the ledger', async () => {
+      let runs = 0;
+      for await (const _ of h.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs += 1;
+      return runs === 2;
+    });
+    const [usage] = await tenantUsage(h.client, { tenant: T.runs });
+    expect(usage).toMatchObject({ tenant: T.runs, periods: [latest.period], spent: latest.spent });
   });
 
   test('an abandoned ambiguous create is reported unresolved by `reelflow usage`, not counted as spent', async () => {

@@ -65,7 +65,9 @@ export class PipelineWatch {
     private readonly t0: number,
     private readonly log: (line: string) => void,
   ) {
-    setMaxListeners(plan.length + 50, this.abort.signal); // one listener per watched pipeline
+    // Every watched pipeline listens, and the client adds one per long poll of a result
+    // (a run past a minute polls again): unbounded by design, so no leak warning.
+    setMaxListeners(0, this.abort.signal);
   }
 
   /** Pipelines in the plan. */

@@ -45,10 +45,14 @@ export async function tenantUsage(
   if (opts.tenant !== undefined) checkTenantOptions({ tenant: opts.tenant });
   const query = `WorkflowType = '${LEDGER_WORKFLOW}'${opts.tenant ? ` AND ${TENANT.name} = '${opts.tenant}'` : ''}`;
   const views: LedgerView[] = [];
+  // Visibility lists every run: a ledger that continued as new is listed once per run, and
+  // its latest run (the one a query by id reaches) carries the whole period. One read per id.
+  const read = new Set<string>();
   for await (const wf of client.workflow.list({ query })) {
     const id = parseLedgerId(wf.workflowId);
     // A period counts when it ends on or after `since`: "2026-11" against "2026-11-15" compares "2026-11".
-    if (!id || (opts.since && id.period < opts.since.slice(0, id.period.length))) continue;
+    if (!id || (opts.since && id.period < opts.since.slice(0, id.period.length)) || read.has(wf.workflowId)) continue;
+    read.add(wf.workflowId);
     views.push(await client.workflow.getHandle(wf.workflowId).query(ledgerQuery));
   }
   const byTenant = new Map<string, TenantUsage>();
