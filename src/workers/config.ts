@@ -31,6 +31,7 @@
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
  *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
  *   REELFLOW_MAX_CACHED_WORKFLOWS        pipelines kept in the worker's cache; default the SDK's (from the heap size)
+ *   REELFLOW_ISOLATE_EXECUTION_TIMEOUT   seconds one workflow activation may run; default 30 (docs/deploy.md)
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
  *   REELFLOW_METRICS_REFRESH             seconds between visibility counts for gauges; default 15
  *   REELFLOW_LOG_LEVEL                   trace|debug|info|warn|error; default info (JSON on stdout)
@@ -93,6 +94,13 @@ export const MIN_ARCHIVE_TOKEN_LENGTH = 16;
 /** A count of the queue's waiting pipelines every 15 s: cheap for visibility, fresh enough for an alert. */
 const DEFAULT_METRICS_REFRESH_SECONDS = 15;
 
+/**
+ * Past this, the SDK stops a workflow activation; when that lands in the activation's
+ * microtasks, Node aborts the whole worker process ("async hook stack has become corrupted").
+ * The SDK's 5 s is reached by healthy activations on a starved machine (docs/deploy.md).
+ */
+export const DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS = 30;
+
 export interface WorkerConfig {
   taskQueue: string;
   profiles: string[];
@@ -118,6 +126,8 @@ export interface WorkerConfig {
   maxConcurrentWorkflowTasks: number;
   /** Workflows kept in memory between tasks; undefined = the SDK's default (from the heap size). */
   maxCachedWorkflows?: number;
+  /** Wall seconds one workflow activation may run before the SDK stops it. */
+  isolateExecutionTimeoutSeconds: number;
   metricsBind?: string;
   /** Seconds between the visibility counts behind reelflow_operator_waits. */
   metricsRefreshSeconds: number;
@@ -277,6 +287,7 @@ function tuningVariables() {
     REELFLOW_MAX_CONCURRENT_ACTIVITIES: optional(wholeNumber(1, 10_000)),
     REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
     REELFLOW_MAX_CACHED_WORKFLOWS: optional(wholeNumber(2, 1_000_000)),
+    REELFLOW_ISOLATE_EXECUTION_TIMEOUT: optional(wholeNumber(1, 600)),
     REELFLOW_METRICS_BIND: optional(
       z
         .string()
@@ -336,6 +347,7 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     // (V8 isolates): 2 per core keeps a 2-core machine responsive.
     maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
     maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
+    isolateExecutionTimeoutSeconds: e.REELFLOW_ISOLATE_EXECUTION_TIMEOUT ?? DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS,
     metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
     logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
   };
@@ -391,6 +403,7 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   parts.push(`archiveServer=${c.archiveServer ? `${c.archiveServer.host}:${c.archiveServer.port}` : 'off'}`);
   if (c.tenants) parts.push(`tenants=${Object.keys(c.tenants.tenants).length}`);
   if (c.maxCachedWorkflows !== undefined) parts.push(`maxCachedWorkflows=${c.maxCachedWorkflows}`);
+  parts.push(`isolateExecutionTimeout=${c.isolateExecutionTimeoutSeconds}s`);
   if (c.metricsBind) parts.push(`metrics=${c.metricsBind} (refresh ${c.metricsRefreshSeconds} s)`);
   parts.push(`logLevel=${c.logLevel}`);
   // The host only: a collector URL may carry credentials.

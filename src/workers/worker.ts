@@ -27,7 +27,7 @@ import { Worker } from '@temporalio/worker';
 import { GetAssetPacer, type PollerSeen } from './getasset-pacer';
 import { getAssetTaskQueue } from '../contract/messages';
 import { defaultWorkflowsPath, defaultBundlePath, isBundleFresh } from './bundle';
-import type { WorkerConfig } from './config';
+import { DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS, type WorkerConfig } from './config';
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
 
@@ -43,7 +43,8 @@ export interface ReelflowWorkersOptions {
     | 'maxConcurrentActivities'
     | 'maxConcurrentWorkflowTasks'
     | 'maxCachedWorkflows'
-  >;
+  > &
+    Partial<Pick<WorkerConfig, 'isolateExecutionTimeoutSeconds'>>;
   /** All activities (createActivities(deps)); must include `getAsset`. */
   activities: Record<string, ActivityFn>;
   /**
@@ -192,6 +193,7 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
       maxConcurrentWorkflowTaskExecutions: config.maxConcurrentWorkflowTasks,
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
+      ...isolateTimeout(config.isolateExecutionTimeoutSeconds ?? DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS),
     }),
   });
   log(`task queue ${config.taskQueue}: workflows (${described}) and ${Object.keys(activities).length} activities`);
@@ -220,4 +222,14 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
   }
 
   return { workers: created, ...runTogether(created, pacer, config.profiles, log) };
+}
+
+/**
+ * The SDK's limit on one workflow activation (5 s), which its typings do not expose yet but its
+ * option compiler passes through. A starved machine reaches 5 s with healthy workflows, and a
+ * stop inside the activation's microtasks aborts the worker process (docs/deploy.md,
+ * "Worker processes"); test/workers/worker.test.ts checks the SDK still takes it.
+ */
+function isolateTimeout(seconds: number): Partial<WorkerOptions> {
+  return { isolateExecutionTimeout: `${seconds}s` } as Partial<WorkerOptions>;
 }

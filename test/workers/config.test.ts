@@ -28,6 +28,7 @@ test('defaults, sized for 2 cores', () => {
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 4,
+    isolateExecutionTimeoutSeconds: 30,
     metricsRefreshSeconds: 15,
     logLevel: 'info',
   });
@@ -50,6 +51,7 @@ test('every variable is read; blanks count as unset', () => {
       REELFLOW_MAX_CONCURRENT_ACTIVITIES: '7',
       REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '3',
       REELFLOW_MAX_CACHED_WORKFLOWS: '150',
+      REELFLOW_ISOLATE_EXECUTION_TIMEOUT: '45',
       REELFLOW_METRICS_BIND: '0.0.0.0:9464',
       REELFLOW_METRICS_REFRESH: '60',
       REELFLOW_LOG_LEVEL: ' DEBUG ',
@@ -71,12 +73,14 @@ test('every variable is read; blanks count as unset', () => {
     maxConcurrentActivities: 7,
     maxConcurrentWorkflowTasks: 3,
     maxCachedWorkflows: 150,
+    isolateExecutionTimeoutSeconds: 45,
     metricsBind: '0.0.0.0:9464',
     metricsRefreshSeconds: 60,
     logLevel: 'debug',
     tracingEndpoint: 'http://collector:4318',
   });
   expect(describeWorkerConfig(c)).toContain('logLevel=debug');
+  expect(describeWorkerConfig(c)).toContain('isolateExecutionTimeout=45s');
   expect(describeWorkerConfig(c)).toContain('tracing=collector:4318');
   expect(c.callbackSecret).toBe(SECRET);
   expect(loadWorkerConfig({ REELFLOW_TASK_QUEUE: '  ', REELFLOW_CALLBACK_PORT: '' }, { cores: 2 }).taskQueue).toBe(
@@ -149,6 +153,12 @@ test.each<[string, string, Env, RegExp]>([
     /at least 2/,
   ],
   ['cache of one', 'REELFLOW_MAX_CACHED_WORKFLOWS', { REELFLOW_MAX_CACHED_WORKFLOWS: '1' }, /at least 2/],
+  [
+    'activation timeout zero',
+    'REELFLOW_ISOLATE_EXECUTION_TIMEOUT',
+    { REELFLOW_ISOLATE_EXECUTION_TIMEOUT: '0' },
+    /at least 1/,
+  ],
   ['metrics bind', 'REELFLOW_METRICS_BIND', { REELFLOW_METRICS_BIND: '9464' }, /host:port/],
   [
     'archive opt-in not a switch',

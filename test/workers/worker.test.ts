@@ -59,6 +59,8 @@ test('main queue runs workflows and activities; GetAsset runs on the per-profile
     ['getAsset', getAssetTaskQueue(taskQueue, 'alpha'), 'alpha'],
     ['getAsset', getAssetTaskQueue(taskQueue, 'beta'), 'beta'],
   ]);
+  // The SDK takes the activation limit its typings do not expose (src/workers/worker.ts, isolateTimeout).
+  expect(workers.workers[0].worker.options.isolateExecutionTimeoutMs).toBe(30_000);
   const running = workers.run();
   try {
     const result = await client.workflow.execute('taskQueuesWorkflow', {
@@ -100,6 +102,21 @@ test('main queue runs workflows and activities; GetAsset runs on the per-profile
   }
   expect(workers.workers.map((w) => w.worker.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED']);
   expect(logs.join('\n')).toMatch(/getAsset for profile beta, at most 3\/s/);
+});
+
+test('REELFLOW_ISOLATE_EXECUTION_TIMEOUT reaches the SDK as the limit on one workflow activation', async () => {
+  const workers = await createReelflowWorkers({
+    connection: nativeConnection,
+    namespace,
+    config: { ...config(`limit-${process.pid}-${Date.now()}`), isolateExecutionTimeoutSeconds: 90 },
+    activities,
+    workflowsPath: require.resolve('./worker-workflows'),
+    log: () => undefined,
+  });
+  expect(workers.workers[0].worker.options.isolateExecutionTimeoutMs).toBe(90_000);
+  const running = workers.run();
+  workers.shutdown();
+  await running;
 });
 
 test('activities without getAsset are refused', async () => {
