@@ -228,7 +228,7 @@ export async function createReelflowWorkers(opts: ReelflowWorkersOptions): Promi
  * The SDK's limit on one workflow activation (5 s), which its typings do not expose yet but its
  * option compiler passes through. A starved machine reaches 5 s with healthy workflows, and a
  * stop inside the activation's microtasks aborts the worker process (docs/deploy.md,
- * "Worker processes"); test/workers/worker.test.ts checks the SDK still takes it.
+ * REELFLOW_ISOLATE_EXECUTION_TIMEOUT); test/workers/worker.test.ts checks the SDK still takes it.
  */
 function isolateTimeout(seconds: number): Partial<WorkerOptions> {
   return { isolateExecutionTimeout: `${seconds}s` } as Partial<WorkerOptions>;
