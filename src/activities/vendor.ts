@@ -11,6 +11,7 @@ import { FailureType } from '../failures';
 import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import { countedCall } from '../metrics/activity';
+import { QuerySpacing } from './query-spacing';
 import type { ActivityDeps, VendorInterfaceName } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
@@ -53,6 +54,18 @@ async function call<T>(endpoint: string, fn: (signal: AbortSignal) => Promise<T>
   }
 }
 
+/** A query of one vendor task, at least `minMs` after this process's previous query of it. */
+async function query<T>(
+  spacing: QuerySpacing,
+  endpoint: string,
+  taskId: string,
+  minMs: number,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  await spacing.turn(`${endpoint} ${taskId}`, minMs, Context.current().cancellationSignal);
+  return call(endpoint, fn);
+}
+
 function callbackUrl(deps: ActivityDeps, ref: CallbackRef | undefined): string | undefined {
   if (!ref || !deps.callbackUrlFor) return undefined;
   const workflowId = Context.current().info.workflowExecution?.workflowId;
@@ -77,7 +90,7 @@ function refuseUnchecked(deps: ActivityDeps, profile: string, iface: VendorInter
 }
 
 /** Review: submit a batch, read its task. */
-function reviewActivities(deps: ActivityDeps) {
+function reviewActivities(deps: ActivityDeps, spacing: QuerySpacing) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
     reviewSubmit: async (
@@ -107,7 +120,9 @@ function reviewActivities(deps: ActivityDeps) {
     },
     /** `status` is the vendor's as is (possibly a state reelflow does not know). */
     reviewGetTask: async (input: ProfileInput & { taskId: string }) => {
-      const t = await call('review.getTask', (signal) => v(input.profile).review.getTask(input.taskId, { signal }));
+      const t = await query(spacing, 'review.getTask', input.taskId, MIN_QUERY_INTERVAL_MS.review, (signal) =>
+        v(input.profile).review.getTask(input.taskId, { signal }),
+      );
       return {
         taskId: t.task_id,
         status: t.status,
@@ -186,7 +201,7 @@ function assetActivities(deps: ActivityDeps) {
 }
 
 /** Generation (query shape assumed: docs/vendor-contract.md). */
-function generationActivities(deps: ActivityDeps) {
+function generationActivities(deps: ActivityDeps, spacing: QuerySpacing) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
     generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
@@ -202,7 +217,9 @@ function generationActivities(deps: ActivityDeps) {
     },
     /** Any dialect, one shape (times in unix seconds); `status` may be a state reelflow does not know. */
     generationGet: async (input: ProfileInput & { id: string }) => {
-      const t = await call('generation.get', (signal) => v(input.profile).generation.get(input.id, { signal }));
+      const t = await query(spacing, 'generation.get', input.id, MIN_QUERY_INTERVAL_MS.generation, (signal) =>
+        v(input.profile).generation.get(input.id, { signal }),
+      );
       return {
         id: t.id,
         status: t.status,
@@ -220,7 +237,7 @@ function generationActivities(deps: ActivityDeps) {
 }
 
 /** Subtitle erase. */
-function eraseActivities(deps: ActivityDeps) {
+function eraseActivities(deps: ActivityDeps, spacing: QuerySpacing) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
     eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
@@ -233,7 +250,9 @@ function eraseActivities(deps: ActivityDeps) {
     },
     /** `status` is the vendor's as is (possibly NOT_START, UNKNOWN, or another unknown state). */
     eraseGet: async (input: ProfileInput & { taskId: string }) => {
-      const t = await call('erase.get', (signal) => v(input.profile).erase.get(input.taskId, { signal }));
+      const t = await query(spacing, 'erase.get', input.taskId, MIN_QUERY_INTERVAL_MS.erase, (signal) =>
+        v(input.profile).erase.get(input.taskId, { signal }),
+      );
       return {
         taskId: t.task_id,
         status: t.status,
@@ -246,10 +265,12 @@ function eraseActivities(deps: ActivityDeps) {
 
 /** Every vendor activity; its key is the activity type the workflows schedule. */
 export function createVendorActivities(deps: ActivityDeps) {
+  // Task queries only: GetAsset is paced per profile by its own queue (src/workers/getasset-pacer.ts).
+  const spacing = new QuerySpacing();
   return {
-    ...reviewActivities(deps),
+    ...reviewActivities(deps, spacing),
     ...assetActivities(deps),
-    ...generationActivities(deps),
-    ...eraseActivities(deps),
+    ...generationActivities(deps, spacing),
+    ...eraseActivities(deps, spacing),
   };
 }

@@ -1,0 +1,90 @@
+/**
+ * Queries of one vendor task leave a worker process at least the interface's minimum
+ * interval apart (src/activities/query-spacing.ts): the helper itself, then the review query
+ * activity against an emulator on the real clock, which answers 429 to a second query of a
+ * task within 1 s.
+ */
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { QuerySpacing } from '../../src/activities/query-spacing';
+import { createVendorActivities } from '../../src/activities/vendor';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { createVendorClient, type VendorClient } from '../../src/vendor-api';
+import { MIN_QUERY_INTERVAL_MS } from '../../src/vendor-api/assumed-values';
+import { API_KEY, USER_1 } from '../support/emulator';
+
+/** Resolves each turn and reports when (ms after the first call). */
+async function turns(spacing: QuerySpacing, keys: string[], minMs: number): Promise<number[]> {
+  const t0 = Date.now();
+  return Promise.all(keys.map((k) => spacing.turn(k, minMs).then(() => Date.now() - t0)));
+}
+
+describe('QuerySpacing', () => {
+  it('spaces turns of one key by the interval, concurrent ones too, and leaves other keys alone', async () => {
+    const spacing = new QuerySpacing();
+    const [a1, b1, a2, a3] = await turns(spacing, ['a', 'b', 'a', 'a'], 150);
+    expect(a1).toBeLessThan(50);
+    expect(b1).toBeLessThan(50);
+    // Timers may fire a millisecond early; never a whole interval early.
+    expect(a2).toBeGreaterThanOrEqual(145);
+    expect(a3).toBeGreaterThanOrEqual(295);
+  });
+
+  it('lets a key go at once when its last turn is older than the interval', async () => {
+    let now = 1_000;
+    const spacing = new QuerySpacing(() => now);
+    await spacing.turn('a', 500);
+    now += 500;
+    const started = Date.now();
+    await spacing.turn('a', 500);
+    expect(Date.now() - started).toBeLessThan(50);
+  });
+
+  it('gives up its wait when the activity is cancelled', async () => {
+    const spacing = new QuerySpacing();
+    await spacing.turn('a', 10_000);
+    const abort = new AbortController();
+    const waiting = spacing.turn('a', 10_000, abort.signal);
+    abort.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('review query activity on the real clock', () => {
+  let emu: RunningEmulator;
+  let vendor: VendorClient;
+  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+  const profile = 'default';
+  const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input);
+
+  beforeAll(async () => {
+    emu = await startEmulator({ port: 0, dialect: 'upstream', pathWord: 'acme' });
+    vendor = createVendorClient({
+      baseUrl: emu.url,
+      identityUrl: emu.url,
+      apiKey: API_KEY,
+      accessToken: USER_1,
+      pathWord: 'acme',
+    });
+  });
+  afterAll(async () => {
+    await vendor.close();
+    await emu.close();
+  });
+
+  it('two queries of one task asked back to back both get an answer, the second after the interval', async () => {
+    const activities = createVendorActivities({ vendorFor: () => vendor, archiveRoot: '/nonexistent' });
+    const { taskId } = await run(activities.reviewSubmit, {
+      profile,
+      urls: ['https://cdn.example.com/spacing.png'],
+      assetType: 'Image',
+    });
+    const t0 = Date.now();
+    const first = await run(activities.reviewGetTask, { profile, taskId });
+    const second = await run(activities.reviewGetTask, { profile, taskId });
+    expect(first.taskId).toBe(taskId);
+    expect(second.taskId).toBe(taskId);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(MIN_QUERY_INTERVAL_MS.review - 5);
+    expect(emu.inspect().counters.rateLimited429['review.get'] ?? 0).toBe(0);
+  });
+});
