@@ -1,13 +1,8 @@
 /**
  * Queries of one vendor task leave this process at least the interface's minimum interval
- * apart, in real time (docs/vendor-contract.md, "Minimum query intervals").
- *
- * The workflow spaces its polls in workflow time: the start of the workflow task that asks.
- * Its queries run as local activities, which under load start later than that time, and by
- * different delays: two queries asked 1 s apart could reach the vendor 0.3 s apart and meet a
- * 429 (seen once in a 1000-pipeline bench run). A pipeline's local activities run on the worker
- * that holds it, so one process sees all of a task's queries but after a worker change, when
- * they are far apart anyway.
+ * apart, in real time (docs/vendor-contract.md, "Where the query intervals are kept"): the
+ * workflow spaces its polls in workflow time, and their local activities start later than
+ * that, by a different delay each time under load.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -29,7 +29,7 @@
  *                                        docs/tenants.md); unset: tenants are off
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
- *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 8 per core (16 on 2 cores), ≥ 2
+ *   REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS  default 2 per core (4 on 2 cores), ≥ 2
  *   REELFLOW_MAX_CACHED_WORKFLOWS        pipelines kept in the worker's cache; default the SDK's (from the heap size)
  *   REELFLOW_ISOLATE_EXECUTION_TIMEOUT   seconds one workflow activation may run; default 30 (docs/deploy.md)
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
@@ -343,11 +343,10 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     webhookTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_WEBHOOK_TIMEOUT_SECONDS) * 1000,
     callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
     getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
-    // Activities wait on HTTP, not CPU: 10 per core. A workflow task holds its slot while its
-    // local activities run and its completion travels to the server, and activations run one
-    // at a time on the workflow thread anyway: 8 per core (docs/deploy.md, Capacity).
+    // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks: 2 per core; 8 per core
+    // ran 1000 pipelines sooner but 10 later (docs/benchmarks.md, What remains).
     maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
-    maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 8 * cores),
+    maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
     isolateExecutionTimeoutSeconds: e.REELFLOW_ISOLATE_EXECUTION_TIMEOUT ?? DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS,
     metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
     logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,

@@ -27,7 +27,7 @@ test('defaults, sized for 2 cores', () => {
     callbackHost: '0.0.0.0',
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
-    maxConcurrentWorkflowTasks: 16,
+    maxConcurrentWorkflowTasks: 4,
     isolateExecutionTimeoutSeconds: 30,
     metricsRefreshSeconds: 15,
     logLevel: 'info',
