@@ -11,25 +11,30 @@ const FORGET_AFTER_MS = 60_000;
 const PRUNE_AT_SIZE = 4_096;
 
 export class QuerySpacing {
-  /** Per task key: when its last query was allowed to leave (ms, this process's clock). */
-  private readonly sent = new Map<string, number>();
+  /** Per task key: the end of its last query, or the planned start of one in flight (ms). */
+  private readonly last = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /**
-   * Resolves when `key` may be queried: at once, or `minMs` after its previous query. The
-   * slot is taken before waiting, so two concurrent queries of one task are spaced too.
+   * Runs `query` no sooner than `minMs` after the previous query of `key` ended. Counting
+   * from the end, not the start: the vendor saw the previous request somewhere in between.
    */
-  async turn(key: string, minMs: number, signal?: AbortSignal): Promise<void> {
+  async spaced<T>(key: string, minMs: number, query: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const now = this.now();
-    if (this.sent.size >= PRUNE_AT_SIZE) this.prune(now);
-    const previous = this.sent.get(key);
+    if (this.last.size >= PRUNE_AT_SIZE) this.prune(now);
+    const previous = this.last.get(key);
     const at = previous === undefined ? now : Math.max(now, previous + minMs);
-    this.sent.set(key, at);
+    this.last.set(key, at);
     if (at > now) await sleep(at - now, undefined, signal ? { signal } : undefined);
+    try {
+      return await query();
+    } finally {
+      this.last.set(key, Math.max(this.last.get(key) ?? 0, this.now()));
+    }
   }
 
   private prune(now: number): void {
-    for (const [key, at] of this.sent) if (at < now - FORGET_AFTER_MS) this.sent.delete(key);
+    for (const [key, at] of this.last) if (at < now - FORGET_AFTER_MS) this.last.delete(key);
   }
 }

@@ -54,7 +54,7 @@ async function call<T>(endpoint: string, fn: (signal: AbortSignal) => Promise<T>
   }
 }
 
-/** A query of one vendor task, at least `minMs` after this process's previous query of it. */
+/** A query of one vendor task, at least `minMs` after this process's previous query of it ended. */
 async function query<T>(
   spacing: QuerySpacing,
   endpoint: string,
@@ -62,8 +62,8 @@ async function query<T>(
   minMs: number,
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  await spacing.turn(`${endpoint} ${taskId}`, minMs, Context.current().cancellationSignal);
-  return call(endpoint, fn);
+  const signal = Context.current().cancellationSignal;
+  return spacing.spaced(`${endpoint} ${taskId}`, minMs, () => call(endpoint, fn), signal);
 }
 
 function callbackUrl(deps: ActivityDeps, ref: CallbackRef | undefined): string | undefined {

@@ -13,16 +13,24 @@ import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { MIN_QUERY_INTERVAL_MS } from '../../src/vendor-api/assumed-values';
 import { API_KEY, USER_1 } from '../support/emulator';
 
-/** Resolves each turn and reports when (ms after the first call). */
-async function turns(spacing: QuerySpacing, keys: string[], minMs: number): Promise<number[]> {
+/** Starts a query of each key at once, each taking `takesMs`; reports when each began (ms after the first call). */
+async function starts(spacing: QuerySpacing, keys: string[], minMs: number, takesMs = 0): Promise<number[]> {
   const t0 = Date.now();
-  return Promise.all(keys.map((k) => spacing.turn(k, minMs).then(() => Date.now() - t0)));
+  return Promise.all(
+    keys.map((k) =>
+      spacing.spaced(k, minMs, async () => {
+        const began = Date.now() - t0;
+        await new Promise((r) => setTimeout(r, takesMs));
+        return began;
+      }),
+    ),
+  );
 }
 
 describe('QuerySpacing', () => {
-  it('spaces turns of one key by the interval, concurrent ones too, and leaves other keys alone', async () => {
+  it('spaces queries of one key by the interval, concurrent ones too, and leaves other keys alone', async () => {
     const spacing = new QuerySpacing();
-    const [a1, b1, a2, a3] = await turns(spacing, ['a', 'b', 'a', 'a'], 150);
+    const [a1, b1, a2, a3] = await starts(spacing, ['a', 'b', 'a', 'a'], 150);
     expect(a1).toBeLessThan(50);
     expect(b1).toBeLessThan(50);
     // Timers may fire a millisecond early; never a whole interval early.
@@ -30,23 +38,34 @@ describe('QuerySpacing', () => {
     expect(a3).toBeGreaterThanOrEqual(295);
   });
 
-  it('lets a key go at once when its last turn is older than the interval', async () => {
+  it('counts the interval from the end of the previous query, which the vendor may have seen late', async () => {
+    const spacing = new QuerySpacing();
+    const t0 = Date.now();
+    await starts(spacing, ['a'], 150, 200);
+    const [next] = await starts(spacing, ['a'], 150);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(200 + 145);
+    expect(next).toBeGreaterThanOrEqual(140);
+  });
+
+  it('lets a key go at once when its last query ended longer ago than the interval', async () => {
     let now = 1_000;
     const spacing = new QuerySpacing(() => now);
-    await spacing.turn('a', 500);
+    await spacing.spaced('a', 500, () => Promise.resolve());
     now += 500;
     const started = Date.now();
-    await spacing.turn('a', 500);
+    await spacing.spaced('a', 500, () => Promise.resolve());
     expect(Date.now() - started).toBeLessThan(50);
   });
 
-  it('gives up its wait when the activity is cancelled', async () => {
+  it('gives up its wait when the activity is cancelled, without querying', async () => {
     const spacing = new QuerySpacing();
-    await spacing.turn('a', 10_000);
+    await spacing.spaced('a', 10_000, () => Promise.resolve());
     const abort = new AbortController();
-    const waiting = spacing.turn('a', 10_000, abort.signal);
+    let queried = false;
+    const waiting = spacing.spaced('a', 10_000, () => Promise.resolve((queried = true)), abort.signal);
     abort.abort();
     await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    expect(queried).toBe(false);
   });
 });
 
