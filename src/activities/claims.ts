@@ -11,6 +11,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { countedCall } from '../metrics/activity';
+import { MIN_QUERY_INTERVAL_MS } from '../vendor-api/assumed-values';
+import { QuerySpacing } from './query-spacing';
 import { RejectedError, toFailureInfo, VendorError } from '../vendor-api/errors';
 import {
   TASK_ID_PATTERN,
@@ -96,7 +98,8 @@ function failureOf(err: unknown): unknown {
   });
 }
 
-export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
+/** `spacing` holds this query apart from the stage's own queries of the same task (query-spacing.ts). */
+export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>, spacing = new QuerySpacing()) {
   async function vendorAnswer(input: InspectOfferedTaskInput, signal: AbortSignal): Promise<Loose> {
     const v = deps.vendorFor(input.profile);
     if (input.kind === 'generation') return { ...(await v.generation.get(input.taskId, { signal })) };
@@ -143,8 +146,13 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>) {
       }
       let answer: Loose;
       try {
-        answer = await countedCall(ENDPOINT_OF[input.kind], () =>
-          vendorAnswer(input, Context.current().cancellationSignal),
+        const endpoint = ENDPOINT_OF[input.kind];
+        const signal = Context.current().cancellationSignal;
+        answer = await spacing.spaced(
+          `${endpoint} ${input.taskId}`,
+          MIN_QUERY_INTERVAL_MS[input.kind],
+          () => countedCall(endpoint, () => vendorAnswer(input, signal)),
+          signal,
         );
       } catch (err) {
         if (err instanceof VendorError && (err.status === 404 || err instanceof RejectedError)) {

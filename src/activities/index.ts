@@ -14,6 +14,7 @@ import type { ActivityDeps } from './deps';
 import { createVendorActivities } from './vendor';
 import { createWebhookActivities } from './webhook';
 import { createWebhookOriginActivities } from './webhook-origin';
+import { QuerySpacing } from './query-spacing';
 
 export type { ActivityDeps } from './deps';
 export type { CallbackRef } from './vendor';
@@ -22,9 +23,11 @@ export type { PreviousRunFacts } from './previous-run';
 export type { ReuseSource } from './reuse-source';
 
 export function createActivities(deps: ActivityDeps) {
+  // One for the process: a stage's polls and the checks of offered task ids query the same tasks.
+  const taskQueries = new QuerySpacing();
   return {
-    ...createVendorActivities(deps),
-    ...createClaimActivities(deps),
+    ...createVendorActivities(deps, taskQueries),
+    ...createClaimActivities(deps, taskQueries),
     ...createDefinitionActivities(deps),
     ...createPreviousRunActivities(),
     ...createLedgerActivities(),

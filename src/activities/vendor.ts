@@ -264,9 +264,8 @@ function eraseActivities(deps: ActivityDeps, spacing: QuerySpacing) {
 }
 
 /** Every vendor activity; its key is the activity type the workflows schedule. */
-export function createVendorActivities(deps: ActivityDeps) {
-  // Task queries only: GetAsset is paced per profile by its own queue (src/workers/getasset-pacer.ts).
-  const spacing = new QuerySpacing();
+/** `spacing` holds task queries apart (GetAsset is paced per profile by its own queue instead). */
+export function createVendorActivities(deps: ActivityDeps, spacing = new QuerySpacing()) {
   return {
     ...reviewActivities(deps, spacing),
     ...assetActivities(deps),

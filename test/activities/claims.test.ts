@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createClaimActivities, ofChain, readFacts } from '../../src/activities/claims';
+import { QuerySpacing } from '../../src/activities/query-spacing';
+import { createVendorActivities } from '../../src/activities/vendor';
 import type { InspectOfferedTaskInput, OfferedTaskFacts } from '../../src/contract/offers';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
@@ -172,4 +174,28 @@ test('readFacts takes each field only when its type is right, in our shape or th
       result: { items: [{ source_url: 'a' }, { source_url: 3 }, null] },
     }),
   ).toEqual({ id: 'r', itemCount: 2, sourceUrls: ['a'] });
+});
+
+test("a check of an offered review task and the stage's own query of it reach the vendor 1 s apart", async () => {
+  const spacing = new QuerySpacing();
+  const claims = createClaimActivities({ vendorFor: () => vendor }, spacing);
+  const stage = createVendorActivities({ vendorFor: () => vendor, archiveRoot: '/nonexistent' }, spacing);
+  const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input);
+  const { taskId } = await run(stage.reviewSubmit, {
+    profile: 'default',
+    urls: ['https://cdn.example.com/offered.png'],
+    assetType: 'Image',
+  });
+  const limited = () => emulator.inspect().counters.rateLimited429['review.get'] ?? 0;
+  const before = limited();
+  const facts = await run(claims.inspectOfferedTask, {
+    profile: 'default',
+    kind: 'review',
+    taskId,
+    exclude: [],
+  });
+  expect(facts.found).toBe(true);
+  const task = await run(stage.reviewGetTask, { profile: 'default', taskId });
+  expect(task.taskId).toBe(taskId);
+  expect(limited()).toBe(before);
 });
