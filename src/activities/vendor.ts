@@ -263,8 +263,10 @@ function eraseActivities(deps: ActivityDeps, spacing: QuerySpacing) {
   };
 }
 
-/** Every vendor activity; its key is the activity type the workflows schedule. */
-/** `spacing` holds task queries apart (GetAsset is paced per profile by its own queue instead). */
+/**
+ * Every vendor activity; its key is the activity type the workflows schedule. `spacing` holds
+ * task queries apart (GetAsset is paced per profile by its own queue instead).
+ */
 export function createVendorActivities(deps: ActivityDeps, spacing = new QuerySpacing()) {
   return {
     ...reviewActivities(deps, spacing),

@@ -31,8 +31,9 @@ describe('QuerySpacing', () => {
   it('spaces queries of one key by the interval, concurrent ones too, and leaves other keys alone', async () => {
     const spacing = new QuerySpacing();
     const [a1, b1, a2, a3] = await starts(spacing, ['a', 'b', 'a', 'a'], 150);
-    expect(a1).toBeLessThan(50);
-    expect(b1).toBeLessThan(50);
+    // Loose upper bounds: a loaded test machine delays timers, never by a whole interval here.
+    expect(a1).toBeLessThan(140);
+    expect(b1).toBeLessThan(140);
     // Timers may fire a millisecond early; never a whole interval early.
     expect(a2).toBeGreaterThanOrEqual(145);
     expect(a3).toBeGreaterThanOrEqual(295);
@@ -54,7 +55,7 @@ describe('QuerySpacing', () => {
     now += 500;
     const started = Date.now();
     await spacing.spaced('a', 500, () => Promise.resolve());
-    expect(Date.now() - started).toBeLessThan(50);
+    expect(Date.now() - started).toBeLessThan(400);
   });
 
   it('gives up its wait when the activity is cancelled, without querying', async () => {
