@@ -78,14 +78,8 @@ describe('review query activity on the real clock', () => {
   const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input);
 
   beforeAll(async () => {
-    emu = await startEmulator({ port: 0, dialect: 'upstream', pathWord: 'acme' });
-    vendor = createVendorClient({
-      baseUrl: emu.url,
-      identityUrl: emu.url,
-      apiKey: API_KEY,
-      accessToken: USER_1,
-      pathWord: 'acme',
-    });
+    emu = await startEmulator({ port: 0 });
+    vendor = createVendorClient({ baseUrl: emu.url, identityUrl: emu.url, apiKey: API_KEY, accessToken: USER_1 });
   });
   afterAll(async () => {
     await vendor.close();
