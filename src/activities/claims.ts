@@ -144,13 +144,15 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>, spa
           FailureType.RejectedError,
         );
       }
+      const endpoint = ENDPOINT_OF[input.kind];
+      const key = `${endpoint} ${input.taskId}`;
+      const minMs = MIN_QUERY_INTERVAL_MS[input.kind];
+      const signal = Context.current().cancellationSignal;
       let answer: Loose;
       try {
-        const endpoint = ENDPOINT_OF[input.kind];
-        const signal = Context.current().cancellationSignal;
         answer = await spacing.spaced(
-          `${endpoint} ${input.taskId}`,
-          MIN_QUERY_INTERVAL_MS[input.kind],
+          key,
+          minMs,
           () => countedCall(endpoint, () => vendorAnswer(input, signal)),
           signal,
         );
@@ -160,11 +162,16 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>, spa
         }
         throw failureOf(err);
       }
-      return {
+      const facts: OfferedTaskFacts = {
         found: true,
         ...readFacts(input.kind, answer),
         claimedBy: await claimsOf(input.taskId, input.exclude, input.chain),
       };
+      // The stage queries this task next once this result is back, maybe on another worker
+      // that this spacing does not reach: so return an interval after this query ended
+      // (docs/vendor-contract.md, "Where the query intervals are kept").
+      await spacing.settled(key, minMs, signal);
+      return facts;
     },
   };
 }

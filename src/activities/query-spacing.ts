@@ -34,6 +34,15 @@ export class QuerySpacing {
     }
   }
 
+  /**
+   * Resolves once `minMs` have passed since this process's last query of `key` ended: before a
+   * result leaves for a workflow whose next query of the task may run in another process.
+   */
+  async settled(key: string, minMs: number, signal?: AbortSignal): Promise<void> {
+    const wait = (this.last.get(key) ?? Number.NEGATIVE_INFINITY) + minMs - this.now();
+    if (wait > 0) await sleep(wait, undefined, signal ? { signal } : undefined);
+  }
+
   private prune(now: number): void {
     for (const [key, at] of this.last) if (at < now - FORGET_AFTER_MS) this.last.delete(key);
   }

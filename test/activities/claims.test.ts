@@ -176,10 +176,15 @@ test('readFacts takes each field only when its type is right, in our shape or th
   ).toEqual({ id: 'r', itemCount: 2, sourceUrls: ['a'] });
 });
 
-test("a check of an offered review task and the stage's own query of it reach the vendor 1 s apart", async () => {
-  const spacing = new QuerySpacing();
-  const claims = createClaimActivities({ vendorFor: () => vendor }, spacing);
-  const stage = createVendorActivities({ vendorFor: () => vendor, archiveRoot: '/nonexistent' }, spacing);
+// One process shares its spacing; two processes each have their own, and the check holds its
+// result until the stage's next query may follow.
+const shared = new QuerySpacing();
+test.each([
+  ['on the same worker', shared, shared],
+  ['on another worker', new QuerySpacing(), new QuerySpacing()],
+])("a check of an offered review task, then the stage's own query of it %s: 1 s apart", async (_where, a, b) => {
+  const claims = createClaimActivities({ vendorFor: () => vendor }, a);
+  const stage = createVendorActivities({ vendorFor: () => vendor, archiveRoot: '/nonexistent' }, b);
   const run = <A, R>(fn: (input: A) => Promise<R>, input: A): Promise<R> => env.run(fn, input);
   const { taskId } = await run(stage.reviewSubmit, {
     profile: 'default',
@@ -188,12 +193,7 @@ test("a check of an offered review task and the stage's own query of it reach th
   });
   const limited = () => emulator.inspect().counters.rateLimited429['review.get'] ?? 0;
   const before = limited();
-  const facts = await run(claims.inspectOfferedTask, {
-    profile: 'default',
-    kind: 'review',
-    taskId,
-    exclude: [],
-  });
+  const facts = await run(claims.inspectOfferedTask, { profile: 'default', kind: 'review', taskId, exclude: [] });
   expect(facts.found).toBe(true);
   const task = await run(stage.reviewGetTask, { profile: 'default', taskId });
   expect(task.taskId).toBe(taskId);

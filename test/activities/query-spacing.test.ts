@@ -58,6 +58,23 @@ describe('QuerySpacing', () => {
     expect(Date.now() - started).toBeLessThan(400);
   });
 
+  it('settled: resolves an interval after the last query of the key ended, at once for an unknown key', async () => {
+    let now = 1_000;
+    const spacing = new QuerySpacing(() => now);
+    const t0 = Date.now();
+    await spacing.settled('never queried', 10_000);
+    expect(Date.now() - t0).toBeLessThan(400);
+    await spacing.spaced('a', 150, () => Promise.resolve((now += 100))); // the query ends at 1,100
+    now = 1_200;
+    const t1 = Date.now();
+    await spacing.settled('a', 150); // 50 ms left of the interval
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(45);
+    now = 1_250;
+    const t2 = Date.now();
+    await spacing.settled('a', 150);
+    expect(Date.now() - t2).toBeLessThan(40);
+  });
+
   it('gives up its wait when the activity is cancelled, without querying', async () => {
     const spacing = new QuerySpacing();
     await spacing.spaced('a', 10_000, () => Promise.resolve());

@@ -6,7 +6,7 @@
 import {
   attributeRecords,
   checkAll,
-  checkGetAsset429,
+  checkNatural429,
   checkNoDuplicates,
   checkNoResultLost,
   checkNoUnknownRecords,
@@ -131,7 +131,7 @@ describe('chaos invariants', () => {
       ['no-duplicates', 0],
       ['reported-ids-exist', 0],
       ['no-unknown-records', 0],
-      ['getasset-429', 0],
+      ['natural-429', 0],
       ['no-result-lost', 0],
     ]);
     expect(results.every((r) => r.pass)).toBe(true);
@@ -204,15 +204,48 @@ describe('chaos invariants', () => {
     expect(r.examples[0]).toMatch(/of p001 is not in that pipeline's result or status/);
   });
 
-  test('GetAsset 429s: injected ones are faults, any other is a violation', () => {
+  test('429s: injected ones are faults, any other on any endpoint is a violation', () => {
     const s = snapshot();
-    expect(checkGetAsset429(s)).toMatchObject({
+    expect(checkNatural429(s)).toMatchObject({
       pass: true,
       violations: 0,
       breakdown: { total429: 3, injected429: 3, natural429: 0 },
     });
     s.counters.rateLimited429['assets.GetAsset'] = 5;
-    expect(checkGetAsset429(s)).toMatchObject({ pass: false, violations: 2, breakdown: { natural429: 2 } });
+    s.counters.rateLimited429['review.get'] = 1;
+    expect(checkNatural429(s)).toMatchObject({
+      pass: false,
+      violations: 3,
+      breakdown: { natural429: 3, 'natural429 assets.GetAsset': 2, 'natural429 review.get': 1 },
+    });
+  });
+
+  test("a natural 429 is shown with its task's requests in the 5 s before it", () => {
+    const s = snapshot();
+    s.counters.rateLimited429['review.get'] = 1;
+    const at = (ms: number) => new Date(Date.UTC(2026, 10, 27, 20, 0, 0, ms)).toISOString();
+    const req = (seq: number, ms: number, resourceId: string, status: number, faults: string[] = []) => ({
+      seq,
+      at: at(ms),
+      method: 'GET',
+      path: `/v1/review/${resourceId}`,
+      endpoint: 'review.get',
+      status,
+      resourceId,
+      faults,
+      durationMs: 3,
+    });
+    const requests = [
+      req(1, 0, 'rv-1', 200),
+      req(2, 100, 'rv-2', 200),
+      req(3, 700, 'rv-1', 429),
+      req(4, 800, 'rv-2', 429, ['rateLimit429']),
+    ];
+    const r = checkNatural429(s, requests);
+    expect(r.violations).toBe(1);
+    expect(r.examples).toEqual([
+      `review.get rv-1 answered 429 at ${at(700)}; before it: -700 ms review.get → 200 (3 ms)`,
+    ]);
   });
 
   test("result lost: missing from the result, missing on disk, checksum or sidecar mismatch, not the vendor's video", () => {

@@ -10,7 +10,9 @@
  */
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import type { PipelineResult, PipelineStatus, VendorTaskKind } from '../../src/contract/messages';
+import type { RequestRecord } from '../../src/emulator/request-log';
 import { tagIn, type PlannedPipeline } from './chaos-plan';
+import { natural429s } from './rate-window';
 
 export type OutcomeState = 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed-out' | 'not-finished';
 
@@ -266,30 +268,62 @@ export function checkNoUnknownRecords(outcomes: PipelineOutcome[], s: Snapshot):
   );
 }
 
-/** 5. Zero GetAsset 429s other than the injected ones. */
-export function checkGetAsset429(s: Snapshot): InvariantResult {
-  const total = s.counters.rateLimited429['assets.GetAsset'] ?? 0;
-  const injected = s.counters.faultsByEndpoint['assets.GetAsset']?.rateLimit429 ?? 0;
-  const natural = total - injected;
-  const problems = Array.from(
-    { length: Math.max(0, natural) },
-    () => "GetAsset answered 429 RateLimitExceeded by the vendor's own rate limit",
+/**
+ * 5. Zero 429s other than the injected ones, on every endpoint: GetAsset's 10/s per token
+ * and each query's minimum interval per task are the vendor's rules. Each natural 429
+ * the request log holds is shown with the requests of the same task before it.
+ */
+export function checkNatural429(s: Snapshot, requests: RequestRecord[] = []): InvariantResult {
+  const natural = natural429s(s.counters);
+  const total = Object.values(s.counters.rateLimited429).reduce((a, b) => a + b, 0);
+  const count = Object.values(natural).reduce((a, b) => a + b, 0);
+  const traced = trailsOf(requests);
+  const untraced = Object.entries(natural).flatMap(([endpoint, n]) =>
+    Array.from({ length: Math.max(0, n - traced.filter((t) => t.endpoint === endpoint).length) }, () =>
+      endpoint === 'assets.GetAsset'
+        ? "GetAsset answered 429 RateLimitExceeded by the vendor's own rate limit"
+        : `${endpoint} answered 429 by the vendor's own limit`,
+    ),
   );
   return {
     ...result(
-      'getasset-429',
-      'Zero GetAsset 429s (beyond those injected)',
-      'emulator counters: rateLimited429["assets.GetAsset"] (every 429 it answered on GetAsset) minus ' +
-        'faultsByEndpoint["assets.GetAsset"].rateLimit429 (the injected ones) = 429s from the vendor\'s own ' +
-        '10/s-per-token limit; must be 0',
+      'natural-429',
+      'Zero 429s (beyond those injected)',
+      'emulator counters, per endpoint: rateLimited429 (every 429 it answered) minus faultsByEndpoint[…].rateLimit429 ' +
+        "(the injected ones) = 429s from the vendor's own limits (GetAsset 10/s per token, a query's minimum " +
+        'interval per task); must be 0. Each is shown with the earlier requests of its task',
       total,
-      problems.slice(0, MAX_EXAMPLES),
-      { total429: total, injected429: injected, natural429: natural },
+      [...traced.map((t) => t.text), ...untraced].slice(0, MAX_EXAMPLES),
+      { total429: total, injected429: total - count, natural429: count, ...prefixed(natural) },
     ),
-    violations: Math.max(0, natural),
-    pass: natural <= 0,
+    violations: count,
+    pass: count <= 0,
   };
 }
+
+const prefixed = (r: Record<string, number>) =>
+  Object.fromEntries(Object.entries(r).map(([endpoint, n]) => [`natural429 ${endpoint}`, n]));
+
+/** Each 429 no fault injected, with the requests of its task in the 5 s before it (times relative to it). */
+function trailsOf(requests: RequestRecord[]): { endpoint: string; text: string }[] {
+  const out: { endpoint: string; text: string }[] = [];
+  for (const r of requests) {
+    if (r.status !== 429 || r.faults.length > 0 || !r.endpoint) continue;
+    const at = Date.parse(r.at);
+    const before = requests.filter(
+      (e) => e.seq < r.seq && e.resourceId === r.resourceId && r.resourceId && at - Date.parse(e.at) <= TRAIL_MS,
+    );
+    const trail = before.map(
+      (e) => `${Date.parse(e.at) - at} ms ${e.endpoint ?? e.method} → ${e.status} (${e.durationMs} ms)`,
+    );
+    out.push({
+      endpoint: r.endpoint,
+      text: `${r.endpoint} ${r.resourceId ?? ''} answered 429 at ${r.at}; before it: ${trail.join('; ') || 'nothing within 5 s'}`,
+    });
+  }
+  return out;
+}
+const TRAIL_MS = 5_000;
 
 /** 6. No result lost: every successful pipeline's archived files exist with matching checksums. */
 export function checkNoResultLost(
@@ -337,13 +371,15 @@ export function checkAll(input: {
   snapshot: Snapshot;
   files: Map<string, ArchivedFileOnDisk>;
   expectedArchive: { names: string[]; sha256: Record<string, string> };
+  /** The emulator's request log, to show each natural 429 with its task's earlier requests. */
+  requests?: RequestRecord[];
 }): InvariantResult[] {
   return [
     checkTerminalStates(input.plan, input.outcomes),
     checkNoDuplicates(input.snapshot),
     checkReportedIdsExist(input.outcomes, input.snapshot),
     checkNoUnknownRecords(input.outcomes, input.snapshot),
-    checkGetAsset429(input.snapshot),
+    checkNatural429(input.snapshot, input.requests),
     checkNoResultLost(input.outcomes, input.files, input.expectedArchive),
   ];
 }

@@ -179,6 +179,7 @@ export async function chaosReport(f: ChaosFindings): Promise<ChaosReport> {
     snapshot,
     files,
     expectedArchive: expectedArchive(),
+    requests: f.requests,
   });
   if (f.gate) invariants.push(checkConcurrencyLimit(f.plan, snapshot, f.gate.tenants, f.gate.timelines));
   const faults = faultsOf(f);
