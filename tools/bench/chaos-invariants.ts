@@ -304,10 +304,13 @@ export function checkNatural429(s: Snapshot, requests: RequestRecord[] = []): In
 const prefixed = (r: Record<string, number>) =>
   Object.fromEntries(Object.entries(r).map(([endpoint, n]) => [`natural429 ${endpoint}`, n]));
 
-/** Each 429 no fault injected, with the requests of its task in the 5 s before it (times relative to it). */
+const TRAIL_MS = 5_000;
+
+/** The first 429s no fault injected, each with the requests of its task in the 5 s before it (times relative to it). */
 function trailsOf(requests: RequestRecord[]): { endpoint: string; text: string }[] {
   const out: { endpoint: string; text: string }[] = [];
   for (const r of requests) {
+    if (out.length >= MAX_EXAMPLES) break;
     if (r.status !== 429 || r.faults.length > 0 || !r.endpoint) continue;
     const at = Date.parse(r.at);
     const before = requests.filter(
@@ -323,7 +326,6 @@ function trailsOf(requests: RequestRecord[]): { endpoint: string; text: string }
   }
   return out;
 }
-const TRAIL_MS = 5_000;
 
 /** 6. No result lost: every successful pipeline's archived files exist with matching checksums. */
 export function checkNoResultLost(
