@@ -12,7 +12,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { countedCall } from '../metrics/activity';
 import { MIN_QUERY_INTERVAL_MS } from '../vendor-api/assumed-values';
-import { QuerySpacing } from './query-spacing';
+import { QuerySpacing, taskKey } from './query-spacing';
 import { RejectedError, toFailureInfo, VendorError } from '../vendor-api/errors';
 import {
   TASK_ID_PATTERN,
@@ -145,7 +145,7 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>, spa
         );
       }
       const endpoint = ENDPOINT_OF[input.kind];
-      const key = `${endpoint} ${input.taskId}`;
+      const key = taskKey(endpoint, input.taskId);
       const minMs = MIN_QUERY_INTERVAL_MS[input.kind];
       const signal = Context.current().cancellationSignal;
       let answer: Loose;

@@ -10,6 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const FORGET_AFTER_MS = 60_000;
 const PRUNE_AT_SIZE = 4_096;
 
+/** The key of one vendor task's queries: the same for a stage's poll and the check of an offered id. */
+export const taskKey = (endpoint: string, taskId: string): string => `${endpoint} ${taskId}`;
+
 export class QuerySpacing {
   /** Per task key: the end of its last query, or the planned start of one in flight (ms). */
   private readonly last = new Map<string, number>();

@@ -11,7 +11,7 @@ import { FailureType } from '../failures';
 import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed-values';
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import { countedCall } from '../metrics/activity';
-import { QuerySpacing } from './query-spacing';
+import { QuerySpacing, taskKey } from './query-spacing';
 import type { ActivityDeps, VendorInterfaceName } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
@@ -63,7 +63,7 @@ async function query<T>(
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const signal = Context.current().cancellationSignal;
-  return spacing.spaced(`${endpoint} ${taskId}`, minMs, () => call(endpoint, fn), signal);
+  return spacing.spaced(taskKey(endpoint, taskId), minMs, () => call(endpoint, fn), signal);
 }
 
 function callbackUrl(deps: ActivityDeps, ref: CallbackRef | undefined): string | undefined {
