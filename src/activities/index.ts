@@ -30,7 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createClaimActivities(deps, taskQueries),
     ...createDefinitionActivities(deps),
     ...createPreviousRunActivities(),
-    ...createLedgerActivities(),
+    ...createLedgerActivities(deps.tenants),
     ...createReuseSourceActivities(),
     ...createGateActivities(),
     ...createWebhookActivities({

@@ -1,66 +1,135 @@
 /**
- * The spend ledger's calls from a pipeline (docs/tenants.md, "Budgets"). A workflow cannot
- * signal-with-start, so askSpend does it (the period's ledger starts with its first reserve);
- * the ledger answers the pipeline by signal. The ask is idempotent by key, so a retried
- * activity counts once. reserveSpend, by update-with-start, serves pipelines recorded before
- * that. previousLedgerBudget lets a new period's ledger inherit `reelflow budget set`.
+ * The spend ledger's activities (docs/tenants.md, "Budgets"). A pipeline asks by
+ * signal-with-start (a workflow cannot; the period's first ask starts its ledger). A ledger
+ * opens by reading its terms from this worker's tenants file and its state from its own
+ * earlier runs, checks each new sender against the server, and reads what an ended pipeline
+ * spent from the pipeline's own record: nothing a message says is taken on trust.
  */
 import { Context } from '@temporalio/activity';
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   LEDGER_WORKFLOW,
+  SPEND_MEMO,
   ledgerId,
-  ledgerQuery,
   ledgerStartOptions,
+  parseLedgerId,
+  periodEndMs,
+  periodKindOf,
+  periodOf,
   previousPeriod,
   reserveSignal,
-  reserveUpdate,
-  settleSignal,
-  type LedgerInput,
-  type ReserveAnswer,
-  type ReserveSpendInput,
-  type SettleMessage,
+  type LedgerOpening,
+  type LedgerTerms,
+  type ReserveRequest,
+  type RunChain,
+  type SpendRecord,
 } from '../contract/ledger';
+import { statusQuery } from '../contract/messages';
+import type { BudgetPeriod } from '../contract/tenancy';
+import { priceTable, type TenantsConfig } from '../tenants/config';
+import { readLedger } from '../tenants/ledger-read';
 
-export function createLedgerActivities() {
+/** The workflow type of a pipeline: only a pipeline spends. */
+const PIPELINE_TYPE = 'videoPipeline';
+
+export interface AskSpendInput {
+  tenant: string;
+  /** The tenant's period kind and clock, from the pipeline's recorded policy. */
+  periodKind: BudgetPeriod;
+  utcOffsetMinutes: number;
+  request: ReserveRequest;
+}
+
+/** Which ledger was asked: taken from the activity's clock and recorded, so a replay asks the same one. */
+export interface AskedLedger {
+  ledgerId: string;
+  period: string;
+  periodEndMs: number;
+}
+
+/** The tenant's terms in this worker's file; unknown when the file lacks the tenant or reserves per another period. */
+export function termsOf(config: TenantsConfig | undefined, tenant: string, period: string): LedgerTerms {
+  const prices = config ? priceTable(config) : { review: 0, assetGroup: 0, asset: 0, generation: 0, erase: 0 };
+  const limits =
+    config && Object.hasOwn(config.tenants, tenant) ? { ...config.defaults, ...config.tenants[tenant] } : undefined;
+  const kind = limits?.budget?.period ?? 'month';
   return {
-    askSpend: async ({ ledger, request }: ReserveSpendInput): Promise<void> => {
+    known: limits !== undefined && periodKindOf(period) === kind,
+    currency: config?.currency ?? 'CNY',
+    utcOffsetMinutes: config?.utcOffset ?? 0,
+    ...(limits?.budget ? { budget: limits.budget.amount } : {}),
+    prices,
+  };
+}
+
+/** A running pipeline of `tenant` whose chain starts at `firstRunId`: the server's word, and the pipeline's own status. */
+async function isRunningPipeline(client: Client, tenant: string, chain: RunChain): Promise<boolean> {
+  const handle = client.workflow.getHandle(chain.pipelineId);
+  try {
+    const d = await handle.describe();
+    if (d.type !== PIPELINE_TYPE || d.status.name !== 'RUNNING') return false;
+    if (d.raw.workflowExecutionInfo?.firstRunId !== chain.firstRunId) return false;
+    return (await handle.query(statusQuery)).tenant === tenant;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** What the chain's pipeline recorded for this ledger as it ended; `ended: false` while it runs without one. */
+async function spendRecordOf(
+  client: Client,
+  ledger: string,
+  chain: RunChain,
+): Promise<{ ended: boolean; record?: SpendRecord['ledgers'][string] }> {
+  try {
+    const d = await client.workflow.getHandle(chain.pipelineId).describe();
+    const own = d.type === PIPELINE_TYPE && d.raw.workflowExecutionInfo?.firstRunId === chain.firstRunId;
+    // Its id reused by a newer chain: this chain has ended, and its record is not at hand.
+    if (!own) return { ended: true };
+    const record = d.memo?.[SPEND_MEMO] as SpendRecord | undefined;
+    // Written by the pipeline itself: a memo set at start cannot know the first run's id.
+    const mine = record?.firstRunId === chain.firstRunId ? record.ledgers?.[ledger] : undefined;
+    if (mine) return { ended: true, record: mine };
+    return { ended: d.status.name !== 'RUNNING' };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return { ended: true };
+    throw err;
+  }
+}
+
+export function createLedgerActivities(tenants: TenantsConfig | undefined) {
+  return {
+    /** Asks the current period's ledger (on this activity's clock, recorded for replay). */
+    askSpend: async ({ tenant, periodKind, utcOffsetMinutes, request }: AskSpendInput): Promise<AskedLedger> => {
       const { client, info } = Context.current();
-      const start = ledgerStartOptions({ ...ledger, configured: true }, info.taskQueue);
+      const period = periodOf(Date.now(), periodKind, utcOffsetMinutes);
       await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
-        ...start,
+        ...ledgerStartOptions(tenant, period, info.taskQueue),
         signal: reserveSignal,
         signalArgs: [request],
       });
+      return { ledgerId: ledgerId(tenant, period), period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
     },
-    /** A settle, sent for a pipeline; a ledger gone (terminated by hand) has nothing left to settle. */
-    settleSpend: async ({ ledgerId: id, message }: { ledgerId: string; message: SettleMessage }): Promise<void> => {
-      try {
-        await Context.current().client.workflow.getHandle(id).signal(settleSignal, message);
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      }
-    },
-    reserveSpend: async ({ ledger, request }: ReserveSpendInput): Promise<ReserveAnswer> => {
-      const { client, info } = Context.current();
-      return client.workflow.executeUpdateWithStart(reserveUpdate, {
-        args: [request],
-        startWorkflowOperation: new WithStartWorkflowOperation(
-          LEDGER_WORKFLOW,
-          ledgerStartOptions({ ...ledger, configured: true }, info.taskQueue),
-        ),
+    openLedger: async (input: { ledgerId: string; runId: string; continuedFrom?: string }): Promise<LedgerOpening> => {
+      const { client } = Context.current();
+      const id = parseLedgerId(input.ledgerId) ?? { tenant: '', period: '' };
+      const terms = termsOf(tenants, id.tenant, id.period);
+      const read = await readLedger(client, input.ledgerId, {
+        exceptRunId: input.runId,
+        ...(input.continuedFrom ? { continuedFrom: input.continuedFrom } : {}),
       });
+      if (read.state || !terms.known) return { terms, ...(read.state ? { state: read.state } : {}), inbox: read.inbox };
+      // A new period starts from the previous period's `budget set`, if any; else the configuration.
+      const previous = await readLedger(client, ledgerId(id.tenant, previousPeriod(id.period, terms.utcOffsetMinutes)));
+      const inherited = previous.state?.override;
+      return { terms, inbox: read.inbox, ...(inherited !== undefined ? { inheritedOverride: inherited } : {}) };
     },
-    /** The budget `reelflow budget set` gave the previous period, if its ledger has one. */
-    previousLedgerBudget: async (input: LedgerInput): Promise<number | undefined> => {
-      const id = ledgerId(input.tenant, previousPeriod(input.period, input.utcOffsetMinutes));
-      try {
-        const view = await Context.current().client.workflow.getHandle(id).query(ledgerQuery);
-        return view.override;
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return undefined;
-        throw err;
-      }
+    verifySpendSenders: async ({ tenant, chains }: { tenant: string; chains: RunChain[] }): Promise<boolean[]> => {
+      const { client } = Context.current();
+      return Promise.all(chains.map((c) => isRunningPipeline(client, tenant, c)));
     },
+    readSpendRecord: async ({ ledgerId: id, chain }: { ledgerId: string; chain: RunChain }) =>
+      spendRecordOf(Context.current().client, id, chain),
   };
 }

@@ -23,10 +23,23 @@ export interface RuntimeCarry {
   codecStrict?: boolean;
   /** The tenant policy of the first run (docs/tenants.md): a continued run keeps its tenant, slot and prices. */
   tenantPolicy?: TenantPolicy;
-  /** Spend reservations not settled yet: key → ledger workflow id (docs/tenants.md, "Budgets"). */
-  reservations?: Record<string, string>;
+  /** The pipeline's spend reservations (docs/tenants.md, "Budgets"). */
+  spend?: SpendCarry;
   /** Assets are named by the first run's id and created without a listing (patch `asset-names-by-run`). */
   assetNames?: 'run';
+}
+
+type Counts = Partial<Record<VendorTaskKind, number>>;
+
+/** A pipeline's reservations: per ledger id, creates reserved, taken by attempts not settled, and used. */
+export interface SpendCarry {
+  ledgers: Record<string, { reserved: Counts; taken: Counts; used: Counts }>;
+  /** `<step>/<attempt>` → the ledger and kind of the create it took. */
+  attempts: Record<string, { ledger: string; kind: VendorTaskKind }>;
+  /** Creates reserved beyond the plan so far (their keys are `extra-<n>`). */
+  extras: number;
+  /** The pipeline has recorded its spend and told its ledgers. */
+  ended?: true;
 }
 
 /** The book as continue-as-new carries it (plain data). */

@@ -2,6 +2,11 @@
  * The spend ledger (docs/tenants.md, "Budgets"): one `tenantLedger` workflow per tenant and
  * budget period, its messages, and the pure period arithmetic every side shares. Money is
  * integer minor units (MINOR_UNITS_PER_UNIT per currency unit) everywhere.
+ *
+ * Nothing a ledger receives is trusted (docs/security.md, "Ledger messages"): it starts
+ * with no input (its tenant and period are its own workflow id), reads its terms from the
+ * worker's tenants file and its state from its own earlier runs, prices every reservation
+ * itself, and checks each sender against the server before it counts a message.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetPeriod } from './tenancy';
@@ -34,6 +39,12 @@ export function periodOf(nowMs: number, kind: BudgetPeriod, utcOffsetMinutes: nu
   return kind === 'month' ? month : `${month}-${pad(d.getUTCDate())}`;
 }
 
+/** The kind of a period by its spelling: "2026-11" is a month, "2026-11-27" a day; else undefined. */
+export function periodKindOf(period: string): BudgetPeriod | undefined {
+  if (/^\d{4}-\d{2}$/.test(period)) return 'month';
+  return /^\d{4}-\d{2}-\d{2}$/.test(period) ? 'day' : undefined;
+}
+
 /** Epoch ms at which `period` begins on the tenants' clock. */
 export function periodStartMs(period: string, utcOffsetMinutes: number): number {
   const [y, m, d = 1] = period.split('-').map(Number);
@@ -53,27 +64,65 @@ export function previousPeriod(period: string, utcOffsetMinutes: number): string
   return periodOf(periodStartMs(period, utcOffsetMinutes) - 1, kind, utcOffsetMinutes);
 }
 
-/** What starts a ledger (update-with-start from a worker's reserve, or `reelflow budget set`). */
-export interface LedgerInput {
-  tenant: string;
-  period: string;
+/** Which stage each paid kind belongs to (spend is reported by stage, then kind). */
+export const STAGE_OF_KIND: Record<VendorTaskKind, StageName> = {
+  review: 'review',
+  assetGroup: 'assets',
+  asset: 'assets',
+  generation: 'generation',
+  erase: 'erase',
+};
+
+/** A pipeline's run chain: its id and the first run's id, the same in every run continue-as-new makes. */
+export interface RunChain {
+  pipelineId: string;
+  firstRunId: string;
+}
+
+/** `<pipelineId>/<firstRunId>`: a reused workflow id is another chain, which pays and is counted anew. */
+export function chainKey(c: RunChain): string {
+  return `${c.pipelineId}/${c.firstRunId}`;
+}
+
+/** Paid creates of one kind, as a pipeline plans or reports them. */
+export interface CreateCount {
+  kind: VendorTaskKind;
+  count: number;
+}
+
+/** The most creates one message may name for a kind: far above any definition's (its lists are bounded). */
+export const MAX_CREATES_PER_KIND = 100_000;
+
+/**
+ * What the worker's tenants file says of a ledger's tenant, read by the ledger when it opens
+ * (never from its input). `known: false`: the file has no such tenant, or not this period kind.
+ */
+export interface LedgerTerms {
+  known: boolean;
   currency: string;
   utcOffsetMinutes: number;
   /** The configured budget per period, minor units; absent: spend is counted, never refused. */
   budget?: number;
-  /** Started by a worker from its tenant configuration: only then are metrics labelled with the tenant. */
-  configured: boolean;
-  carry?: LedgerCarry;
+  prices: Record<VendorTaskKind, number>;
 }
 
-/** A reservation still open: reserved (create in flight or ambiguous) or unresolved (its pipeline ended so). */
-export interface OpenReservation {
-  amount: number;
+/** One chain's reservation in a ledger: creates by kind, each at the price pinned when first reserved. */
+export interface ChainReservation {
+  pipelineId: string;
+  /** The reserve keys already counted ('plan', 'extra-1', …): an ask repeated counts once. */
+  keys: string[];
+  creates: Partial<Record<VendorTaskKind, { count: number; price: number }>>;
+  since: string;
+}
+
+/** A chain's creates whose outcome its pipeline never learned (it ended so): counted, neither spent nor dropped. */
+export interface UnresolvedSpend {
+  key: string;
+  pipelineId: string;
   kind: VendorTaskKind;
   stage: StageName;
-  pipelineId: string;
-  state: 'reserved' | 'unresolved';
-  since: string;
+  count: number;
+  amount: number;
 }
 
 /** Spend and creates of one (stage, kind), minor units. */
@@ -82,69 +131,97 @@ export interface SpendTotal {
   count: number;
 }
 
-/** What continue-as-new carries: totals, open reservations, and settled keys for idempotency. */
-export interface LedgerCarry {
-  budget?: number;
+/** A ledger's state: what its runs hand on, each run reading it from the run before (never from input). */
+export interface LedgerState {
   /** Set by `reelflow budget set` (absent: the configured budget applies). */
   override?: number;
-  configured: boolean;
-  open: Record<string, OpenReservation>;
-  /** Settled keys, oldest first: 'c' confirmed, 'r' released (bounded: MAX_SETTLED_KEYS). */
-  settled: Record<string, 'c' | 'r'>;
+  /** Verified chains with their open reservations. */
+  chains: Record<string, ChainReservation>;
+  /** Chains settled, oldest first (bounded: MAX_SETTLED_KEYS): a repeated or replayed settle counts nothing. */
+  settled: Record<string, 1>;
   /** Confirmed spend by stage, then kind. */
   confirmed: Record<string, Record<string, SpendTotal>>;
+  unresolved: UnresolvedSpend[];
+  /** Reserved creates given back unused. */
   released: number;
-  /** Pipelines waiting for budget: signalled when the budget is raised. */
+  /** Pipelines waiting for budget: signalled when the budget is raised or a reservation released. */
   waiters: string[];
+  /** Messages dropped: malformed, or from a sender that is not a running pipeline of this tenant and chain. */
+  refused: number;
 }
 
-/** The start of a ledger for update-with-start (WithStartWorkflowOperation's options): found, or started. */
-export function ledgerStartOptions(input: LedgerInput, taskQueue: string) {
+/** What a ledger run answers its successor (and `reelflow usage`): its state once opened, and messages not yet handled. */
+export interface LedgerSnapshot {
+  state?: LedgerState;
+  terms?: LedgerTerms;
+  inbox: LedgerMessage[];
+}
+
+export type LedgerMessage = { reserve: unknown } | { settle: unknown };
+
+/** What the ledger's opening activity returns: its terms, and the state its earlier runs left. */
+export interface LedgerOpening {
+  terms: LedgerTerms;
+  state?: LedgerState;
+  inbox: LedgerMessage[];
+  /** The previous period's `budget set` amount, inherited when this period has no state yet. */
+  inheritedOverride?: number;
+}
+
+/** The start of a ledger (signal- or update-with-start): found, or started with no input. */
+export function ledgerStartOptions(tenant: string, period: string, taskQueue: string) {
   return {
-    workflowId: ledgerId(input.tenant, input.period),
+    workflowId: ledgerId(tenant, period),
     taskQueue,
-    args: [input] as [LedgerInput],
+    args: [] as [],
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
-    typedSearchAttributes: [{ key: TENANT, value: input.tenant }],
+    typedSearchAttributes: [{ key: TENANT, value: tenant }],
   };
 }
 
 export interface ReserveRequest {
-  /** `<pipelineId>/<step>/<attempt>`: a retried or repeated reserve never counts twice. */
+  chain: RunChain;
+  /** Unique in the chain ('plan', 'extra-1', …): a retried or repeated ask never counts twice. */
   key: string;
-  amount: number;
-  kind: VendorTaskKind;
-  stage: StageName;
-  pipelineId: string;
+  creates: CreateCount[];
   /** Over budget, the pipeline waits (policy `wait`): the ledger signals it when the budget is raised. */
   wait: boolean;
-  /** By signal: which ask of this key the answer is for (a late answer to an earlier ask is ignored). */
-  ask?: number;
-  /** Would `amount` fit? Answered without reserving (a stage's whole price, policy `fail`). */
-  probe?: boolean;
-  /** false: counted, not answered (a tenant without a budget, whose reserve cannot be refused). */
-  answer?: boolean;
+  /** false: counted, never refused nor answered (a tenant without a budget). */
+  answer: boolean;
+  /** Which ask of this key the answer is for (a late answer to an earlier ask is ignored). */
+  ask: number;
 }
 
-/** What a pipeline's reserve sends: how the ledger starts when it is its period's first, and the request. */
-export interface ReserveSpendInput {
-  ledger: Omit<LedgerInput, 'carry' | 'configured'>;
-  request: ReserveRequest;
-}
-
-export interface ReserveAnswer {
+/** The ledger's answer to a reserve, by signal to the pipeline. */
+export interface SpendAnswer {
+  key: string;
+  ask: number;
   granted: boolean;
   /** The budget in force, minor units (absent: none). */
   budget?: number;
-  /** Confirmed plus open reservations, this one included when granted. */
+  /** Spent, reserved and unresolved, this reservation included when granted. */
   committed: number;
+  /** What the reservation costs at the configured prices. */
+  amount: number;
+  /** Refused by a rule, not by the budget (a malformed request, a settled chain): why. */
+  refused?: string;
 }
 
-export type SettleOutcome = 'confirm' | 'release' | 'unresolved';
+/** A settle is a hint: the ledger reads what was spent from the ended pipeline itself (SPEND_MEMO). */
+export interface SettleHint {
+  chain: RunChain;
+}
 
-export interface SettleMessage {
-  key: string;
-  outcome: SettleOutcome;
+/** The memo key where a pipeline records, as it ends, what it spent in each ledger. */
+export const SPEND_MEMO = 'reelflowSpend';
+
+/** The pipeline's record under SPEND_MEMO: per ledger id, creates confirmed and creates left unresolved. */
+export interface SpendRecord {
+  firstRunId: string;
+  ledgers: Record<
+    string,
+    { used: Partial<Record<VendorTaskKind, number>>; unresolved: Partial<Record<VendorTaskKind, number>> }
+  >;
 }
 
 /** What `reelflow usage` and `budget show` read. */
@@ -159,32 +236,25 @@ export interface LedgerView {
   configuredBudget?: number;
   /** Confirmed spend, minor units. */
   spent: number;
-  /** Reservations of creates in flight or ambiguous, counted against the budget until settled. */
+  /** Reservations of pipelines still running, counted against the budget until settled. */
   reserved: number;
-  unresolved: { key: string; amount: number; kind: VendorTaskKind; stage: StageName; pipelineId: string }[];
+  unresolved: UnresolvedSpend[];
   confirmed: Record<string, Record<string, SpendTotal>>;
   released: number;
+  refused: number;
   /** budget − spent − reserved − unresolved (absent: no budget). */
   remaining?: number;
 }
 
-/** The first way to reserve (pipelines recorded before `ledger-by-signal`): at most 10 in flight per ledger. */
-export const reserveUpdate = defineUpdate<ReserveAnswer, [ReserveRequest]>('reserveSpend');
-/**
- * Reserve by signal (signal-with-start), answered by `spendAnsweredSignal` to the pipeline:
- * signals have no in-flight limit, and one ledger task takes a whole burst of them.
- */
 export const reserveSignal = defineSignal<[ReserveRequest]>('reserveSpendAsk');
-export interface SpendAnswer extends ReserveAnswer {
-  key: string;
-  ask: number;
-}
 export const spendAnsweredSignal = defineSignal<[SpendAnswer]>('spendAnswered');
-export const settleSignal = defineSignal<[SettleMessage]>('settleSpend');
+export const settleSignal = defineSignal<[SettleHint]>('settleSpend');
 export const setBudgetUpdate = defineUpdate<LedgerView, [{ amount: number }]>('setBudget');
 export const ledgerQuery = defineQuery<LedgerView>('ledger');
+/** The state a later run of the same ledger id (or `reelflow usage`) reads. */
+export const ledgerSnapshotQuery = defineQuery<LedgerSnapshot>('ledgerSnapshot');
 /** Sent by a ledger to the pipelines waiting for budget when it is raised. */
 export const budgetRaisedSignal = defineSignal('budgetRaised');
 
-/** Settled keys kept for idempotency: a reserve is retried within seconds, never thousands of creates later. */
+/** Settled chains kept for idempotency: a settle is repeated within seconds, never thousands of pipelines later. */
 export const MAX_SETTLED_KEYS = 5_000;

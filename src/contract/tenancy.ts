@@ -15,6 +15,12 @@ export const DEFAULT_PRIORITY: PriorityLevel = 'normal';
 /** Money in integer minor units: a millionth of the currency unit holds the vendor's erase price exactly. */
 export const MINOR_UNITS_PER_UNIT = 1_000_000;
 
+/**
+ * The largest amount reelflow holds, in minor units: a billion currency units. Every single
+ * amount and every period's total stays below it, so minor units stay exact (2^53 is 9e15).
+ */
+export const MAX_AMOUNT_MINOR = 1_000_000_000 * MINOR_UNITS_PER_UNIT;
+
 export type BudgetPeriod = 'day' | 'month';
 
 export interface TenantBudget {
@@ -40,11 +46,6 @@ export interface TenantPolicy {
   /** Offset of the budget periods' clock from UTC, minutes (0: periods start at 00:00 UTC). */
   utcOffsetMinutes: number;
   overBudget: 'wait' | 'fail';
-  /**
-   * Each paid create reserves its price in the tenant's ledger first (docs/tenants.md, Budgets).
-   * Absent in policies recorded before the ledger existed: those runs replay without it.
-   */
-  ledger?: true;
 }
 
 /** The Temporal Priority of every task the pipeline schedules. */

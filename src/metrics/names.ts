@@ -58,6 +58,15 @@ export const METRICS = {
     name: 'reelflow_budget_remaining',
     help: "Budget left in the tenant's current period, minor units (reservations in flight counted as spent)",
   },
+  /**
+   * Labels: tenant (only for tenants of the worker's file). The ledger workflow, per message it
+   * drops: malformed, from a sender that is not a running pipeline of its tenant and chain, or a
+   * settle of an unknown or settled chain (docs/security.md, "Ledger messages").
+   */
+  ledgerRefused: {
+    name: 'reelflow_ledger_refused_total',
+    help: 'Ledger messages dropped: malformed, or not from a running pipeline of the tenant and run chain',
+  },
   /** No labels of its own. Archive activity, per file downloaded (a file found already archived adds 0). */
   archiveBytes: {
     name: 'reelflow_archive_bytes_total',

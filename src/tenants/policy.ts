@@ -52,6 +52,5 @@ export function resolveTenantPolicy(
     currency: config.currency,
     utcOffsetMinutes: config.utcOffset,
     overBudget: overBudget ?? 'wait',
-    ledger: true,
   };
 }

@@ -1,10 +1,15 @@
 /**
  * tenantLedger: the spend of one tenant in one budget period (docs/tenants.md, "Budgets").
- * Pipelines reserve by signal (signal-with-start, from the askSpend activity) before each
- * paid create and are answered by signal; pipelines recorded before that reserve by Update.
- * They confirm or release by signal once the create's outcome is known. It never
- * ends on its own: a past period stays open and idle (no timer, no task), so `reelflow
- * usage` reads it by query. Past its history limit it continues as new with its carry.
+ * It starts with no input: its tenant and period are its workflow id, its terms (budget,
+ * prices, currency) come from the worker's tenants file and its state from its own earlier
+ * runs, both read by its opening activity. Terminate it, reset it, raw-start it with any
+ * input, or let it continue as new: the money is still there.
+ *
+ * Messages queue in an inbox and are handled in batches. A reserve is counted only from a
+ * sender the server shows as a running pipeline of this tenant and run chain (checked once
+ * per chain), priced here, and answered by signal; a settle is a hint, and what was spent is
+ * read from the ended pipeline's own record. What fails a check is dropped and counted;
+ * nothing a message holds can throw in this workflow's task.
  */
 import {
   allHandlersFinished,
@@ -12,85 +17,231 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   metricMeter,
-  proxyLocalActivities,
+  proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
 import {
   budgetRaisedSignal,
+  chainKey,
   ledgerQuery,
+  ledgerSnapshotQuery,
+  parseLedgerId,
+  periodKindOf,
+  periodOf,
   reserveSignal,
-  reserveUpdate,
   setBudgetUpdate,
   settleSignal,
   spendAnsweredSignal,
-  type LedgerCarry,
-  type LedgerInput,
-  periodOf,
+  type LedgerMessage,
+  type LedgerState,
+  type LedgerTerms,
+  type ReserveRequest,
+  type RunChain,
+  type SpendAnswer,
 } from '../contract/ledger';
+import { MAX_AMOUNT_MINOR } from '../contract/tenancy';
 import { METRICS } from '../metrics/names';
-import { budgetOf, emptyCarry, reserve, reservedOf, settle, spentOf, viewOf } from './lib/ledger-book';
+import {
+  budgetOf,
+  chainOf,
+  checkReserve,
+  committedOf,
+  emptyState,
+  reserve,
+  settle,
+  viewOf,
+} from '../contract/ledger-book';
 
-/** Continue as new past this many events: a reserve and its answer, or a settle, are ~3 events each. */
+/** Continue as new past this many events: a reserve and its answer, or a settle, are a few events each. */
 const LEDGER_HISTORY_LIMIT = 5_000;
 
-const inheriting = proxyLocalActivities<ReelflowActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 3 },
+/** Reading the server and the tenants file: retried until it answers (a busy server is not a refusal). */
+const reading = proxyActivities<ReelflowActivities>({
+  startToCloseTimeout: '60s',
+  retry: { initialInterval: '1s', maximumInterval: '10s' },
 });
 
-export async function tenantLedger(input: LedgerInput): Promise<void> {
-  let c: LedgerCarry | undefined = input.carry;
-  const ready = () => c !== undefined;
-  setHandler(ledgerQuery, () => viewOf(input, c ?? emptyCarry(input)));
-  setHandler(reserveUpdate, async (req) => {
-    await condition(ready);
-    c!.configured = true; // only a worker reserves, with its configuration's tenant
-    const answer = reserve(c!, req, new Date().toISOString());
-    gauge(input, c!);
-    return answer;
-  });
-  setHandler(reserveSignal, async (req) => {
-    await condition(ready);
-    c!.configured = true;
-    const answer = reserve(c!, req, new Date().toISOString());
-    gauge(input, c!);
-    if (req.answer === false) return;
-    // A closed pipeline needs no answer; a live one asks again if this is lost.
-    await getExternalWorkflowHandle(req.pipelineId)
-      .signal(spendAnsweredSignal, { ...answer, key: req.key, ask: req.ask ?? 0 })
-      .catch(() => undefined);
-  });
-  setHandler(settleSignal, async (msg) => {
-    await condition(ready);
-    const done = settle(c!, msg);
-    if (done?.confirmed) spend(input, c!, done.confirmed);
-    gauge(input, c!);
-    // Released budget may let a waiting pipeline go on.
-    if (done && msg.outcome === 'release') await wakeWaiters(c!);
-  });
-  setHandler(setBudgetUpdate, async ({ amount }) => {
-    await condition(ready);
-    c!.override = amount;
-    gauge(input, c!);
-    await wakeWaiters(c!);
-    return viewOf(input, c!);
-  });
-  // A new period starts from the previous period's `budget set`, if any; else the configuration.
-  c ??= emptyCarry(input, await inheriting.previousLedgerBudget(input));
-  gauge(input, c);
-  const info = workflowInfo;
-  await condition(() => info().continueAsNewSuggested || info().historyLength > LEDGER_HISTORY_LIMIT);
-  await condition(allHandlersFinished);
-  const { carry: _old, ...rest } = input;
-  await continueAsNew<typeof tenantLedger>({ ...rest, carry: c });
+/** Senders checked and refused in this run: a forgery repeated costs no further check. */
+const MAX_REFUSED_KEPT = 1_000;
+
+/** Terms of a ledger whose opening has not answered yet: nothing is known, nothing is granted. */
+const UNKNOWN_TERMS: LedgerTerms = {
+  known: false,
+  currency: '',
+  utcOffsetMinutes: 0,
+  prices: { review: 0, assetGroup: 0, asset: 0, generation: 0, erase: 0 },
+};
+
+interface Book {
+  tenant: string;
+  period: string;
+  state: LedgerState;
+  terms: LedgerTerms;
+  refusedChains: Set<string>;
+  settling: Set<string>;
 }
 
-/** Signals every waiting pipeline once; each reserves again (a closed one is skipped). */
-async function wakeWaiters(c: LedgerCarry): Promise<void> {
-  const waiters = c.waiters;
-  c.waiters = [];
+export async function tenantLedger(): Promise<void> {
+  const info = workflowInfo();
+  const { tenant, period } = parseLedgerId(info.workflowId) ?? { tenant: '', period: '' };
+  const inbox: LedgerMessage[] = [];
+  let book: Book | undefined;
+  setHandler(reserveSignal, (m: unknown) => void inbox.push({ reserve: m }));
+  setHandler(settleSignal, (m: unknown) => void inbox.push({ settle: m }));
+  setHandler(ledgerSnapshotQuery, () => ({
+    ...(book ? { state: book.state, terms: book.terms } : {}),
+    inbox: [...[...(book?.settling ?? [])].map((k) => ({ settle: { chain: chainFromKey(k) } })), ...inbox],
+  }));
+  setHandler(ledgerQuery, () => viewOf(tenant, period, book?.state ?? emptyState(), book?.terms ?? UNKNOWN_TERMS));
+  setHandler(
+    setBudgetUpdate,
+    async ({ amount }) => {
+      await condition(() => book !== undefined);
+      book!.state.override = amount;
+      gauge(book!);
+      await wakeWaiters(book!.state);
+      return viewOf(tenant, period, book!.state, book!.terms);
+    },
+    { validator: ({ amount }: { amount: unknown }) => checkAmount(amount) },
+  );
+  const opened = await reading.openLedger({
+    ledgerId: info.workflowId,
+    runId: info.runId,
+    ...(info.continuedFromExecutionRunId ? { continuedFrom: info.continuedFromExecutionRunId } : {}),
+  });
+  const state = opened.state ?? emptyState(opened.inheritedOverride);
+  inbox.unshift(...opened.inbox);
+  book = {
+    tenant,
+    period,
+    state,
+    terms: validTerms(period, opened.terms),
+    refusedChains: new Set(),
+    settling: new Set(),
+  };
+  gauge(book);
+  const due = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > LEDGER_HISTORY_LIMIT;
+  for (;;) {
+    await condition(() => inbox.length > 0 || due());
+    if (inbox.length === 0) break;
+    const batch = inbox.slice(0);
+    await handleBatch(book, batch);
+    inbox.splice(0, batch.length);
+  }
+  await condition(() => book!.settling.size === 0 && allHandlersFinished());
+  await continueAsNew<typeof tenantLedger>();
+}
+
+function checkAmount(amount: unknown): void {
+  if (!Number.isSafeInteger(amount) || (amount as number) < 0 || (amount as number) > MAX_AMOUNT_MINOR)
+    throw new Error(`amount: must be whole minor units from 0 to ${MAX_AMOUNT_MINOR}`);
+}
+
+/** Terms for a period of another kind than the tenant's are unknown: a forged ledger id grants nothing. */
+function validTerms(period: string, t: LedgerTerms): LedgerTerms {
+  return t.known && periodKindOf(period) !== undefined ? t : { ...t, known: false };
+}
+
+function chainFromKey(key: string): RunChain {
+  const slash = key.lastIndexOf('/');
+  return { pipelineId: key.slice(0, slash), firstRunId: key.slice(slash + 1) };
+}
+
+/** One batch: reserves checked against the server once per new sender, then answered in order; settles read. */
+async function handleBatch(b: Book, batch: LedgerMessage[]): Promise<void> {
+  const reserves: { chain: RunChain; raw: unknown }[] = [];
+  for (const m of batch) {
+    const raw = 'reserve' in m ? m.reserve : 'settle' in m ? m.settle : undefined;
+    const chain = chainOf(raw);
+    if (!chain || !b.terms.known) refuse(b);
+    else if ('reserve' in m) reserves.push({ chain, raw });
+    else startSettle(b, chain);
+  }
+  const verified = await verifySenders(
+    b,
+    reserves.map((r) => r.chain),
+  );
+  const answers: Promise<void>[] = [];
+  for (const r of reserves) {
+    if (!verified.has(chainKey(r.chain))) refuse(b);
+    else answers.push(answerReserve(b, r.chain, r.raw));
+  }
+  gauge(b);
+  await Promise.all(answers);
+}
+
+/** The chains the server shows as running pipelines of this tenant; known chains need no new check. */
+async function verifySenders(b: Book, chains: RunChain[]): Promise<Set<string>> {
+  const ok = new Set<string>();
+  const toCheck = new Map<string, RunChain>();
+  for (const c of chains) {
+    const key = chainKey(c);
+    if (b.state.chains[key] || b.state.settled[key]) ok.add(key);
+    else if (!b.refusedChains.has(key)) toCheck.set(key, c);
+  }
+  if (toCheck.size === 0) return ok;
+  const checked = await reading.verifySpendSenders({ tenant: b.tenant, chains: [...toCheck.values()] });
+  for (const [i, key] of [...toCheck.keys()].entries()) {
+    if (checked[i] === true) ok.add(key);
+    else if (b.refusedChains.size < MAX_REFUSED_KEPT) b.refusedChains.add(key);
+  }
+  return ok;
+}
+
+/** A verified sender gets an answer: a grant, a budget refusal, or why its request breaks a rule. */
+async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<void> {
+  const req = checkReserve(raw);
+  let answer: SpendAnswer;
+  if ('refused' in req) {
+    const r = raw as { key?: unknown; ask?: unknown };
+    answer = {
+      key: String(r.key).slice(0, 40),
+      ask: Number(r.ask) || 0,
+      granted: false,
+      committed: committedOf(b.state),
+      amount: 0,
+      refused: req.refused,
+    };
+  } else {
+    answer = reserve(b.state, b.terms, req as ReserveRequest, new Date().toISOString(), MAX_AMOUNT_MINOR);
+    if (!(req as ReserveRequest).answer && !answer.refused) return;
+  }
+  // A closed pipeline needs no answer; a live one asks again if this is lost.
+  await getExternalWorkflowHandle(chain.pipelineId)
+    .signal(spendAnsweredSignal, answer)
+    .catch(() => undefined);
+}
+
+/** A settle hint for a chain with a reservation: its pipeline's record is read, then applied. Others are dropped. */
+function startSettle(b: Book, chain: RunChain): void {
+  const key = chainKey(chain);
+  if (!b.state.chains[key]) return refuse(b);
+  if (b.settling.has(key)) return;
+  b.settling.add(key);
+  void reading
+    .readSpendRecord({ ledgerId: workflowInfo().workflowId, chain })
+    .then(async (read) => {
+      if (!read.ended) return refuse(b); // the pipeline still runs and recorded nothing: not its settle
+      const spent = settle(b.state, b.terms, chain, read.record);
+      for (const [kind, amount] of Object.entries(spent ?? {})) count(b, kind, amount);
+      gauge(b);
+      await wakeWaiters(b.state);
+    })
+    .finally(() => b.settling.delete(key));
+}
+
+function refuse(b: Book): void {
+  b.state.refused++;
+  const m = METRICS.ledgerRefused;
+  metricMeter.createCounter(m.name, undefined, m.help).add(1, b.terms.known ? { tenant: b.tenant } : {});
+}
+
+/** Signals every waiting pipeline once; each asks again (a closed one is skipped). */
+async function wakeWaiters(s: LedgerState): Promise<void> {
+  const waiters = s.waiters;
+  s.waiters = [];
   await Promise.all(
     waiters.map((id) =>
       getExternalWorkflowHandle(id)
@@ -100,22 +251,19 @@ async function wakeWaiters(c: LedgerCarry): Promise<void> {
   );
 }
 
-/** Only ledgers a worker started from its configuration label metrics: the tenants are bounded. */
-function spend(input: LedgerInput, c: LedgerCarry, confirmed: { kind: string; amount: number }): void {
-  if (!c.configured) return;
+/** Only tenants of the worker's file label metrics: their number is bounded. */
+function count(b: Book, kind: string, amount: number): void {
+  if (!b.terms.known) return;
   const m = METRICS.spend;
-  metricMeter
-    .createCounter(m.name, undefined, m.help)
-    .add(confirmed.amount, { tenant: input.tenant, kind: confirmed.kind });
+  metricMeter.createCounter(m.name, undefined, m.help).add(amount, { tenant: b.tenant, kind });
 }
 
-function gauge(input: LedgerInput, c: LedgerCarry): void {
-  const budget = budgetOf(c);
+function gauge(b: Book): void {
+  const budget = budgetOf(b.state, b.terms);
   // A past period's late settle must not overwrite the current period's value.
-  const current = periodOf(Date.now(), input.period.length === 7 ? 'month' : 'day', input.utcOffsetMinutes);
-  if (!c.configured || budget === undefined || current !== input.period) return;
+  const kind = periodKindOf(b.period);
+  if (!b.terms.known || budget === undefined || !kind) return;
+  if (periodOf(Date.now(), kind, b.terms.utcOffsetMinutes) !== b.period) return;
   const m = METRICS.budgetRemaining;
-  metricMeter
-    .createGauge(m.name, 'int', undefined, m.help)
-    .set(budget - spentOf(c) - reservedOf(c), { tenant: input.tenant });
+  metricMeter.createGauge(m.name, 'int', undefined, m.help).set(budget - committedOf(b.state), { tenant: b.tenant });
 }

@@ -52,7 +52,8 @@ import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
 import { WEBHOOK_PATCH, WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
-import { endSpend } from './lib/spend';
+import { endSpend, reservePlan } from './lib/spend';
+import { plannedCreates } from './lib/plan';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
   const patchFree = input.behaviour === PIPELINE_BEHAVIOUR;
@@ -80,6 +81,7 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   try {
     await takeSlot(rt); // only where a concurrency limit applies (docs/tenants.md)
     if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result, patches.reusingByRun);
+    await reservePlan(rt, plannedCreates(def, result)); // before the first create, by the tenant's budget
     await runStages(rt, def, result);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;

@@ -123,7 +123,7 @@ describe('spend budgets', () => {
     expect(v.remaining).toBe(0);
   });
 
-  test('policy fail and a stage of three creates over budget: BudgetExceeded before any vendor call of the stage', async () => {
+  test('policy fail and a plan of four creates over budget: BudgetExceeded before any vendor call', async () => {
     const handle = await h.start({
       assets: {
         group: { name: `stage-${tag}` },
@@ -137,11 +137,11 @@ describe('spend budgets', () => {
     const err = await rejection(handle.result(), WorkflowFailedError);
     const cause = err.cause?.cause as ApplicationFailure;
     expect(cause.type).toBe('BudgetExceeded');
-    expect(cause.message).toContain('its assets stage (1 × assetGroup + 2 × asset, 0.08 CNY)');
+    expect(cause.message).toContain('cannot cover its plan (1 × assetGroup + 2 × asset + 1 × generation) at 1.08 CNY');
     const calls = (await handle.query<{ calls: Record<string, number> }>('status')).calls;
-    expect(Object.keys(calls).filter((c) => c.startsWith('assets.'))).toEqual([]);
+    expect(calls).toEqual({});
     expect(h.emulator.inspect().groups.filter((g) => g.Name === `stage-${tag}`)).toEqual([]);
-    // The check reserved nothing: the whole budget is still there.
+    // A refusal reserves nothing: the whole budget is still there.
     expect(await ledger(T.stage)).toMatchObject({ spent: 0, reserved: 0, remaining: 50_000 });
   });
 
@@ -179,18 +179,27 @@ describe('spend budgets', () => {
     expect(open).toMatchObject({ spent: 0, remaining: 99_000_000 });
     await handle.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
     await handle.result();
+    // The resubmit took the create the ambiguous attempt gave back: one reserved, one spent.
     const v = await ledgerUntil(T.ambiguous, (x) => x.spent === 1_000_000);
-    expect(v).toMatchObject({ reserved: 0, released: 1, unresolved: [] });
+    expect(v).toMatchObject({ reserved: 0, released: 0, unresolved: [] });
     expect(h.emulator.inspect().generationTasks).toHaveLength(1);
   });
 
-  test('429s on create: each refused attempt is released, the created one confirmed once', async () => {
+  test('429s on create: each refused attempt gives its create back, the created one is confirmed once', async () => {
     h.emulator.setFaults({ 'generation.create': { rateLimit429: { next: 2, retryAfterSeconds: 1 } } });
     const { result } = await h.run(generationOnly(T.retry));
     expect(result.calls['generation.create']).toBe(3);
     const v = await monthLedgerUntil(T.retry, (x) => x.spent === 1_000_000);
-    expect(v).toMatchObject({ released: 2, reserved: 0 });
+    expect(v).toMatchObject({ released: 0, reserved: 0 });
     expect(v.confirmed.generation.generation.count).toBe(1);
+    // One reservation for the whole pipeline, however many attempts.
+    const events = (await h.client.workflow.getHandle(result.pipelineId).fetchHistory()).events ?? [];
+    const asks = events.filter((e) =>
+      Buffer.from(e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data ?? [])
+        .toString()
+        .includes('"askSpend"'),
+    );
+    expect(asks).toHaveLength(1);
   });
 
   test('a rerun that reuses the generation spends nothing for it', async () => {
@@ -254,21 +263,17 @@ describe('spend budgets', () => {
     }
   });
 
-  test('a ledger id listed with several runs (continued as new, or started again) is read once by `reelflow usage`', async () => {
+  test('a terminated ledger forgets nothing: its next run reads the money of the runs before it', async () => {
     const id = ledgerId(T.runs, periodOf(Date.now(), 'month', 0));
     await h.run(generationOnly(T.runs));
     await monthLedgerUntil(T.runs, (x) => x.spent === 1_000_000 && x.reserved === 0);
-    // A second run under the same id, as continue-as-new makes one; visibility lists both runs.
-    await h.client.workflow.getHandle(id).terminate('test: a second run under the ledger id');
+    // An operator's mistake: the ledger terminated. The next reserve starts a new run under its id.
+    await h.client.workflow.getHandle(id).terminate('test: an operator terminates the ledger');
     await h.run(generationOnly(T.runs));
-    const latest = await monthLedgerUntil(T.runs, (x) => x.spent === 1_000_000 && x.reserved === 0);
-    await until('visibility to list both runs of the ledger', async () => {
-      let runs = 0;
-      for await (const _ of h.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs += 1;
-      return runs === 2;
-    });
+    const latest = await monthLedgerUntil(T.runs, (x) => x.spent === 2_000_000 && x.reserved === 0);
+    expect(latest.confirmed.generation.generation).toEqual({ amount: 2_000_000, count: 2 });
     const [usage] = await tenantUsage(h.client, { tenant: T.runs });
-    expect(usage).toMatchObject({ tenant: T.runs, periods: [latest.period], spent: latest.spent });
+    expect(usage).toMatchObject({ tenant: T.runs, periods: [latest.period], spent: 2_000_000 });
   });
 
   test('an abandoned ambiguous create is reported unresolved by `reelflow usage`, not counted as spent', async () => {
@@ -285,7 +290,7 @@ describe('spend budgets', () => {
     });
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(
-      `unresolved: ${T.abandon} generation generation 1 CNY (${handle.workflowId}/generation/1;`,
+      `unresolved: ${T.abandon} generation generation ×1 1 CNY (${handle.workflowId}/${handle.firstExecutionRunId};`,
     );
     expect(out.stdout).toMatch(new RegExp(`${T.abandon}\\s+total\\s+-\\s+-\\s+0 CNY`));
     const json = await cli(['usage', '--tenant', T.abandon, '--json'], { env });

@@ -1,16 +1,19 @@
 /** The pure parts of spend budgets: periods on the tenants' clock, and the ledger's book. */
 import {
   MAX_SETTLED_KEYS,
+  chainKey,
   ledgerId,
   parseLedgerId,
   periodEndMs,
+  periodKindOf,
   periodOf,
   periodStartMs,
   previousPeriod,
-  type LedgerInput,
+  type LedgerTerms,
   type ReserveRequest,
 } from '../../src/contract/ledger';
-import { emptyCarry, reserve, settle, viewOf } from '../../src/workflows/lib/ledger-book';
+import { checkReserve, emptyState, reserve, settle, viewOf } from '../../src/contract/ledger-book';
+import { MAX_AMOUNT_MINOR } from '../../src/contract/tenancy';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -40,108 +43,159 @@ describe('periods', () => {
     expect(parseLedgerId(ledgerId('acme', '2026-11'))).toEqual({ tenant: 'acme', period: '2026-11' });
     expect(parseLedgerId('reelflow-other')).toBeUndefined();
     expect(parseLedgerId('reelflow-ledger/x')).toBeUndefined();
+    expect([periodKindOf('2026-11'), periodKindOf('2026-11-27'), periodKindOf('x')]).toEqual([
+      'month',
+      'day',
+      undefined,
+    ]);
   });
 });
 
 describe('the ledger book', () => {
-  const input: LedgerInput = {
-    tenant: 'acme',
-    period: '2026-11',
+  const terms: LedgerTerms = {
+    known: true,
     currency: 'CNY',
     utcOffsetMinutes: 0,
     budget: 100,
-    configured: true,
+    prices: { review: 1, assetGroup: 2, asset: 3, generation: 40, erase: 0 },
   };
-  const req = (key: string, amount = 40, pipelineId = 'p1'): ReserveRequest => ({
+  const chain = (p = 'p1') => ({ pipelineId: p, firstRunId: `run-${p}` });
+  const req = (
+    key: string,
+    count = 1,
+    p = 'p1',
+    kind: ReserveRequest['creates'][0]['kind'] = 'generation',
+  ): ReserveRequest => ({
+    chain: chain(p),
     key,
-    amount,
-    kind: 'generation',
-    stage: 'generation',
-    pipelineId,
+    creates: [{ kind, count }],
     wait: true,
+    answer: true,
+    ask: 1,
   });
   const now = '2026-11-27T00:00:00Z';
+  const max = MAX_AMOUNT_MINOR;
+  const record = (used: Record<string, number>, unresolved: Record<string, number> = {}) => ({ used, unresolved });
 
-  test('a reserve repeated with its key is granted again and counted once', () => {
-    const c = emptyCarry(input);
-    expect(reserve(c, req('p1/generation/1'), now)).toEqual({ granted: true, committed: 40, budget: 100 });
-    expect(reserve(c, req('p1/generation/1'), now)).toEqual({ granted: true, committed: 40, budget: 100 });
-    settle(c, { key: 'p1/generation/1', outcome: 'confirm' });
-    // After its confirm, too: an activity retried late still counts once.
-    expect(reserve(c, req('p1/generation/1'), now).committed).toBe(40);
-    expect(viewOf(input, c)).toMatchObject({ spent: 40, reserved: 0, remaining: 60 });
+  test('the ledger prices a reserve itself; a key repeated is granted again and counted once', () => {
+    const s = emptyState();
+    expect(reserve(s, terms, req('plan'), now, max)).toMatchObject({ granted: true, committed: 40, amount: 40 });
+    expect(reserve(s, terms, req('plan'), now, max)).toMatchObject({ granted: true, committed: 40 });
+    expect(viewOf('acme', '2026-11', s, terms)).toMatchObject({ spent: 0, reserved: 40, remaining: 60 });
+  });
+
+  test('a reused workflow id is another chain: it reserves and pays like any other', () => {
+    const s = emptyState();
+    reserve(s, terms, req('plan'), now, max);
+    const again = { ...req('plan'), chain: { pipelineId: 'p1', firstRunId: 'run-second' } };
+    expect(reserve(s, terms, again, now, max)).toMatchObject({ granted: true, committed: 80 });
+    expect(Object.keys(s.chains)).toEqual(['p1/run-p1', 'p1/run-second']);
   });
 
   test('exactly the budget is granted; one more is refused and its pipeline waits', () => {
-    const c = emptyCarry(input);
-    reserve(c, req('a', 60), now);
-    expect(reserve(c, req('b', 40), now).granted).toBe(true);
-    expect(reserve(c, req('c', 1, 'p2'), now)).toEqual({ granted: false, committed: 100, budget: 100 });
-    expect(c.waiters).toEqual(['p2']);
-    expect(c.open.c).toBeUndefined();
-  });
-
-  test('release gives the amount back; unresolved stays counted, listed apart; repeats change nothing', () => {
-    const c = emptyCarry(input);
-    reserve(c, req('a', 30), now);
-    reserve(c, req('b', 50), now);
-    expect(settle(c, { key: 'a', outcome: 'release' })).toEqual({});
-    expect(settle(c, { key: 'a', outcome: 'release' })).toBeUndefined();
-    expect(settle(c, { key: 'a', outcome: 'confirm' })).toBeUndefined();
-    settle(c, { key: 'b', outcome: 'unresolved' });
-    const v = viewOf(input, c);
-    expect(v).toMatchObject({ spent: 0, reserved: 0, released: 1, remaining: 50 });
-    expect(v.unresolved).toEqual([{ key: 'b', amount: 50, kind: 'generation', stage: 'generation', pipelineId: 'p1' }]);
-  });
-
-  test('a release that arrives before its ask (a cancelled pipeline): the late ask counts nothing', () => {
-    const c = emptyCarry(input);
-    expect(settle(c, { key: 'late', outcome: 'release' })).toBeUndefined();
-    expect(reserve(c, req('late', 40), now).granted).toBe(true);
-    expect(viewOf(input, c)).toMatchObject({ spent: 0, reserved: 0, remaining: 100 });
-    // An unresolved or confirm for an unknown key is no such promise: the key stays free.
-    settle(c, { key: 'other', outcome: 'confirm' });
-    expect(reserve(c, req('other', 40), now).committed).toBe(40);
-  });
-
-  test('a probe answers whether an amount fits, and reserves nothing', () => {
-    const c = emptyCarry(input);
-    reserve(c, req('a', 60), now);
-    expect(reserve(c, { ...req('s/check', 40), probe: true }, now)).toEqual({
-      granted: true,
-      committed: 60,
-      budget: 100,
-    });
-    expect(reserve(c, { ...req('s/check', 41), probe: true }, now)).toEqual({
+    const s = emptyState();
+    reserve(s, terms, { ...req('plan'), creates: [{ kind: 'asset', count: 20 }] }, now, max);
+    expect(reserve(s, terms, req('plan', 1, 'p2'), now, max).granted).toBe(true);
+    expect(reserve(s, terms, req('plan', 1, 'p3', 'review'), now, max)).toMatchObject({
       granted: false,
-      committed: 60,
-      budget: 100,
+      committed: 100,
     });
-    expect(c.waiters).toEqual([]);
-    expect(viewOf(input, c)).toMatchObject({ reserved: 60, remaining: 40 });
+    expect(s.waiters).toEqual(['p3']);
   });
 
-  test('a reserve that wants no answer (no budget in its policy) is always counted', () => {
-    const c = emptyCarry(input, 10);
-    expect(reserve(c, { ...req('n', 40), answer: false }, now).granted).toBe(true);
-    expect(viewOf(input, c)).toMatchObject({ reserved: 40, remaining: -30 });
+  test('a settle confirms what the pipeline used, keeps its unresolved apart, releases the rest; a repeat changes nothing', () => {
+    const s = emptyState();
+    reserve(
+      s,
+      terms,
+      {
+        ...req('plan'),
+        creates: [
+          { kind: 'asset', count: 3 },
+          { kind: 'generation', count: 1 },
+        ],
+      },
+      now,
+      max,
+    );
+    expect(settle(s, terms, chain(), record({ asset: 1 }, { generation: 1 }))).toEqual({ asset: 3 });
+    expect(settle(s, terms, chain(), record({ asset: 3 }))).toBeUndefined();
+    const v = viewOf('acme', '2026-11', s, terms);
+    expect(v).toMatchObject({ spent: 3, reserved: 0, released: 2, remaining: 57 });
+    expect(v.unresolved).toEqual([
+      { key: chainKey(chain()), pipelineId: 'p1', kind: 'generation', stage: 'generation', count: 1, amount: 40 },
+    ]);
+    expect(reserve(s, terms, req('extra-1'), now, max)).toMatchObject({
+      granted: false,
+      refused: expect.stringContaining('settled'),
+    });
+  });
+
+  test("a settle without the pipeline's record (terminated): everything it held is unresolved, never dropped", () => {
+    const s = emptyState();
+    reserve(s, terms, req('plan', 2, 'p1', 'asset'), now, max);
+    settle(s, terms, chain(), undefined);
+    expect(viewOf('acme', '2026-11', s, terms)).toMatchObject({ spent: 0, reserved: 0, remaining: 94 });
+  });
+
+  test('the price is pinned at reservation: a later price change does not strand or reprice it', () => {
+    const s = emptyState();
+    reserve(s, terms, req('plan'), now, max);
+    const dearer = { ...terms, prices: { ...terms.prices, generation: 90 } };
+    expect(settle(s, dearer, chain(), record({ generation: 1 }))).toEqual({ generation: 40 });
+  });
+
+  test('a reserve that wants no answer (no budget) is always counted; the period total stays bounded', () => {
+    const s = emptyState(10);
+    expect(reserve(s, terms, { ...req('plan'), answer: false }, now, max).granted).toBe(true);
+    expect(viewOf('acme', '2026-11', s, terms)).toMatchObject({ reserved: 40, remaining: -30 });
+    const huge = { ...terms, prices: { ...terms.prices, asset: max } };
+    expect(reserve(s, huge, { ...req('plan', 2, 'p2', 'asset'), answer: false }, now, max)).toMatchObject({
+      granted: false,
+      refused: expect.stringContaining('bound'),
+    });
+  });
+
+  test('malformed reserves are refused naming the field; zero-priced kinds are still counted', () => {
+    const bad = (patch: object) => checkReserve({ ...req('plan'), ...patch });
+    expect(bad({ creates: [{ kind: 'generation', count: -1 }] })).toEqual({
+      refused: expect.stringMatching(/^creates\[0\]\.count/),
+    });
+    expect(bad({ creates: [{ kind: 'generation', count: 1.5 }] })).toEqual({
+      refused: expect.stringMatching(/^creates\[0\]\.count/),
+    });
+    expect(bad({ creates: [{ kind: 'gold', count: 1 }] })).toEqual({
+      refused: expect.stringMatching(/^creates\[0\]\.kind/),
+    });
+    expect(bad({ creates: [] })).toEqual({ refused: expect.stringMatching(/^creates/) });
+    expect(bad({ amount: -5, creates: 'x' })).toEqual({ refused: expect.stringMatching(/^creates/) });
+    expect(bad({ chain: { pipelineId: 'p1' } })).toEqual({ refused: expect.stringMatching(/^chain/) });
+    expect(checkReserve(null)).toEqual({ refused: expect.stringMatching(/^chain/) });
+    const s = emptyState();
+    reserve(s, terms, req('plan', 2, 'p1', 'erase'), now, max);
+    settle(s, terms, chain(), record({ erase: 2 }));
+    expect(s.confirmed.erase.erase).toEqual({ amount: 0, count: 2 });
   });
 
   test('an override is the budget in force, the configured one is shown beside it', () => {
-    const c = emptyCarry(input, 250);
-    expect(viewOf(input, c)).toMatchObject({ budget: 250, override: 250, configuredBudget: 100, remaining: 250 });
+    expect(viewOf('acme', '2026-11', emptyState(250), terms)).toMatchObject({
+      budget: 250,
+      override: 250,
+      configuredBudget: 100,
+      remaining: 250,
+    });
   });
 
-  test('settled keys are bounded, oldest dropped first; totals stay exact', () => {
-    const c = emptyCarry({ ...input, budget: undefined });
+  test('settled chains are bounded, oldest dropped first; totals stay exact', () => {
+    const s = emptyState();
+    const free = { ...terms, budget: undefined, prices: { ...terms.prices, generation: 15 } };
     const n = MAX_SETTLED_KEYS + 10;
     for (let i = 0; i < n; i++) {
-      reserve(c, req(`k${i}`, 15), now);
-      settle(c, { key: `k${i}`, outcome: 'confirm' });
+      reserve(s, free, req('plan', 1, `p${i}`), now, max);
+      settle(s, free, chain(`p${i}`), record({ generation: 1 }));
     }
-    expect(Object.keys(c.settled)).toHaveLength(MAX_SETTLED_KEYS);
-    expect(c.settled.k0).toBeUndefined();
-    expect(c.settled[`k${n - 1}`]).toBe('c');
-    expect(c.confirmed.generation.generation).toEqual({ amount: 15 * n, count: n });
+    expect(Object.keys(s.settled)).toHaveLength(MAX_SETTLED_KEYS);
+    expect(s.settled[chainKey(chain('p0'))]).toBeUndefined();
+    expect(s.confirmed.generation.generation).toEqual({ amount: 15 * n, count: n });
   });
 });

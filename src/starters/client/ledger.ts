@@ -1,14 +1,13 @@
 /**
  * Spend and budgets from the tenants' ledgers (docs/tenants.md, "Budgets"): `reelflow usage`
- * and `reelflow budget set|show`, as library functions. Usage reads every ledger workflow
- * (found by visibility: type tenantLedger, ReelflowTenant) by query; budgets are changed by
- * an Update on the current period's ledger, started when it does not exist yet.
+ * and `reelflow budget set|show`, as library functions. Each ledger id is read across all its
+ * runs (src/tenants/ledger-read.ts), so a terminated ledger's money is still counted; budgets
+ * are changed by an Update on the current period's ledger, started when it does not exist yet.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import {
   LEDGER_WORKFLOW,
   ledgerId,
-  ledgerQuery,
   ledgerStartOptions,
   parseLedgerId,
   periodOf,
@@ -16,6 +15,8 @@ import {
   type LedgerView,
   type SpendTotal,
 } from '../../contract/ledger';
+import { viewOf } from '../../contract/ledger-book';
+import { readLedger } from '../../tenants/ledger-read';
 import type { BudgetPeriod } from '../../contract/tenancy';
 import type { TenantsConfig } from '../../tenants/config';
 import { TENANT } from '../../contract/search-attributes';
@@ -44,17 +45,14 @@ export async function tenantUsage(
   // A tenant id has no quote (the definition's own rule), so it cannot end the literal it goes in.
   if (opts.tenant !== undefined) checkTenantOptions({ tenant: opts.tenant });
   const query = `WorkflowType = '${LEDGER_WORKFLOW}'${opts.tenant ? ` AND ${TENANT.name} = '${opts.tenant}'` : ''}`;
-  const views: LedgerView[] = [];
-  // Visibility lists every run: a ledger that continued as new is listed once per run, and
-  // its latest run (the one a query by id reaches) carries the whole period. One read per id.
-  const read = new Set<string>();
+  // Visibility lists every run of an id (continued as new, terminated and started again): one read per id.
+  const ids = new Set<string>();
   for await (const wf of client.workflow.list({ query })) {
     const id = parseLedgerId(wf.workflowId);
     // A period counts when it ends on or after `since`: "2026-11" against "2026-11-15" compares "2026-11".
-    if (!id || (opts.since && id.period < opts.since.slice(0, id.period.length)) || read.has(wf.workflowId)) continue;
-    read.add(wf.workflowId);
-    views.push(await client.workflow.getHandle(wf.workflowId).query(ledgerQuery));
+    if (id && !(opts.since && id.period < opts.since.slice(0, id.period.length))) ids.add(wf.workflowId);
   }
+  const views = (await Promise.all([...ids].map((id) => readView(client, id)))).filter((v) => v !== undefined);
   const byTenant = new Map<string, TenantUsage>();
   for (const v of views.sort((a, b) => a.period.localeCompare(b.period))) {
     const u = byTenant.get(v.tenant) ?? {
@@ -84,6 +82,13 @@ export async function tenantUsage(
   return [...byTenant.values()].sort((a, b) => a.tenant.localeCompare(b.tenant));
 }
 
+/** A ledger id's view across its runs; undefined when no run of it ever opened. */
+async function readView(client: Client, id: string): Promise<LedgerView | undefined> {
+  const { tenant, period } = parseLedgerId(id)!;
+  const snap = await readLedger(client, id);
+  return snap.state && snap.terms ? viewOf(tenant, period, snap.state, snap.terms) : undefined;
+}
+
 export interface BudgetLine {
   tenant: string;
   period: string;
@@ -96,6 +101,8 @@ export interface BudgetLine {
   reserved: number;
   remaining?: number;
 }
+
+const unresolvedAmount = (v: LedgerView) => v.unresolved.reduce((sum, u) => sum + u.amount, 0);
 
 /** The period kind a tenant's pipelines reserve in: its budget's, else month (spend still counted). */
 function periodKindOf(config: TenantsConfig, tenant: string): BudgetPeriod {
@@ -124,16 +131,14 @@ export async function tenantBudgets(
       const period = periodOf(opts.nowMs ?? Date.now(), periodKindOf(config, tenant), config.utcOffset);
       const configured = configuredBudget(config, tenant);
       const base = { tenant, period, currency: config.currency, ...(configured !== undefined ? { configured } : {}) };
-      try {
-        const v = await client.workflow.getHandle(ledgerId(tenant, period)).query(ledgerQuery);
+      const v = await readView(client, ledgerId(tenant, period));
+      if (v) {
         const inForce = v.budget !== undefined ? { budget: v.budget, remaining: v.remaining! } : {};
-        return { ...base, ...inForce, spent: v.spent, reserved: v.reserved };
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-        // No spend yet this period: its ledger starts with the first reserve.
-        const inForce = configured !== undefined ? { budget: configured, remaining: configured } : {};
-        return { ...base, ...inForce, spent: 0, reserved: 0 };
+        return { ...base, ...inForce, spent: v.spent, reserved: v.reserved + unresolvedAmount(v) };
       }
+      // No spend yet this period: its ledger starts with the first reserve.
+      const inForce = configured !== undefined ? { budget: configured, remaining: configured } : {};
+      return { ...base, ...inForce, spent: 0, reserved: 0 };
     }),
   );
 }
@@ -168,16 +173,11 @@ export async function setTenantBudget(
     throw new Error(
       `--tenant: tenant ${tenant} has no budget in REELFLOW_TENANTS_FILE (tenants.${tenant}.budget or defaults.budget): its spend is counted, not capped; configure one to cap it`,
     );
-  const input = {
-    tenant,
-    period,
-    currency: config.currency,
-    utcOffsetMinutes: config.utcOffset,
-    ...(configured !== undefined ? { budget: configured } : {}),
-    configured: false,
-  };
   return client.workflow.executeUpdateWithStart(setBudgetUpdate, {
     args: [{ amount: opts.amount }],
-    startWorkflowOperation: new WithStartWorkflowOperation(LEDGER_WORKFLOW, ledgerStartOptions(input, opts.taskQueue)),
+    startWorkflowOperation: new WithStartWorkflowOperation(
+      LEDGER_WORKFLOW,
+      ledgerStartOptions(tenant, period, opts.taskQueue),
+    ),
   });
 }

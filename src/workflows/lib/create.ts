@@ -18,7 +18,7 @@ import type { ReconcileOutcome } from '../../metrics/names';
 import { duration } from './summaries';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
-import { reserveSpend, settleSpend } from './spend';
+import { settleCreate, takeCreate } from './spend';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
@@ -110,7 +110,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdUntil(rt.notBefore(run.iface), (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      if (rt.tenantPolicy?.ledger) await reserveSpend(rt, step, run.attempt, spec.kind);
+      await takeCreate(rt, step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.count(spec.endpoint);
       try {
@@ -123,7 +123,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       }
     }
     // Spend (spend.ts): released when provably not created; after a 502 or ambiguity, once reconciled.
-    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') settleSpend(rt, step, run.attempt, 'release');
+    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') settleCreate(rt, step, run.attempt, 'release');
     if (outcome.kind === 'fatal') throw rejected(spec, outcome);
     if (outcome.kind === 'ambiguous') rt.setAmbiguous(step, run.attempt);
     else await sleep(...retryWait(run, outcome));
@@ -139,7 +139,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         if (created) return created;
       }
     }
-    settleSpend(rt, step, run.attempt, 'release');
+    settleCreate(rt, step, run.attempt, 'release');
     run.attempt++;
   }
 }
@@ -154,7 +154,7 @@ function adoptKnown<T>(spec: CreateSpec<T>, known: VendorTaskRecord): Created<T>
 function recorded<T>(run: CreateRun<T>, value: T, id: string, via: VendorTaskRecord['via']): Created<T> {
   const { rt, kind, step } = run.spec;
   rt.record({ kind, id, step, attempt: run.attempt, via });
-  settleSpend(rt, step, run.attempt, 'confirm');
+  settleCreate(rt, step, run.attempt, 'confirm');
   return { value, attempt: run.attempt, via };
 }
 

@@ -31,7 +31,7 @@ import {
 import { isPlaintext } from '../../codec/plaintext-mark';
 import type { RuntimeCarry } from '../../contract/carry';
 import type { TenantPolicy } from '../../contract/tenancy';
-import type { SpendAnswer } from '../../contract/ledger';
+import { SpendBook } from './spend';
 import { CallbackBook } from './callback-book';
 import { TASK_ID_PATTERN } from '../../contract/offers';
 import { operatorRefusal } from './operator-proof';
@@ -81,13 +81,8 @@ export class PipelineRuntime extends StatusBoard {
    */
   tenantPolicy: TenantPolicy | undefined;
 
-  /** Spend reservations not settled yet, key → ledger id (spend.ts); carried across continue-as-new. */
-  readonly reservations: Record<string, string>;
-  /** Reserves asked by signal and not answered yet: key → ask number, and the answers (spend.ts). */
-  readonly spendAsks: Record<string, number> = {};
-  readonly spendAnswers: Record<string, SpendAnswer> = {};
-  /** Settle signals sent and not yet acknowledged: awaited before the run ends or continues. */
-  readonly settling: Promise<void>[] = [];
+  /** The pipeline's spend reservations (spend.ts); carried across continue-as-new. */
+  readonly spend: SpendBook;
 
   /** Local activities one at a time (patch `local-activities-in-turn`, proxies.ts); runs recorded before did not. */
   localsInTurn = false;
@@ -120,7 +115,8 @@ export class PipelineRuntime extends StatusBoard {
     this.ambiguous = { ...carry.ambiguous };
     this.codecStrict = carry.codecStrict === true;
     this.tenantPolicy = carry.tenantPolicy;
-    this.reservations = { ...carry.reservations };
+    this.spend = new SpendBook(carry.spend);
+    this.spend.listen();
     this.assetNamesByRun = carry.assetNames === 'run';
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
     this.book = new CallbackBook(carry.book, this, boundCallbacks);
@@ -149,7 +145,7 @@ export class PipelineRuntime extends StatusBoard {
       waitingBase: this.waitingBase,
       ...(this.codecStrict ? { codecStrict: true } : {}),
       ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
-      ...(Object.keys(this.reservations).length > 0 ? { reservations: this.reservations } : {}),
+      ...(Object.keys(this.spend.carry.ledgers).length > 0 ? { spend: this.spend.carry } : {}),
       ...(this.assetNamesByRun ? { assetNames: 'run' as const } : {}),
     };
   }
@@ -164,7 +160,6 @@ export class PipelineRuntime extends StatusBoard {
     // An Update whose decision is not taken yet must be answered in this run.
     await condition(() => (allHandlersFinished() && this.createsInFlight === 0) || this.decisions.size > 0);
     if (this.decisions.size > 0) return;
-    if (this.settling.length > 0) await Promise.all(this.settling.splice(0));
     await this.continueAsNew(this.carry());
   }
 

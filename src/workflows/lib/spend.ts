@@ -1,201 +1,206 @@
 /**
- * Spend budgets, enforced before the call (docs/tenants.md, "Budgets"). With tenants on,
- * each paid create attempt first reserves its price in the tenant's ledger for the period
- * (tenant-ledger.ts); its outcome then confirms the reservation (a task exists), releases it
- * (provably not created) or leaves it open (ambiguous, until reconciled; unresolved if the
- * pipeline ends so). Over budget, the definition's `overBudget` decides: fail now with
- * BudgetExceeded, or wait (`waiting-budget`) until the budget is raised or the period rolls over.
- * Runs without a tenant policy never get here: their histories replay unchanged.
+ * Spend budgets, enforced before the call (docs/tenants.md, "Budgets"). With tenants on, a
+ * pipeline reserves its whole plan of paid creates in its tenant's ledger once, before its
+ * first create; over budget, the definition's `overBudget` decides: fail now with
+ * BudgetExceeded, or wait (`waiting-budget`) until the budget is raised or the period rolls
+ * over. Each create attempt then takes one reserved create of its kind and gives it back
+ * when provably not made; a create beyond the plan (a resubmit after an ambiguous outcome)
+ * reserves one more first. As the pipeline ends it records what it spent in its memo and
+ * tells each ledger to read it: one ask, one answer and one settle per pipeline.
+ * Reservations belong to the run chain (the workflow id and first run id), so a reused
+ * workflow id is a new pipeline that pays and is counted like any other.
  */
 import {
   ApplicationFailure,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
-  isCancellation,
-  patched,
-  proxyActivities,
   proxyLocalActivities,
   setHandler,
-  type ActivityOptions,
+  upsertMemo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import {
+  SPEND_MEMO,
   budgetRaisedSignal,
-  ledgerId,
-  periodEndMs,
-  periodOf,
   settleSignal,
   spendAnsweredSignal,
-  type ReserveAnswer,
-  type ReserveRequest,
-  type ReserveSpendInput,
-  type SettleOutcome,
+  type CreateCount,
+  type RunChain,
   type SpendAnswer,
+  type SpendRecord,
 } from '../../contract/ledger';
-import type { StageName, VendorTaskKind } from '../../contract/messages';
+import type { SpendCarry } from '../../contract/carry';
+import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { duration } from './summaries';
 
-/** Idempotent by key: retried until the ledger answers (a busy ledger is not a budget refusal). */
-const LEDGER_CALL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 30 },
-};
-
-/**
- * Reserves go by signal and are answered by signal (no in-flight limit at the ledger, which
- * Updates have); runs recorded before reserved by update-with-start.
- */
-export const LEDGER_BY_SIGNAL_PATCH = 'ledger-by-signal';
-
 /** The ask is a signal-with-start, idempotent by key: a local activity (one marker, no task round trip). */
-const askingLedger = proxyLocalActivities<ReelflowActivities>({
+const asking = proxyLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', maximumInterval: '10s' },
 });
 
-/** A tenant without a budget is counted, never refused: its reserves need no answer. */
-export const LEDGER_COUNT_ONLY_PATCH = 'ledger-count-only';
-
-/** Settles went by a local activity's signal in runs recorded with this patch alone (sendSettle). */
-export const LEDGER_SETTLE_LOCAL_PATCH = 'ledger-settle-local';
-/** Settles are the workflow's own signals again (sendSettle). */
-export const LEDGER_SETTLE_SIGNAL_PATCH = 'ledger-settle-signal';
-
-/** Policy `fail` checks a stage's whole price before its first create (checkStageBudget). */
-export const STAGE_BUDGET_CHECK_PATCH = 'budget-stage-check';
-
-/** No answer this long (a ledger terminated by hand, its answer lost): ask again, same key. */
+/** No answer this long (a ledger busy opening, or terminated by hand): ask again, same key. */
 const ANSWER_WAIT_MS = 60_000;
-
-const keyOf = (rt: PipelineRuntime, step: string, attempt: number) => `${rt.status.pipelineId}/${step}/${attempt}`;
 
 const money = (minor: number, currency: string) =>
   `${(minor / MINOR_UNITS_PER_UNIT).toFixed(6).replace(/\.?0+$/, '')} ${currency}`;
 
-/** Reserves the price of (step, attempt) before its create; over budget, fails or waits by policy. */
-export async function reserveSpend(rt: PipelineRuntime, step: string, attempt: number, kind: VendorTaskKind) {
+const listed = (creates: CreateCount[]) => creates.map((c) => `${c.count} × ${c.kind}`).join(' + ');
+
+type Counts = Partial<Record<VendorTaskKind, number>>;
+const add = (c: Counts, kind: VendorTaskKind, n: number) => {
+  c[kind] = (c[kind] ?? 0) + n;
+  if (c[kind] === 0) delete c[kind];
+};
+
+/** A pipeline's reservations, carried across continue-as-new; the runtime holds one (`rt.spend`). */
+export class SpendBook {
+  readonly carry: SpendCarry;
+  private readonly asks: Record<string, number> = {};
+  private readonly answers: Record<string, SpendAnswer> = {};
+  private wakes = 0;
+
+  constructor(carry: SpendCarry | undefined) {
+    this.carry = carry ?? { ledgers: {}, attempts: {}, extras: 0 };
+  }
+
+  get chain(): RunChain {
+    const info = workflowInfo();
+    return { pipelineId: info.workflowId, firstRunId: info.firstExecutionRunId };
+  }
+
+  /** The answer for `key`'s ask `ask`, once the ledger has sent it. */
+  answered(key: string, ask: number): SpendAnswer | undefined {
+    return this.asks[key] === ask ? this.answers[key] : undefined;
+  }
+
+  listen(): void {
+    setHandler(spendAnsweredSignal, (a: SpendAnswer) => {
+      if (this.asks[a?.key] === a.ask) this.answers[a.key] = a;
+    });
+    setHandler(budgetRaisedSignal, () => void this.wakes++);
+  }
+
+  nextAsk(key: string): number {
+    this.asks[key] = (this.asks[key] ?? 0) + 1;
+    delete this.answers[key];
+    return this.asks[key];
+  }
+
+  get wakeCount(): number {
+    return this.wakes;
+  }
+
+  /** A ledger with a reserved create of `kind` not taken yet, if any. */
+  freeLedger(kind: VendorTaskKind): string | undefined {
+    for (const [id, use] of Object.entries(this.carry.ledgers)) {
+      const free = (use.reserved[kind] ?? 0) - (use.taken[kind] ?? 0) - (use.used[kind] ?? 0);
+      if (free > 0) return id;
+    }
+    return undefined;
+  }
+
+  granted(ledger: string, creates: CreateCount[]): void {
+    const use = (this.carry.ledgers[ledger] ??= { reserved: {}, taken: {}, used: {} });
+    for (const c of creates) add(use.reserved, c.kind, c.count);
+  }
+
+  take(attemptKey: string, ledger: string, kind: VendorTaskKind): void {
+    add(this.carry.ledgers[ledger].taken, kind, 1);
+    this.carry.attempts[attemptKey] = { ledger, kind };
+  }
+
+  /** An attempt's outcome: confirmed (spent) or released (its create is free again). */
+  settle(attemptKey: string, outcome: 'confirm' | 'release'): void {
+    const a = this.carry.attempts[attemptKey];
+    if (!a) return;
+    delete this.carry.attempts[attemptKey];
+    const use = this.carry.ledgers[a.ledger];
+    add(use.taken, a.kind, -1);
+    if (outcome === 'confirm') add(use.used, a.kind, 1);
+  }
+
+  /** What the pipeline spent per ledger: confirmed creates, and those still taken (their outcome unknown). */
+  record(): SpendRecord {
+    const ledgers: SpendRecord['ledgers'] = {};
+    for (const [id, use] of Object.entries(this.carry.ledgers)) ledgers[id] = { used: use.used, unresolved: use.taken };
+    return { firstRunId: workflowInfo().firstExecutionRunId, ledgers };
+  }
+}
+
+/**
+ * Reserves the pipeline's plan (every paid create its stages will make, priced as if each
+ * were new) before its first create. Nothing when tenants are off or the plan is empty.
+ */
+export async function reservePlan(rt: PipelineRuntime, plan: CreateCount[]): Promise<void> {
+  const creates = plan.filter((c) => c.count > 0);
+  if (!rt.tenantPolicy || creates.length === 0 || Object.keys(rt.spend.carry.ledgers).length > 0) return;
+  await reserve(rt, 'plan', creates, `its plan (${listed(creates)})`);
+}
+
+/** Before a create attempt: one reserved create of its kind, reserving one more when the plan has none left. */
+export async function takeCreate(rt: PipelineRuntime, step: string, attempt: number, kind: VendorTaskKind) {
+  if (!rt.tenantPolicy) return;
+  const key = `${step}/${attempt}`;
+  if (rt.spend.carry.attempts[key]) return; // taken by this pipeline before it continued as new
+  if (!rt.spend.freeLedger(kind)) {
+    const extra = `extra-${++rt.spend.carry.extras}`;
+    await reserve(rt, extra, [{ kind, count: 1 }], `one more ${kind} create`);
+  }
+  rt.spend.take(key, rt.spend.freeLedger(kind)!, kind);
+}
+
+/** An attempt's outcome: confirmed when a task exists, released when provably not created. */
+export function settleCreate(rt: PipelineRuntime, step: string, attempt: number, outcome: 'confirm' | 'release') {
+  rt.spend.settle(`${step}/${attempt}`, outcome);
+}
+
+/** Asks until granted; over budget, fails or waits by policy. */
+async function reserve(rt: PipelineRuntime, key: string, creates: CreateCount[], what: string): Promise<void> {
   const p = rt.tenantPolicy!;
-  const key = keyOf(rt, step, attempt);
-  if (rt.reservations[key] !== undefined) return; // reserved by this pipeline before it continued as new
-  const stage = rt.status.stage as StageName;
-  const amount = p.prices[kind];
-  const offset = p.utcOffsetMinutes;
   for (;;) {
-    const now = Date.now();
-    const period = periodOf(now, p.budget?.period ?? 'month', offset);
-    const seen = rt.budgetWakes;
-    const input = ledgerAsk(rt, period, { key, amount, kind, stage });
-    if (!p.budget && patched(LEDGER_COUNT_ONLY_PATCH)) {
-      // No budget, no refusal: counted without waiting for an answer (no workflow task for it).
-      await rt.inTurn(() => askingLedger.askSpend({ ...input, request: { ...input.request, answer: false } }));
-      rt.reservations[key] = ledgerId(p.tenant, period);
-      return;
-    }
-    const answer = patched(LEDGER_BY_SIGNAL_PATCH)
-      ? await askLedger(rt, input)
-      : await proxyActivities<ReelflowActivities>({ ...LEDGER_CALL_OPTIONS, ...rt.taskOptions }).reserveSpend(input);
-    if (answer.granted) {
-      rt.reservations[key] = ledgerId(p.tenant, period);
-      return;
-    }
-    const why = refusal(p, period, answer, `${kind} at ${money(amount, p.currency)}`);
+    const seen = rt.spend.wakeCount;
+    const { ledger, periodEndMs, answer } = await ask(rt, p, key, creates);
+    if (!answer || answer.granted) return rt.spend.granted(ledger, creates);
+    if (answer.refused) throw budgetExceeded(`the ledger ${ledger} refused ${what}: ${answer.refused}`);
+    const why =
+      `tenant ${p.tenant}'s budget (${money(answer.budget ?? 0, p.currency)}, ` +
+      `${money(answer.committed, p.currency)} spent or reserved) cannot cover ${what} at ${money(answer.amount, p.currency)}`;
     if (p.overBudget === 'fail') throw budgetExceeded(`${why} (overBudget: fail)`);
-    await waitForBudget(rt, seen, periodEndMs(period, offset) - now, why);
+    await waitForBudget(rt, seen, periodEndMs - Date.now(), why);
   }
 }
 
 /**
- * Policy `fail`, before a stage of several paid creates (review batches, asset items): its
- * whole price must fit, or the stage fails with BudgetExceeded before any vendor call. The
- * ledger answers without reserving; each create still reserves its own price, so a tenant's
- * other pipelines spending meanwhile can still stop the stage at a later create.
+ * One ask of the current period's ledger, and its answer. A tenant without a budget is
+ * counted, never refused: its ask wants no answer (no workflow task for it). No answer in
+ * time: the same key is asked again. Cancelled while waiting, the pipeline ends, and its
+ * settle tells the ledger it reserved nothing there.
  */
-export async function checkStageBudget(rt: PipelineRuntime, creates: { kind: VendorTaskKind; count: number }[]) {
-  const p = rt.tenantPolicy;
-  if (!p?.ledger || p.overBudget !== 'fail' || !p.budget) return;
-  const total = creates.reduce((sum, c) => sum + c.count, 0);
-  if (total < 2 || !patched(STAGE_BUDGET_CHECK_PATCH)) return;
-  const amount = creates.reduce((sum, c) => sum + c.count * p.prices[c.kind], 0);
-  const stage = rt.status.stage as StageName;
-  const period = periodOf(Date.now(), p.budget.period, p.utcOffsetMinutes);
-  const key = `${keyOf(rt, stage, 0)}/check`;
-  const answer = await askLedger(rt, ledgerAsk(rt, period, { key, amount, kind: creates[0].kind, stage, probe: true }));
-  if (answer.granted) return;
-  const what = creates.map((c) => `${c.count} × ${c.kind}`).join(' + ');
-  throw budgetExceeded(
-    `${refusal(p, period, answer, `its ${stage} stage (${what}, ${money(amount, p.currency)})`)} (overBudget: fail)`,
-  );
-}
-
-function ledgerAsk(
-  rt: PipelineRuntime,
-  period: string,
-  r: Pick<ReserveRequest, 'key' | 'amount' | 'kind' | 'stage' | 'probe'>,
-): ReserveSpendInput {
-  const p = rt.tenantPolicy!;
-  return {
-    ledger: {
-      tenant: p.tenant,
-      period,
-      currency: p.currency,
-      utcOffsetMinutes: p.utcOffsetMinutes,
-      ...(p.budget ? { budget: p.budget.amount } : {}),
-    },
-    request: { ...r, pipelineId: rt.status.pipelineId, wait: p.overBudget === 'wait' && !r.probe },
-  };
-}
-
-function refusal(p: TenantPolicy, period: string, answer: ReserveAnswer, what: string): string {
-  return (
-    `tenant ${p.tenant}'s budget for ${period} (${money(answer.budget ?? 0, p.currency)}, ` +
-    `${money(answer.committed, p.currency)} spent or reserved) cannot cover ${what}`
-  );
-}
-
-/**
- * Asks the tenant's ledger and waits for its answer, asking again (same key) if none comes.
- * Cancelled while waiting, it releases the key: a grant this pipeline will never use must
- * not stay reserved (an ask that arrives after the release counts nothing).
- */
-async function askLedger(rt: PipelineRuntime, input: ReserveSpendInput): Promise<ReserveAnswer> {
-  const { key } = input.request;
-  setHandler(spendAnsweredSignal, (a: SpendAnswer) => {
-    if (rt.spendAsks[a.key] === a.ask) rt.spendAnswers[a.key] = a;
-  });
-  const ledger = ledgerId(input.ledger.tenant, input.ledger.period);
-  try {
-    for (;;) {
-      const ask = (rt.spendAsks[key] ?? 0) + 1;
-      rt.spendAsks[key] = ask;
-      delete rt.spendAnswers[key];
-      await rt.inTurn(() => askingLedger.askSpend({ ...input, request: { ...input.request, ask } }));
-      if (await condition(() => rt.spendAnswers[key] !== undefined, ANSWER_WAIT_MS)) return rt.spendAnswers[key];
-    }
-  } catch (err) {
-    if (isCancellation(err)) await CancellationScope.nonCancellable(() => sendSettle(ledger, key, 'release'));
-    throw err;
-  } finally {
-    delete rt.spendAsks[key];
-    delete rt.spendAnswers[key];
+async function ask(rt: PipelineRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
+  const answer = p.budget !== undefined;
+  for (;;) {
+    const n = rt.spend.nextAsk(key);
+    const request = { chain: rt.spend.chain, key, creates, wait: p.overBudget === 'wait', answer, ask: n };
+    const asked = await rt.inTurn(() =>
+      asking.askSpend({
+        tenant: p.tenant,
+        periodKind: p.budget?.period ?? 'month',
+        utcOffsetMinutes: p.utcOffsetMinutes,
+        request,
+      }),
+    );
+    rt.spend.granted(asked.ledgerId, []); // asked: settled at the end, whatever the answer
+    if (!answer) return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: undefined };
+    if (await condition(() => rt.spend.answered(key, n) !== undefined, ANSWER_WAIT_MS))
+      return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: rt.spend.answered(key, n)! };
   }
 }
-
-/**
- * A settle is the workflow's own signal to the ledger. Runs recorded with `ledger-settle-local`
- * (and not `ledger-settle-signal`) sent it from a local activity that ran beside the pipeline's
- * next commands; a worker killed meanwhile could replay them in another order (a
- * nondeterminism error in tenant-gate.e2e), so new runs signal again.
- */
-const sendSettle = (ledger: string, key: string, outcome: SettleOutcome): Promise<void> =>
-  !patched(LEDGER_SETTLE_SIGNAL_PATCH) && patched(LEDGER_SETTLE_LOCAL_PATCH)
-    ? CancellationScope.nonCancellable(() => askingLedger.settleSpend({ ledgerId: ledger, message: { key, outcome } }))
-    : getExternalWorkflowHandle(ledger)
-        .signal(settleSignal, { key, outcome })
-        .catch(() => undefined);
 
 function budgetExceeded(message: string): ApplicationFailure {
   return ApplicationFailure.create({ message, type: FailureType.BudgetExceeded, nonRetryable: true });
@@ -203,14 +208,12 @@ function budgetExceeded(message: string): ApplicationFailure {
 
 /** `waiting-budget` until the ledger signals a raise (or a release), or the period ends. */
 async function waitForBudget(rt: PipelineRuntime, seen: number, untilNextPeriodMs: number, why: string) {
-  setHandler(budgetRaisedSignal, () => {
-    rt.budgetWakes++;
-  });
+  const ms = Math.max(untilNextPeriodMs, 1_000);
   rt.budgetWaits++;
-  rt.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(untilNextPeriodMs)}`;
+  rt.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(ms)}`;
   rt.refresh();
   try {
-    await condition(() => rt.budgetWakes !== seen, untilNextPeriodMs);
+    await condition(() => rt.spend.wakeCount !== seen, ms);
   } finally {
     rt.budgetWaits--;
     rt.detail = undefined;
@@ -218,20 +221,23 @@ async function waitForBudget(rt: PipelineRuntime, seen: number, untilNextPeriodM
   }
 }
 
-/** Confirms or releases (step, attempt)'s reservation by signal; nothing when it has none. */
-export function settleSpend(rt: PipelineRuntime, step: string, attempt: number, outcome: SettleOutcome): void {
-  const key = keyOf(rt, step, attempt);
-  const ledger = rt.reservations[key];
-  if (ledger === undefined) return;
-  delete rt.reservations[key];
-  rt.settling.push(sendSettle(ledger, key, outcome));
-}
-
-/** The pipeline ends: what is still reserved is reported unresolved, and every settle is sent. */
+/**
+ * The pipeline ends: it records what it spent per ledger (creates whose outcome it never
+ * learned are unresolved) in its memo, where each ledger reads it, and tells each ledger so.
+ */
 export async function endSpend(rt: PipelineRuntime): Promise<void> {
-  for (const [key, ledger] of Object.entries(rt.reservations)) {
-    rt.settling.push(sendSettle(ledger, key, 'unresolved'));
-    delete rt.reservations[key];
-  }
-  if (rt.settling.length > 0) await Promise.all(rt.settling.splice(0));
+  const ledgers = Object.keys(rt.spend.carry.ledgers);
+  if (ledgers.length === 0 || rt.spend.carry.ended) return;
+  rt.spend.carry.ended = true;
+  upsertMemo({ [SPEND_MEMO]: rt.spend.record() });
+  const hint = { chain: rt.spend.chain };
+  await CancellationScope.nonCancellable(() =>
+    Promise.all(
+      ledgers.map((id) =>
+        getExternalWorkflowHandle(id)
+          .signal(settleSignal, hint)
+          .catch(() => undefined),
+      ),
+    ),
+  );
 }

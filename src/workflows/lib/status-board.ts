@@ -24,8 +24,6 @@ export class StatusBoard {
 
   /** Paid creates waiting for their tenant's budget (spend.ts): the pipeline shows `waiting-budget`. */
   budgetWaits = 0;
-  /** Budget raises signalled by the tenant's ledger: a waiting create reserves again when it changes. */
-  budgetWakes = 0;
 
   /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
   stuck = false;

@@ -14,7 +14,6 @@ import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/c
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone, type PollSpec } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
-import { checkStageBudget } from '../lib/spend';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
 
@@ -86,11 +85,6 @@ export function assetAddress(id: string): string {
 
 /** The group, one listing of its assets, then every item registered and polled to Active (in parallel). */
 export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput): Promise<AssetsStageResult> {
-  // Priced as if every create were new (the group, each item): an upper bound, checked before any call.
-  await checkStageBudget(rt, [
-    { kind: 'assetGroup', count: 'id' in input.group ? 0 : 1 },
-    { kind: 'asset', count: input.items.length },
-  ]);
   const group = await resolveGroup(rt, input);
   rt.detail = `group ${group.id}`;
   // Named by pipeline id (runs recorded before): one listing up front finds what an earlier

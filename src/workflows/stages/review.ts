@@ -17,7 +17,6 @@ import {
 } from '../lib/create';
 import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
-import { checkStageBudget } from '../lib/spend';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
 
@@ -32,7 +31,6 @@ export interface ReviewStageInput extends StageCommon {
 
 export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput): Promise<ReviewStageResult> {
   const batches = planBatches(input);
-  await checkStageBudget(rt, [{ kind: 'review', count: batches.length }]);
   const progress = batches.map(() => ({ done: 0, total: 0 }));
   const updateProgress = () => {
     const done = progress.reduce((s, p) => s + p.done, 0);
@@ -70,7 +68,7 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
 }
 
 /** Valid batches (at most 50 URLs, one media type each); a medium that fits none fails the stage. */
-function planBatches(input: ReviewStageInput): ReviewBatch[] {
+export function planBatches(input: Pick<ReviewStageInput, 'media' | 'assetType'>): ReviewBatch[] {
   try {
     return planReviewBatches(input.media, { assetType: input.assetType });
   } catch (err) {

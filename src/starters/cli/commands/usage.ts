@@ -39,7 +39,7 @@ export const usage: CommandFn = async (ctx, session) => {
     ...tenants.flatMap((u) =>
       u.unresolved.map(
         (r) =>
-          `unresolved: ${u.tenant} ${r.stage} ${r.kind} ${formatMinorUnits(r.amount)} ${u.currency} (${r.key}; its pipeline ended with the create's outcome unknown)`,
+          `unresolved: ${u.tenant} ${r.stage} ${r.kind} ×${r.count} ${formatMinorUnits(r.amount)} ${u.currency} (${r.key}; its pipeline ended with the create's outcome unknown)`,
       ),
     ),
     `${tenants.length} tenant(s)${since ? ` since ${since}` : ''}`,

@@ -1,0 +1,215 @@
+/**
+ * Money that cannot leak (docs/security.md, "Ledger messages"; docs/tenants.md, "Budgets"):
+ * what an operator's mistake or a namespace user's forged message does to a tenant's ledger,
+ * on the real dev server with a real worker and the emulator as vendor. Each test has its
+ * own tenant, so its ledger is its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { LEDGER_WORKFLOW, ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
+import { resolveCreateUpdate } from '../../src/contract/messages';
+import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import { setTenantBudget } from '../../src/starters/client/ledger';
+import { parseTenantsConfig } from '../../src/tenants/config';
+import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
+import { until } from '../support/poll';
+
+const quick = { generationQueuedMs: 300, generationRunningMs: 600, eraseInProgressMs: 300 };
+const tag = randomUUID().slice(0, 6);
+const T = {
+  reuse: `reuse-${tag}`,
+  raw: `raw-${tag}`,
+  forged: `forged-${tag}`,
+  other: `other-${tag}`,
+  override: `override-${tag}`,
+};
+const oneCny = { budget: { period: 'day', amount: '1' } };
+const config = parseTenantsConfig({
+  prices: { generation: '1', erase: '0.000015' },
+  tenants: {
+    [T.reuse]: oneCny,
+    [T.raw]: oneCny,
+    [T.forged]: { budget: { period: 'day', amount: '3' } },
+    [T.other]: { budget: { period: 'day', amount: '100' } },
+    [T.override]: oneCny,
+  },
+});
+
+const generationOnly = (tenant: string, options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
+  generation: { model: 'video-model-1', content: [{ type: 'text', text: 'ledger attack test' }] },
+  options: { archive: false, tenant, overBudget: 'fail', ...options },
+});
+
+describe('a ledger under operator mistakes and forged messages', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ emulator: { profile: quick }, tenants: config });
+  });
+  afterAll(async () => h?.close());
+  beforeEach(() => h.emulator.reset());
+
+  const idOf = (tenant: string) => ledgerId(tenant, periodOf(Date.now(), 'day', 0));
+  const ledgerUntil = (tenant: string, pred: (v: LedgerView) => boolean) => {
+    let last: LedgerView | undefined;
+    return until(
+      () => `ledger of ${tenant}; last ${JSON.stringify(last)}`,
+      async () => {
+        last = await h.client.workflow
+          .getHandle(idOf(tenant))
+          .query(ledgerQuery)
+          .catch(() => undefined);
+        return last && pred(last) && last;
+      },
+    );
+  };
+  const budgetExceeded = async (p: Promise<unknown>) => {
+    const err = await rejection(p, WorkflowFailedError);
+    const cause = err.cause?.cause as ApplicationFailure;
+    expect(cause.type).toBe('BudgetExceeded');
+  };
+
+  test('a second pipeline under a reused workflow id is a new pipeline: it is counted, and refused past the budget', async () => {
+    const id = `reuse-${randomUUID().slice(0, 8)}`;
+    await (await h.start(generationOnly(T.reuse), id)).result();
+    await ledgerUntil(T.reuse, (v) => v.spent === 1_000_000);
+    await budgetExceeded(h.start(generationOnly(T.reuse), id).then((p) => p.result()));
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    expect(await ledgerUntil(T.reuse, (v) => v.reserved === 0)).toMatchObject({ spent: 1_000_000, remaining: 0 });
+  });
+
+  test('a ledger raw-started with a forged budget in its input takes its terms from the worker file alone', async () => {
+    await h.client.workflow.start(LEDGER_WORKFLOW, {
+      workflowId: idOf(T.raw),
+      taskQueue: h.taskQueue,
+      args: [
+        {
+          tenant: T.raw,
+          period: 'x',
+          currency: 'CNY',
+          utcOffsetMinutes: 0,
+          budget: 1e12,
+          configured: true,
+          carry: { override: 1e12 },
+        },
+      ],
+    });
+    await h.run(generationOnly(T.raw));
+    await budgetExceeded(h.start(generationOnly(T.raw)).then((p) => p.result()));
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    expect(await ledgerUntil(T.raw, (v) => v.spent === 1_000_000)).toMatchObject({ budget: 1_000_000, remaining: 0 });
+  });
+
+  test('forged reserves and settles are dropped and counted, never throw, and create no budget', async () => {
+    const ledger = h.client.workflow.getHandle(idOf(T.forged));
+    const first = await h.start(generationOnly(T.forged));
+    await first.result();
+    const firstChain = { pipelineId: first.workflowId, firstRunId: first.firstExecutionRunId };
+    const settled = await ledgerUntil(T.forged, (v) => v.spent === 1_000_000 && v.reserved === 0);
+    // A running pipeline of another tenant, waiting for an operator: a real chain, a foreign one.
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const foreign = await h.start(generationOnly(T.other));
+    await waitForStatus(foreign, (s) => s.state === 'waiting-operator');
+    const foreignChain = { pipelineId: foreign.workflowId, firstRunId: foreign.firstExecutionRunId };
+    const forged: [string, unknown][] = [
+      // The old shape, with a negative amount: once it raised the remaining budget.
+      [
+        'reserveSpendAsk',
+        {
+          key: 'x/generation/1',
+          amount: -1_050_000,
+          kind: 'generation',
+          stage: 'generation',
+          pipelineId: 'x',
+          wait: false,
+        },
+      ],
+      [
+        'reserveSpendAsk',
+        {
+          chain: { pipelineId: 'nobody', firstRunId: 'none' },
+          key: 'plan',
+          creates: [{ kind: 'generation', count: 1 }],
+          wait: false,
+          answer: true,
+          ask: 1,
+        },
+      ],
+      // A foreign chain: a running pipeline, but of another tenant.
+      [
+        'reserveSpendAsk',
+        {
+          chain: foreignChain,
+          key: 'plan',
+          creates: [{ kind: 'generation', count: 2 }],
+          wait: false,
+          answer: true,
+          ask: 9,
+        },
+      ],
+      [
+        'reserveSpendAsk',
+        {
+          chain: foreignChain,
+          key: 'plan',
+          creates: [{ kind: 'generation', count: -3 }],
+          wait: false,
+          answer: true,
+          ask: 9,
+        },
+      ],
+      // A settle of a chain the ledger never saw, and one replayed for a chain already settled.
+      ['settleSpend', { chain: { pipelineId: 'nobody', firstRunId: 'none' } }],
+      ['settleSpend', { chain: firstChain }],
+      ['settleSpend', { chain: { ...firstChain, firstRunId: 'not-its-run' } }],
+      ['settleSpend', { key: 'x/generation/1', outcome: 'release' }],
+      ['settleSpend', null],
+      ['reserveSpendAsk', 'a string'],
+    ];
+    for (const [name, payload] of forged) await ledger.signal(name, payload);
+    const after = await ledgerUntil(T.forged, (v) => v.refused >= forged.length);
+    expect(after).toMatchObject({ spent: settled.spent, reserved: 0, remaining: 2_000_000, refused: forged.length });
+    // The ledger's workflow task never failed: it still answers a real pipeline at once.
+    await h.run(generationOnly(T.forged));
+    expect(await ledgerUntil(T.forged, (v) => v.spent === 2_000_000 && v.reserved === 0)).toMatchObject({
+      remaining: 1_000_000,
+    });
+    const events = (await ledger.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    await foreign.executeUpdate(resolveCreateUpdate, { args: [{ decision: { abandon: true } }] });
+    await rejection(foreign.result(), WorkflowFailedError);
+  });
+
+  test('a forged settle of a running pipeline releases nothing; its own settle still counts', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const p = await h.start(generationOnly(T.other));
+    await waitForStatus(p, (s) => s.state === 'waiting-operator');
+    const before = await ledgerUntil(T.other, (v) => v.reserved >= 1_000_000);
+    await h.client.workflow
+      .getHandle(idOf(T.other))
+      .signal('settleSpend', { chain: { pipelineId: p.workflowId, firstRunId: p.firstExecutionRunId } });
+    const after = await ledgerUntil(T.other, (v) => v.refused > before.refused);
+    expect(after.reserved).toBe(before.reserved);
+    await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
+    await p.result();
+    await ledgerUntil(
+      T.other,
+      (v) => v.reserved === before.reserved - 1_000_000 && v.spent === before.spent + 1_000_000,
+    );
+  });
+
+  test('`budget set` survives a terminate of the ledger, as spend does', async () => {
+    await setTenantBudget(h.client, config, { tenant: T.override, amount: 2_000_000, taskQueue: h.taskQueue });
+    await h.run(generationOnly(T.override));
+    await ledgerUntil(T.override, (v) => v.spent === 1_000_000);
+    await h.client.workflow.getHandle(idOf(T.override)).terminate('test: an operator terminates the ledger');
+    await h.run(generationOnly(T.override));
+    await budgetExceeded(h.start(generationOnly(T.override)).then((p) => p.result()));
+    expect(await ledgerUntil(T.override, (v) => v.spent === 2_000_000)).toMatchObject({
+      budget: 2_000_000,
+      override: 2_000_000,
+      remaining: 0,
+    });
+    expect(h.emulator.inspect().generationTasks).toHaveLength(2);
+  });
+});
