@@ -51,7 +51,7 @@ export function spentOf(s: LedgerState): number {
 }
 
 export function amountOf(r: ChainReservation): number {
-  return Object.values(r.creates).reduce((sum, c) => sum + c!.count * c!.price, 0);
+  return Object.values(r.creates).reduce((sum, c) => sum + c.count * c.price, 0);
 }
 
 export function reservedOf(s: LedgerState): number {
@@ -98,7 +98,7 @@ export function checkReserve(m: unknown): ReserveRequest | { refused: string } {
     ask: r.ask!,
     wait: r.wait === true,
     answer: r.answer !== false,
-    creates: (r.creates as CreateCount[]).map(({ kind, count }) => ({ kind, count })),
+    creates: r.creates.map(({ kind, count }) => ({ kind, count })),
   };
 }
 

@@ -37,7 +37,6 @@ import {
   type LedgerMessage,
   type LedgerState,
   type LedgerTerms,
-  type ReserveRequest,
   type RunChain,
   type SpendAnswer,
 } from '../contract/ledger';
@@ -87,22 +86,25 @@ export async function tenantLedger(): Promise<void> {
   const info = workflowInfo();
   const { tenant, period } = parseLedgerId(info.workflowId) ?? { tenant: '', period: '' };
   const inbox: LedgerMessage[] = [];
-  let book: Book | undefined;
+  const at: { book?: Book } = {}; // set once the ledger has opened
   setHandler(reserveSignal, (m: unknown) => void inbox.push({ reserve: m }));
   setHandler(settleSignal, (m: unknown) => void inbox.push({ settle: m }));
   setHandler(ledgerSnapshotQuery, () => ({
-    ...(book ? { state: book.state, terms: book.terms } : {}),
-    inbox: [...[...(book?.settling ?? [])].map((k) => ({ settle: { chain: chainFromKey(k) } })), ...inbox],
+    ...(at.book ? { state: at.book.state, terms: at.book.terms } : {}),
+    inbox: [...[...(at.book?.settling ?? [])].map((k) => ({ settle: { chain: chainFromKey(k) } })), ...inbox],
   }));
-  setHandler(ledgerQuery, () => viewOf(tenant, period, book?.state ?? emptyState(), book?.terms ?? UNKNOWN_TERMS));
+  setHandler(ledgerQuery, () =>
+    viewOf(tenant, period, at.book?.state ?? emptyState(), at.book?.terms ?? UNKNOWN_TERMS),
+  );
   setHandler(
     setBudgetUpdate,
     async ({ amount }) => {
-      await condition(() => book !== undefined);
-      book!.state.override = amount;
-      gauge(book!);
-      await wakeWaiters(book!.state);
-      return viewOf(tenant, period, book!.state, book!.terms);
+      await condition(() => at.book !== undefined);
+      const b = at.book!;
+      b.state.override = amount;
+      gauge(b);
+      await wakeWaiters(b.state);
+      return viewOf(tenant, period, b.state, b.terms);
     },
     { validator: ({ amount }: { amount: unknown }) => checkAmount(amount) },
   );
@@ -113,7 +115,7 @@ export async function tenantLedger(): Promise<void> {
   });
   const state = opened.state ?? emptyState(opened.inheritedOverride);
   inbox.unshift(...opened.inbox);
-  book = {
+  const book: Book = {
     tenant,
     period,
     state,
@@ -121,6 +123,7 @@ export async function tenantLedger(): Promise<void> {
     refusedChains: new Set(),
     settling: new Set(),
   };
+  at.book = book;
   gauge(book);
   const due = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > LEDGER_HISTORY_LIMIT;
   for (;;) {
@@ -130,7 +133,7 @@ export async function tenantLedger(): Promise<void> {
     await handleBatch(book, batch);
     inbox.splice(0, batch.length);
   }
-  await condition(() => book!.settling.size === 0 && allHandlersFinished());
+  await condition(() => book.settling.size === 0 && allHandlersFinished());
   await continueAsNew<typeof tenantLedger>();
 }
 
@@ -205,8 +208,8 @@ async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<vo
       refused: req.refused,
     };
   } else {
-    answer = reserve(b.state, b.terms, req as ReserveRequest, new Date().toISOString(), MAX_AMOUNT_MINOR);
-    if (!(req as ReserveRequest).answer && !answer.refused) return;
+    answer = reserve(b.state, b.terms, req, new Date().toISOString(), MAX_AMOUNT_MINOR);
+    if (!req.answer && !answer.refused) return;
   }
   // A closed pipeline needs no answer; a live one asks again if this is lost.
   await getExternalWorkflowHandle(chain.pipelineId)
