@@ -13,13 +13,14 @@
  *     "tenants": { "acme": { "maxPriority": "interactive", "weight": 3, "budget": { "period": "month", "amount": "500" } } }
  *   }
  *
- * Amounts are decimal strings in currency units with at most 6 decimals, held as integer
- * minor units (millionths). Errors name the field and never quote a value.
+ * Amounts are decimal strings in currency units with at most 6 decimals and at most
+ * MAX_AMOUNT_UNITS, held as integer minor units (millionths). Errors name the field and never
+ * quote a value.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PRIORITY_LEVELS, TenantIdSchema } from '../definition/schema';
-import { MINOR_UNITS_PER_UNIT, type BudgetPeriod } from '../contract/tenancy';
+import { MAX_AMOUNT_MINOR, MAX_AMOUNT_UNITS, MINOR_UNITS_PER_UNIT, type BudgetPeriod } from '../contract/tenancy';
 import type { VendorTaskKind } from '../contract/status';
 import { ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 
@@ -41,10 +42,12 @@ export function formatMinorUnits(minor: number): string {
   return `${sign}${Math.floor(abs / MINOR_UNITS_PER_UNIT)}${frac ? `.${frac}` : ''}`;
 }
 
+/** At most MAX_AMOUNT_UNITS, so that sums of amounts stay exact (docs/tenants.md, Amounts). */
 const Amount = z
   .string({ error: 'must be a decimal string such as "12.50" (a string keeps it exact)' })
   .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000125"')
-  .transform(toMinorUnits);
+  .transform(toMinorUnits)
+  .refine((minor) => minor <= MAX_AMOUNT_MINOR, `must be at most ${MAX_AMOUNT_UNITS}`);
 
 /** A decimal amount typed by an operator (`reelflow budget set --amount`), in minor units; the error names `field`. */
 export function parseAmount(text: string, field: string): number {
