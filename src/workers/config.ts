@@ -63,7 +63,7 @@ import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/documented-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../contract/messages';
-import { loadTenantsConfig, TenantsConfigError, type TenantsConfig } from '../tenants/config';
+import { loadTenantsConfig, TenantsConfigError, unservedProfiles, type TenantsConfig } from '../tenants/config';
 import {
   describeAllowance,
   webhookHostRefusal,
@@ -323,6 +323,11 @@ function crossChecks(e: WorkerVariables, ctx: z.RefinementCtx<WorkerVariables>):
     ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
   }
   for (const issue of archiveServerProblems(e)) ctx.addIssue({ code: 'custom', ...issue });
+  // A tenant bound to a profile no worker of this queue serves could never run (docs/tenants.md).
+  const tenants = e.REELFLOW_TENANTS_FILE;
+  for (const message of tenants ? unservedProfiles(tenants, e.REELFLOW_PROFILES ?? ['default']) : []) {
+    ctx.addIssue({ code: 'custom', path: ['REELFLOW_TENANTS_FILE'], message });
+  }
   if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
     ctx.addIssue({
       code: 'custom',
