@@ -8,6 +8,7 @@ import {
   TenantsConfigError,
 } from '../../src/tenants/config';
 import { fitsMoney, MAX_AMOUNT_MINOR } from '../../src/contract/tenancy';
+import { cli } from '../support/cli';
 import { resolveTenantPolicy } from '../../src/tenants/policy';
 
 const def = (options: Record<string, unknown> = {}) =>
@@ -68,6 +69,13 @@ describe('tenant configuration', () => {
     expect(message).not.toMatch(/999999999999|1000000000\.000001/);
     expect(parseAmount('1000000000', '--amount')).toBe(1e15);
     expect(() => parseAmount('1000000001', '--amount')).toThrow(/^--amount: must be at most 1000000000$/);
+  });
+
+  test('`reelflow budget set --amount` past the bound is a usage error naming the option, not the value', async () => {
+    const run = await cli(['budget', 'set', '--tenant', 'acme', '--amount', '1000000000.5'], { env: {} });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--amount: must be at most 1000000000');
+    expect(run.stderr).not.toContain('1000000000.5');
   });
 
   test('the bound keeps sums of amounts exact; fitsMoney says which numbers are money', () => {
