@@ -25,7 +25,8 @@
  *                                        definitions'): comma list of host names, IPs and CIDR subnets;
  *                                        1/true: all (local testing); default none
  *   REELFLOW_NOTIFY_TIMEOUT              seconds one webhook POST may take, answer body included; default 30
- *   REELFLOW_TENANTS_FILE                tenants, their limits, budgets and the price table (JSON,
+ *   REELFLOW_TENANTS_FILE                tenants, their limits, budgets, credential profiles (each one
+ *                                        served: REELFLOW_PROFILES) and the price table (JSON,
  *                                        docs/tenants.md); unset: tenants are off
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
