@@ -15,11 +15,20 @@ export const DEFAULT_PRIORITY: PriorityLevel = 'normal';
 /** Money in integer minor units: a millionth of the currency unit holds the vendor's erase price exactly. */
 export const MINOR_UNITS_PER_UNIT = 1_000_000;
 
+/** The largest single amount (a price, a budget), in currency units (docs/tenants.md, Amounts). */
+export const MAX_AMOUNT_UNITS = 1_000_000_000;
+
 /**
- * The largest amount reelflow holds, in minor units: a billion currency units. Every single
- * amount and every period's total stays below it, so minor units stay exact (2^53 is 9e15).
+ * The largest single amount, and the largest total a ledger keeps, in minor units: 1e15.
+ * Nine of them still add up below Number.MAX_SAFE_INTEGER (about 9.007e15), so a sum such as
+ * spent + reserved + price stays exact; the ledger refuses a total past it.
  */
-export const MAX_AMOUNT_MINOR = 1_000_000_000 * MINOR_UNITS_PER_UNIT;
+export const MAX_AMOUNT_MINOR = MAX_AMOUNT_UNITS * MINOR_UNITS_PER_UNIT;
+
+/** An amount or total of money in minor units that arithmetic keeps exact: an integer in 0–MAX_AMOUNT_MINOR. */
+export function fitsMoney(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= MAX_AMOUNT_MINOR;
+}
 
 export type BudgetPeriod = 'day' | 'month';
 

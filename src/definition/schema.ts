@@ -169,9 +169,12 @@ export const TenantIdSchema = z
     'may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit',
   );
 
+/** A credential profile's name: the worker maps it to secrets from its environment. Never a secret. */
+export const ProfileNameSchema = nameOf(40);
+
 export const OptionsSchema = z.strictObject({
   /** Credential profile the worker maps to secrets from its environment. Never a secret. */
-  profile: nameOf(40).default('default'),
+  profile: ProfileNameSchema.default('default'),
   /**
    * Who the pipeline works for (docs/tenants.md). The worker's tenant configuration decides
    * whether it is known, its limits and its budget; without one, a tenant is refused.

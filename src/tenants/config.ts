@@ -2,7 +2,7 @@
  * The worker's tenant configuration (docs/tenants.md): a JSON file named by
  * REELFLOW_TENANTS_FILE. It is the source of truth: anyone who can start a workflow can
  * write any tenant into its input, so the tenants known, their highest priority, their
- * limits, weights and budgets, and the price table all come from here.
+ * limits, weights, budgets and credential profiles, and the price table all come from here.
  *
  *   {
  *     "currency": "CNY",
@@ -10,16 +10,18 @@
  *     "prices": { "generation": "0.35", "asset": "0.0002" },
  *     "defaultTenant": "shared",
  *     "defaults": { "maxPriority": "normal", "concurrency": 20, "weight": 1 },
- *     "tenants": { "acme": { "maxPriority": "interactive", "weight": 3, "budget": { "period": "month", "amount": "500" } } }
+ *     "tenants": { "acme": { "maxPriority": "interactive", "weight": 3, "budget": { "period": "month", "amount": "500" },
+ *                            "profiles": ["acme"] } }
  *   }
  *
- * Amounts are decimal strings in currency units with at most 6 decimals, held as integer
- * minor units (millionths). Errors name the field and never quote a value.
+ * Amounts are decimal strings in currency units with at most 6 decimals and at most
+ * MAX_AMOUNT_UNITS, held as integer minor units (millionths). Errors name the field and never
+ * quote a value.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { PRIORITY_LEVELS, TenantIdSchema } from '../definition/schema';
-import { MINOR_UNITS_PER_UNIT, type BudgetPeriod } from '../contract/tenancy';
+import { PRIORITY_LEVELS, ProfileNameSchema, TenantIdSchema } from '../definition/schema';
+import { MAX_AMOUNT_MINOR, MAX_AMOUNT_UNITS, MINOR_UNITS_PER_UNIT, type BudgetPeriod } from '../contract/tenancy';
 import type { VendorTaskKind } from '../contract/status';
 import { ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 
@@ -41,10 +43,12 @@ export function formatMinorUnits(minor: number): string {
   return `${sign}${Math.floor(abs / MINOR_UNITS_PER_UNIT)}${frac ? `.${frac}` : ''}`;
 }
 
+/** At most MAX_AMOUNT_UNITS, so that sums of amounts stay exact (docs/tenants.md, Amounts). */
 const Amount = z
   .string({ error: 'must be a decimal string such as "12.50" (a string keeps it exact)' })
   .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000125"')
-  .transform(toMinorUnits);
+  .transform(toMinorUnits)
+  .refine((minor) => minor <= MAX_AMOUNT_MINOR, `must be at most ${MAX_AMOUNT_UNITS}`);
 
 /** A decimal amount typed by an operator (`reelflow budget set --amount`), in minor units; the error names `field`. */
 export function parseAmount(text: string, field: string): number {
@@ -66,6 +70,11 @@ const LimitsSchema = z.strictObject({
   /** Fairness weight: this tenant's share of each queue against the others' (Temporal clamps 0.001–1000). */
   weight: z.number().min(0.001, 'must be at least 0.001').max(1000, 'must be at most 1000').optional(),
   budget: BudgetSchema.optional(),
+  /**
+   * The credential profiles the tenant's pipelines may spend on (their options.profile); a
+   * tenant's own list replaces the defaults'. Absent from both: every profile (docs/tenants.md).
+   */
+  profiles: z.array(ProfileNameSchema).optional(),
 });
 
 const UtcOffset = z
@@ -99,6 +108,37 @@ export type TenantsConfig = z.output<typeof TenantsFileSchema>;
 export function priceTable(config: TenantsConfig): Record<VendorTaskKind, number> {
   const defaults = { review: 0, assetGroup: 0, asset: 0, generation: 0, erase: toMinorUnits(String(ERASE_UNIT_PRICE)) };
   return { ...defaults, ...config.prices };
+}
+
+/** The profiles a tenant may spend on: its own list, else the defaults'; undefined: every profile. */
+export function profilesOf(config: TenantsConfig, tenant: string): readonly string[] | undefined {
+  return config.tenants[tenant]?.profiles ?? config.defaults.profiles;
+}
+
+/** The tenants that may spend on every profile: no list of their own, none in the defaults. */
+export function unboundTenants(config: TenantsConfig): string[] {
+  return Object.keys(config.tenants).filter((tenant) => profilesOf(config, tenant) === undefined);
+}
+
+/**
+ * A profile the file lists that the worker does not serve, as a problem naming its field
+ * (`tenants.acme.profiles.0: …`); the profile itself is not quoted.
+ */
+export function unservedProfiles(config: TenantsConfig, served: readonly string[]): string[] {
+  const lists: [string, readonly string[] | undefined][] = [
+    ['defaults', config.defaults.profiles],
+    ...Object.entries(config.tenants).map(([id, limits]): [string, readonly string[] | undefined] => [
+      `tenants.${id}`,
+      limits.profiles,
+    ]),
+  ];
+  return lists.flatMap(([field, profiles = []]) =>
+    profiles.flatMap((profile, i) =>
+      served.includes(profile)
+        ? []
+        : [`${field}.profiles.${i}: must be a profile this worker serves (REELFLOW_PROFILES)`],
+    ),
+  );
 }
 
 export class TenantsConfigError extends Error {

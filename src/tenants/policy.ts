@@ -1,13 +1,13 @@
 /**
  * One pipeline's tenant policy, from its definition and the worker's tenant configuration
  * (docs/tenants.md). The definition asks; the configuration decides: an unknown tenant is
- * refused (or runs as the default tenant), and a priority above the tenant's highest is
- * lowered to it.
+ * refused (or runs as the default tenant), a credential profile the tenant may not spend on
+ * is refused, and a priority above the tenant's highest is lowered to it.
  */
 import { DefinitionError, type PipelineDefinition } from '../definition/definition';
 import { PRIORITY_LEVELS, type PriorityLevel } from '../definition/schema';
 import { DEFAULT_PRIORITY, PRIORITY_KEYS, type TenantPolicy } from '../contract/tenancy';
-import { priceTable, type TenantsConfig } from './config';
+import { priceTable, profilesOf, type TenantsConfig } from './config';
 
 const refuse = (path: string, message: string) => new DefinitionError([{ path, message }]);
 
@@ -25,6 +25,16 @@ function tenantOf(asked: string | undefined, config: TenantsConfig): string {
     : refuse('options.tenant', `"${asked}" is not a tenant this worker knows (REELFLOW_TENANTS_FILE)`);
 }
 
+/** Throws naming options.profile when the tenant may not spend on the definition's profile. */
+function checkProfile(profile: string, tenant: string, config: TenantsConfig): void {
+  const allowed = profilesOf(config, tenant);
+  if (allowed === undefined || allowed.includes(profile)) return;
+  throw refuse(
+    'options.profile',
+    `credential profile "${profile}" is not one that tenant "${tenant}" may spend on (its profiles in REELFLOW_TENANTS_FILE)`,
+  );
+}
+
 /**
  * The policy, or undefined when the worker has no tenant configuration and the definition
  * names no tenant (then nothing about tenants applies, exactly as before tenants existed).
@@ -39,6 +49,7 @@ export function resolveTenantPolicy(
     throw refuse('options.tenant', 'this worker has no tenant configuration (REELFLOW_TENANTS_FILE): remove it');
   }
   const tenant = tenantOf(asked, config);
+  checkProfile(def.options.profile, tenant, config);
   const limits = { ...config.defaults, ...config.tenants[tenant] };
   const level = capped(priority ?? DEFAULT_PRIORITY, limits.maxPriority ?? PRIORITY_LEVELS[0]);
   return {

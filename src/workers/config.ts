@@ -25,7 +25,8 @@
  *                                        definitions'): comma list of host names, IPs and CIDR subnets;
  *                                        1/true: all (local testing); default none
  *   REELFLOW_NOTIFY_TIMEOUT              seconds one webhook POST may take, answer body included; default 30
- *   REELFLOW_TENANTS_FILE                tenants, their limits, budgets and the price table (JSON,
+ *   REELFLOW_TENANTS_FILE                tenants, their limits, budgets, credential profiles (each one
+ *                                        served: REELFLOW_PROFILES) and the price table (JSON,
  *                                        docs/tenants.md); unset: tenants are off
  *   REELFLOW_GETASSET_RATE               GetAsset per second per profile, all workers; default 9, ≤ 10
  *   REELFLOW_MAX_CONCURRENT_ACTIVITIES   default 10 per core (20 on 2 cores)
@@ -63,7 +64,7 @@ import { nonPublicHostReason } from '../definition/hosts';
 import { GETASSET_MAX_PER_SECOND } from '../vendor-api/documented-values';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { DEFAULT_TASK_QUEUE } from '../contract/messages';
-import { loadTenantsConfig, TenantsConfigError, type TenantsConfig } from '../tenants/config';
+import { loadTenantsConfig, TenantsConfigError, unservedProfiles, type TenantsConfig } from '../tenants/config';
 import {
   describeAllowance,
   webhookHostRefusal,
@@ -323,6 +324,11 @@ function crossChecks(e: WorkerVariables, ctx: z.RefinementCtx<WorkerVariables>):
     ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
   }
   for (const issue of archiveServerProblems(e)) ctx.addIssue({ code: 'custom', ...issue });
+  // A tenant bound to a profile no worker of this queue serves could never run (docs/tenants.md).
+  const tenants = e.REELFLOW_TENANTS_FILE;
+  for (const message of tenants ? unservedProfiles(tenants, e.REELFLOW_PROFILES ?? ['default']) : []) {
+    ctx.addIssue({ code: 'custom', path: ['REELFLOW_TENANTS_FILE'], message });
+  }
   if (needsSecret && e.REELFLOW_CALLBACK_SECRET === undefined) {
     ctx.addIssue({
       code: 'custom',

@@ -1,13 +1,14 @@
 /**
- * The worker's start-up checks: `reelflow doctor`'s vendor, callback, archive and codec
- * checks (src/workers/doctor), run once before the workers poll. Each ✗ is a warning, or refuses
- * the start with REELFLOW_STRICT_START=1. The verdict per interface and profile is kept
+ * The worker's start-up checks: `reelflow doctor`'s vendor, callback, archive, codec and
+ * tenant profile checks (src/workers/doctor), run once before the workers poll. Each ✗ is a
+ * warning, or refuses the start with REELFLOW_STRICT_START=1; a check's own warning (`!`) is
+ * logged as one and never refuses. The verdict per interface and profile is kept
  * so that a create on an interface whose check failed is refused before any vendor call
  * (src/activities/vendor.ts): no extra call per create. (Temporal's own checks are left
  * out: connecting is the worker's first step anyway, and its pollers are not up yet.)
  */
 import type { ActivityDeps } from '../activities';
-import { formatChecks, vendorCheckId, vendorChecksFromEnv, type CheckResult } from './doctor';
+import { formatChecks, tenantProfilesCheck, vendorCheckId, vendorChecksFromEnv, type CheckResult } from './doctor';
 import { localChecks } from './doctor/local';
 import type { LogLine } from '../telemetry/logger';
 import type { Env, WorkerConfig } from './config';
@@ -41,9 +42,11 @@ export async function runStartupChecks(
     ...env,
     REELFLOW_ARCHIVE_URL: undefined,
   });
-  const checks = [...(await vendorChecksFromEnv(config, env)), ...local];
+  const checks = [...(await vendorChecksFromEnv(config, env)), ...local, tenantProfilesCheck(config)];
   const failed = checks.filter((c) => !c.ok);
-  for (const c of failed) log(`start-up check failed: ${c.title}: ${c.detail} (fix: ${c.fix ?? '-'})`, 'warn');
+  const said = (c: CheckResult) => `${c.title}: ${c.detail} (fix: ${c.fix ?? '-'})`;
+  for (const c of failed) log(`start-up check failed: ${said(c)}`, 'warn');
+  for (const c of checks.filter((c) => c.ok && c.warning)) log(`start-up check warning: ${said(c)}`, 'warn');
   log(`start-up checks: ${formatChecks(checks).at(-1) ?? ''}`);
   if (failed.length && config.strictStart) {
     throw new StartupCheckError(

@@ -40,7 +40,7 @@ import {
   type RunChain,
   type SpendAnswer,
 } from '../contract/ledger';
-import { MAX_AMOUNT_MINOR } from '../contract/tenancy';
+import { MAX_AMOUNT_MINOR, fitsMoney } from '../contract/tenancy';
 import { METRICS } from '../metrics/names';
 import {
   budgetOf,
@@ -138,7 +138,7 @@ export async function tenantLedger(): Promise<void> {
 }
 
 function checkAmount(amount: unknown): void {
-  if (!Number.isSafeInteger(amount) || (amount as number) < 0 || (amount as number) > MAX_AMOUNT_MINOR)
+  if (typeof amount !== 'number' || !fitsMoney(amount))
     throw new Error(`amount: must be whole minor units from 0 to ${MAX_AMOUNT_MINOR}`);
 }
 

@@ -1,9 +1,12 @@
 /**
  * `reelflow doctor` against the real dev server, a running worker and the emulator: green
  * when everything matches; a ✗ naming the path word when the emulator serves another; a ✗
- * for a queue no worker polls.
+ * for a queue no worker polls; a warning (!) for tenants free to spend on every profile.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { CALLBACK_SECRET, startHarness, type Harness } from '../support/harness';
 import { API_KEY, USER_1 } from '../support/emulator';
 import type { CheckResult } from '../../src/workers/doctor';
@@ -62,6 +65,7 @@ test('green: every check passes with the worker running and the configuration ma
       'callbacks',
       'archive',
       'codec',
+      'tenants.profiles',
     ]),
   );
 });
@@ -94,6 +98,31 @@ test('a queue no worker polls, and refused credentials: ✗ each, with the fix',
   });
   expect(byId(doc, 'vendor.default.assets')?.ok).toBe(true);
   expect(run.stdout).not.toContain('wrong-key');
+});
+
+test('a tenant free to spend on every profile: a warning (!), exit 0; a profile not served: ✗ naming the field', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-doctor-tenants-'));
+  const file = (name: string, json: unknown) => {
+    writeFileSync(path.join(dir, name), JSON.stringify(json));
+    return path.join(dir, name);
+  };
+  const unbound = file('unbound.json', { tenants: { acme: {}, bound: { profiles: ['default'] } } });
+  const run = await cli(['doctor'], { env: env({ REELFLOW_TENANTS_FILE: unbound }) });
+  expect(run.stdout).toContain(
+    '! tenant credential profiles: tenant acme may spend on every credential profile (no "profiles" of their own, none in "defaults")',
+  );
+  expect(run.stdout).toMatch(/all \d+ checks passed, 1 with a warning/);
+  expect(run.code).toBe(0);
+
+  const unserved = file('unserved.json', { tenants: { acme: { profiles: ['default', 'other'] } } });
+  const bad = await cli(['doctor', '--json'], { env: env({ REELFLOW_TENANTS_FILE: unserved }) });
+  expect(bad.code).toBe(1);
+  expect(byId(bad.json<Doc>(), 'config')).toMatchObject({
+    ok: false,
+    detail: expect.stringContaining(
+      'REELFLOW_TENANTS_FILE tenants.acme.profiles.1: must be a profile this worker serves (REELFLOW_PROFILES)',
+    ),
+  });
 });
 
 test('an unreachable Temporal is one ✗ naming the address', async () => {

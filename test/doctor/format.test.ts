@@ -21,9 +21,29 @@ test('a ✓ is one line; a ✗ is followed by its fix; the last line counts the 
   expect(formatChecks([ok]).at(-1)).toBe('all 1 checks passed');
 });
 
-test('--json: ok only when every check passed, the failures counted, each check whole', () => {
-  expect(checksJson([ok, bad])).toEqual({ ok: false, failed: 1, checks: [ok, bad] });
-  expect(checksJson([ok])).toEqual({ ok: true, failed: 0, checks: [ok] });
+const warned: CheckResult = {
+  id: 'tenants.profiles',
+  title: 'tenant credential profiles',
+  ok: true,
+  detail: 'tenant acme may spend on every credential profile',
+  fix: 'list its profiles',
+  warning: true,
+};
+
+test('a warning is shown with ! and its fix, and counted apart from the failures', () => {
+  expect(formatChecks([ok, warned])).toEqual([
+    '✓ codec keys: off',
+    '! tenant credential profiles: tenant acme may spend on every credential profile',
+    '    fix: list its profiles',
+    'all 2 checks passed, 1 with a warning',
+  ]);
+  expect(formatChecks([bad, warned]).at(-1)).toBe('1 of 2 checks failed, 1 with a warning');
+});
+
+test('--json: ok only when every check passed, the failures and warnings counted, each check whole', () => {
+  expect(checksJson([ok, bad])).toEqual({ ok: false, failed: 1, warnings: 0, checks: [ok, bad] });
+  expect(checksJson([ok])).toEqual({ ok: true, failed: 0, warnings: 0, checks: [ok] });
+  expect(checksJson([ok, warned])).toEqual({ ok: true, failed: 0, warnings: 1, checks: [ok, warned] });
 });
 
 describe('an unknown-id query', () => {

@@ -1,6 +1,14 @@
 import { parseDefinition } from '../../src/definition/definition';
 import { DefinitionError } from '../../src/definition/definition';
-import { formatMinorUnits, parseTenantsConfig, toMinorUnits, TenantsConfigError } from '../../src/tenants/config';
+import {
+  formatMinorUnits,
+  parseAmount,
+  parseTenantsConfig,
+  toMinorUnits,
+  TenantsConfigError,
+} from '../../src/tenants/config';
+import { fitsMoney, MAX_AMOUNT_MINOR } from '../../src/contract/tenancy';
+import { cli } from '../support/cli';
 import { resolveTenantPolicy } from '../../src/tenants/policy';
 
 const def = (options: Record<string, unknown> = {}) =>
@@ -40,6 +48,47 @@ describe('tenant configuration', () => {
     expect(() => parseTenantsConfig({ defaultTenant: 'nobody', tenants: { ok: {} } })).toThrow(
       /defaultTenant: must be one of the tenants listed/,
     );
+  });
+
+  test('an amount is at most 1,000,000,000 units: past it, the field is named and the value never quoted', () => {
+    const withBudget = (amount: string) =>
+      parseTenantsConfig({ tenants: { acme: { budget: { period: 'month', amount } } } });
+    expect(withBudget('1000000000').tenants.acme.budget?.amount).toBe(MAX_AMOUNT_MINOR);
+    let err: unknown;
+    try {
+      parseTenantsConfig({
+        prices: { generation: '999999999999' },
+        tenants: { acme: { budget: { period: 'month', amount: '1000000000.000001' } } },
+      });
+    } catch (e) {
+      err = e;
+    }
+    const message = (err as Error).message;
+    expect(message).toContain('prices.generation: must be at most 1000000000');
+    expect(message).toContain('tenants.acme.budget.amount: must be at most 1000000000');
+    expect(message).not.toMatch(/999999999999|1000000000\.000001/);
+    expect(parseAmount('1000000000', '--amount')).toBe(1e15);
+    expect(() => parseAmount('1000000001', '--amount')).toThrow(/^--amount: must be at most 1000000000$/);
+  });
+
+  test('`reelflow budget set --amount` past the bound is a usage error naming the option, not the value', async () => {
+    const run = await cli(['budget', 'set', '--tenant', 'acme', '--amount', '1000000000.5'], { env: {} });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--amount: must be at most 1000000000');
+    expect(run.stderr).not.toContain('1000000000.5');
+  });
+
+  test('the bound keeps sums of amounts exact; fitsMoney says which numbers are money', () => {
+    expect(MAX_AMOUNT_MINOR).toBe(1e15);
+    // A ledger adds spent + reserved + price: three bounded amounts stay exact.
+    expect(Number.isSafeInteger(3 * MAX_AMOUNT_MINOR + 1)).toBe(true);
+    expect(fitsMoney(0)).toBe(true);
+    expect(fitsMoney(MAX_AMOUNT_MINOR)).toBe(true);
+    expect(fitsMoney(MAX_AMOUNT_MINOR + 1)).toBe(false);
+    expect(fitsMoney(-1)).toBe(false);
+    expect(fitsMoney(1.5)).toBe(false);
+    expect(fitsMoney(Number.NaN)).toBe(false);
+    expect(fitsMoney(Number.POSITIVE_INFINITY)).toBe(false);
   });
 
   test('a utcOffset is parsed to minutes', () => {

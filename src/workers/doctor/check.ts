@@ -19,6 +19,11 @@ export interface CheckResult {
    * not that the vendor was busy or unreachable for a moment: only these hold back creates.
    */
   definitive?: boolean;
+  /**
+   * Passed, with something to fix all the same (e.g. a tenant that may spend on every
+   * profile): shown with `!` and its fix, never counted as failed (docs/doctor.md).
+   */
+  warning?: true;
 }
 
 export const pass = (id: string, title: string, detail: string): CheckResult => ({ id, title, ok: true, detail });
@@ -29,6 +34,13 @@ export const fail = (id: string, title: string, detail: string, fix: string): Ch
   ok: false,
   detail,
   fix,
+});
+
+/** A check that passed with a warning (see CheckResult.warning). */
+export const warn = (id: string, title: string, detail: string, fix: string): CheckResult => ({
+  ...pass(id, title, detail),
+  fix,
+  warning: true,
 });
 
 /** A failure that proves the configuration wrong (see CheckResult.definitive). */
@@ -52,19 +64,29 @@ export async function guarded(
   }
 }
 
-/** One line per check, then the fix indented under each ✗. */
+const mark = (c: CheckResult) => (!c.ok ? '✗' : c.warning ? '!' : '✓');
+
+/** One line per check, then the fix indented under each ✗ and each warning (!). */
 export function formatChecks(checks: readonly CheckResult[]): string[] {
   const lines = checks.flatMap((c) => [
-    `${c.ok ? '✓' : '✗'} ${c.title}: ${c.detail}`,
-    ...(c.ok || !c.fix ? [] : [`    fix: ${c.fix}`]),
+    `${mark(c)} ${c.title}: ${c.detail}`,
+    ...((c.ok && !c.warning) || !c.fix ? [] : [`    fix: ${c.fix}`]),
   ]);
   const failed = checks.filter((c) => !c.ok).length;
-  lines.push(failed ? `${failed} of ${checks.length} checks failed` : `all ${checks.length} checks passed`);
+  const warnings = checks.filter((c) => c.ok && c.warning).length;
+  const summary = failed ? `${failed} of ${checks.length} checks failed` : `all ${checks.length} checks passed`;
+  lines.push(warnings ? `${summary}, ${warnings} with a warning` : summary);
   return lines;
 }
 
 /** The --json document. */
-export function checksJson(checks: readonly CheckResult[]): { ok: boolean; failed: number; checks: CheckResult[] } {
+export function checksJson(checks: readonly CheckResult[]): {
+  ok: boolean;
+  failed: number;
+  warnings: number;
+  checks: CheckResult[];
+} {
   const failed = checks.filter((c) => !c.ok).length;
-  return { ok: failed === 0, failed, checks: [...checks] };
+  const warnings = checks.filter((c) => c.ok && c.warning).length;
+  return { ok: failed === 0, failed, warnings, checks: [...checks] };
 }

@@ -8,10 +8,12 @@ import { loadWorkerConfig, type Env, type WorkerConfig } from '../config';
 import { fail, type CheckResult } from './check';
 import { localChecks } from './local';
 import { temporalChecks } from './temporal';
+import { tenantProfilesCheck } from './tenants';
 import { vendorChecks } from './vendor';
 
 export { checksJson, formatChecks, type CheckResult } from './check';
 export { vendorCheckId, vendorChecks, VENDOR_INTERFACES, type VendorInterface } from './vendor';
+export { tenantProfilesCheck } from './tenants';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -61,5 +63,5 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     vendorChecksFromEnv(config, input.env),
     localChecks(config, input.env),
   ]);
-  return [result, ...temporal, ...vendor, ...local];
+  return [result, ...temporal, ...vendor, ...local, tenantProfilesCheck(config)];
 }
