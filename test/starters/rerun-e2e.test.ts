@@ -364,8 +364,7 @@ describe('rerun: reuse paid work', () => {
       frozenAt = undefined;
     });
 
-    test('rerun --run-id <first run> is refused as running, naming a later run; a raw reuse of it too; no create', async () => {
-      const seq = lastSeq();
+    test('rerun --run-id <first run> is refused as running, naming a later run of the chain', async () => {
       const r = await cli(['rerun', source.workflowId, '--run-id', firstRunId, '--json']);
       expect(r.code).toBe(1);
       expect(r.json().error).toMatchObject({ kind: 'refused', reason: 'running' });
@@ -374,7 +373,13 @@ describe('rerun: reuse paid work', () => {
       );
       expect(named?.[2]).toBe(firstRunId);
       expect(named?.[1]).not.toBe(firstRunId);
+      expect((await h.client.workflow.getHandle(source.workflowId, named![1]).describe()).status.name).toMatch(
+        /RUNNING|CONTINUED_AS_NEW/,
+      );
+    });
 
+    test('a raw start whose reuse names the first run is refused naming reuse.fromRunId and a later run; no create', async () => {
+      const seq = lastSeq();
       const { definition } = await h.client.workflow.getHandle(source.workflowId, firstRunId).query(outputsQuery);
       const raw = await startPipeline(h.client, definition, {
         taskQueue: h.taskQueue,
@@ -431,6 +436,10 @@ describe('rerun: reuse paid work', () => {
     expect(bad.json().error).toMatchObject({ kind: 'usage', option: '--from' });
     const blank = await cli(['rerun', earlierId, '--id', ' ', '--json']);
     expect(blank.json().error).toMatchObject({ kind: 'usage', option: '--id' });
+    const run = await cli(['rerun', earlierId, '--run-id', 'latest', '--json']);
+    expect(run.json().error).toMatchObject({ kind: 'usage', option: '--run-id' });
+    const batch = await cli(['rerun', '--batch', 'b1', '--run-id', earlierRunId, '--json']);
+    expect(batch.json().error).toMatchObject({ kind: 'usage', option: '--run-id' });
     const none = await cli(['rerun']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('needs <workflow-id>');
