@@ -5,9 +5,12 @@
  * input, so a raw start cannot point the archive or an erase at a URL of its choosing.
  */
 import { Context } from '@temporalio/activity';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { FailureType } from '../failures';
 import { outputsQuery, type PipelineResult } from '../contract/messages';
+import { CONTINUED_AS_NEW, lastRunOfChain } from '../contract/run-chain';
 
 /** The workflow type of a pipeline (src/starters/client/pipeline-client.ts names it for clients). */
 const PIPELINE_TYPE = 'videoPipeline';
@@ -36,6 +39,41 @@ function noSuchRun(err: unknown): boolean {
   return code === 5 || code === 3;
 }
 
+const CLOSE_EVENT = temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+
+/** The run that a run which continued as new started, read from its close event, described. */
+async function continuedRun(client: Client, workflowId: string, runId: string): Promise<WorkflowExecutionDescription> {
+  const { namespace } = client.options;
+  const execution = { workflowId, runId };
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace,
+    execution,
+    historyEventFilterType: CLOSE_EVENT,
+  });
+  const next = history?.events?.[0]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  if (!next) throw new Error(`run ${runId} of ${workflowId} continued as new, but its close event names no next run`);
+  return client.workflow.getHandle(workflowId, next).describe();
+}
+
+/**
+ * A source that continued as new misses the tasks its chain's later runs created (docs/cli.md,
+ * "Rerun"): refused, naming the chain's last run, so a raw `reuse` cannot create them again.
+ */
+async function continuedSourceRefusal(workflowId: string, source: WorkflowExecutionDescription) {
+  const { client } = Context.current();
+  const last = await lastRunOfChain(source, (r) => continuedRun(client, workflowId, r.runId));
+  const run = `run ${source.runId} of ${workflowId}`;
+  const later = `continued as new, so the tasks of its chain's later runs are not in its outputs`;
+  if (last.status.name === 'RUNNING') {
+    return refused(
+      `reuse.fromRunId: ${run} ${later}, and its chain still runs as run ${last.runId}; wait for it to end (or cancel it), then name that run`,
+    );
+  }
+  return refused(
+    `reuse.fromRunId: ${run} ${later}; name the chain's last run, ${last.runId} (\`reelflow rerun --run-id\` resolves a continued run to it)`,
+  );
+}
+
 export function createReuseSourceActivities() {
   return {
     readReuseSource: async ({ workflowId, runId }: ReuseSourceInput): Promise<ReuseSource> => {
@@ -52,6 +90,7 @@ export function createReuseSourceActivities() {
       if (described.status.name === 'RUNNING') {
         throw refused(`reuse.fromRunId: ${run} is still running; wait for it to end (or cancel it) before reusing it`);
       }
+      if (described.status.name === CONTINUED_AS_NEW) throw await continuedSourceRefusal(workflowId, described);
       // Bounded: a run on a task queue no worker serves is never answered (the activity retries).
       const { client } = Context.current();
       const outputs = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(outputsQuery));

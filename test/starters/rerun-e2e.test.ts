@@ -11,11 +11,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { InspectionSnapshot } from '../../src/emulator';
 import { FailureType } from '../../src/failures';
+import { parseDefinition } from '../../src/definition/definition';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
-import { rerunPipeline } from '../../src/starters/client/rerun';
+import { planRerun, rerunPipeline } from '../../src/starters/client/rerun';
 import {
   outputsQuery,
   statusQuery,
+  STAGES,
   type LegacyPipelineReuse,
   type PipelineResult,
   type PipelineReuse,
@@ -29,6 +31,7 @@ import {
   type Harness,
 } from '../support/harness';
 import { cli } from '../support/cli';
+import { until } from '../support/poll';
 
 /** Vendor requests that create something (a paid task, an asset, a group). */
 const CREATES = ['generation.create', 'erase.create', 'review.async', 'review.sync', 'assets.CreateAsset'];
@@ -49,6 +52,9 @@ const HOUR = 3_600_000;
 /** The emulator's time: real time plus `shiftMs`, or `frozenAt` while set. */
 let shiftMs = -25 * HOUR;
 let frozenAt: number | undefined;
+
+/** The smallest history limit: a full pipeline continues as new a few times on the way. */
+const continuing = () => fullDefinition({ options: { historyEventsBeforeContinueAsNew: 50 } });
 
 /** The pipeline's failure, unwrapped from PipelineFailed. */
 async function refusalOf(p: Promise<unknown>): Promise<ApplicationFailure> {
@@ -272,6 +278,124 @@ describe('rerun: reuse paid work', () => {
     });
   });
 
+  describe('a source that continued as new: its first run misses the tasks of the runs after it', () => {
+    let chainId: string;
+    /** Its runs, first to last, read from the histories' continue-as-new events. */
+    let runs: string[];
+    beforeAll(async () => {
+      const handle = await h.start(continuing());
+      await handle.result();
+      chainId = handle.workflowId;
+      runs = [handle.firstExecutionRunId];
+      for (;;) {
+        const { events } = await h.client.workflow.getHandle(chainId, runs[runs.length - 1]).fetchHistory();
+        const next = events?.[events.length - 1]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+        if (!next) break;
+        runs.push(next);
+      }
+    });
+    const outputsOf = (runId: string) => h.client.workflow.getHandle(chainId, runId).query(outputsQuery);
+
+    test('the first run shows no erase task, which a later run created (what a rerun of it would pay for again)', async () => {
+      expect(runs.length).toBeGreaterThanOrEqual(2);
+      const first = await outputsOf(runs[0]);
+      const last = await outputsOf(runs[runs.length - 1]);
+      const known = new Set(first.result.vendorTasks.map((t) => t.id));
+      expect(last.result.vendorTasks.filter((t) => !known.has(t.id)).map((t) => t.kind)).toContain('erase');
+      // Planned from the first run's outputs alone, a rerun would create the erase (at least) again.
+      const naive = planRerun({ pipelineId: chainId, runId: runs[0] }, parseDefinition(first.definition), first.result);
+      expect(naive.reused).not.toContain('erase');
+    });
+
+    test("rerun --run-id <first run> reads the chain's last run: refused as all finished, and --from archive creates nothing", async () => {
+      const last = runs[runs.length - 1];
+      const seq = lastSeq();
+      const all = await cli(['rerun', chainId, '--run-id', runs[0], '--json']);
+      expect(all.code).toBe(1);
+      expect(all.json().error).toMatchObject({ kind: 'refused', reason: 'all-finished' });
+
+      const r = await cli(['rerun', chainId, '--run-id', runs[0], '--from', 'archive']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(
+        `rerun of ${chainId} (run ${last}, the last of the chain run ${runs[0]} continued into)`,
+      );
+      const result = (await h.client.workflow.getHandle(r.stdout.trim()).result()) as PipelineResult;
+      expect(result.reused).toEqual({ fromPipelineId: chainId, fromRunId: last, stages: STAGES });
+      expect(result.erase).toEqual((await outputsOf(last)).result.erase);
+      expect(createsSince(seq)).toEqual([]);
+    });
+
+    test('a raw start whose reuse names the first run is refused naming reuse.fromRunId and the last run; no vendor call', async () => {
+      const first = await outputsOf(runs[0]);
+      // Every stage the first run finished: the rest would be created again.
+      const stages = STAGES.filter((s) => first.result[s] !== undefined);
+      const seq = lastSeq();
+      const handle = await h.client.workflow.start('videoPipeline', {
+        taskQueue: h.taskQueue,
+        workflowId: `raw-${randomUUID().slice(0, 8)}`,
+        args: [{ definition: first.definition, reuse: { fromPipelineId: chainId, fromRunId: runs[0], stages } }],
+      });
+      const refusal = await refusalOf(handle.result());
+      expect(refusal.type).toBe(FailureType.ReuseRefused);
+      expect(refusal.message).toMatch(
+        new RegExp(
+          `^reuse\\.fromRunId: run ${runs[0]} of ${chainId} continued as new, .*name the chain's last run, ${runs[runs.length - 1]} `,
+        ),
+      );
+      expect(h.emulator.inspect().requests.filter((r) => r.seq > seq)).toEqual([]);
+    });
+  });
+
+  describe('a chain that still runs (its generation cannot end: the vendor clock stands still)', () => {
+    let source: Awaited<ReturnType<Harness['start']>>;
+    let firstRunId: string;
+    /** The run the chain runs as now: the pipeline keeps polling and continuing as new. */
+    const current = async () => (await source.describe()).runId;
+    beforeAll(async () => {
+      source = await h.start(continuing());
+      firstRunId = source.firstExecutionRunId;
+      await waitForStatus(source, (s) => s.stage === 'generation');
+      frozenAt = Date.now(); // vendor time stands still: the task cannot end
+      await until('the pipeline continued as new', async () => (await current()) !== firstRunId);
+    });
+    afterAll(async () => {
+      await source.cancel();
+      await source.result().catch(() => undefined);
+      frozenAt = undefined;
+    });
+
+    test('rerun --run-id <first run> is refused as running, naming a later run of the chain', async () => {
+      const r = await cli(['rerun', source.workflowId, '--run-id', firstRunId, '--json']);
+      expect(r.code).toBe(1);
+      expect(r.json().error).toMatchObject({ kind: 'refused', reason: 'running' });
+      const named = /is still running \(run (\S+), the last of the chain run (\S+) continued into\)/.exec(
+        r.json().error.message as string,
+      );
+      expect(named?.[2]).toBe(firstRunId);
+      expect(named?.[1]).not.toBe(firstRunId);
+      expect((await h.client.workflow.getHandle(source.workflowId, named![1]).describe()).status.name).toMatch(
+        /RUNNING|CONTINUED_AS_NEW/,
+      );
+    });
+
+    test('a raw start whose reuse names the first run is refused naming reuse.fromRunId and a later run; no create', async () => {
+      const seq = lastSeq();
+      const { definition } = await h.client.workflow.getHandle(source.workflowId, firstRunId).query(outputsQuery);
+      const raw = await startPipeline(h.client, definition, {
+        taskQueue: h.taskQueue,
+        reuse: { fromPipelineId: source.workflowId, fromRunId: firstRunId, stages: ['review', 'assets'] },
+      });
+      const refusal = await refusalOf(raw.result());
+      expect(refusal.type).toBe(FailureType.ReuseRefused);
+      const still = new RegExp(
+        `^reuse\\.fromRunId: run ${firstRunId} of ${source.workflowId} continued as new, .*its chain still runs as run (\\S+);`,
+      );
+      expect(refusal.message).toMatch(still);
+      expect(still.exec(refusal.message)![1]).not.toBe(firstRunId);
+      expect(createsSince(seq)).toEqual([]);
+    });
+  });
+
   // A pipeline that never ran a workflow task: the server refuses the query at once (with no
   // worker polling, a pipeline that did run would time out instead: same message).
   test('when the earlier pipeline cannot answer the outputs query, the error names its task queue', async () => {
@@ -312,6 +436,10 @@ describe('rerun: reuse paid work', () => {
     expect(bad.json().error).toMatchObject({ kind: 'usage', option: '--from' });
     const blank = await cli(['rerun', earlierId, '--id', ' ', '--json']);
     expect(blank.json().error).toMatchObject({ kind: 'usage', option: '--id' });
+    const run = await cli(['rerun', earlierId, '--run-id', 'latest', '--json']);
+    expect(run.json().error).toMatchObject({ kind: 'usage', option: '--run-id' });
+    const batch = await cli(['rerun', '--batch', 'b1', '--run-id', earlierRunId, '--json']);
+    expect(batch.json().error).toMatchObject({ kind: 'usage', option: '--run-id' });
     const none = await cli(['rerun']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('needs <workflow-id>');

@@ -280,6 +280,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       id: { type: 'string', value: '<id>', help: 'workflow id of the new pipeline (default reelflow-<name>-<random>)' },
       'task-queue': { type: 'string', value: '<queue>', help: "task queue (default: the earlier pipeline's)" },
+      'run-id': {
+        type: 'string',
+        value: '<run-id>',
+        help: "the earlier pipeline's run to reuse (default: its latest); one that continued as new stands for its chain's last run",
+      },
     },
     {
       description:

@@ -6,7 +6,9 @@
  * the new run names the earlier RUN and reads them from it again itself. A paid task the
  * earlier run left that may still succeed is adopted, or the rerun refused (src/contract/reuse-rule.ts).
  */
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { lastRunOfChain } from '../../contract/run-chain';
 import { parseDefinition, type PipelineDefinition } from '../../definition/definition';
 import { expiredReuse } from '../../contract/expiry';
 import { sourceTaskRule } from '../../contract/reuse-rule';
@@ -151,28 +153,57 @@ export interface RerunOptions {
   batchId?: string;
   /** Bound on the `outputs` query (default 30 s): a worker must replay the earlier pipeline. */
   queryTimeoutMs?: number;
+  /**
+   * The earlier run (default: the pipeline's latest). A run that continued as new stands for
+   * its chain's last run, which holds every task the chain created (src/contract/run-chain.ts).
+   */
+  runId?: string;
+}
+
+const CLOSE_EVENT = temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+
+/** The run that a run which continued as new started (its close event names it), described. */
+async function nextOfChain(client: Client, pipelineId: string, runId: string): Promise<WorkflowExecutionDescription> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId: pipelineId, runId },
+    historyEventFilterType: CLOSE_EVENT,
+  });
+  const next = history?.events?.[0]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  if (!next) throw new Error(`run ${runId} of ${pipelineId} continued as new, but its close event names no next run`);
+  return client.workflow.getHandle(pipelineId, next).describe();
+}
+
+/** The run a rerun reads: the named one (or the latest), or its chain's last run when it continued as new. */
+async function sourceRun(client: Client, pipelineId: string, runId?: string): Promise<WorkflowExecutionDescription> {
+  const named = await client.workflow.getHandle(pipelineId, runId).describe();
+  const last = await lastRunOfChain(named, (r) => nextOfChain(client, pipelineId, r.runId));
+  if (last.status.name === 'RUNNING') {
+    const chain =
+      last.runId === named.runId ? '' : ` (run ${last.runId}, the last of the chain run ${named.runId} continued into)`;
+    throw new RerunRefusedError(
+      `${pipelineId} is still running${chain}; wait for it to end (or cancel it) before rerunning it`,
+      'running',
+      pipelineId,
+    );
+  }
+  return last;
 }
 
 /**
  * Starts a new pipeline with the definition of `pipelineId` that reuses its finished
- * outputs before `from`. Throws RerunRefusedError (nothing started) while it still runs,
- * when a step before `from` did not finish, or when a reused URL has expired.
+ * outputs before `from`, read from its latest run or `opts.runId` (a continued run: its
+ * chain's last). Throws RerunRefusedError (nothing started) while it still runs, when a
+ * step before `from` did not finish, or when a reused URL has expired.
  */
 export async function rerunPipeline(
   client: Client,
   pipelineId: string,
   opts: RerunOptions = {},
 ): Promise<RerunPlan & { handle: PipelineHandle }> {
-  const described = await client.workflow.getHandle(pipelineId).describe();
+  const described = await sourceRun(client, pipelineId, opts.runId);
   // That exact run from here on: a new run under the same id must not answer for it.
   const earlier = client.workflow.getHandle(pipelineId, described.runId);
-  if (described.status.name === 'RUNNING') {
-    throw new RerunRefusedError(
-      `${pipelineId} is still running; wait for it to end (or cancel it) before rerunning it`,
-      'running',
-      pipelineId,
-    );
-  }
   const deadline = Date.now() + (opts.queryTimeoutMs ?? 30_000);
   const outputs = await client
     .withDeadline(deadline, () => earlier.query(outputsQuery))

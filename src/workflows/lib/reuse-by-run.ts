@@ -12,12 +12,10 @@ import { stageFailure } from './create';
 import { messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { sourceTaskRule } from '../../contract/reuse-rule';
+import { isRunId } from '../../contract/run-chain';
 
 /** Marks runs whose `reuse` names a source run (read from it); runs recorded before took the outputs inline. */
 export const REUSE_BY_RUN_PATCH = 'reuse-by-run';
-
-/** A Temporal run id (a UUID). */
-const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const reading = proxyActivities<ReelflowActivities>({
   startToCloseTimeout: '60s',
@@ -29,7 +27,7 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 
 /** The first field of a by-run reuse that cannot be used, or undefined. */
 export function reuseRefIssue(reuse: Partial<PipelineReuse> & Partial<LegacyPipelineReuse>): string | undefined {
   if (!isText(reuse.fromPipelineId)) return "fromPipelineId: the earlier pipeline's id is required";
-  if (!isText(reuse.fromRunId) || !RUN_ID.test(reuse.fromRunId)) {
+  if (!isRunId(reuse.fromRunId)) {
     return "fromRunId: the earlier pipeline's run id is required (ids can be reused); the outputs are read from that run";
   }
   const inline = STAGES.find((s) => reuse[s] !== undefined);

@@ -11,6 +11,7 @@ import { ProgressBar } from '../progress-bar';
 import { RerunRefusedError, rerunPipeline, type RerunFrom } from '../../client/rerun';
 import { planBatchRerun, rerunBatch, type BatchRerunResult } from '../../client/batch-rerun';
 import { checkIdPart } from '../../client/pipeline-client';
+import { isRunId } from '../../../contract/run-chain';
 
 function resultRow(r: BatchRerunResult): string[] {
   if (r.outcome === 'rerun') return [r.workflowId, `rerun from ${r.from}`, r.rerunId];
@@ -26,7 +27,7 @@ function checkBatchOptions(ctx: CommandContext, batchId: string): void {
       ctx.name,
     );
   }
-  for (const option of ['id', 'task-queue']) {
+  for (const option of ['id', 'task-queue', 'run-id']) {
     if (ctx.str(option) !== undefined) {
       throw new UsageError(
         `option --${option} does not go with --batch: each rerun is <id>-rerun<n> on its pipeline's task queue`,
@@ -95,12 +96,17 @@ export const rerun: CommandFn = async (ctx, session) => {
   if (workflowId !== undefined && !workflowId.trim()) {
     throw new UsageError('option --id: must not be blank', '--id', ctx.name);
   }
+  const runId = ctx.str('run-id');
+  if (runId !== undefined && !isRunId(runId)) {
+    throw new UsageError(`option --run-id: a run id is a UUID, got ${JSON.stringify(runId)}`, '--run-id', ctx.name);
+  }
   let started: Awaited<ReturnType<typeof rerunPipeline>>;
   try {
     started = await rerunPipeline(await session.client(), earlierId, {
       from: ctx.str('from') as RerunFrom | undefined,
       ...(workflowId !== undefined ? { workflowId } : {}),
       ...(ctx.str('task-queue') ? { taskQueue: ctx.str('task-queue') } : {}),
+      ...(runId !== undefined ? { runId } : {}),
     });
   } catch (err) {
     // A step the definition does not have is a wrong --from, not a refusal of the pipeline.
@@ -110,15 +116,28 @@ export const rerun: CommandFn = async (ctx, session) => {
     throw err;
   }
   const { handle, from, reused } = started;
+  const { fromRunId } = started.reuse;
   const adopts = started.adopts.map((t) => t.id);
   ctx.emit(
-    { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, rerunOf: earlierId, from, reused, adopts },
+    {
+      workflowId: handle.workflowId,
+      runId: handle.firstExecutionRunId,
+      rerunOf: earlierId,
+      fromRunId,
+      from,
+      reused,
+      adopts,
+    },
     () => [handle.workflowId],
   );
   // A paid task the earlier run left running is polled by the rerun, never created again.
   const adopting = adopts.length ? `, adopting vendor task ${adopts.join(', ')}` : '';
+  const chain =
+    runId !== undefined && runId !== fromRunId
+      ? ` (run ${fromRunId}, the last of the chain run ${runId} continued into)`
+      : '';
   ctx.info(
-    `rerun of ${earlierId} from ${from}, reusing ${reused.join(', ') || 'nothing'}${adopting}; follow it with: reelflow status ${handle.workflowId} --follow`,
+    `rerun of ${earlierId}${chain} from ${from}, reusing ${reused.join(', ') || 'nothing'}${adopting}; follow it with: reelflow status ${handle.workflowId} --follow`,
   );
   return EXIT.ok;
 };
