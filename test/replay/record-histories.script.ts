@@ -1,10 +1,9 @@
 /**
  * Records histories for the replay tests: run with `npm run record-histories` after a
- * deliberate workflow change. Not part of `npm test`: committed histories stand for
- * pipelines already running in production when a new worker version is deployed, so this
- * script only ADDS files (named by today's date, with -2, -3… when a set was already
- * recorded that day) and never overwrites one: a change that breaks an old history needs
- * `patched()` or a new workflow type, not a re-recording.
+ * deliberate workflow change. Not part of `npm test`. This script only ADDS files (named by
+ * today's date, with -2, -3… when a set was already recorded that day) and never overwrites
+ * one. Which histories must keep replaying is the versioning policy's (docs/testing.md,
+ * "Replay"): before a release, the unreleased corpus is deleted and recorded again.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -25,7 +24,8 @@ import { gateWorkflowId } from '../../src/contract/tenant-gate';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { fullDefinition, startHarness, waitForStatus, WEBHOOK_SECRET } from '../support/harness';
 import { startWebhookReceiver } from '../support/webhook-receiver';
-import { ledgerId, periodOf } from '../../src/contract/ledger';
+import { ledgerId, ledgerQuery, periodOf } from '../../src/contract/ledger';
+import { until } from '../support/poll';
 import { setTenantBudget } from '../../src/starters/client/ledger';
 
 const OUT = path.join(__dirname, 'histories');
@@ -332,9 +332,10 @@ test('record replay histories: gate', async () => {
 // `npm run record-histories -- -t budget` records this case alone.
 test('record replay histories: budget', async () => {
   // 10. Spend budgets (docs/tenants.md): a pipeline of a tenant whose day budget covers one
-  //    generation waits (waiting-budget), goes on after `budget set`, and its tenant's ledger
-  //    (reserves asked and answered by signal since `ledger-by-signal`, by update-with-start in the
-  //    2026-11-27-2 pair; settles by signal, the budget Update, the waiter signalled).
+  //    plan (a generation and an erase) waits (waiting-budget), goes on after `budget set`; its
+  //    tenant's ledger (opened from the file, senders checked, reserves answered by signal,
+  //    settles read from the pipelines' records, the budget Update, the waiter signalled); and
+  //    the ledger's next run after a terminate, which reads the money of the run before it.
   const tenant = `replay-${Date.now().toString(36)}`;
   const file = {
     prices: { generation: '0.35' },
@@ -354,37 +355,15 @@ test('record replay histories: budget', async () => {
     await setTenantBudget(h.client, config, { tenant, amount: 700_030, taskQueue: h.taskQueue });
     await waiting.result();
     save('budget-wait', waiting.workflowId);
-    save('ledger', ledgerId(tenant, periodOf(Date.now(), 'day', 0)));
-  } finally {
-    await h.close();
-  }
-});
-
-// `npm run record-histories -- -t "stage budget"` records this case alone.
-test('record replay histories: stage budget', async () => {
-  // 11. Policy fail before a stage of several paid creates (docs/tenants.md, "Over budget"): the
-  //     assets stage's whole price does not fit, so the pipeline fails BudgetExceeded before
-  //     any call of the stage (patch `budget-stage-check`, a probe the ledger answers).
-  const tenant = `replay-${Date.now().toString(36)}`;
-  const config = parseTenantsConfig({
-    prices: { assetGroup: '0.02', asset: '0.03' },
-    tenants: { [tenant]: { budget: { period: 'day', amount: '0.05' } } },
-  });
-  const h = await startHarness({ tenants: config });
-  try {
-    const handle = await h.start({
-      assets: {
-        group: { name: tenant },
-        items: [
-          { name: 'a', url: 'https://media.example.com/a.png', type: 'Image' },
-          { name: 'b', url: 'https://media.example.com/b.png', type: 'Image' },
-        ],
-      },
-      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'stage budget' }] },
-      options: { archive: false, tenant, overBudget: 'fail' },
-    });
-    await handle.result().catch(() => undefined);
-    save('budget-stage-check', handle.workflowId);
+    const id = ledgerId(tenant, periodOf(Date.now(), 'day', 0));
+    const ledger = h.client.workflow.getHandle(id);
+    await until('both settles read', async () => (await ledger.query(ledgerQuery)).spent === 700_030);
+    save('ledger', id);
+    await ledger.terminate('recorded: an operator terminates the ledger');
+    await setTenantBudget(h.client, config, { tenant, amount: 1_050_045, taskQueue: h.taskQueue });
+    await h.run(def);
+    await until('the third settle read', async () => (await ledger.query(ledgerQuery)).spent === 1_050_045);
+    save('ledger-reopened', id);
   } finally {
     await h.close();
   }
@@ -392,8 +371,8 @@ test('record replay histories: stage budget', async () => {
 
 // `npm run record-histories -- -t "counted spend"` records this case alone.
 test('record replay histories: counted spend', async () => {
-  // 12. A tenant without a budget (docs/tenants.md, "Budgets"): each paid create is counted
-  //     in its ledger without waiting for an answer (patch `ledger-count-only`), and settled.
+  // 12. A tenant without a budget (docs/tenants.md, "Budgets"): its plan is counted in its
+  //     ledger without waiting for an answer, and settled.
   const tenant = `replay-${Date.now().toString(36)}`;
   const config = parseTenantsConfig({ prices: { generation: '0.35' }, tenants: { [tenant]: {} } });
   const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } }, tenants: config });
@@ -412,9 +391,9 @@ test('record replay histories: counted spend', async () => {
 
 // `npm run record-histories -- -t "locals in turn"` records this case alone.
 test('record replay histories: locals in turn', async () => {
-  // 13. Local activities one at a time (patch `local-activities-in-turn`): a tenant's ledger
-  //     asks and a group search in two parallel asset items, both creates retried (a 429 and
-  //     a lost answer).
+  // 13. Local activities one at a time (patch `local-activities-in-turn`): a group search in
+  //     two parallel asset items of a tenant's pipeline, both creates retried (a 429 and a lost
+  //     answer).
   const tenant = `replay-${Date.now().toString(36)}`;
   const config = parseTenantsConfig({ prices: { asset: '0.01', generation: '0.35' }, tenants: { [tenant]: {} } });
   const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } }, tenants: config });

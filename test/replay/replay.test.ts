@@ -32,13 +32,12 @@ test('histories cover every case the pipeline records', () => {
   expected.push('forged', 'rerun-legacy', 'notify-refused', 'failed', 'vendor-check-failed');
   // Tenant concurrency limits: the gate (both sides of its continue-as-new) and two gated pipelines.
   expected.push('gate', 'gate-continued', 'gated', 'gated-cancelled');
-  // Spend budgets: a pipeline that waited for its budget, and its tenant's ledger.
-  expected.push('budget-wait', 'ledger');
-  // Policy fail: a stage's whole price checked before its first call.
-  expected.push('budget-stage-check');
+  // Spend budgets: a pipeline that waited for its budget, and its tenant's ledger before and
+  // after a terminate (the next run reads the money of the run before it).
+  expected.push('budget-wait', 'ledger', 'ledger-reopened');
   // A tenant without a budget: counted, never waiting for the ledger's answer.
   expected.push('spend-counted', 'ledger-counted');
-  // Local activities in turn: parallel asset items with ledger asks and a group search.
+  // Local activities in turn: parallel asset items with a group search.
   expected.push('locals-in-turn');
   // Assets named by run: created without listing the group, reconciled by a search.
   expected.push('assets-by-run');
