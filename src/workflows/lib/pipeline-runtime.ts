@@ -31,7 +31,7 @@ import {
 import { isPlaintext } from '../../codec/plaintext-mark';
 import type { RuntimeCarry } from '../../contract/carry';
 import type { TenantPolicy } from '../../contract/tenancy';
-import { SpendBook } from './spend';
+import { SpendBook } from './spend-book';
 import { CallbackBook } from './callback-book';
 import { TASK_ID_PATTERN } from '../../contract/offers';
 import { operatorRefusal } from './operator-proof';

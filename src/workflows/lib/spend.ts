@@ -16,22 +16,14 @@ import {
   condition,
   getExternalWorkflowHandle,
   proxyLocalActivities,
-  setHandler,
   upsertMemo,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import {
   SPEND_MEMO,
-  budgetRaisedSignal,
   settleSignal,
-  spendAnsweredSignal,
   type CreateCount,
-  type RunChain,
-  type SpendAnswer,
-  type SpendRecord,
 } from '../../contract/ledger';
-import type { SpendCarry } from '../../contract/carry';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
@@ -51,87 +43,6 @@ const money = (minor: number, currency: string) =>
   `${(minor / MINOR_UNITS_PER_UNIT).toFixed(6).replace(/\.?0+$/, '')} ${currency}`;
 
 const listed = (creates: CreateCount[]) => creates.map((c) => `${c.count} × ${c.kind}`).join(' + ');
-
-type Counts = Partial<Record<VendorTaskKind, number>>;
-const add = (c: Counts, kind: VendorTaskKind, n: number) => {
-  c[kind] = (c[kind] ?? 0) + n;
-  if (c[kind] === 0) delete c[kind];
-};
-
-/** A pipeline's reservations, carried across continue-as-new; the runtime holds one (`rt.spend`). */
-export class SpendBook {
-  readonly carry: SpendCarry;
-  private readonly asks: Record<string, number> = {};
-  private readonly answers: Record<string, SpendAnswer> = {};
-  private wakes = 0;
-
-  constructor(carry: SpendCarry | undefined) {
-    this.carry = carry ?? { ledgers: {}, attempts: {}, extras: 0 };
-  }
-
-  get chain(): RunChain {
-    const info = workflowInfo();
-    return { pipelineId: info.workflowId, firstRunId: info.firstExecutionRunId };
-  }
-
-  /** The answer for `key`'s ask `ask`, once the ledger has sent it. */
-  answered(key: string, ask: number): SpendAnswer | undefined {
-    return this.asks[key] === ask ? this.answers[key] : undefined;
-  }
-
-  listen(): void {
-    setHandler(spendAnsweredSignal, (a: SpendAnswer) => {
-      if (this.asks[a?.key] === a.ask) this.answers[a.key] = a;
-    });
-    setHandler(budgetRaisedSignal, () => void this.wakes++);
-  }
-
-  nextAsk(key: string): number {
-    this.asks[key] = (this.asks[key] ?? 0) + 1;
-    delete this.answers[key];
-    return this.asks[key];
-  }
-
-  get wakeCount(): number {
-    return this.wakes;
-  }
-
-  /** A ledger with a reserved create of `kind` not taken yet, if any. */
-  freeLedger(kind: VendorTaskKind): string | undefined {
-    for (const [id, use] of Object.entries(this.carry.ledgers)) {
-      const free = (use.reserved[kind] ?? 0) - (use.taken[kind] ?? 0) - (use.used[kind] ?? 0);
-      if (free > 0) return id;
-    }
-    return undefined;
-  }
-
-  granted(ledger: string, creates: CreateCount[]): void {
-    const use = (this.carry.ledgers[ledger] ??= { reserved: {}, taken: {}, used: {} });
-    for (const c of creates) add(use.reserved, c.kind, c.count);
-  }
-
-  take(attemptKey: string, ledger: string, kind: VendorTaskKind): void {
-    add(this.carry.ledgers[ledger].taken, kind, 1);
-    this.carry.attempts[attemptKey] = { ledger, kind };
-  }
-
-  /** An attempt's outcome: confirmed (spent) or released (its create is free again). */
-  settle(attemptKey: string, outcome: 'confirm' | 'release'): void {
-    const a = this.carry.attempts[attemptKey];
-    if (!a) return;
-    delete this.carry.attempts[attemptKey];
-    const use = this.carry.ledgers[a.ledger];
-    add(use.taken, a.kind, -1);
-    if (outcome === 'confirm') add(use.used, a.kind, 1);
-  }
-
-  /** What the pipeline spent per ledger: confirmed creates, and those still taken (their outcome unknown). */
-  record(): SpendRecord {
-    const ledgers: SpendRecord['ledgers'] = {};
-    for (const [id, use] of Object.entries(this.carry.ledgers)) ledgers[id] = { used: use.used, unresolved: use.taken };
-    return { firstRunId: workflowInfo().firstExecutionRunId, ledgers };
-  }
-}
 
 /**
  * Reserves the pipeline's plan (every paid create its stages will make, priced as if each
