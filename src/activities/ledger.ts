@@ -76,24 +76,29 @@ async function isRunningPipeline(client: Client, tenant: string, chain: RunChain
   }
 }
 
+/** What a ledger reads of a chain's pipeline for a settle. */
+export interface SpendRead {
+  /** The chain's pipeline has ended (or recorded its spend): a settle of it may be applied. */
+  ended: boolean;
+  /** The server knows this chain: a pipeline whose first run is the one named. */
+  seen: boolean;
+  record?: SpendRecord['ledgers'][string];
+}
+
 /** What the chain's pipeline recorded for this ledger as it ended; `ended: false` while it runs without one. */
-async function spendRecordOf(
-  client: Client,
-  ledger: string,
-  chain: RunChain,
-): Promise<{ ended: boolean; record?: SpendRecord['ledgers'][string] }> {
+async function spendRecordOf(client: Client, ledger: string, chain: RunChain): Promise<SpendRead> {
   try {
     const d = await client.workflow.getHandle(chain.pipelineId).describe();
     const own = d.type === PIPELINE_TYPE && d.raw.workflowExecutionInfo?.firstRunId === chain.firstRunId;
-    // Its id reused by a newer chain: this chain has ended, and its record is not at hand.
-    if (!own) return { ended: true };
+    // Its id reused by a newer chain (or never this chain's): ended, and its record is not at hand.
+    if (!own) return { ended: true, seen: false };
     const record = d.memo?.[SPEND_MEMO] as SpendRecord | undefined;
     // Written by the pipeline itself: a memo set at start cannot know the first run's id.
     const mine = record?.firstRunId === chain.firstRunId ? record.ledgers?.[ledger] : undefined;
-    if (mine) return { ended: true, record: mine };
-    return { ended: d.status.name !== 'RUNNING' };
+    if (mine) return { ended: true, seen: true, record: mine };
+    return { ended: d.status.name !== 'RUNNING', seen: true };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return { ended: true };
+    if (err instanceof WorkflowNotFoundError) return { ended: true, seen: false };
     throw err;
   }
 }

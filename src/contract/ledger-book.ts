@@ -166,7 +166,7 @@ export function settle(
   const r = s.chains[key];
   if (!r) return undefined;
   delete s.chains[key];
-  remember(s, key);
+  rememberSettled(s, key);
   const spent: Partial<Record<VendorTaskKind, number>> = {};
   for (const kind of KINDS) {
     const held = r.creates[kind];
@@ -199,7 +199,8 @@ function confirm(s: LedgerState, kind: VendorTaskKind, count: number, price: num
   return count * price;
 }
 
-function remember(s: LedgerState, key: string): void {
+/** A chain settled: a repeated settle, or a late ask, counts nothing (the oldest are forgotten first). */
+export function rememberSettled(s: LedgerState, key: string): void {
   s.settled[key] = 1;
   const keys = Object.keys(s.settled);
   // Oldest first (insertion order): a settle repeated this late does not happen.

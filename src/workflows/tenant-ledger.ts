@@ -48,6 +48,7 @@ import {
   checkReserve,
   committedOf,
   emptyState,
+  rememberSettled,
   reserve,
   settle,
   viewOf,
@@ -217,16 +218,23 @@ async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<vo
     .catch(() => undefined);
 }
 
-/** A settle hint for a chain with a reservation: its pipeline's record is read, then applied. Others are dropped. */
+/**
+ * A settle hint: the chain's pipeline record is read, then applied. A chain with no
+ * reservation whose pipeline has ended (cancelled while its ask was on the way) is remembered
+ * as settled, so its late ask counts nothing. A repeat, or a hint for a pipeline still
+ * running without a record, is dropped and counted.
+ */
 function startSettle(b: Book, chain: RunChain): void {
   const key = chainKey(chain);
-  if (!b.state.chains[key]) return refuse(b);
+  if (b.state.settled[key]) return refuse(b);
   if (b.settling.has(key)) return;
   b.settling.add(key);
   void reading
     .readSpendRecord({ ledgerId: workflowInfo().workflowId, chain })
     .then(async (read) => {
       if (!read.ended) return refuse(b); // the pipeline still runs and recorded nothing: not its settle
+      // No reservation here: a real pipeline that ended before its ask arrived is remembered; else forged.
+      if (!b.state.chains[key]) return read.seen ? rememberSettled(b.state, key) : refuse(b);
       const spent = settle(b.state, b.terms, chain, read.record);
       for (const [kind, amount] of Object.entries(spent ?? {})) count(b, kind, amount);
       gauge(b);
