@@ -18,10 +18,12 @@ import {
   periodOf,
   previousPeriod,
   reserveSignal,
+  settleSignal,
   type LedgerOpening,
   type LedgerTerms,
   type ReserveRequest,
   type RunChain,
+  type SettleHint,
   type SpendRecord,
 } from '../contract/ledger';
 import { statusQuery } from '../contract/messages';
@@ -115,6 +117,17 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined) {
         signalArgs: [request],
       });
       return { ledgerId: ledgerId(tenant, period), period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
+    },
+    /** A settle for a ledger with no open run: signal-with-start, so its next run opens and reads it. */
+    settleSpend: async ({ ledgerId: id, hint }: { ledgerId: string; hint: SettleHint }): Promise<void> => {
+      const { client, info } = Context.current();
+      const parsed = parseLedgerId(id);
+      if (!parsed) return;
+      await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
+        ...ledgerStartOptions(parsed.tenant, parsed.period, info.taskQueue),
+        signal: settleSignal,
+        signalArgs: [hint],
+      });
     },
     openLedger: async (input: { ledgerId: string; runId: string; continuedFrom?: string }): Promise<LedgerOpening> => {
       const { client } = Context.current();

@@ -198,6 +198,18 @@ describe('a ledger under operator mistakes and forged messages', () => {
     );
   });
 
+  test('a settle sent while the ledger has no open run (terminated) starts its next run, which counts it', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const p = await h.start(generationOnly(T.other));
+    await waitForStatus(p, (s) => s.state === 'waiting-operator');
+    const before = await ledgerUntil(T.other, (v) => v.reserved >= 1_000_000);
+    await h.client.workflow.getHandle(idOf(T.other)).terminate('test: an operator terminates the ledger');
+    await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
+    await p.result();
+    const after = await ledgerUntil(T.other, (v) => v.spent === before.spent + 1_000_000);
+    expect(after.reserved).toBe(before.reserved - 1_000_000);
+  });
+
   test('`budget set` survives a terminate of the ledger, as spend does', async () => {
     await setTenantBudget(h.client, config, { tenant: T.override, amount: 2_000_000, taskQueue: h.taskQueue });
     await h.run(generationOnly(T.override));

@@ -19,11 +19,7 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
-import {
-  SPEND_MEMO,
-  settleSignal,
-  type CreateCount,
-} from '../../contract/ledger';
+import { SPEND_MEMO, settleSignal, type CreateCount, type SettleHint } from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
@@ -142,13 +138,18 @@ export async function endSpend(rt: PipelineRuntime): Promise<void> {
   rt.spend.carry.ended = true;
   upsertMemo({ [SPEND_MEMO]: rt.spend.record() });
   const hint = { chain: rt.spend.chain };
-  await CancellationScope.nonCancellable(() =>
-    Promise.all(
-      ledgers.map((id) =>
-        getExternalWorkflowHandle(id)
-          .signal(settleSignal, hint)
-          .catch(() => undefined),
-      ),
-    ),
-  );
+  await CancellationScope.nonCancellable(() => Promise.all(ledgers.map((id) => sendSettle(rt, id, hint))));
+}
+
+/**
+ * The workflow's own signal, sent after the memo is written (commands go in order). A ledger
+ * with no open run (terminated by hand) does not take it: then the settle starts its next
+ * run, which reads the money of the runs before it, and the settle.
+ */
+async function sendSettle(rt: PipelineRuntime, ledgerId: string, hint: SettleHint): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(ledgerId).signal(settleSignal, hint);
+  } catch {
+    await rt.inTurn(() => asking.settleSpend({ ledgerId, hint }));
+  }
 }
