@@ -389,10 +389,15 @@ export class CallbackBook {
     );
   }
 
-  /** Waits (a durable timer) until this attempt's last check is OFFER_CHECK_INTERVAL_MS old; false when cancelled. */
+  /**
+   * Waits (a durable timer) until this attempt's last check is OFFER_CHECK_INTERVAL_MS old; false when cancelled.
+   * Every check after the attempt's first starts the timer (1 ms when the interval is over): whether a
+   * timer starts follows from the history, never from a Date.now() that can be stale live and right on
+   * replay after a worker dies (docs/architecture.md, "Workflow time after a worker dies").
+   */
   private async spaced(a: Attempt): Promise<boolean> {
-    const wait = (a.checkedAtMs ?? Number.NEGATIVE_INFINITY) + OFFER_CHECK_INTERVAL_MS - Date.now();
-    if (wait > 0) {
+    if (a.checkedAtMs !== undefined) {
+      const wait = Math.max(1, a.checkedAtMs + OFFER_CHECK_INTERVAL_MS - Date.now());
       try {
         await sleep(wait, { summary: this.board.summary(`${a.step}: next check of an offered task id`) });
       } catch (err) {
