@@ -85,6 +85,7 @@ export class CallbackBook {
   private readonly signals = new Map<string, number>();
   private readonly hints = new Set<string>();
   private readonly lastQuery = new Map<string, number>();
+  private readonly queryCount = new Map<string, number>();
   private pumping = false;
 
   constructor(
@@ -187,6 +188,11 @@ export class CallbackBook {
   /** Workflow time of this step's last vendor query made outside the poll loop (an offer's check), if any. */
   lastQueryAt(step: string): number | undefined {
     return this.lastQuery.get(step);
+  }
+
+  /** How many vendor queries of this step were made outside the poll loop (offers' checks) in this run. */
+  queriesOf(step: string): number {
+    return this.queryCount.get(step) ?? 0;
   }
 
   /** Waits up to `ms` or until a callback for `step` brings news; returns true on a hint. */
@@ -346,6 +352,7 @@ export class CallbackBook {
   private inspect(a: Attempt, proof: ProofSpec, taskId: string, by: string): Promise<OfferedTaskFacts> {
     this.board.count(proof.endpoint);
     this.lastQuery.set(a.step, Date.now());
+    this.queryCount.set(a.step, this.queriesOf(a.step) + 1);
     const chain = this.bounded ? { chain: ownChain() } : {};
     return queries.inspectOfferedTask.executeWithOptions(
       {

@@ -12,7 +12,7 @@ import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assume
 import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
 import type { ProofSpec } from '../../contract/carry';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
-import { holdUntil, interfaceOf } from './holds';
+import { holdFor, interfaceOf } from './holds';
 import { countReconcile } from './metrics';
 import type { ReconcileOutcome } from '../../metrics/names';
 import { duration } from './summaries';
@@ -107,7 +107,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       waitResumed = rt.resumesWait(step, run.attempt);
       resumed = undefined;
     } else {
-      await holdUntil(rt.notBefore(run.iface), (ms) =>
+      await holdFor(rt, run.iface, (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
       if (rt.tenantPolicy?.ledger) await reserveSpend(rt, step, run.attempt, spec.kind);
