@@ -1,0 +1,71 @@
+/**
+ * Workflow time after a worker dies (docs/architecture.md): the only worker is SIGKILLed at a
+ * named point of a pipeline, a new one takes over while the pipeline's status is queried,
+ * and the pipeline's history must then replay from scratch. Each case kills the worker
+ * where a decision used to read Date.now(), which is stale live in the first task after
+ * the takeover and right on replay: the replay failed with "Nondeterminism error".
+ */
+import type { ChildProcess } from 'node:child_process';
+import { expectReplays, spawnWorker, startHarness, type Harness } from '../support/harness';
+import { killWhenTimerStarts, resultWhileQuerying, timersOf } from '../support/worker-kill';
+
+const generation = { model: 'video-model-1', content: [{ type: 'text' as const, text: 'a clock that survives' }] };
+
+describe('workflow time after a worker dies', () => {
+  let h: Harness;
+  const procs: ChildProcess[] = [];
+  const worker = (name: string, env: Record<string, string> = {}) => {
+    const p = spawnWorker(h, name, env);
+    procs.push(p);
+    return p;
+  };
+  beforeAll(async () => {
+    h = await startHarness({
+      callbacks: true,
+      inProcessWorkers: false,
+      emulator: { profile: { generationRunningMs: 4_000 } },
+    });
+  });
+  afterEach(() => {
+    procs.splice(0).forEach((p) => p.exitCode === null && p.kill('SIGKILL'));
+  });
+  afterAll(async () => h?.close());
+
+  test('killed during the callback grace after an ambiguous create: the grace ends once, the history replays', async () => {
+    // The vendor creates the task but holds its answer past the client's timeout: ambiguous.
+    // No callback comes, so only the grace's timer ends the wait; then the create is resubmitted.
+    h.emulator.setFaults({
+      'generation.create': { delayAfterCreate: { next: 1, ms: 30_000 } },
+      'generation.callback': { callbackDrop: { probability: 1 } },
+    });
+    const env = { VENDOR_HEADERS_TIMEOUT_MS: '2000' };
+    const first = worker('grace-1', env);
+    const handle = await h.start({
+      generation,
+      options: {
+        callbacks: true,
+        ambiguousCreate: { generation: 'resubmit' },
+        deadlines: { callbackGrace: '5s' },
+      },
+    });
+    await killWhenTimerStarts(handle, first, 'callback grace');
+    worker('grace-2', env);
+    const result = await resultWhileQuerying(handle);
+    expect(result.vendorTasks.filter((t) => t.kind === 'generation')).toHaveLength(1);
+    expect((await timersOf(handle)).filter((s) => s.includes('callback grace'))).toHaveLength(1);
+    await expectReplays(handle);
+  }, 240_000);
+
+  test('killed while a poll waits, woken by a callback: the history replays', async () => {
+    h.emulator.setFaults({});
+    const first = worker('hint-1');
+    const handle = await h.start({ generation, options: { callbacks: true } });
+    // The first wait between polls is 6 s (2 s, slowed down while callbacks are expected);
+    // the task ends after 4 s, and its callback cuts the wait short.
+    await killWhenTimerStarts(handle, first, 'before next poll of');
+    worker('hint-2');
+    const result = await resultWhileQuerying(handle);
+    expect(result.generation?.taskId).toBeDefined();
+    await expectReplays(handle);
+  }, 240_000);
+});
