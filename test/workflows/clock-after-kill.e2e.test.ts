@@ -6,7 +6,16 @@
  * the takeover and right on replay: the replay failed with "Nondeterminism error".
  */
 import type { ChildProcess } from 'node:child_process';
-import { expectReplays, spawnWorker, startHarness, type Harness } from '../support/harness';
+import { buildCallbackUrl } from '../../src/callbacks/token';
+import {
+  CALLBACK_SECRET,
+  expectReplays,
+  post,
+  spawnWorker,
+  startHarness,
+  waitForStatus,
+  type Harness,
+} from '../support/harness';
 import { killWhenTimerStarts, resultWhileQuerying, timersOf } from '../support/worker-kill';
 
 const generation = { model: 'video-model-1', content: [{ type: 'text' as const, text: 'a clock that survives' }] };
@@ -54,6 +63,38 @@ describe('workflow time after a worker dies', () => {
     expect(result.vendorTasks.filter((t) => t.kind === 'generation')).toHaveLength(1);
     expect((await timersOf(handle)).filter((s) => s.includes('callback grace'))).toHaveLength(1);
     await expectReplays(handle);
+  }, 240_000);
+
+  test('killed during the callback grace, two task ids offered meanwhile: checked a second apart, the history replays', async () => {
+    h.emulator.setFaults({
+      'generation.create': { delayAfterCreate: { next: 1, ms: 30_000 } },
+      'generation.callback': { callbackDrop: { probability: 1 } },
+    });
+    const env = { VENDOR_HEADERS_TIMEOUT_MS: '2000' };
+    const first = worker('offers-1', env);
+    const handle = await h.start({
+      generation,
+      options: { callbacks: true, ambiguousCreate: { generation: 'resubmit' }, deadlines: { callbackGrace: '20s' } },
+    });
+    await killWhenTimerStarts(handle, first, 'callback grace');
+    worker('offers-2', env);
+    // Forged ids, well formed and unknown at the vendor: the first task after the takeover checks
+    // one, the task that has its answer checks the other, after the spacing interval.
+    const url = buildCallbackUrl(
+      h.receiver!.url,
+      CALLBACK_SECRET,
+      handle.workflowId,
+      'generation',
+      1,
+      handle.firstExecutionRunId,
+    );
+    await Promise.all(['cgt-forged-a', 'cgt-forged-b'].map((id) => post(url, { id, status: 'succeeded' })));
+    // Refused offers mean a task may exist: the operator is asked, whatever the policy.
+    const waiting = await waitForStatus(handle, (s) => s.state === 'waiting-operator', 120_000);
+    expect(waiting.waiting?.reason).toContain('cgt-forged-b');
+    expect((await timersOf(handle)).filter((s) => s.includes('next check of an offered task id'))).toHaveLength(1);
+    await expectReplays(handle);
+    await handle.terminate('test over');
   }, 240_000);
 
   test('killed while a poll waits, woken by a callback: the history replays', async () => {
