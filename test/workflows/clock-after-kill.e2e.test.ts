@@ -40,25 +40,30 @@ describe('workflow time after a worker dies', () => {
   });
   afterAll(async () => h?.close());
 
-  test('killed during the callback grace after an ambiguous create: the grace ends once, the history replays', async () => {
-    // The vendor creates the task but holds its answer past the client's timeout: ambiguous.
-    // No callback comes, so only the grace's timer ends the wait; then the create is resubmitted.
+  /**
+   * A pipeline whose generation create is ambiguous (the vendor creates the task but holds its
+   * answer past the client's timeout) and whose callbacks never come, its worker killed once
+   * the callback grace has begun, and the next worker started.
+   */
+  const killedInGrace = async (name: string, callbackGrace: string) => {
     h.emulator.setFaults({
       'generation.create': { delayAfterCreate: { next: 1, ms: 30_000 } },
       'generation.callback': { callbackDrop: { probability: 1 } },
     });
     const env = { VENDOR_HEADERS_TIMEOUT_MS: '2000' };
-    const first = worker('grace-1', env);
+    const first = worker(`${name}-1`, env);
     const handle = await h.start({
       generation,
-      options: {
-        callbacks: true,
-        ambiguousCreate: { generation: 'resubmit' },
-        deadlines: { callbackGrace: '5s' },
-      },
+      options: { callbacks: true, ambiguousCreate: { generation: 'resubmit' }, deadlines: { callbackGrace } },
     });
     await killWhenTimerStarts(handle, first, 'callback grace');
-    worker('grace-2', env);
+    worker(`${name}-2`, env);
+    return handle;
+  };
+
+  test('killed during the callback grace after an ambiguous create: the grace ends once, the history replays', async () => {
+    // Only the grace's timer ends the wait; then the create is resubmitted.
+    const handle = await killedInGrace('grace', '5s');
     const result = await resultWhileQuerying(handle);
     expect(result.vendorTasks.filter((t) => t.kind === 'generation')).toHaveLength(1);
     expect((await timersOf(handle)).filter((s) => s.includes('callback grace'))).toHaveLength(1);
@@ -66,18 +71,7 @@ describe('workflow time after a worker dies', () => {
   }, 240_000);
 
   test('killed during the callback grace, two task ids offered meanwhile: checked a second apart, the history replays', async () => {
-    h.emulator.setFaults({
-      'generation.create': { delayAfterCreate: { next: 1, ms: 30_000 } },
-      'generation.callback': { callbackDrop: { probability: 1 } },
-    });
-    const env = { VENDOR_HEADERS_TIMEOUT_MS: '2000' };
-    const first = worker('offers-1', env);
-    const handle = await h.start({
-      generation,
-      options: { callbacks: true, ambiguousCreate: { generation: 'resubmit' }, deadlines: { callbackGrace: '20s' } },
-    });
-    await killWhenTimerStarts(handle, first, 'callback grace');
-    worker('offers-2', env);
+    const handle = await killedInGrace('offers', '20s');
     // Forged ids, well formed and unknown at the vendor: the first task after the takeover checks
     // one, the task that has its answer checks the other, after the spacing interval.
     const url = buildCallbackUrl(
