@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { statusQuery, type PipelineResult } from '../../src/contract/messages';
+import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import type { videoPipeline } from '../../src/workflows';
 import { until } from './poll';
 
@@ -61,4 +61,23 @@ export async function resultWhileQuerying(handle: WorkflowHandle<typeof videoPip
     done = true;
     await querying;
   }
+}
+
+/**
+ * waitForStatus through a takeover: a query can fail while the dead worker's sticky queue
+ * still holds the pipeline, so a failed query is asked again.
+ */
+export async function statusThroughTakeover(
+  handle: WorkflowHandle,
+  pred: (s: PipelineStatus) => boolean,
+): Promise<PipelineStatus> {
+  let last: PipelineStatus | undefined;
+  return until(
+    () => `a status to match; last: ${JSON.stringify(last)}`,
+    async () => {
+      last = await handle.query(statusQuery).catch(() => last);
+      return last !== undefined && pred(last) && last;
+    },
+    { timeoutMs: 120_000, everyMs: 300 },
+  );
 }

@@ -7,16 +7,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { buildCallbackUrl } from '../../src/callbacks/token';
-import {
-  CALLBACK_SECRET,
-  expectReplays,
-  post,
-  spawnWorker,
-  startHarness,
-  waitForStatus,
-  type Harness,
-} from '../support/harness';
-import { killWhenTimerStarts, resultWhileQuerying, timersOf } from '../support/worker-kill';
+import { CALLBACK_SECRET, expectReplays, post, spawnWorker, startHarness, type Harness } from '../support/harness';
+import { killWhenTimerStarts, resultWhileQuerying, statusThroughTakeover, timersOf } from '../support/worker-kill';
 
 const generation = { model: 'video-model-1', content: [{ type: 'text' as const, text: 'a clock that survives' }] };
 
@@ -84,11 +76,24 @@ describe('workflow time after a worker dies', () => {
     );
     await Promise.all(['cgt-forged-a', 'cgt-forged-b'].map((id) => post(url, { id, status: 'succeeded' })));
     // Refused offers mean a task may exist: the operator is asked, whatever the policy.
-    const waiting = await waitForStatus(handle, (s) => s.state === 'waiting-operator', 120_000);
+    const waiting = await statusThroughTakeover(handle, (s) => s.state === 'waiting-operator');
     expect(waiting.waiting?.reason).toContain('cgt-forged-b');
     expect((await timersOf(handle)).filter((s) => s.includes('next check of an offered task id'))).toHaveLength(1);
     await expectReplays(handle);
     await handle.terminate('test over');
+  }, 240_000);
+
+  test('killed while a create waits out a 429: the Retry-After hold decided alike live and on replay', async () => {
+    // The retry's timer covers the Retry-After the 429 recorded; after the takeover the hold
+    // before the next attempt must not start a timer that a replay would not.
+    h.emulator.setFaults({ 'generation.create': { rateLimit429: { next: 1, retryAfterSeconds: 3 } } });
+    const first = worker('429-1');
+    const handle = await h.start({ generation, options: { callbacks: true } });
+    await killWhenTimerStarts(handle, first, 'rate limited (Retry-After)');
+    worker('429-2');
+    const result = await resultWhileQuerying(handle);
+    expect(result.vendorTasks.filter((t) => t.kind === 'generation')).toHaveLength(1);
+    await expectReplays(handle);
   }, 240_000);
 
   test('killed while a poll waits, woken by a callback: the history replays', async () => {
