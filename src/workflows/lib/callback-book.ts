@@ -85,6 +85,7 @@ export class CallbackBook {
   private readonly signals = new Map<string, number>();
   private readonly hints = new Set<string>();
   private readonly lastQuery = new Map<string, number>();
+  private readonly queryCount = new Map<string, number>();
   private pumping = false;
 
   constructor(
@@ -187,6 +188,11 @@ export class CallbackBook {
   /** Workflow time of this step's last vendor query made outside the poll loop (an offer's check), if any. */
   lastQueryAt(step: string): number | undefined {
     return this.lastQuery.get(step);
+  }
+
+  /** How many vendor queries of this step were made outside the poll loop (offers' checks) in this run. */
+  queriesOf(step: string): number {
+    return this.queryCount.get(step) ?? 0;
   }
 
   /** Waits up to `ms` or until a callback for `step` brings news; returns true on a hint. */
@@ -346,6 +352,7 @@ export class CallbackBook {
   private inspect(a: Attempt, proof: ProofSpec, taskId: string, by: string): Promise<OfferedTaskFacts> {
     this.board.count(proof.endpoint);
     this.lastQuery.set(a.step, Date.now());
+    this.queryCount.set(a.step, this.queriesOf(a.step) + 1);
     const chain = this.bounded ? { chain: ownChain() } : {};
     return queries.inspectOfferedTask.executeWithOptions(
       {
@@ -389,10 +396,15 @@ export class CallbackBook {
     );
   }
 
-  /** Waits (a durable timer) until this attempt's last check is OFFER_CHECK_INTERVAL_MS old; false when cancelled. */
+  /**
+   * Waits (a durable timer) until this attempt's last check is OFFER_CHECK_INTERVAL_MS old; false when cancelled.
+   * Every check after the attempt's first starts the timer (1 ms when the interval is over): whether a
+   * timer starts follows from the history, never from a Date.now() that can be stale live and right on
+   * replay after a worker dies (docs/architecture.md, "Workflow time after a worker dies").
+   */
   private async spaced(a: Attempt): Promise<boolean> {
-    const wait = (a.checkedAtMs ?? Number.NEGATIVE_INFINITY) + OFFER_CHECK_INTERVAL_MS - Date.now();
-    if (wait > 0) {
+    if (a.checkedAtMs !== undefined) {
+      const wait = Math.max(1, a.checkedAtMs + OFFER_CHECK_INTERVAL_MS - Date.now());
       try {
         await sleep(wait, { summary: this.board.summary(`${a.step}: next check of an offered task id`) });
       } catch (err) {

@@ -12,7 +12,7 @@ import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assume
 import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
 import type { ProofSpec } from '../../contract/carry';
 import { classifyCreateFailure, type CreateOutcome } from './failures';
-import { holdUntil, interfaceOf } from './holds';
+import { holdFor, interfaceOf } from './holds';
 import { countReconcile } from './metrics';
 import type { ReconcileOutcome } from '../../metrics/names';
 import { duration } from './summaries';
@@ -107,7 +107,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       waitResumed = rt.resumesWait(step, run.attempt);
       resumed = undefined;
     } else {
-      await holdUntil(rt.notBefore(run.iface), (ms) =>
+      await holdFor(rt, run.iface, (ms) =>
         rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
       await takeCreate(rt, step, run.attempt, spec.kind);
@@ -248,7 +248,11 @@ function decisionOutcome(decision: CreateDecision | { proven: string }): Reconci
 
 /**
  * Reconcile by callback: wait a bounded grace period for a callback of this attempt that
- * names a task passing the proof (offers.ts). Refused ids do not end the wait.
+ * names a task passing the proof (offers.ts). Refused ids do not end the wait. The grace is
+ * over when its timer fires, never when Date.now() says so: the first activation after a
+ * worker dies can carry a stale clock live and the right one on replay
+ * (docs/architecture.md, "Workflow time after a worker dies"); the clock only sets the
+ * length of a timer started again after a continue-as-new check.
  */
 export async function waitForCallbackTaskId(
   rt: PipelineRuntime,
@@ -259,11 +263,13 @@ export async function waitForCallbackTaskId(
 ): Promise<string | undefined> {
   if (!callbacksUsed) return undefined;
   const until = Date.now() + graceMs;
+  const proven = () => rt.book.provenTask(step, attempt) !== undefined;
   // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
-  while (rt.book.provenTask(step, attempt) === undefined && Date.now() < until) {
-    await condition(() => rt.book.provenTask(step, attempt) !== undefined || rt.historyLong(), until - Date.now(), {
+  while (!proven()) {
+    const woken = await condition(() => proven() || rt.historyLong(), Math.max(1, until - Date.now()), {
       summary: rt.summary(`callback grace${step === rt.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`),
     });
+    if (!woken) break;
     await rt.checkpoint();
   }
   return rt.book.provenTask(step, attempt);

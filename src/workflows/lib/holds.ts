@@ -10,15 +10,31 @@ export function interfaceOf(endpoint: string): string {
   return endpoint.split('.')[0] ?? endpoint;
 }
 
+/** The Retry-After holds as the pipeline keeps them (pipeline-runtime.ts). */
+export interface HoldRecord {
+  /** The hold of `iface` not yet waited out (0: none). */
+  notBefore(iface: string): number;
+  /** A timer waited until `at`: a hold of `iface` no later than that is over. */
+  holdServed(iface: string, at: number): void;
+}
+
 /**
- * Sleeps until `at` (workflow time); a hint or the loop never calls the vendor earlier.
- * `passed` is a time the workflow is known to have reached (a timer that ran its full
- * duration): the first activation after a workflow task that timed out (a worker killed) can
- * carry a stale Date.now() live and the right one on replay, so a hold decided by Date.now()
- * alone could start a timer that the replay does not (docs/architecture.md, "Workflow time
- * after a worker dies").
+ * Waits out `iface`'s Retry-After hold and, when given, a minimum interval `spacing` (the
+ * workflow time a call may go out at) that no timer has proven over. The first activation
+ * after a worker dies can carry a stale Date.now() live and the right one on replay, so
+ * whether a timer starts is decided from the history alone (a hold recorded and not yet
+ * waited out, a spacing owed) and Date.now() only sets its length, at least 1 ms
+ * (docs/architecture.md, "Workflow time after a worker dies").
  */
-export async function holdUntil(at: number, summary: (ms: number) => string, passed = 0): Promise<void> {
-  const ms = at - Math.max(Date.now(), passed);
-  if (ms > 0) await sleep(ms, { summary: summary(ms) });
+export async function holdFor(
+  holds: HoldRecord,
+  iface: string,
+  summary: (ms: number) => string,
+  spacing?: number,
+): Promise<void> {
+  const hold = holds.notBefore(iface);
+  if (hold === 0 && spacing === undefined) return;
+  const ms = Math.max(1, Math.max(hold, spacing ?? 0) - Date.now());
+  await sleep(ms, { summary: summary(ms) });
+  if (hold > 0) holds.holdServed(iface, hold);
 }

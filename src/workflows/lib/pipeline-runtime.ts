@@ -207,6 +207,11 @@ export class PipelineRuntime extends StatusBoard {
     if (until > (this.holds[iface] ?? 0)) this.holds[iface] = until;
   }
 
+  /** A hold timer ran to `at`: a hold no later is over, and no later call waits for it (holds.ts). */
+  holdServed(iface: string, at: number): void {
+    if ((this.holds[iface] ?? 0) <= at) delete this.holds[iface];
+  }
+
   /** A step's task id, recorded the moment it is known: shown, matched to its callbacks, no longer ambiguous. */
   record(task: Omit<VendorTaskRecord, 'orphan' | 'recordedAt'>): void {
     const existing = this.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);

@@ -10,7 +10,8 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { MIN_QUERY_INTERVAL_MS } from '../../vendor-api/assumed-values';
 import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
-import { holdUntil, interfaceOf } from './holds';
+import { holdFor, interfaceOf } from './holds';
+import { timeMarks, type TimeMark, type TimeMarks } from './time-marks';
 import { duration } from './summaries';
 import { stageFailure } from './create';
 import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from './pipeline-runtime';
@@ -65,23 +66,58 @@ export const DEFAULT_POLICIES = {
 } satisfies Record<string, PollPolicy>;
 
 export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
-  const { rt, policy } = spec;
+  const marks = timeMarks();
+  try {
+    return await pollLoop(spec, pollMarks(spec, marks));
+  } finally {
+    marks.stop();
+  }
+}
+
+/** The times the loop decides on (docs/architecture.md, "Workflow time after a worker dies"). */
+interface PollMarks {
+  startedAt: number;
+  deadline: TimeMark;
+  stuck?: TimeMark;
+  /** The end of the "not found" grace, marked at the first "not found". */
+  notFoundGrace(): TimeMark;
+}
+
+/** The deadline and the stuck threshold as timers from the start (no Date.now() decides them). */
+function pollMarks<T>(spec: PollSpec<T>, marks: TimeMarks): PollMarks {
   const startedAt = spec.startedAt ?? Date.now();
+  const mark = (ms: number, what: string) =>
+    marks.mark(startedAt + ms, spec.rt.summary(`${what} of ${spec.subject} (${duration(ms)})`));
+  let grace: TimeMark | undefined;
+  return {
+    startedAt,
+    deadline: mark(spec.deadlineMs, 'deadline'),
+    ...(spec.stuck ? { stuck: mark(spec.stuck.afterMs, 'stuck threshold') } : {}),
+    notFoundGrace: () => (grace ??= mark(spec.notFoundGraceMs ?? DEFAULT_NOT_FOUND_GRACE_MS, '"not found" grace')),
+  };
+}
+
+async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
+  const { rt, policy, step } = spec;
   const iface = interfaceOf(spec.endpoint);
   let wait = policy.firstMs;
   let stuckReported = false;
   let lastError: string | undefined;
   let unknownState: string | undefined;
   let lastQueryAt: number | undefined;
-  // When the last wait ran its full delay (no hint), the clock has passed its end.
-  let waitedUntil = spec.firstWaitMs ? await firstWait(spec, spec.firstWaitMs) : 0;
+  // The minimum interval since this step's last query is proven over by a wait that ran its full
+  // delay after it (delay ≥ minMs); else (a hint cut the wait, an offer's check came since) it is owed.
+  let checks = rt.book.queriesOf(step);
+  const fullFirstWait = spec.firstWaitMs ? await firstWait(spec, spec.firstWaitMs) : false;
+  let spaced = checks === 0 || (fullFirstWait && (spec.firstWaitMs ?? 0) >= policy.minMs);
   for (;;) {
-    // A callback hint or an offer check (rt.book.lastQueryAt) never brings a query under the minimum interval.
-    const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(spec.step) ?? 0);
-    await holdUntil(
-      Math.max(rt.notBefore(iface), lastCall ? lastCall + policy.minMs : 0),
+    const owed = !spaced || rt.book.queriesOf(step) !== checks;
+    const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(step) ?? 0);
+    await holdFor(
+      rt,
+      iface,
       (ms) => rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
-      waitedUntil,
+      owed ? lastCall + policy.minMs : undefined,
     );
     lastQueryAt = Date.now();
     rt.count(spec.endpoint);
@@ -94,36 +130,33 @@ export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
       else if (spec.done(value)) return value;
     } catch (err) {
       rt.holdInterface(iface, retryAfterAt(err));
-      lastError = queryFailure(spec, err, startedAt);
+      lastError = queryFailure(spec, err, marks);
     }
-    const elapsed = Date.now() - startedAt;
-    if (elapsed > spec.deadlineMs) throw deadlineFailure(spec.label, elapsed, lastError, unknownState);
-    if (spec.stuck && !stuckReported && elapsed > spec.stuck.afterMs) {
+    if (marks.deadline.passed) throw deadlineFailure(spec.label, Date.now() - marks.startedAt, lastError, unknownState);
+    if (spec.stuck && !stuckReported && marks.stuck?.passed) {
       stuckReported = true;
       spec.stuck.onStuck();
     }
     await rt.checkpoint();
     const delay = Math.max(policy.minMs, spec.callbacks ? wait * policy.callbackSlowdown : wait);
-    const waitFrom = Date.now();
-    const hinted = await rt.book.waitForHint(
-      spec.step,
+    checks = rt.book.queriesOf(step);
+    spaced = !(await rt.book.waitForHint(
+      step,
       delay,
       rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
-    );
-    waitedUntil = hinted ? 0 : waitFrom + delay;
+    ));
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
 }
 
-/** The wait before the first query; returns the workflow time it proves (the timer's end). */
-async function firstWait<T>(spec: PollSpec<T>, ms: number): Promise<number> {
-  const from = Date.now();
+/** The wait before the first query; true when it ran its full delay (no hint cut it). */
+async function firstWait<T>(spec: PollSpec<T>, ms: number): Promise<boolean> {
   const hinted = await spec.rt.book.waitForHint(
     spec.step,
     ms,
     spec.rt.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
   );
-  return hinted ? 0 : from + ms;
+  return !hinted;
 }
 
 /** Membership for the vendor's readonly state tuples. */
@@ -149,11 +182,11 @@ function showUnknown(rt: PipelineRuntime, label: string, state: string): void {
  * A failed query: fatal ones stop the stage; "not found" within the grace is lag; the rest
  * (network trouble, 429 after the activity's own retries) is kept to name at the deadline.
  */
-function queryFailure<T>(spec: PollSpec<T>, err: unknown, startedAt: number): string {
+function queryFailure<T>(spec: PollSpec<T>, err: unknown, marks: PollMarks): string {
   if (isNotFound(err)) {
     const grace = spec.notFoundGraceMs ?? DEFAULT_NOT_FOUND_GRACE_MS;
-    const since = Date.now() - startedAt;
-    if (since <= grace) return failureMessage(err);
+    const since = Date.now() - marks.startedAt;
+    if (!marks.notFoundGrace().passed) return failureMessage(err);
     throw stageFailure(
       `${spec.label}: this task id was issued by the create but is unknown at the vendor: still "not found" after ` +
         `${Math.round(since / 1000)} s (read-after-write grace ${Math.round(grace / 1000)} s): ${failureMessage(err)}`,
