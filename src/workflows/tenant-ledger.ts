@@ -194,7 +194,7 @@ async function verifySenders(b: Book, chains: RunChain[]): Promise<Set<string>> 
   return ok;
 }
 
-/** A verified sender gets an answer: a grant, a budget refusal, or why its request breaks a rule. */
+/** A verified sender gets an answer: a grant, a budget refusal, or why its request breaks a rule (also counted). */
 async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<void> {
   const req = checkReserve(raw);
   let answer: SpendAnswer;
@@ -212,6 +212,8 @@ async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<vo
     answer = reserve(b.state, b.terms, req, new Date().toISOString(), MAX_AMOUNT_MINOR);
     if (!req.answer && !answer.refused) return;
   }
+  // A refusal by a rule (not by the budget) is counted too: reelflow's own pipelines never earn one.
+  if (answer.refused) refuse(b);
   // A closed pipeline needs no answer; a live one asks again if this is lost.
   await getExternalWorkflowHandle(chain.pipelineId)
     .signal(spendAnsweredSignal, answer)
