@@ -1,7 +1,9 @@
 /**
  * The quick chaos run inside `npm test`: 20 pipelines with every stage, the emulator's
  * fault mix on, two worker PROCESSES (dist/workers/main.js) of which one is
- * SIGKILLed mid-run and replaced, and an operator answering ambiguous paid creates.
+ * SIGKILLed mid-run and replaced, and an operator answering ambiguous paid creates;
+ * one tenant's ledger terminated mid-run, forged messages sent to another's, and one
+ * pipeline started under the workflow id of one that has ended.
  * Every invariant of `npm run chaos` must hold. The dev server is jest's shared one
  * (restarting it would disturb the other test files), so no server restart here.
  */
@@ -43,7 +45,27 @@ test('quick chaos: 20 pipelines under faults, a worker SIGKILLed; every invarian
       report: '',
     });
   }
-  expect(report.invariants.map((i) => i.id)).toEqual(expect.arrayContaining(['concurrency-limit', 'replays']));
+  expect(report.invariants.map((i) => i.id)).toEqual(
+    expect.arrayContaining([
+      'concurrency-limit',
+      'ledger-exact',
+      'ledger-budget',
+      'ledger-refused',
+      'ledger-reuse',
+      'ledger-terminate',
+      'replays',
+    ]),
+  );
+  // The moves against the ledgers were made: a terminate, all five forgeries, a workflow id run twice.
+  expect(report.ledger?.terminated?.chains.length).toBeGreaterThan(0);
+  expect(report.ledger?.forged.map((f) => f.kind).sort()).toEqual([
+    'foreign-chain',
+    'negative-count',
+    'replayed-settle',
+    'unknown-chain',
+    'unknown-settle',
+  ]);
+  expect(report.ledger?.reuse?.second).toMatch(/^p018 [0-9a-f-]{36}$/);
   expect(report.pipelines.byState).toEqual({ completed: 19, failed: 1 });
   expect(report.kills).toHaveLength(1);
   expect(report.unexpectedWorkerExits).toEqual([]);

@@ -1,11 +1,13 @@
 /**
  * The controller of a chaos run (bench/chaos-run.ts): from the seeded schedule, it SIGKILLs
  * a worker and starts a replacement, restarts the Temporal server once (same database),
- * reads the emulator's request log, prints progress, and ends the run at its timeout.
+ * terminates a ledger and forges ledger messages (chaos-ledger-moves.ts), reads the
+ * emulator's request log, prints progress, and ends the run at its timeout.
  */
 import type { RequestRecord } from '../../src/emulator/request-log';
 import type { ChaosSchedule } from './chaos-plan';
 import type { Children } from './chaos-children';
+import type { LedgerChaos } from './chaos-ledger-moves';
 import type { Operator } from './chaos-operator';
 import { sleep, type PipelineWatch } from './chaos-pipelines';
 import type { EmulatorApi, WorkerPool } from './chaos-stack';
@@ -59,6 +61,8 @@ export interface ControllerParts {
   pipelines: PipelineWatch;
   operator: Operator;
   requestLog: RequestLog;
+  /** The moves against the tenants' ledgers (absent: none). */
+  ledger?: LedgerChaos;
   log: (line: string) => void;
 }
 
@@ -91,6 +95,7 @@ export class Controller {
         restartAt = undefined;
         await this.restartServer(now, this.p.server);
       }
+      await this.p.ledger?.tick(now);
       if (now - lastProgress >= 10_000) {
         lastProgress = now;
         this.progress(now);

@@ -11,8 +11,9 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import { attributeRecords, type InvariantResult } from './chaos-invariants';
+import { formatMinorUnits, parseTenantsConfig, priceTable } from '../../src/tenants/config';
 import { CHAOS_PRICES } from './chaos-ledger';
-import type { PlannedPipeline } from './chaos-plan';
+import { CHAOS_TENANTS, type PlannedPipeline } from './chaos-plan';
 import { heldAt, readGateTimeline, type GateTimeline } from './gate-timeline';
 
 export interface ChaosTenants {
@@ -20,9 +21,43 @@ export interface ChaosTenants {
   concurrency: number;
   /** REELFLOW_TENANTS_FILE of the workers. */
   file: string;
+  /** Each tenant's monthly budget, minor units; absent: none (spend counted, never refused). */
+  budgets: Record<string, number | undefined>;
 }
 
-const TENANTS = 3;
+/** A budget this many times its pipelines' planned spend: room for the creates sent again, never reached. */
+export const BUDGET_HEADROOM = 2;
+
+/** The price of the creates a pipeline plans (one of each, two assets), minor units. */
+export function plannedPrice(p: PlannedPipeline): number {
+  const price = priceTable(parseTenantsConfig({ prices: CHAOS_PRICES, tenants: {} }));
+  return (
+    p.reviewBatches.length * price.review +
+    price.assetGroup +
+    p.assetNames.length * price.asset +
+    price.generation +
+    price.erase
+  );
+}
+
+/**
+ * Budgets per month: every tenant but the last has one, BUDGET_HEADROOM × its pipelines'
+ * planned spend, so its pipelines wait for the ledger's answer and the run still completes
+ * whatever the order of their reserves; the last has none, so its pipelines reserve without
+ * waiting for an answer (docs/tenants.md, "Budgets"). A tight budget would make which
+ * pipeline waits or fails depend on timing (docs/benchmarks.md, "Chaos run").
+ */
+function budgetsOf(ids: string[], plan: PlannedPipeline[]): Record<string, number | undefined> {
+  const budgets: Record<string, number | undefined> = {};
+  ids.forEach((id, i) => {
+    const own = plan.filter((p) => p.index % ids.length === i);
+    budgets[id] =
+      i < ids.length - 1 || ids.length === 1
+        ? BUDGET_HEADROOM * own.reduce((sum, p) => sum + plannedPrice(p), 0)
+        : undefined;
+  });
+  return budgets;
+}
 
 /**
  * Three tenants named after the run (a gate lives on the task queue that first asked it, so
@@ -30,19 +65,28 @@ const TENANTS = 3;
  * the pipelines dealt round-robin among them.
  */
 export function chaosTenants(taskQueue: string, workDir: string, plan: PlannedPipeline[]): ChaosTenants {
-  const ids = Array.from({ length: Math.min(TENANTS, plan.length) }, (_, i) => `${taskQueue}.t${i + 1}`);
+  const ids = Array.from({ length: Math.min(CHAOS_TENANTS, plan.length) }, (_, i) => `${taskQueue}.t${i + 1}`);
   const concurrency = Math.max(2, Math.ceil(plan.length / 12));
+  const budgets = budgetsOf(ids, plan);
+  const limits = (id: string) => {
+    const amount = budgets[id];
+    return amount === undefined ? {} : { budget: { period: 'month', amount: formatMinorUnits(amount) } };
+  };
   const file = path.join(workDir, 'tenants.json');
   writeFileSync(
     file,
     JSON.stringify(
-      { prices: CHAOS_PRICES, defaults: { concurrency }, tenants: Object.fromEntries(ids.map((id) => [id, {}])) },
+      {
+        prices: CHAOS_PRICES,
+        defaults: { concurrency },
+        tenants: Object.fromEntries(ids.map((id) => [id, limits(id)])),
+      },
       null,
       2,
     ),
   );
   for (const p of plan) p.definition.options = { ...p.definition.options, tenant: ids[p.index % ids.length] };
-  return { ids, concurrency, file };
+  return { ids, concurrency, file, budgets };
 }
 
 export function readTimelines(client: Client, tenants: ChaosTenants): Promise<GateTimeline[]> {

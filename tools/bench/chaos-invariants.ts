@@ -51,7 +51,8 @@ export interface InvariantResult {
 
 const MAX_EXAMPLES = 10;
 
-function result(
+/** An invariant's result from its problems (the first MAX_EXAMPLES of them as examples). */
+export function result(
   id: string,
   title: string,
   definition: string,
@@ -71,10 +72,12 @@ function result(
   };
 }
 
-type Snapshot = Pick<
+/** What the invariants read of the emulator's inspection. */
+export type ChaosSnapshot = Pick<
   InspectionSnapshot,
   'generationTasks' | 'eraseTasks' | 'groups' | 'assets' | 'reviewTasks' | 'counters'
 >;
+type Snapshot = ChaosSnapshot;
 
 /** A vendor record reelflow creates, with the pipeline it belongs to. */
 export interface AttributedRecord {

@@ -30,10 +30,13 @@ type Waiting = NonNullable<PipelineStatus['waiting']>;
 
 /**
  * What an operator does in the vendor console: find the tasks this step created that the
- * pipeline does not know, the one of this attempt first.
+ * pipeline does not know, the one of this attempt first. A callback URL names the run chain
+ * (its first run id): under a reused workflow id, the earlier pipeline's tasks are not this one's.
  */
-function tasksOfStep(status: PipelineStatus, w: Waiting, state: InspectionSnapshot) {
+export function tasksOfStep(status: PipelineStatus, w: Waiting, state: InspectionSnapshot, firstRunId?: string) {
   const prefix = `/callbacks/${encodeURIComponent(w.workflowId)}/${encodeURIComponent(w.step)}/`;
+  const ofChain = (url: string) =>
+    firstRunId === undefined || url.slice(url.indexOf(prefix) + prefix.length).split('/')[1] === firstRunId;
   const tasks: { id: string; url?: string }[] =
     w.stage === 'review'
       ? state.reviewTasks.map((t) => ({ id: t.taskId, url: t.callbackUrl }))
@@ -43,7 +46,7 @@ function tasksOfStep(status: PipelineStatus, w: Waiting, state: InspectionSnapsh
           ? state.eraseTasks.map((t) => ({ id: t.taskId, url: t.callbackUrl }))
           : [];
   const known = new Set(status.vendorTasks.map((t) => t.id));
-  const found = tasks.filter((t) => t.url?.includes(prefix) && !known.has(t.id));
+  const found = tasks.filter((t) => t.url?.includes(prefix) && ofChain(t.url) && !known.has(t.id));
   const exact = found.find((t) => t.url!.includes(`${prefix}${w.attempt}/`)) ?? found[0];
   return { found, exact };
 }
@@ -93,12 +96,12 @@ export class Operator {
     } catch {
       return undefined; // server restarting
     }
-    return waiting.filter((id) => this.pipelines.handles.has(id));
+    return waiting.filter((id) => this.pipelines.byWorkflowId(id) !== undefined);
   }
 
   private async decide(workflowId: string, state: InspectionSnapshot): Promise<void> {
     const { client } = this;
-    const handle = this.pipelines.handles.get(workflowId)!;
+    const { handle, firstRunId } = this.pipelines.byWorkflowId(workflowId)!;
     let status: PipelineStatus;
     try {
       status = await client.withDeadline(Date.now() + 15_000, () => handle.query(statusQuery));
@@ -107,7 +110,7 @@ export class Operator {
     }
     const w = status.waiting;
     if (!w) return;
-    const { found, exact } = tasksOfStep(status, w, state);
+    const { found, exact } = tasksOfStep(status, w, state, firstRunId);
     const decision: CreateDecision = exact ? { taskId: exact.id } : { resubmit: true };
     try {
       await client.withDeadline(Date.now() + 30_000, () =>

@@ -1,7 +1,8 @@
 /**
  * The pipelines of a chaos run (bench/chaos-run.ts): each started at its planned time and
  * watched to its end through server restarts and blinking connections; at the end, the
- * status query of every pipeline that did not complete.
+ * status query of every pipeline that did not complete. A pipeline that reuses an earlier
+ * one's workflow id starts once that one has ended, so pipelines are kept by tag.
  */
 import { setMaxListeners } from 'node:events';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -51,8 +52,14 @@ function failedState(err: WorkflowFailedError): OutcomeState {
 }
 
 export class PipelineWatch {
+  /** By tag. */
   readonly handles = new Map<string, WorkflowHandle<VideoPipeline>>();
+  /** By tag. */
   readonly outcomes = new Map<string, PipelineOutcome>();
+  /** The run chain each started pipeline is, by tag: its workflow id and first run id. */
+  readonly chains = new Map<string, { workflowId: string; firstRunId?: string }>();
+  /** The tag of the pipeline started last under each workflow id. */
+  private readonly current = new Map<string, string>();
   /** Aborted when the run ends (all done, or the timeout): watching stops. */
   readonly abort = new AbortController();
   private started = 0;
@@ -89,25 +96,54 @@ export class PipelineWatch {
     await Promise.all(this.plan.map((p, i) => this.startAndWatch(p, startAtMs[i])));
   }
 
+  /** The pipeline now running under `workflowId` (the last started there), if it is one of this run's. */
+  byWorkflowId(workflowId: string): { handle: WorkflowHandle<VideoPipeline>; firstRunId?: string } | undefined {
+    const tag = this.current.get(workflowId);
+    const handle = tag === undefined ? undefined : this.handles.get(tag);
+    return handle && { handle, firstRunId: this.chains.get(tag!)?.firstRunId };
+  }
+
   private async startAndWatch(p: PlannedPipeline, startAtMs: number): Promise<void> {
     const base = { index: p.index, tag: p.tag, workflowId: p.workflowId };
     const wait = this.t0 + startAtMs - Date.now();
     if (wait > 0) await sleep(wait);
+    if (p.reuses !== undefined && !(await this.ended(p.reuses))) {
+      this.outcomes.set(p.tag, { ...base, state: 'not-finished', error: `not started: ${p.reuses} never ended` });
+      return;
+    }
     const startedAt = Date.now();
     let handle: WorkflowHandle<VideoPipeline>;
     try {
       handle = await this.start(p);
     } catch (err) {
       this.log(`chaos: could not start ${p.workflowId}: ${innermostMessage(err)}`);
-      this.outcomes.set(p.workflowId, {
-        ...base,
-        state: 'not-finished',
-        error: `not started: ${innermostMessage(err)}`,
-      });
+      this.outcomes.set(p.tag, { ...base, state: 'not-finished', error: `not started: ${innermostMessage(err)}` });
       return;
     }
-    this.handles.set(p.workflowId, handle);
-    this.outcomes.set(p.workflowId, await this.endOf(handle, base, startedAt));
+    this.handles.set(p.tag, handle);
+    this.current.set(p.workflowId, p.tag);
+    this.chains.set(p.tag, { workflowId: p.workflowId, firstRunId: await this.firstRunIdOf(handle) });
+    if (p.reuses) this.log(`chaos: ${p.tag} started under ${p.reuses}'s workflow id ${p.workflowId}, which has ended`);
+    this.outcomes.set(p.tag, await this.endOf(handle, base, startedAt));
+  }
+
+  /** Resolves true once the pipeline `tag` has an outcome; false when the run ends first. */
+  private async ended(tag: string): Promise<boolean> {
+    while (!this.outcomes.has(tag)) {
+      if (this.abort.signal.aborted) return false;
+      await sleep(200);
+    }
+    return true;
+  }
+
+  /** The first run id of a started pipeline: the start's answer, or the server's (a start retried). */
+  private async firstRunIdOf(handle: WorkflowHandle<VideoPipeline>): Promise<string | undefined> {
+    const known = (handle as { firstExecutionRunId?: string }).firstExecutionRunId;
+    if (known) return known;
+    const d = await retrying(this.client, `describe ${handle.workflowId}`, () => handle.describe()).catch(
+      () => undefined,
+    );
+    return d?.raw.workflowExecutionInfo?.firstRunId ?? undefined;
   }
 
   /** Every other pipeline starts raw (no `behaviour`): both ways of versioning meet the faults. */
@@ -154,7 +190,7 @@ export class PipelineWatch {
     for (const o of this.outcomes.values()) {
       if (o.state === 'completed') continue;
       try {
-        const handle = this.handles.get(o.workflowId);
+        const handle = this.handles.get(o.tag);
         if (handle)
           o.status = await retrying(
             this.client,
@@ -171,9 +207,9 @@ export class PipelineWatch {
   /** A shared server keeps what it runs: leave nothing of ours running there. */
   async terminateUnfinished(): Promise<void> {
     for (const p of this.plan) {
-      if (this.outcomes.get(p.workflowId)!.state === 'not-finished')
+      if (this.outcomes.get(p.tag)!.state === 'not-finished')
         await this.handles
-          .get(p.workflowId)
+          .get(p.tag)
           ?.terminate('chaos run ended')
           .catch(() => undefined);
     }

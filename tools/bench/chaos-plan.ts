@@ -1,8 +1,9 @@
 /**
  * What a chaos run starts, pure and deterministic: the pipelines (every stage; every
  * name, URL and prompt carries the pipeline's tag so each vendor record can be traced
- * back to it), the credential profiles they use, the fault mix, and the seeded
- * schedule of kills and the server restart.
+ * back to it; one of them reuses the workflow id of an earlier one), the credential
+ * profiles they use, the fault mix, and the seeded schedule of kills, the server restart
+ * and the moves against the tenants' ledgers (docs/benchmarks.md, "Chaos run").
  */
 import type { FaultConfig } from '../../src/emulator/faults';
 import { mulberry32 } from '../../src/emulator/prng';
@@ -16,6 +17,9 @@ export const PIPELINES_PER_PROFILE = 80;
 /** One in this many pipelines is built to fail: its prompt makes the vendor fail the generation. */
 export const FAIL_EVERY = 20;
 export const FAIL_MARK = 'fail-generation';
+
+/** The tenants the pipelines are dealt among, round-robin by index (chaos-gate.ts). */
+export const CHAOS_TENANTS = 3;
 
 export const CHAOS_API_KEY = 'chaos-api-key';
 export const accessTokenOf = (profileIndex: number): string => `chaos-user-${profileIndex}`;
@@ -43,6 +47,11 @@ export interface PlannedPipeline {
   assetNames: string[];
   expect: { state: 'completed' } | { state: 'failed'; stage: 'generation'; reason: string };
   definition: PipelineDefinitionInput;
+  /**
+   * The tag of the pipeline whose workflow id this one takes, started once that one has
+   * ended: a new run chain under a used id, a new pipeline to its tenant's ledger.
+   */
+  reuses?: string;
 }
 
 export interface PlanOptions {
@@ -60,7 +69,7 @@ export interface PlanOptions {
 export function planPipelines(opts: PlanOptions): PlannedPipeline[] {
   const profiles = profileCount(opts.pipelines);
   const policy = opts.ambiguousPolicy ?? 'ask';
-  return Array.from({ length: opts.pipelines }, (_, index) => {
+  const plan = Array.from({ length: opts.pipelines }, (_, index): PlannedPipeline => {
     const tag = pipelineTag(index);
     const p = index % profiles;
     const media = `https://media.example.com/chaos/${tag}`;
@@ -119,6 +128,22 @@ export function planPipelines(opts: PlanOptions): PlannedPipeline[] {
       definition,
     };
   });
+  planReuse(plan);
+  return plan;
+}
+
+/**
+ * The last pipeline not built to fail takes the workflow id of the first pipeline of its
+ * tenant (an early one, also built to complete): it starts once that one has ended. Needs
+ * a pipeline of each tenant before it, so at least CHAOS_TENANTS + 1 pipelines.
+ */
+export function planReuse(plan: PlannedPipeline[]): void {
+  const tenants = Math.min(CHAOS_TENANTS, plan.length);
+  const reuser = [...plan].reverse().find((p) => p.expect.state === 'completed' && p.index >= tenants);
+  if (!reuser) return;
+  const original = plan[reuser.index % tenants];
+  reuser.workflowId = original.workflowId;
+  reuser.reuses = original.tag;
 }
 
 /** The tag of the pipeline a URL, prompt or name belongs to. */
@@ -226,6 +251,11 @@ export interface ChaosSchedule {
   /** Milliseconds after the run's start. */
   kills: { atMs: number; workerPick: number }[];
   restartAtMs?: number;
+  /**
+   * From when (ms after the run's start) one tenant's current ledger is terminated, and
+   * forged messages are sent to another's: each as soon as its ledger has what it needs.
+   */
+  ledger: { terminateAtMs: number; forgeAtMs: number };
 }
 
 /** Share of the pipelines started at once; the others arrive over ARRIVAL_SHARE of the run. */
@@ -258,5 +288,10 @@ export function planSchedule(opts: {
     kills.push({ atMs: at, workerPick: rnd() });
   }
   const restartAtMs = opts.restartServer ? Math.round(span * (0.25 + 0.3 * rnd())) : undefined;
-  return { startAtMs, kills, restartAtMs };
+  // Drawn last, so the kills and the restart of a seed stay where they were.
+  const ledger = {
+    terminateAtMs: Math.round(span * (0.3 + 0.3 * rnd())),
+    forgeAtMs: Math.round(span * (0.2 + 0.3 * rnd())),
+  };
+  return { startAtMs, kills, restartAtMs, ledger };
 }

@@ -100,6 +100,19 @@ function killAndRestartLines(r: ChaosReport): string[] {
   return lines;
 }
 
+function ledgerLines(r: ChaosReport): string[] {
+  const l = r.ledger;
+  if (!l) return [];
+  const t = l.terminated;
+  const kinds = l.forged.map((f) => f.kind).join(', ');
+  return [
+    `Ledger moves: ${t ? `terminated ${t.ledgerId} (run ${t.runId}) at t=${s(t.atMs)}, holding ${t.chains.length} reservation(s)` : 'no ledger terminated'}; ` +
+      `${l.forged.length ? `${l.forged.length} forged messages to ${l.forged[0].ledgerId} at t=${s(l.forged[0].atMs)} (${kinds})` : 'no forged message sent'}; ` +
+      `${l.reuse ? `workflow id ${l.reuse.workflowId} run by ${l.reuse.first}, then ${l.reuse.second}` : 'no workflow id reused'}.`,
+    '',
+  ];
+}
+
 function operatorLines(r: ChaosReport): string[] {
   const lines = [
     `Operator decisions: ${r.operator.decisions.taskId} resolved with the task id found at the vendor, ` +
@@ -128,6 +141,7 @@ export function renderMarkdown(r: ChaosReport): string {
     ...faultLines(r),
     ...callbackAndLimitLines(r),
     ...killAndRestartLines(r),
+    ...ledgerLines(r),
     ...operatorLines(r),
     `Logs, SQLite file and archive: ${r.workDir}`,
     '',

@@ -7,9 +7,11 @@
  * - the callback receiver as a process of its own (a stable address, as behind a load
  *   balancer: a killed worker must not take the URL its tasks will call back with);
  * - W worker processes (dist/workers/main.js), all serving every credential profile;
- * - N pipelines with every stage, then a controller that, from a seeded schedule,
+ * - N pipelines with every stage (one under the workflow id of an earlier one), run as
+ *   three tenants with budgets, then a controller that, from a seeded schedule,
  *   SIGKILLs a random worker and starts a replacement, restarts the dev server once
- *   (same SQLite file), and acts as the OPERATOR for pipelines that
+ *   (same SQLite file), terminates a tenant's ledger and forges ledger messages
+ *   (chaos-ledger-moves.ts), and acts as the OPERATOR for pipelines that
  *   wait on an ambiguous create: it looks the task up in the vendor's records by the
  *   child workflow's callback URL, and resolves with its id, or `resubmit` when none
  *   exists;
@@ -47,11 +49,13 @@ import {
   WorkerPool,
 } from './chaos-stack';
 import { chaosReport } from './chaos-summary';
-import { checkLedger } from './chaos-ledger';
+import { checkLedgers } from './chaos-ledger';
+import { LedgerChaos } from './chaos-ledger-moves';
 import { checkReplays } from './chaos-replay';
 import type { BenchServer } from './temporal-server';
 
-import type { ChaosOptions, ChaosReport } from './chaos-types';
+import type { ChaosLedgerMoves, ChaosOptions, ChaosReport } from './chaos-types';
+import type { PlannedPipeline } from './chaos-plan';
 
 export type { ChaosOptions, ChaosReport };
 
@@ -107,6 +111,16 @@ function planRun(opts: ChaosOptions) {
   };
 }
 
+/** The pipeline that reused an earlier one's workflow id, for the report. */
+function reuseOf(plan: PlannedPipeline[], pipelines: PipelineWatch): Pick<ChaosLedgerMoves, 'reuse'> {
+  const p = plan.find((x) => x.reuses !== undefined);
+  if (!p) return {};
+  const runOf = (tag: string) => pipelines.chains.get(tag)?.firstRunId ?? 'not started';
+  return {
+    reuse: { workflowId: p.workflowId, first: `${p.reuses!} ${runOf(p.reuses!)}`, second: `${p.tag} ${runOf(p.tag)}` },
+  };
+}
+
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const dist = distPaths(repoRoot());
@@ -150,8 +164,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const watchers = pipelines.watchAll(schedule.startAtMs);
     const operator = new Operator(client, taskQueue, pipelines, emulator.api, t0, log);
     const requestLog = new RequestLog(emulator.api);
+    const ledger = new LedgerChaos({ client, taskQueue, tenants: tenants.ids, schedule: schedule.ledger, log });
     const parts = { schedule, killsAsked: opts.kills, timeoutMs, t0, workers, server, children };
-    const controller = new Controller({ ...parts, pipelines, operator, requestLog, log });
+    const controller = new Controller({ ...parts, pipelines, operator, requestLog, ledger, log });
     await Promise.all([controller.loop(), operator.loop(), watchers]);
     pipelines.abort.abort();
     const durationMs = Date.now() - t0;
@@ -173,7 +188,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       operator,
       controller,
     });
-    for (const extra of [await checkLedger(client, plan, snapshot, log), await checkReplays(client, taskQueue)]) {
+    const { moves } = ledger;
+    const money = await checkLedgers({
+      client,
+      plan,
+      snapshot,
+      tenants: tenants.ids,
+      moves,
+      chains: pipelines.chains,
+      log,
+    });
+    const terminated = moves.terminated
+      ? [{ workflowId: moves.terminated.ledgerId, runId: moves.terminated.runId }]
+      : [];
+    report.ledger = { ...moves, ...reuseOf(plan, pipelines) };
+    for (const extra of [...money, await checkReplays(client, taskQueue, terminated)]) {
       report.invariants.push(extra);
       report.pass &&= extra.pass;
     }

@@ -172,7 +172,7 @@ function operatorOf({ operator }: ChaosFindings): ChaosReport['operator'] {
 export async function chaosReport(f: ChaosFindings): Promise<ChaosReport> {
   const { opts, snapshot } = f;
   const files = await archivedFiles(f.pipelines.outcomes.values());
-  const outcomeList = f.plan.map((p) => f.pipelines.outcomes.get(p.workflowId)!);
+  const outcomeList = f.plan.map((p) => f.pipelines.outcomes.get(p.tag)!);
   const invariants = checkAll({
     plan: f.plan,
     outcomes: outcomeList,

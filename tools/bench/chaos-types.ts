@@ -6,6 +6,7 @@ import type { FaultConfig } from '../../src/emulator/faults';
 import type { InspectionSnapshot } from '../../src/emulator/inspection';
 import type { KillRecord, RestartRecord } from './chaos-controller';
 import type { InvariantResult } from './chaos-invariants';
+import type { LedgerMoves } from './chaos-ledger-moves';
 import type { OperatorDecision } from './chaos-operator';
 import type { BusiestWindow } from './rate-window';
 import type { TemporalKind } from './temporal-server';
@@ -32,6 +33,12 @@ export interface ChaosOptions {
   /** Fault mix; default chaosFaults(). */
   faults?: FaultConfig;
   log?: (line: string) => void;
+}
+
+/** What the run did to the tenants' ledgers (chaos-ledger-moves.ts), and the workflow id it reused. */
+export interface ChaosLedgerMoves extends LedgerMoves {
+  /** The reused workflow id and its two pipelines: tag and first run id. */
+  reuse?: { workflowId: string; first: string; second: string };
 }
 
 export interface ChaosReport {
@@ -84,6 +91,8 @@ export interface ChaosReport {
     durationMs: { p50: number; p95: number; max: number };
     vendorTasks: Record<string, number>;
   };
+  /** Absent until the ledger checks ran. */
+  ledger?: ChaosLedgerMoves;
   invariants: InvariantResult[];
   pass: boolean;
 }
