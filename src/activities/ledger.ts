@@ -6,7 +6,7 @@
  * spent from the pipeline's own record: nothing a message says is taken on trust.
  */
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import {
   LEDGER_WORKFLOW,
   SPEND_MEMO,
@@ -64,13 +64,23 @@ export function termsOf(config: TenantsConfig | undefined, tenant: string, perio
   };
 }
 
-/** A running pipeline of `tenant` whose chain starts at `firstRunId`: the server's word, and the pipeline's own status. */
-async function isRunningPipeline(client: Client, tenant: string, chain: RunChain): Promise<boolean> {
+/** The pipeline's own spend record, when it wrote one (a memo set at start cannot know the first run's id). */
+function ownRecord(d: WorkflowExecutionDescription, chain: RunChain): SpendRecord | undefined {
+  const record = d.memo?.[SPEND_MEMO] as SpendRecord | undefined;
+  return record?.firstRunId === chain.firstRunId ? record : undefined;
+}
+
+/**
+ * A pipeline of `tenant` whose chain starts at `firstRunId`: the server's word, and the
+ * pipeline's own, its status while it runs, or, once it has ended (a pipeline that waits for
+ * no answer may end first), its record naming this ledger.
+ */
+async function isTenantPipeline(client: Client, tenant: string, ledger: string, chain: RunChain): Promise<boolean> {
   const handle = client.workflow.getHandle(chain.pipelineId);
   try {
     const d = await handle.describe();
-    if (d.type !== PIPELINE_TYPE || d.status.name !== 'RUNNING') return false;
-    if (d.raw.workflowExecutionInfo?.firstRunId !== chain.firstRunId) return false;
+    if (d.type !== PIPELINE_TYPE || d.raw.workflowExecutionInfo?.firstRunId !== chain.firstRunId) return false;
+    if (d.status.name !== 'RUNNING') return ownRecord(d, chain)?.ledgers?.[ledger] !== undefined;
     return (await handle.query(statusQuery)).tenant === tenant;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
@@ -94,15 +104,31 @@ async function spendRecordOf(client: Client, ledger: string, chain: RunChain): P
     const own = d.type === PIPELINE_TYPE && d.raw.workflowExecutionInfo?.firstRunId === chain.firstRunId;
     // Its id reused by a newer chain (or never this chain's): ended, and its record is not at hand.
     if (!own) return { ended: true, seen: false };
-    const record = d.memo?.[SPEND_MEMO] as SpendRecord | undefined;
-    // Written by the pipeline itself: a memo set at start cannot know the first run's id.
-    const mine = record?.firstRunId === chain.firstRunId ? record.ledgers?.[ledger] : undefined;
+    const mine = ownRecord(d, chain)?.ledgers?.[ledger];
     if (mine) return { ended: true, seen: true, record: mine };
     return { ended: d.status.name !== 'RUNNING', seen: true };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return { ended: true, seen: false };
     throw err;
   }
+}
+
+/** How long a settle waits for its pipeline to close: it settles in its last workflow task. */
+const CLOSE_WAIT_MS = 15_000;
+
+/** The chain's record; when its pipeline still runs without one, read again once it has closed (or the wait is over). */
+async function settledRead(client: Client, ledger: string, chain: RunChain): Promise<SpendRead> {
+  const first = await spendRecordOf(client, ledger, chain);
+  if (first.ended) return first;
+  const closed = client.workflow
+    .getHandle(chain.pipelineId)
+    .result()
+    .then(
+      () => true,
+      () => true,
+    );
+  const waited = await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), CLOSE_WAIT_MS))]);
+  return waited ? spendRecordOf(client, ledger, chain) : first;
 }
 
 export function createLedgerActivities(tenants: TenantsConfig | undefined) {
@@ -143,11 +169,14 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined) {
       const inherited = previous.state?.override;
       return { terms, inbox: read.inbox, ...(inherited !== undefined ? { inheritedOverride: inherited } : {}) };
     },
-    verifySpendSenders: async ({ tenant, chains }: { tenant: string; chains: RunChain[] }): Promise<boolean[]> => {
+    verifySpendSenders: async (input: { tenant: string; ledgerId: string; chains: RunChain[] }): Promise<boolean[]> => {
       const { client } = Context.current();
-      return Promise.all(chains.map((c) => isRunningPipeline(client, tenant, c)));
+      return Promise.all(input.chains.map((c) => isTenantPipeline(client, input.tenant, input.ledgerId, c)));
     },
-    readSpendRecord: async ({ ledgerId: id, chain }: { ledgerId: string; chain: RunChain }) =>
-      spendRecordOf(Context.current().client, id, chain),
+    /** Each chain's record for this ledger; a pipeline still running is given a moment to close (it settles as it ends). */
+    readSpendRecords: async ({ ledgerId: id, chains }: { ledgerId: string; chains: RunChain[] }) => {
+      const { client } = Context.current();
+      return Promise.all(chains.map((c) => settledRead(client, id, c)));
+    },
   };
 }

@@ -22,6 +22,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
+import type { SpendRead } from '../activities/ledger';
 import {
   budgetRaisedSignal,
   chainKey,
@@ -153,15 +154,19 @@ function chainFromKey(key: string): RunChain {
   return { pipelineId: key.slice(0, slash), firstRunId: key.slice(slash + 1) };
 }
 
-/** One batch: reserves checked against the server once per new sender, then answered in order; settles read. */
+/**
+ * One batch: reserves checked against the server once per new sender, then answered in
+ * order; then its settles, read together (a chain's reserve always precedes its settle).
+ */
 async function handleBatch(b: Book, batch: LedgerMessage[]): Promise<void> {
   const reserves: { chain: RunChain; raw: unknown }[] = [];
+  const settles: RunChain[] = [];
   for (const m of batch) {
     const raw = 'reserve' in m ? m.reserve : 'settle' in m ? m.settle : undefined;
     const chain = chainOf(raw);
     if (!chain || !b.terms.known) refuse(b);
     else if ('reserve' in m) reserves.push({ chain, raw });
-    else startSettle(b, chain);
+    else settles.push(chain);
   }
   const verified = await verifySenders(
     b,
@@ -174,6 +179,7 @@ async function handleBatch(b: Book, batch: LedgerMessage[]): Promise<void> {
   }
   gauge(b);
   await Promise.all(answers);
+  startSettles(b, settles);
 }
 
 /** The chains the server shows as running pipelines of this tenant; known chains need no new check. */
@@ -186,7 +192,11 @@ async function verifySenders(b: Book, chains: RunChain[]): Promise<Set<string>> 
     else if (!b.refusedChains.has(key)) toCheck.set(key, c);
   }
   if (toCheck.size === 0) return ok;
-  const checked = await reading.verifySpendSenders({ tenant: b.tenant, chains: [...toCheck.values()] });
+  const checked = await reading.verifySpendSenders({
+    tenant: b.tenant,
+    ledgerId: workflowInfo().workflowId,
+    chains: [...toCheck.values()],
+  });
   for (const [i, key] of [...toCheck.keys()].entries()) {
     if (checked[i] === true) ok.add(key);
     else if (b.refusedChains.size < MAX_REFUSED_KEPT) b.refusedChains.add(key);
@@ -221,28 +231,36 @@ async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<vo
 }
 
 /**
- * A settle hint: the chain's pipeline record is read, then applied. A chain with no
- * reservation whose pipeline has ended (cancelled while its ask was on the way) is remembered
- * as settled, so its late ask counts nothing. A repeat, or a hint for a pipeline still
- * running without a record, is dropped and counted.
+ * Settle hints, read together: each chain's pipeline record is read, then applied. A chain
+ * with no reservation whose pipeline has ended (cancelled while its ask was on the way) is
+ * remembered as settled, so its late ask counts nothing. A repeat, a chain the server does
+ * not know, or a hint for a pipeline still running without a record is dropped and counted.
  */
-function startSettle(b: Book, chain: RunChain): void {
-  const key = chainKey(chain);
-  if (b.state.settled[key]) return refuse(b);
-  if (b.settling.has(key)) return;
-  b.settling.add(key);
+function startSettles(b: Book, chains: RunChain[]): void {
+  const fresh = new Map<string, RunChain>();
+  for (const chain of chains) {
+    const key = chainKey(chain);
+    if (b.state.settled[key]) refuse(b);
+    else if (!b.settling.has(key)) fresh.set(key, chain);
+  }
+  if (fresh.size === 0) return;
+  for (const key of fresh.keys()) b.settling.add(key);
   void reading
-    .readSpendRecord({ ledgerId: workflowInfo().workflowId, chain })
-    .then(async (read) => {
-      if (!read.ended) return refuse(b); // the pipeline still runs and recorded nothing: not its settle
-      // No reservation here: a real pipeline that ended before its ask arrived is remembered; else forged.
-      if (!b.state.chains[key]) return read.seen ? rememberSettled(b.state, key) : refuse(b);
-      const spent = settle(b.state, b.terms, chain, read.record);
-      for (const [kind, amount] of Object.entries(spent ?? {})) count(b, kind, amount);
+    .readSpendRecords({ ledgerId: workflowInfo().workflowId, chains: [...fresh.values()] })
+    .then(async (reads) => {
+      [...fresh.entries()].forEach(([key, chain], i) => applySettle(b, key, chain, reads[i]));
       gauge(b);
       await wakeWaiters(b.state);
     })
-    .finally(() => b.settling.delete(key));
+    .finally(() => fresh.forEach((_, key) => b.settling.delete(key)));
+}
+
+function applySettle(b: Book, key: string, chain: RunChain, read: SpendRead | undefined): void {
+  if (!read?.ended) return refuse(b); // the pipeline still runs and recorded nothing: not its settle
+  // No reservation here: a real pipeline that ended before its ask arrived is remembered; else forged.
+  if (!b.state.chains[key]) return read.seen ? rememberSettled(b.state, key) : refuse(b);
+  const spent = settle(b.state, b.terms, chain, read.record);
+  for (const [kind, amount] of Object.entries(spent ?? {})) count(b, kind, amount);
 }
 
 function refuse(b: Book): void {

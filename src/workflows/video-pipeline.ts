@@ -87,9 +87,9 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
       ended(rt, err);
-      await endSpend(rt);
       await giveSlot(rt);
       await webhooks?.ended(undefined, err);
+      await endSpend(rt); // last: its ledgers read the record once the pipeline has closed
     });
     if (isCancellation(err)) throw err;
     throw pipelineFailure(rt.status.pipelineId, rt.status.stage, err, failureDetails(rt, err));
@@ -100,8 +100,8 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   await giveSlot(rt);
   countPipelineEnd(rt.status);
   const final = finalResult(rt, result);
-  await endSpend(rt);
   await webhooks?.ended(final);
+  await endSpend(rt); // last: its ledgers read the record once the pipeline has closed
   return final;
 }
 

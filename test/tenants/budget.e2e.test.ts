@@ -257,9 +257,13 @@ describe('spend budgets', () => {
       expect(
         events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered'),
       ).toHaveLength(1);
-      // One settle, the workflow's own signal (a local activity beside its next commands could replay out of order).
-      const own = events.map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName);
-      expect(own.filter(Boolean)).toEqual(['settleSpend']);
+      // One ask and one settle, each a local activity (its marker), the settle the pipeline's last step.
+      const markers = events.map((e) =>
+        Buffer.from(e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data ?? []).toString(),
+      );
+      expect(markers.filter((m) => m.includes('"askSpend"'))).toHaveLength(1);
+      expect(markers.filter((m) => m.includes('"settleSpend"'))).toHaveLength(1);
+      expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     }
   });
 

@@ -14,12 +14,11 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  getExternalWorkflowHandle,
   proxyLocalActivities,
   upsertMemo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
-import { SPEND_MEMO, settleSignal, type CreateCount, type SettleHint } from '../../contract/ledger';
+import { SPEND_MEMO, type CreateCount } from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
@@ -129,8 +128,9 @@ async function waitForBudget(rt: PipelineRuntime, seen: number, untilNextPeriodM
 }
 
 /**
- * The pipeline ends: it records what it spent per ledger (creates whose outcome it never
- * learned are unresolved) in its memo, where each ledger reads it, and tells each ledger so.
+ * The pipeline's last step: it records what it spent per ledger (creates whose outcome it
+ * never learned are unresolved) in its memo, where each ledger reads it once the pipeline has
+ * closed, and tells each ledger so (a local activity: no workflow task of its own).
  */
 export async function endSpend(rt: PipelineRuntime): Promise<void> {
   const ledgers = Object.keys(rt.spend.carry.ledgers);
@@ -138,18 +138,8 @@ export async function endSpend(rt: PipelineRuntime): Promise<void> {
   rt.spend.carry.ended = true;
   upsertMemo({ [SPEND_MEMO]: rt.spend.record() });
   const hint = { chain: rt.spend.chain };
-  await CancellationScope.nonCancellable(() => Promise.all(ledgers.map((id) => sendSettle(rt, id, hint))));
-}
-
-/**
- * The workflow's own signal, sent after the memo is written (commands go in order). A ledger
- * with no open run (terminated by hand) does not take it: then the settle starts its next
- * run, which reads the money of the runs before it, and the settle.
- */
-async function sendSettle(rt: PipelineRuntime, ledgerId: string, hint: SettleHint): Promise<void> {
-  try {
-    await getExternalWorkflowHandle(ledgerId).signal(settleSignal, hint);
-  } catch {
-    await rt.inTurn(() => asking.settleSpend({ ledgerId, hint }));
-  }
+  // Signal-with-start: a ledger with no open run (terminated by hand) opens again and counts it.
+  await CancellationScope.nonCancellable(() =>
+    Promise.all(ledgers.map((id) => rt.inTurn(() => asking.settleSpend({ ledgerId: id, hint })))),
+  );
 }
