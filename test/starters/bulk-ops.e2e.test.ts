@@ -257,7 +257,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
 
   test('rerun --batch reruns only the failed pipelines, reusing their paid work, and nothing twice', async () => {
     // No other pipeline runs on the queue: the one expiring generation below is of this batch.
-    // (The tenants' ledgers stay open on it: docs/tenants.md, Budgets.)
+    // (The tenants' ledgers stay open on it: docs/tenants.md, "Budgets".)
     await until('every earlier pipeline closed', async () => {
       const { count } = await h.client.workflow.count(
         `TaskQueue = '${h.taskQueue}' AND WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Running'`,

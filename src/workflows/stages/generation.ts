@@ -13,7 +13,7 @@ import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { FailureType } from '../../failures';
 
 export interface GenerationStageInput extends SingleTaskInput {
-  /** Spec 2.1 body with references already resolved; callback_url is added per attempt. */
+  /** The generation create body, references already resolved; callback_url is added per attempt. */
   request: Record<string, unknown>;
 }
 
