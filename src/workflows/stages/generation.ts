@@ -7,7 +7,7 @@ import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
-import { DEFAULT_POLICIES } from '../lib/poll';
+import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { FailureType } from '../../failures';
