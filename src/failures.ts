@@ -4,7 +4,7 @@
  * The strings never change: committed histories and clients match them.
  *
  * A leaf module (no imports, no zod, no node built-ins): workflow code, activities, the
- * vendor client and clients all import it. README "Failure types" says who raises each
+ * vendor client and clients all import it. docs/failures.md, "Failure types" says who raises each
  * one and whether a retry can help.
  */
 export const FailureType = {

@@ -169,7 +169,7 @@ export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>, spa
       };
       // The stage queries this task next once this result is back, maybe on another worker
       // that this spacing does not reach: so return an interval after this query ended
-      // (docs/vendor-contract.md, "Where the query intervals are kept").
+      // (docs/vendor-contract.md, "What we assume where the documentation is silent").
       await spacing.settled(key, minMs, signal);
       return facts;
     },

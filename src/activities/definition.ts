@@ -13,10 +13,10 @@
  * resolves it.
  *
  * And, with the codec's strict mode on (REELFLOW_CODEC_STRICT=1), whether this worker takes
- * plaintext: a start whose input arrived unencrypted (the workflow says so: `plaintext`) is
- * refused as PlaintextPayloadRefused, and the result carries `codecStrict: true`, through
- * history, so that the pipeline drops plaintext signals and Updates deterministically. Results
- * recorded before carry no flag: those runs stay lenient on replay (README "Encrypted payloads").
+ * plaintext: a start whose input arrived unencrypted (the workflow says so: `plaintext`) is refused
+ * as PlaintextPayloadRefused, and the result carries `codecStrict: true`, through history, so that
+ * the pipeline drops plaintext signals and Updates deterministically. Results recorded before carry
+ * no flag: those runs stay lenient on replay (docs/encryption.md, "Encrypted payloads").
  *
  * And the tenant policy (docs/tenants.md): which configured tenant the pipeline runs as, its
  * priority, limits, budget and prices, from the worker's REELFLOW_TENANTS_FILE.

@@ -1,8 +1,8 @@
 /**
  * Queries of one vendor task leave this process at least the interface's minimum interval
- * apart, in real time (docs/vendor-contract.md, "Where the query intervals are kept"): the
- * workflow spaces its polls in workflow time, and their local activities start later than
- * that, by a different delay each time under load.
+ * apart, in real time (docs/vendor-contract.md, "What we assume where the documentation is
+ * silent"): the workflow spaces its polls in workflow time, and their local activities start
+ * later than that, by a different delay each time under load.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 

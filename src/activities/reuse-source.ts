@@ -57,7 +57,8 @@ async function continuedRun(client: Client, workflowId: string, runId: string): 
 
 /**
  * A source that continued as new misses the tasks its chain's later runs created (docs/cli.md,
- * "Rerun"): refused, naming the chain's last run, so a raw `reuse` cannot create them again.
+ * "Rerun: reuse paid work"): refused, naming the chain's last run, so a raw `reuse` cannot create
+ * them again.
  */
 async function continuedSourceRefusal(workflowId: string, source: WorkflowExecutionDescription) {
   const { client } = Context.current();

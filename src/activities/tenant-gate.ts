@@ -1,5 +1,5 @@
 /**
- * The tenant gate's activities (docs/tenants.md, Concurrency limits): a pipeline asks its
+ * The tenant gate's activities (docs/tenants.md, "Concurrency limits"): a pipeline asks its
  * tenant's gate for a slot by signal-with-start (a workflow can signal, not start, another),
  * and the gate asks which of its holders have closed without giving their slot back
  * (terminated, timed out: no workflow code runs then). With the worker's Temporal client.

@@ -1,13 +1,13 @@
 /**
- * confirmDeliveryOrigin: a delivery workflow (`notifyWebhook`) signs only an event of the
- * pipeline that started it. Anyone who may start workflows in the namespace can start
- * notifyWebhook with any input; without this check it would sign a made-up event with a
- * profile's secret and POST it anywhere. `workflowInfo().parent` names the parent but not
- * its type, so this activity describes the parent (which may be closed: the child is
- * abandoned), checks that it is a videoPipeline, that the child's ids follow the delivery
- * scheme (`<pipelineId>/notify/<key>`, `<pipelineId>:<key>`), that the target is the one the
- * pipeline's definition names, and that the event agrees with the pipeline's own status and
- * result (a closed pipeline answers its queries by replay). README "Completion webhooks".
+ * confirmDeliveryOrigin: a delivery workflow (`notifyWebhook`) signs only an event of the pipeline
+ * that started it. Anyone who may start workflows in the namespace can start notifyWebhook with any
+ * input; without this check it would sign a made-up event with a profile's secret and POST it
+ * anywhere. `workflowInfo().parent` names the parent but not its type, so this activity describes
+ * the parent (which may be closed: the child is abandoned), checks that it is a videoPipeline, that
+ * the child's ids follow the delivery scheme (`<pipelineId>/notify/<key>`, `<pipelineId>:<key>`),
+ * that the target is the one the pipeline's definition names, and that the event agrees with the
+ * pipeline's own status and result (a closed pipeline answers its queries by replay).
+ * docs/webhooks.md, "Completion webhooks".
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';

@@ -24,7 +24,6 @@
  * the token, the secret or a URL that carries a token.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client, QueryRejectedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor-api/assumed-shapes';
@@ -35,6 +34,7 @@ import {
   type CallbackVerdict,
   type VendorCallbackSignal,
 } from '../contract/messages';
+import { localUrl, startHttpServer } from '../config/http-server';
 import { printable } from '../contract/printable';
 import { DEFAULT_GUARD_LIMITS, RelayGuard, type GuardLimits, type RelayKey } from './guard';
 import { Lanes } from './lanes';
@@ -462,50 +462,19 @@ async function handle(r: Receiver, req: http.IncomingMessage, res: http.ServerRe
   if (admitted(r, res, relay)) await relayInTime(r, res, relay);
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
-
-/** The listening server as a CallbackReceiver; close() lets in-flight requests finish for a moment. */
-function running(server: http.Server, host: string): CallbackReceiver {
-  const { port } = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${shownHost}:${port}`,
-    port,
-    close(): Promise<void> {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // In-flight requests get a moment to finish; then connections are dropped.
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      });
-      return closing;
-    },
-  };
-}
-
 export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
   if (!opts.secret) throw new TypeError('startCallbackReceiver: secret must not be empty');
   const r = receiverOf(opts);
-  const server = http.createServer((req, res) => {
-    handle(r, req, res).catch((err: unknown) => {
-      r.log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`, 'error');
-      reply(res, 500, 'internal error', true);
-    });
-  });
-  // Bound slow or stuck clients; a callback is small.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  server.keepAliveTimeout = 5_000;
   const host = opts.host ?? '0.0.0.0';
-  await listen(server, opts.port, host);
-  return running(server, host);
+  const listener = await startHttpServer(
+    (req, res) => {
+      handle(r, req, res).catch((err: unknown) => {
+        r.log(`callback receiver error: ${err instanceof Error ? err.name : 'error'}`, 'error');
+        reply(res, 500, 'internal error', true);
+      });
+    },
+    // Bound slow or stuck clients; a callback is small. In-flight requests get a moment at close.
+    { port: opts.port, host, timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 } },
+  );
+  return { url: localUrl(host, listener.port), port: listener.port, close: listener.close };
 }

@@ -1,8 +1,8 @@
 /**
- * Callback capability URLs (README "Callbacks"): every create that carries a callback gets
- * a URL unique to (workflow, run, step, attempt), authenticated by an HMAC token. Whoever
- * holds the URL can send that one hint to that one workflow step, nothing more; a callback
- * is a hint the workflow confirms with one query, never a result.
+ * Callback capability URLs (docs/operations.md, "Callbacks"): every create that carries a callback
+ * gets a URL unique to (workflow, run, step, attempt), authenticated by an HMAC token. Whoever
+ * holds the URL can send that one hint to that one workflow step, nothing more; a callback is a
+ * hint the workflow confirms with one query, never a result.
  *
  *   v2 {base}/callbacks/{enc(workflowId)}/{enc(step)}/{attempt}/{firstRunId}/{token}
  *   v1 {base}/callbacks/{enc(workflowId)}/{enc(step)}/{attempt}/{token}

@@ -1,7 +1,7 @@
 /**
- * The Host headers the codec server answers (README "Codec server"): its defence against
- * DNS rebinding, where a web page re-points its own name at 127.0.0.1 and the browser
- * then sends that name, not ours, as the Host.
+ * The Host headers the codec server answers (docs/encryption.md, "Codec server: decrypting in the
+ * Web UI and the CLI"): its defence against DNS rebinding, where a web page re-points its own name
+ * at 127.0.0.1 and the browser then sends that name, not ours, as the Host.
  */
 import { literalHostRange } from '../definition/hosts';
 

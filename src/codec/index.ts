@@ -1,5 +1,5 @@
 /**
- * The optional payload codec (README "Encrypted payloads"): one DataConverter for the
+ * The optional payload codec (docs/encryption.md, "Encrypted payloads"): one DataConverter for the
  * worker and every client, from REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID. The codec
  * itself runs outside the workflow sandbox; only its failure and payload converters
  * (./failure-converter, ./payload-converter) are bundled, into a bundle of its own that codec-on workers load (src/workers/bundle.ts).
@@ -26,7 +26,10 @@ export function codecFromEnv(env: Env = process.env): EncryptionCodec | undefine
   return keys ? new EncryptionCodec(keys) : undefined;
 }
 
-/** The worker's strict mode: refuse plaintext starts, signals and Updates (README "Encrypted payloads"). */
+/**
+ * The worker's strict mode: refuse plaintext starts, signals and Updates (docs/encryption.md,
+ * "Encrypted payloads").
+ */
 export const STRICT_VARIABLE = 'REELFLOW_CODEC_STRICT';
 
 /** REELFLOW_CODEC_STRICT: "1" on, unset, "" or "0" off, anything else an error. Throws CodecConfigError. */

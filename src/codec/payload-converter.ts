@@ -1,9 +1,9 @@
 /**
- * The payload converter of the codec (README "Encrypted payloads"): the SDK's default, plus
- * one thing for the strict mode. A payload the strict codec tagged as having arrived in
- * plaintext decodes to the same value, and, when that value is an object, with a
- * non-enumerable mark (Symbol.for('reelflow.plaintext')) the workflow checks. Values are
- * otherwise unchanged, so histories recorded before encryption decode and replay as before.
+ * The payload converter of the codec (docs/encryption.md, "Encrypted payloads"): the SDK's default,
+ * plus one thing for the strict mode. A payload the strict codec tagged as having arrived in
+ * plaintext decodes to the same value, and, when that value is an object, with a non-enumerable
+ * mark (Symbol.for('reelflow.plaintext')) the workflow checks. Values are otherwise unchanged, so
+ * histories recorded before encryption decode and replay as before.
  *
  * Loaded by path (`payloadConverterPath`): in the worker and clients, and bundled into the
  * workflow sandbox, so it imports nothing but @temporalio/common and a leaf module. No

@@ -1,8 +1,8 @@
 /**
- * The codec's strict mode (README "Encrypted payloads"): how a payload that reached a strict
- * worker WITHOUT encryption is told apart, from the codec (which tags it) to the workflow
- * (which sees the mark on the decoded value). A leaf module without imports: the codec, the
- * bundled payload converter and workflow code all import it.
+ * The codec's strict mode (docs/encryption.md, "Encrypted payloads"): how a payload that reached a
+ * strict worker WITHOUT encryption is told apart, from the codec (which tags it) to the workflow
+ * (which sees the mark on the decoded value). A leaf module without imports: the codec, the bundled
+ * payload converter and workflow code all import it.
  */
 
 /** Metadata key the strict codec's decode adds to a payload that arrived in plaintext. */

@@ -23,9 +23,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ValueError, type Payload, type PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
+import { startHttpServer } from '../config/http-server';
 import { hostAllowList } from './host-allow-list';
 
 export const CODEC_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -161,47 +161,39 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<CodecS
     return [200, { payloads: out.map(toJson) }];
   }
 
-  const server = http.createServer((req, res) => {
-    const cors = corsHeaders(req.headers.origin, opts.origins);
-    const hostHeader = (req.headers.host ?? '').toLowerCase();
-    if (!allowed.has(hostHeader)) {
-      log(`${req.method} ${(req.url ?? '').split('?')[0].slice(0, 100)}: 403 Host header not allowed`);
-      const error = `Host header ${JSON.stringify(hostHeader.slice(0, 100))} is not one this codec server answers to (allowed: ${[...allowed].join(', ')}); see --allowed-host`;
-      res.writeHead(403, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error }));
-      return;
-    }
-    if (req.method === 'OPTIONS') {
-      res.writeHead(Object.keys(cors).length ? 204 : 403, cors).end();
-      return;
-    }
-    answer(req).then(
-      ([status, body]) =>
-        res.writeHead(status, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify(body)),
-      (err: unknown) => {
-        const status = err instanceof HttpError ? err.status : err instanceof ValueError ? 400 : 500;
-        const message = err instanceof HttpError || err instanceof ValueError ? err.message : 'internal error';
-        log(`${req.method} ${(req.url ?? '').split('?')[0].slice(0, 100)}: ${status} ${message}`);
-        if (status === 500) log(`  ${err instanceof Error ? err.name : 'error'}`);
-        const headers = { ...cors, 'content-type': 'application/json', connection: 'close' };
-        res.writeHead(status, status === 401 ? { ...headers, 'www-authenticate': 'Bearer' } : headers);
-        res.end(JSON.stringify({ error: message }));
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listener = await startHttpServer(
+    (req, res) => {
+      const cors = corsHeaders(req.headers.origin, opts.origins);
+      const hostHeader = (req.headers.host ?? '').toLowerCase();
+      if (!allowed.has(hostHeader)) {
+        log(`${req.method} ${(req.url ?? '').split('?')[0].slice(0, 100)}: 403 Host header not allowed`);
+        const error = `Host header ${JSON.stringify(hostHeader.slice(0, 100))} is not one this codec server answers to (allowed: ${[...allowed].join(', ')}); see --allowed-host`;
+        res.writeHead(403, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error }));
+        return;
+      }
+      if (req.method === 'OPTIONS') {
+        res.writeHead(Object.keys(cors).length ? 204 : 403, cors).end();
+        return;
+      }
+      answer(req).then(
+        ([status, body]) =>
+          res.writeHead(status, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify(body)),
+        (err: unknown) => {
+          const status = err instanceof HttpError ? err.status : err instanceof ValueError ? 400 : 500;
+          const message = err instanceof HttpError || err instanceof ValueError ? err.message : 'internal error';
+          log(`${req.method} ${(req.url ?? '').split('?')[0].slice(0, 100)}: ${status} ${message}`);
+          if (status === 500) log(`  ${err instanceof Error ? err.name : 'error'}`);
+          const headers = { ...cors, 'content-type': 'application/json', connection: 'close' };
+          res.writeHead(status, status === 401 ? { ...headers, 'www-authenticate': 'Bearer' } : headers);
+          res.end(JSON.stringify({ error: message }));
+        },
+      );
+    },
+    { port: opts.port, host: opts.host, closeGraceMs: 0 },
+  );
+  const { port } = listener;
   allowed = hostAllowList(opts.host, port, opts.allowedHosts);
+  // The host as the allow list names it: `::` stays `[::]`.
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, port, close: listener.close };
 }

@@ -4,7 +4,7 @@
  * 12 lines, and a waiting reason cut short, so the Web UI's fixed-height panel shows the
  * command and the table whole: a pipeline waiting for an operator opens with the
  * `reelflow resolve` command, its table follows, then why it waits (docs/operations.md,
- * Answering an operator wait from the Web UI). Pure: the runtime calls it on every refresh.
+ * "Answering an operator wait from the Web UI"). Pure: the runtime calls it on every refresh.
  */
 import { STAGES, type PipelineStatus, type StageName, type StageStatus } from './messages';
 import { printable } from './printable';

@@ -1,5 +1,5 @@
 /**
- * Rerun never pays twice (README "Rerun: reuse paid work"): a paid task (generation,
+ * Rerun never pays twice (docs/cli.md, "Rerun: reuse paid work"): a paid task (generation,
  * erase) that the source run left in a state that is not terminal, or never saw a state
  * of, may still succeed at the vendor. A rerun that redoes its step with the same inputs
  * (every stage before it reused) adopts that task and polls it; one that would feed the

@@ -1,7 +1,7 @@
 /**
- * Search attributes reelflow sets on every pipeline, so users can list and filter
- * pipelines in the Web UI and with `reelflow list` / `temporal workflow list`.
- * The dev stack registers them; on a real cluster register them once (see README).
+ * Search attributes reelflow sets on every pipeline, so users can list and filter pipelines in the
+ * Web UI and with `reelflow list` / `temporal workflow list`. The dev stack registers them; on a
+ * real cluster register them once (docs/deploy.md, "Against the real vendor").
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 

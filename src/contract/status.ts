@@ -76,7 +76,7 @@ export interface PipelineStatus {
   tenant?: string;
   priority?: PriorityLevel;
   /**
-   * Its tenant's concurrency slot (docs/tenants.md, Concurrency limits), where a limit applies:
+   * Its tenant's concurrency slot (docs/tenants.md, "Concurrency limits"), where a limit applies:
    * asked for (`queued`), held (slot n of limit, carried across continue-as-new), or given back.
    */
   slot?: SlotStatus;

@@ -15,7 +15,10 @@ export const DEFAULT_PRIORITY: PriorityLevel = 'normal';
 /** Money in integer minor units: a millionth of the currency unit holds the vendor's erase price exactly. */
 export const MINOR_UNITS_PER_UNIT = 1_000_000;
 
-/** The largest single amount (a price, a budget), in currency units (docs/tenants.md, Amounts). */
+/**
+ * The largest single amount (a price, a budget), in currency units (docs/tenants.md, "The tenant
+ * configuration").
+ */
 export const MAX_AMOUNT_UNITS = 1_000_000_000;
 
 /**

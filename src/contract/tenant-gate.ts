@@ -1,5 +1,5 @@
 /**
- * The tenant gate (docs/tenants.md, Concurrency limits): one workflow per tenant that hands out
+ * The tenant gate (docs/tenants.md, "Concurrency limits"): one workflow per tenant that hands out
  * its concurrency slots. A pipeline asks by signal (through an activity's signal-with-start:
  * a workflow cannot start one) and is granted by signal, as samples-typescript `mutex/` does.
  * Workflow-safe: no I/O here.

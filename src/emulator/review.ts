@@ -35,7 +35,7 @@ export const FAIL_REVIEW_MARKER = 'fail-review';
 
 type Principal = { principal: string; trackId: string };
 
-/** Both headers are required together (docs/vendor-contract.md, "Credentials"). */
+/** Both headers are required together (docs/vendor-contract.md, "How each interface behaves"). */
 function authenticate(ctx: EmulatorContext, req: EmuRequest): Principal | { reply: Reply } {
   const trackId = header(req, 'x-track-id');
   const auth = ctx.principals.accessToken(req);

@@ -1,10 +1,10 @@
 /**
- * Every reelflow_* metric in one place: name, help text and labels. They go out through
- * the Temporal SDK's metric meter, on the worker's Prometheus endpoint
- * (REELFLOW_METRICS_BIND) beside the SDK's own temporal_* metrics. The SDK adds its labels
- * for custom metrics: namespace, taskQueue, and activityType or workflowType (camelCase,
- * unlike its temporal_* ones); the gauge uses taskQueue to match. README "Metrics" lists
- * them with the alerts an operator needs.
+ * Every reelflow_* metric in one place: name, help text and labels. They go out through the
+ * Temporal SDK's metric meter, on the worker's Prometheus endpoint (REELFLOW_METRICS_BIND) beside
+ * the SDK's own temporal_* metrics. The SDK adds its labels for custom metrics: namespace,
+ * taskQueue, and activityType or workflowType (camelCase, unlike its temporal_* ones); the gauge
+ * uses taskQueue to match. docs/operations.md, "Metrics" lists them with the alerts an operator
+ * needs.
  *
  * Pure module: workflow code imports it (no I/O, no node built-ins).
  */

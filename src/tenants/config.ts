@@ -43,7 +43,10 @@ export function formatMinorUnits(minor: number): string {
   return `${sign}${Math.floor(abs / MINOR_UNITS_PER_UNIT)}${frac ? `.${frac}` : ''}`;
 }
 
-/** At most MAX_AMOUNT_UNITS, so that sums of amounts stay exact (docs/tenants.md, Amounts). */
+/**
+ * At most MAX_AMOUNT_UNITS, so that sums of amounts stay exact (docs/tenants.md, "The tenant
+ * configuration").
+ */
 const Amount = z
   .string({ error: 'must be a decimal string such as "12.50" (a string keeps it exact)' })
   .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a decimal amount with at most 6 decimals, e.g. "0.000125"')

@@ -1,7 +1,7 @@
 /**
- * Callback capability URLs ({base}/callbacks/{workflowId}/{step}/{attempt}/{token}, README
- * "Callbacks") travel to the vendor as `callback_url`, and a vendor may echo one back in
- * an error or a task's fail reason. Here, the bottom layer, so the vendor client, the
+ * Callback capability URLs ({base}/callbacks/{workflowId}/{step}/{attempt}/{token},
+ * docs/operations.md, "Callbacks") travel to the vendor as `callback_url`, and a vendor may echo
+ * one back in an error or a task's fail reason. Here, the bottom layer, so the vendor client, the
  * activities and the logger can all strip the token from text that came from outside.
  */
 // A capability URL's last segment is its token: keep the workflow, step and attempt (they

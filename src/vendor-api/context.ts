@@ -42,7 +42,7 @@ export interface VendorContext {
   now: () => number;
 }
 
-/** Which credential authenticates a call (docs/vendor-contract.md, "Credentials"). */
+/** Which credential authenticates a call (docs/vendor-contract.md, "How each interface behaves"). */
 export type Auth = 'apiKey' | 'accessToken';
 
 export interface Exchange<S extends z.ZodType> {

@@ -337,7 +337,8 @@ function errorForStatus(
     const nopts = v.message === undefined ? opts : { ...opts, vendorMessage: v.message };
     return new NotFoundError(`${ep}: not found (404)${detail}`, nopts);
   }
-  // Spec 7.3: the real code carries a vendor word in place of "Upstream" (…CallFailed).
+  // docs/vendor-contract.md, "How each interface behaves": the real code carries a vendor word in
+  // place of "Upstream" (…CallFailed).
   if (ep.startsWith('assets.') && (status === 502 || (status >= 500 && /CallFailed$/i.test(v.code ?? '')))) {
     return new UpstreamFailedError(`${ep}: vendor upstream call failed, retry later${detail}`, {
       ...opts,

@@ -10,7 +10,7 @@ import { exchange, joinUrl, type CallOptions, type VendorContext } from './conte
 import { pathOf } from './spans';
 import { RejectedError } from './errors';
 
-/** Spec 4.6, verbatim (`<image_model>` written as `{model}`). */
+/** The paths as the vendor names them, verbatim (`<image_model>` written as `{model}`). */
 export const RAW_ENTRY_POINTS = [
   'POST /v1/video/generations',
   'GET /v1/video/generations/{task_id}',

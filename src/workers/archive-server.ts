@@ -22,12 +22,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { openRegular } from '../activities/archive-files';
 import { ARCHIVE_DEPTH, ARCHIVE_HTTP_PREFIX, isArchiveSegment } from '../contract/archive-path';
+import { localUrl, startHttpServer } from '../config/http-server';
 import { printable } from '../contract/printable';
 import type { LogLine } from '../telemetry/logger';
 
@@ -167,39 +167,18 @@ function archiveHandler(opts: Pick<ArchiveServerOptions, 'root' | 'token' | 'log
 export async function startArchiveServer(opts: ArchiveServerOptions): Promise<ArchiveServer> {
   const log: LogLine = opts.log ?? (() => undefined);
   const handle = archiveHandler(opts);
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log(`archive server error: ${err instanceof Error ? err.name : 'error'}`, 'error');
-      if (res.headersSent) res.destroy();
-      else reply(res, 500, 'internal error');
-    });
-  });
-  // Headers must come quickly; a large file may take long to stream, so no overall request timeout.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 0;
-  server.keepAliveTimeout = 5_000;
   const host = opts.host ?? '0.0.0.0';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${shownHost}:${port}`,
-    port,
-    close(): Promise<void> {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // A download in flight gets a moment; then connections are dropped.
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  const listener = await startHttpServer(
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        log(`archive server error: ${err instanceof Error ? err.name : 'error'}`, 'error');
+        if (res.headersSent) res.destroy();
+        else reply(res, 500, 'internal error');
       });
-      return closing;
     },
-  };
+    // Headers must come quickly; a large file may take long to stream, so no overall request
+    // timeout. A download in flight gets a moment at close.
+    { port: opts.port, host, timeouts: { headersMs: 10_000, requestMs: 0, keepAliveMs: 5_000 } },
+  );
+  return { url: localUrl(host, listener.port), port: listener.port, close: listener.close };
 }

@@ -23,7 +23,7 @@
  *
  * Every variant preloads the workflow modules (the SDK's `preloadModules`): each worker
  * evaluates them once, and its cached workflows share them, frozen, instead of each workflow
- * evaluating its own copy (docs/architecture.md, "Workflow modules, loaded once").
+ * evaluating its own copy (docs/architecture.md, "Where the time goes").
  *
  *   node dist/workers/build-bundle.js      builds them (see build-bundle.ts; `npm pack` ships the plain one)
  */

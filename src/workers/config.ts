@@ -350,7 +350,7 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
     getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
     // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks: 2 per core; 8 per core
-    // ran 1000 pipelines sooner but 10 later (docs/benchmarks.md, What remains).
+    // ran 1000 pipelines sooner but 10 later (docs/benchmarks.md, "What remains").
     maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES ?? 10 * cores,
     maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS ?? Math.max(2, 2 * cores),
     isolateExecutionTimeoutSeconds: e.REELFLOW_ISOLATE_EXECUTION_TIMEOUT ?? DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS,

@@ -1,6 +1,6 @@
 /**
  * tenantGate: one workflow per tenant (id `reelflow-gate/<tenant>`) that hands out the
- * tenant's concurrency slots (docs/tenants.md, Concurrency limits). Pipelines ask by signal
+ * tenant's concurrency slots (docs/tenants.md, "Concurrency limits"). Pipelines ask by signal
  * and are granted by signal (samples-typescript `mutex/`): FIFO by start time within a
  * priority, never more than `limit` holders. Asks and releases are idempotent by pipeline id.
  * A holder that closed without releasing (terminated) is found by a sweep every

@@ -14,6 +14,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { VENDOR_TASK_IDS } from '../../src/contract/search-attributes';
 import { API_KEY, USER_1 } from '../support/emulator';
+import { until } from '../support/poll';
 
 let emulator: RunningEmulator;
 let vendor: VendorClient;
@@ -64,11 +65,15 @@ test("the vendor's answer and the other pipelines that claim the task; the askin
   await claim(mine, id);
   await claim(other, id);
   try {
-    let facts = await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [mine] });
-    for (let i = 0; i < 50 && facts.claimedBy.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 200)); // visibility is eventually consistent
-      facts = await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [mine] });
-    }
+    // Visibility is eventually consistent: the other pipeline's claim shows up within moments.
+    const facts = await until(
+      'the other pipeline to claim the task',
+      async () => {
+        const seen = await inspect({ profile: 'default', kind: 'generation', taskId: id, exclude: [mine] });
+        return seen.claimedBy.length > 0 && seen;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(facts).toMatchObject({ found: true, id, model: 'video-model-7', claimedBy: [other] });
     expect(facts.createdAtSec! * 1000).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
     expect(facts.createdAtSec! * 1000).toBeLessThanOrEqual(Date.now());

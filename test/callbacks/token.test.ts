@@ -126,7 +126,7 @@ describe('buildCallbackUrl / checkCallbackPath', () => {
   });
 });
 
-describe('v2 URLs bind the pipeline run (issue 15 §4)', () => {
+describe('v2 URLs bind the pipeline run', () => {
   const run1 = '0c6f5a8e-1b2c-4d3e-8f90-a1b2c3d4e5f6';
   const run2 = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
 

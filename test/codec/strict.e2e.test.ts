@@ -1,8 +1,8 @@
 /**
- * The codec's strict mode (REELFLOW_CODEC_STRICT=1, README "Encrypted payloads"), on the
- * real dev server with the emulator over HTTP: a worker with the codec on and strict; one
- * client with the codec (encrypts), one without (plaintext: what a namespace user without the
- * keys, or a misconfigured client, sends).
+ * The codec's strict mode (REELFLOW_CODEC_STRICT=1, docs/encryption.md, "Encrypted payloads"), on
+ * the real dev server with the emulator over HTTP: a worker with the codec on and strict; one
+ * client with the codec (encrypts), one without (plaintext: what a namespace user without the keys,
+ * or a misconfigured client, sends).
  *
  * Before: a plaintext start ran the pipeline and paid the vendor, a plaintext callback signal
  * was taken as an offer, a plaintext resolveCreate was accepted.

@@ -1,4 +1,7 @@
-/** Asset management (spec 4.4, 7.3, 8) through the client against the emulator: every error row and rule. */
+/**
+ * Asset management (docs/vendor-contract.md, "How each interface behaves") through the client
+ * against the emulator: every error row and rule.
+ */
 import {
   ForbiddenError,
   RateLimitedError,

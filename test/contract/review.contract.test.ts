@@ -1,4 +1,7 @@
-/** Asset review (spec 2.6, 3.3, 4.5, 7.4) through the client against the emulator. */
+/**
+ * Asset review (docs/vendor-contract.md, "How each interface behaves") through the client against
+ * the emulator.
+ */
 import { REVIEW_MIN_QUERY_INTERVAL_MS } from '../../src/vendor-api/assumed-values';
 import { ReviewCallbackSchema } from '../../src/vendor-api/assumed-shapes';
 import { ForbiddenError, RateLimitedError, RejectedError, UnauthorizedError } from '../../src/vendor-api/errors';

@@ -152,7 +152,7 @@ describe('media addresses', () => {
   });
 });
 
-describe('review media (spec 4.5 table)', () => {
+describe('review media (the extension table)', () => {
   it.each([
     ['https://media.example.com/a', /has no file extension/],
     ['https://media.example.com/a.txt', /unsupported extension \.txt/],

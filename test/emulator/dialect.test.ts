@@ -189,7 +189,7 @@ describe('upstream asset management (Volcengine OpenAPI style)', () => {
     });
   });
 
-  it('the upstream502 code carries the vendor word (spec 7.3)', async () => {
+  it('the upstream502 code carries the vendor word', async () => {
     emu.setFaults({ 'assets.ListAssets': { upstream502: { next: 1 } } });
     expect((await api(emu).asset('ListAssets', {})).body.ResponseMetadata.Error.Code).toBe('SvcCallFailed');
   });

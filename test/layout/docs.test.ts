@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { proseLines, slugsOf } from './markdown';
 
 const ROOT = path.resolve(__dirname, '../..');
 const README_MAX_LINES = 300;
@@ -14,37 +15,6 @@ function pages(): string[] {
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`);
   return ['README.md', ...docs];
-}
-
-/** The text outside fenced code blocks, line by line (a heading or a link in a fence is neither). */
-function proseLines(text: string): string[] {
-  let fenced = false;
-  return text.split('\n').filter((line) => {
-    if (/^\s*```/.test(line)) {
-      fenced = !fenced;
-      return false;
-    }
-    return !fenced;
-  });
-}
-
-/** GitHub's heading anchor: lower case, punctuation dropped, each space a `-`; repeats get -1, -2, …. */
-export function slugsOf(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const slugs = new Set<string>();
-  for (const line of proseLines(markdown)) {
-    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!m) continue;
-    const text = m[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = text
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/ /g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    slugs.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return slugs;
 }
 
 /** Relative link targets of a Markdown page (no scheme), outside code. */

@@ -11,8 +11,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { BATCH, STAGE, STATUS } from '../../src/contract/search-attributes';
 import { startHarness, type Harness } from '../support/harness';
-import { until } from '../support/poll';
-import { cli, type CliRun } from '../support/cli';
+import { cli, cliUntil } from '../support/cli';
 
 jest.setTimeout(240_000);
 
@@ -28,18 +27,6 @@ const generation = (text: string): PipelineDefinitionInput => ({
   generation: { model: 'video-model-1', content: [{ type: 'text', text }] },
   options: { archive: false },
 });
-
-async function eventually(argv: string[], ok: (r: CliRun) => boolean, timeoutMs = 30_000): Promise<CliRun> {
-  let last: CliRun | undefined;
-  return until(
-    () => `reelflow ${argv.join(' ')} to match; last output: ${last?.stdout}${last?.stderr}`,
-    async () => {
-      last = await cli(argv);
-      return ok(last) && last;
-    },
-    { timeoutMs, everyMs: 500 },
-  );
-}
 
 const ids = (items: { workflowId: string }[]) => items.map((p) => p.workflowId).sort();
 
@@ -92,7 +79,7 @@ describe('batches and schedules through the CLI', () => {
     expect(ids(waited.json().pipelines)).toEqual(started);
 
     // The pipeline's own upserts (stage, status) left ReelflowBatch in place.
-    const listed = await eventually(
+    const listed = await cliUntil(
       ['list', '--batch', batchId, '--json'],
       (r) => r.json().pipelines.filter((p: { stage?: string }) => p.stage === 'done').length === 2,
     );
@@ -122,7 +109,7 @@ describe('batches and schedules through the CLI', () => {
       workflowExecutionRetentionPeriod: { seconds: 86_400 as never },
     });
     const defs = file(`${namespace}.jsonl`, JSON.stringify(generation('a quiet street')));
-    const r = await eventually(
+    const r = await cliUntil(
       ['start', '--batch', defs, '--namespace', namespace, '--json'],
       (x) => !/namespace .* not found/i.test(x.stdout),
     );
@@ -202,13 +189,13 @@ describe('batches and schedules through the CLI', () => {
       expect(d.typedSearchAttributes.get(STATUS)).toBe('completed');
       expect((await run.fetchHistory()).events?.[0].userMetadata?.summary).toBeTruthy();
 
-      const listed = await eventually(['schedule', 'list', '--json'], (r) =>
+      const listed = await cliUntil(['schedule', 'list', '--json'], (r) =>
         r.json().schedules.some((s: { scheduleId: string }) => s.scheduleId === scheduleId),
       );
       expect(listed.json().schedules).toContainEqual(
         expect.objectContaining({ scheduleId, spec: 'every 2s', overlap: 'skip', paused: false }),
       );
-      const byQuery = await eventually(
+      const byQuery = await cliUntil(
         ['list', '--query', `TemporalScheduledById = '${scheduleId}'`, '--status', 'completed', '--json'],
         (r) => r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === runId),
       );
@@ -223,7 +210,7 @@ describe('batches and schedules through the CLI', () => {
     const gone = await cli(['schedule', 'delete', scheduleId]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`no schedule "${scheduleId}"`);
-    const after = await eventually(
+    const after = await cliUntil(
       ['schedule', 'list', '--json'],
       (r) => !r.json().schedules.some((s: { scheduleId: string }) => s.scheduleId === scheduleId),
     );

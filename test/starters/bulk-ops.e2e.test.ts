@@ -17,7 +17,7 @@ import { cancelPipelines } from '../../src/starters/client/bulk-cancel';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { fullDefinition, startHarness, type Harness } from '../support/harness';
 import { until } from '../support/poll';
-import { cli, type CliRun } from '../support/cli';
+import { cli, cliUntil, type CliRun } from '../support/cli';
 
 jest.setTimeout(300_000);
 
@@ -41,18 +41,6 @@ const generation = (text: string, options: PipelineDefinitionInput['options'] = 
 
 /** The emulator's time: real time, or `frozenAt` while set (a generation then never ends). */
 let frozenAt: number | undefined = Date.now();
-
-async function eventually(argv: string[], ok: (r: CliRun) => boolean, timeoutMs = 30_000): Promise<CliRun> {
-  let last: CliRun | undefined;
-  return until(
-    () => `reelflow ${argv.join(' ')} to match; last output: ${last?.stdout}${last?.stderr}`,
-    async () => {
-      last = await cli(argv);
-      return ok(last) && last;
-    },
-    { timeoutMs, everyMs: 500 },
-  );
-}
 
 describe('tenants at start, list --tenant and bulk operations', () => {
   let h: Harness;
@@ -109,7 +97,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
   });
 
   test('list --tenant lists exactly that tenant, with a TENANT column', async () => {
-    const listed = await eventually(['list', '--tenant', A, '--json'], (r) => r.json().pipelines.length === 2);
+    const listed = await cliUntil(['list', '--tenant', A, '--json'], (r) => r.json().pipelines.length === 2);
     expect(
       listed
         .json()
@@ -124,7 +112,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
   });
 
   test('cancel --tenant: without --yes counts and cancels nothing; with --yes cancels exactly that tenant', async () => {
-    const dry = await eventually(['cancel', '--tenant', A, '--json'], (r) => r.code === 0 && count(r) === 2);
+    const dry = await cliUntil(['cancel', '--tenant', A, '--json'], (r) => r.code === 0 && count(r) === 2);
     expect(dry.json()).toMatchObject({ matching: 2, cancelRequested: false });
     const human = await cli(['cancel', '--tenant', A]);
     expect(human.stdout).toContain(`2 running pipeline(s) match --tenant "${A}"`);
@@ -141,7 +129,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
       await until(`${id} cancelled`, async () => (await statusOf(id)) === 'CANCELLED');
     }
     expect(await statusOf(ids.b[0])).toBe('RUNNING');
-    const after = await eventually(['cancel', '--tenant', A, '--json'], (r) => count(r) === 0);
+    const after = await cliUntil(['cancel', '--tenant', A, '--json'], (r) => count(r) === 0);
     expect(after.code).toBe(0);
   });
 
@@ -149,7 +137,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     ids.b.push(await start(generation('a cloud', { tenant: B })));
     ids.c.push(await start(generation('a river'), '--tenant', C));
     const clause = `WorkflowId = '${ids.b[0]}' OR WorkflowId = '${ids.c[0]}'`;
-    const dry = await eventually(['cancel', '--tenant', B, '--query', clause, '--json'], (r) => count(r) === 1);
+    const dry = await cliUntil(['cancel', '--tenant', B, '--query', clause, '--json'], (r) => count(r) === 1);
     expect(dry.json().query).toContain(`ReelflowTenant = '${B}' AND (${clause})`);
     const done = await cli(['cancel', '--tenant', B, '--query', clause, '--yes', '--json']);
     expect(done.json()).toMatchObject({ done: 1, failed: 0 });
@@ -183,7 +171,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
       expect(d.typedSearchAttributes.get(TENANT)).toBe(C);
       expect(d.priority).toMatchObject({ priorityKey: 5, fairnessKey: C });
     }
-    await eventually(['cancel', '--batch', batchId, '--json'], (r) => count(r) === 2);
+    await cliUntil(['cancel', '--batch', batchId, '--json'], (r) => count(r) === 2);
     const done = await cli(['cancel', '--batch', batchId, '--yes']);
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^2 of 2 cancellation\(s\) requested, 0 failed \(batch operation reelflow-cancel-/);
@@ -257,7 +245,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
 
   test('rerun --batch reruns only the failed pipelines, reusing their paid work, and nothing twice', async () => {
     // No other pipeline runs on the queue: the one expiring generation below is of this batch.
-    // (The tenants' ledgers stay open on it: docs/tenants.md, Budgets.)
+    // (The tenants' ledgers stay open on it: docs/tenants.md, "Budgets".)
     await until('every earlier pipeline closed', async () => {
       const { count } = await h.client.workflow.count(
         `TaskQueue = '${h.taskQueue}' AND WorkflowType = 'videoPipeline' AND ExecutionStatus = 'Running'`,
@@ -286,7 +274,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
     expect(waited.json().counts).toEqual({ completed: 1, failed: 1 });
     const failedId: string = waited.json().failures[0].workflowId;
 
-    const dry = await eventually(['rerun', '--batch', batchId, '--json'], (r) => r.json().toRerun?.length === 1);
+    const dry = await cliUntil(['rerun', '--batch', batchId, '--json'], (r) => r.json().toRerun?.length === 1);
     expect(dry.json()).toMatchObject({ toRerun: [failedId], alreadyRerun: [], rerunStarted: false, total: 2 });
 
     const seq = Math.max(0, ...h.emulator.inspect().requests.map((r) => r.seq));
@@ -319,7 +307,7 @@ describe('tenants at start, list --tenant and bulk operations', () => {
       `${failedId}-rerun1`,
     );
 
-    const again = await eventually(
+    const again = await cliUntil(
       ['rerun', '--batch', batchId, '--yes', '--json'],
       (r) => r.json().alreadyRerun?.length === 1,
     );

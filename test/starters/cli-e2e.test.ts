@@ -8,8 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startHarness, type Harness } from '../support/harness';
-import { until } from '../support/poll';
-import { cli, type CliRun } from '../support/cli';
+import { cli, cliUntil, type CliRun } from '../support/cli';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-cli-e2e-'));
 let n = 0;
@@ -24,19 +23,6 @@ const GENERATION_ONLY: PipelineDefinitionInput = {
   generation: { model: 'video-model-1', content: [{ type: 'text', text: 'a kite over the sea' }] },
   options: { archive: false },
 };
-
-/** Visibility is eventually consistent, and so is a status before the first activity: retry until `ok`. */
-async function eventually(argv: string[], ok: (r: CliRun) => boolean, timeoutMs = 20_000): Promise<CliRun> {
-  let last: CliRun | undefined;
-  return until(
-    () => `reelflow ${argv.join(' ')} to match; last output: ${last?.stdout}${last?.stderr}`,
-    async () => {
-      last = await cli(argv);
-      return ok(last) && last;
-    },
-    { timeoutMs, everyMs: 500 },
-  );
-}
 
 describe('pipelines through the CLI', () => {
   let h: Harness;
@@ -54,7 +40,7 @@ describe('pipelines through the CLI', () => {
 
     // Skipped stages are known once the definition-validating activity has answered: on a
     // busy machine (or a real cluster) a status right after start can come before that.
-    const running = await eventually(
+    const running = await cliUntil(
       ['status', id, '--json'],
       (r) => r.code === 0 && r.json().stages?.review?.state === 'skipped',
     );
@@ -79,7 +65,7 @@ describe('pipelines through the CLI', () => {
     expect(human.stdout).toMatch(new RegExp(`generation\\s+done\\s+.*tasks ${taskId}`));
 
     // Search attributes: by vendor task id, by status, by stage.
-    const byTask = await eventually(['list', '--vendor-task', taskId, '--json'], (r) => r.json().pipelines.length > 0);
+    const byTask = await cliUntil(['list', '--vendor-task', taskId, '--json'], (r) => r.json().pipelines.length > 0);
     expect(byTask.json().pipelines).toEqual([
       expect.objectContaining({
         workflowId: id,
@@ -89,7 +75,7 @@ describe('pipelines through the CLI', () => {
         vendorTaskIds: [taskId],
       }),
     ]);
-    const completed = await eventually(['list', '--status', 'completed', '--json'], (r) =>
+    const completed = await cliUntil(['list', '--status', 'completed', '--json'], (r) =>
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
     );
     expect(completed.code).toBe(0);
@@ -198,7 +184,7 @@ describe('cancel through the CLI', () => {
     const deadline = Date.now() + 30_000;
     while (h.emulator.inspect().generationTasks.length === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
-    const running = await eventually(['list', '--status', 'running', '--json'], (r) =>
+    const running = await cliUntil(['list', '--status', 'running', '--json'], (r) =>
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
     );
     expect(running.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(id);
@@ -250,7 +236,7 @@ describe('resolve through the CLI', () => {
       `run \`reelflow resolve ${id} --task-id <vendor task id> | --resubmit | --abandon\``,
     );
 
-    const waiting = await eventually(['list', '--status', 'waiting-operator', '--json'], (r) =>
+    const waiting = await cliUntil(['list', '--status', 'waiting-operator', '--json'], (r) =>
       r.json().pipelines.some((p: { workflowId: string }) => p.workflowId === id),
     );
     expect(waiting.json().pipelines.map((p: { workflowId: string }) => p.workflowId)).toContain(id);

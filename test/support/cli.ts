@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import { runCli, type CliIo } from '../../src/starters/cli/main';
+import { until, type PollOptions } from './poll';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -34,4 +35,25 @@ export async function cli(
     stderr,
     json: () => JSON.parse(stdout),
   };
+}
+
+/**
+ * Runs `reelflow <argv>` every 500 ms until a run satisfies `ok`, and returns that run:
+ * visibility is eventually consistent, and so is a status before the first activity. On
+ * timeout (default 30 s) the error shows the last run's output.
+ */
+export function cliUntil(
+  argv: string[],
+  ok: (r: CliRun) => boolean,
+  { timeoutMs = 30_000 }: Pick<PollOptions, 'timeoutMs'> = {},
+): Promise<CliRun> {
+  let last: CliRun | undefined;
+  return until(
+    () => `reelflow ${argv.join(' ')} to match; last output: ${last?.stdout}${last?.stderr}`,
+    async () => {
+      last = await cli(argv);
+      return ok(last) && last;
+    },
+    { timeoutMs, everyMs: 500 },
+  );
 }

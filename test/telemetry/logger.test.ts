@@ -126,7 +126,7 @@ test("vendor span routes: the URL's path, without query or fragment", () => {
   expect(pathOf('https://v.example/x#frag?y')).toBe('/x');
 });
 
-describe('redaction reaches everything (issue 15)', () => {
+describe('redaction reaches everything', () => {
   const TOKEN_URL = 'https://hooks.example.com/callbacks/wf-1/generation/0/0123456789abcdef0123456789abcdef';
 
   test('secret-named fields at any depth, in any case and spelling, callback_url and callbackUrl included', () => {

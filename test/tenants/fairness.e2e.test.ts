@@ -32,7 +32,7 @@ interface Started {
  * priority and fairness key set from it (what pipeline-client sets), not from the policy.
  */
 /**
- * The tenants' ids, fresh per test: a ledger (docs/tenants.md, Budgets) lives per tenant on the
+ * The tenants' ids, fresh per test: a ledger (docs/tenants.md, "Budgets") lives per tenant on the
  * task queue that first used it, so a test reusing another test's tenant would meet a ledger
  * whose worker is gone.
  */

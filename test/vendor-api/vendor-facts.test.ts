@@ -10,7 +10,7 @@ import { reachableFrom, tsFiles } from '../support/import-graph';
 import { DEFAULT_LIMITS } from '../../src/emulator/context';
 import * as assumed from '../../src/vendor-api/assumed-values';
 import * as documented from '../../src/vendor-api/documented-values';
-import { DEFAULT_POLICIES } from '../../src/workflows/lib/poll';
+import { DEFAULT_POLICIES } from '../../src/contract/poll-policy';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DOCUMENTED = 'src/vendor-api/documented-values.ts';

@@ -1,6 +1,6 @@
 /**
- * A real callback URL must not steer a pipeline (issue 7 §2), on the real dev server with
- * the emulator over HTTP and the real callback receiver.
+ * A real callback URL must not steer a pipeline (docs/security.md, "Callbacks"), on the real
+ * dev server with the emulator over HTTP and the real callback receiver.
  *
  * Seen live: P2's generation create got a 500 after the vendor created its task; a POST
  * of {"id":"<P1's task id>"} to P2's callback URL made P2 complete with P1's video, and

@@ -1,6 +1,6 @@
 /**
- * Callback proofs cannot be exhausted or replayed across runs (issue 15 §4), on the real dev
- * server with the emulator over HTTP and the real callback receiver.
+ * Callback proofs cannot be exhausted or replayed across runs (docs/security.md,
+ * "Callbacks"), on the real dev server with the emulator over HTTP and the real callback receiver.
  *
  * Seen before: after an ambiguous create, 8 forged offers filled the attempt's offer budget,
  * so the genuine callback was answered 429 and never checked, and the stage waited for an

@@ -1,10 +1,10 @@
 /**
- * Continue-as-new during the long waits of an ambiguous create (issue 8, item 2), on the
- * real dev server with the emulator and the callback receiver: an operator wait (policy
- * `ask`) and a reconcile wait (the callback grace). Signals push the history past a small
- * limit so the pipeline continues as new WHILE it waits; callbacks and Updates arrive
- * around the switch. Nothing may be lost: the wait, its offers, the ambiguous attempt,
- * an accepted decision; and no second vendor task is created.
+ * Continue-as-new during the long waits of an ambiguous create (docs/architecture.md,
+ * "Continue-as-new"), on the real dev server with the emulator and the callback receiver: an
+ * operator wait (policy `ask`) and a reconcile wait (the callback grace). Signals push the history
+ * past a small limit so the pipeline continues as new WHILE it waits; callbacks and Updates arrive
+ * around the switch. Nothing may be lost: the wait, its offers, the ambiguous attempt, an accepted
+ * decision; and no second vendor task is created.
  */
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';

@@ -1,6 +1,6 @@
 /**
- * Concurrency limits per tenant (docs/tenants.md, Concurrency limits; issue 18 §3) on the real
- * dev server with the emulator: the tenant's gate workflow admits at most `limit` pipelines,
+ * Concurrency limits per tenant (docs/tenants.md, "Concurrency limits") on the real dev
+ * server with the emulator: the tenant's gate workflow admits at most `limit` pipelines,
  * FIFO within a priority, and every way a pipeline ends gives its slot back. The limit is
  * checked on the gate's recorded grants and releases (tools/bench/gate-timeline.ts), never by
  * sampling, and every vendor create is checked to fall inside its pipeline's holding.

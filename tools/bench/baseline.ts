@@ -1,7 +1,7 @@
 /**
  * The naive baseline: the same pipeline as a plain async function over the same vendor
  * client, with no Temporal. Same create calls, same polling intervals
- * (DEFAULT_POLICIES of src/workflows/lib/poll.ts, imported, not copied: the first query
+ * (DEFAULT_POLICIES of src/contract/poll-policy.ts, imported, not copied: the first query
  * right after the create, then growing waits, slower while callbacks are expected, a
  * callback cutting the wait short and confirmed by one query), same downloads.
  *
@@ -30,7 +30,7 @@ import {
 import { planReviewBatches } from '../../src/vendor-api/batching';
 import { RateLimitedError } from '../../src/vendor-api/errors';
 import type { VendorClient } from '../../src/vendor-api';
-import { DEFAULT_POLICIES, isOneOf, type PollPolicy } from '../../src/workflows/lib/poll';
+import { DEFAULT_POLICIES, isOneOf, type PollPolicy } from '../../src/contract/poll-policy';
 
 /** Wakes a waiting poll loop when a callback arrives (a hint, as in reelflow). */
 export class Hints {

@@ -1,5 +1,5 @@
 /**
- * The chaos run's tenants and its concurrency invariant (docs/tenants.md, Concurrency limits):
+ * The chaos run's tenants and its concurrency invariant (docs/tenants.md, "Concurrency limits"):
  * the pipelines are spread over a few tenants with a small limit, and afterwards "at every
  * instant a tenant has at most N slot holders, and every create of that tenant is sent by a
  * slot holder" is checked by joining the emulator's create times with the gates' grants and

@@ -1,6 +1,6 @@
 /**
  * A tenant gate's grants and releases as its histories record them (docs/tenants.md,
- * Concurrency limits), every run of it in order: a grant is the gate's
+ * "Concurrency limits"), every run of it in order: a grant is the gate's
  * SignalExternalWorkflowExecutionInitiated to a pipeline; a release is a `releaseSlot` signal,
  * a grant signal that failed (the pipeline was gone), or a sweep's activity result naming the
  * holder closed. Read from history, never sampled: the tests and the chaos run check the

@@ -1,6 +1,7 @@
 /**
- * The bench's pass/fail targets (issue 8) and the findings where a run misses one (pure).
- * Targets by size: the "at 200" values hold up to 200 pipelines, the "at 1000" ones above.
+ * The bench's pass/fail targets (docs/benchmarks.md, "Results against the targets") and the
+ * findings where a run misses one (pure). Targets by size: the "at 200" values hold up to 200
+ * pipelines, the "at 1000" ones above.
  */
 import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/documented-values';
 import type { PhaseResult } from './phase';

@@ -92,7 +92,7 @@ export function tenantsFileContent(ids: readonly string[] = [TENANT_A, TENANT_B]
 
 /**
  * A run's own tenant ids (`tenant-a-priority-<suffix>`): a tenant's ledger lives on the task
- * queue that first used it (docs/tenants.md, Budgets), and each run has its own queue.
+ * queue that first used it (docs/tenants.md, "Budgets"), and each run has its own queue.
  */
 export function ownTenants(plan: TenantsRunPlan, suffix: string): { waves: StartWave[]; file: object } {
   const id = (tenant: string) => `${tenant}-${plan.label}-${suffix}`;

@@ -2,7 +2,7 @@
  * `reelflow completion bash|zsh`: the shell completion scripts, generated from the
  * synopsis (spec.ts COMMANDS) so they cannot drift from it: commands, subcommands, every
  * option, the values of options that have choices (`list --status`), file names where a
- * file is expected. Static: no process runs on each Tab (docs/cli.md, Shell completion).
+ * file is expected. Static: no process runs on each Tab (docs/cli.md, "Shell completion").
  */
 import type { CommandSpec, OptionSpec } from './spec';
 

@@ -4,7 +4,7 @@
  * server with the same summary, details and search attributes as startPipeline's; its
  * workflow id is the schedule's prefix plus the scheduled time (Temporal appends it).
  * A schedule is then paused, unpaused, triggered or updated through its handle; each of
- * those first checks that the schedule starts pipelines (docs/cli.md, Schedules).
+ * those first checks that the schedule starts pipelines (docs/cli.md, "Schedules").
  */
 import type { Client, ScheduleDescription, ScheduleHandle } from '@temporalio/client';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';

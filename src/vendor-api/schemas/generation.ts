@@ -26,7 +26,8 @@ export function contentItemSchema(url: z.ZodType<string, string>) {
 export const AUTO_DURATION = -1;
 
 /**
- * Spec 2.1's fields but callback_url, over a media URL rule. The pipeline definition's
+ * The generation create's fields but callback_url (docs/vendor-contract.md, "How each
+ * interface behaves"), over a media URL rule. The pipeline definition's
  * generation stage is built from this too, so the door and the client agree. Types only,
  * no guessed enumerations: the upstream also takes ratio `adaptive` / `keep_ratio`,
  * resolutions such as `4k`, and duration -1 (automatic).

@@ -1,5 +1,5 @@
 /**
- * The tenants' credential profiles (docs/tenants.md, Credential profiles): a tenant with no
+ * The tenants' credential profiles (docs/tenants.md, "Credential profiles"): a tenant with no
  * `profiles` of its own, and none in `defaults`, may spend on every profile the worker
  * serves. That is how tenants worked before profiles could be bound, so it is a warning
  * (`!`), not a ✗: the exit code and REELFLOW_STRICT_START ignore it.

@@ -5,10 +5,10 @@
  * query, and no history event either when the receiver asks `callbackVerdict` before it
  * signals: that query and the signal handler apply the same rule, verdict().
  *
- * Runs that decided CALLBACK_BOUND_PATCH (README "Callbacks"): refused ids free their place
- * (a forger cannot lock the genuine offer out), budgets count per attempt, vendor checks of
- * one attempt are at least OFFER_CHECK_INTERVAL_MS apart (a durable timer), callback URLs
- * bind the pipeline's first run id, and only this run chain's claims are its own.
+ * Runs that decided CALLBACK_BOUND_PATCH (docs/security.md, "Callbacks"): refused ids free their
+ * place (a forger cannot lock the genuine offer out), budgets count per attempt, vendor checks of
+ * one attempt are at least OFFER_CHECK_INTERVAL_MS apart (a durable timer), callback URLs bind the
+ * pipeline's first run id, and only this run chain's claims are its own.
  *
  * The book gets what it needs from the pipeline as data, on its StatusBoard
  * (status-board.ts): the vendor tasks, the call counts, the stage for command summaries, an

@@ -8,7 +8,7 @@
  * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { MIN_QUERY_INTERVAL_MS } from '../../vendor-api/assumed-values';
+import type { PollPolicy } from '../../contract/poll-policy';
 import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
 import { holdFor, interfaceOf } from './holds';
 import { timeMarks, type TimeMark, type TimeMarks } from './time-marks';
@@ -16,16 +16,6 @@ import { duration } from './summaries';
 import { stageFailure } from './create';
 import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
-
-export interface PollPolicy {
-  firstMs: number;
-  maxMs: number;
-  factor: number;
-  /** Never query more often than this (spec minimums: GetAsset 500 ms, review 1 s). */
-  minMs: number;
-  /** Cadence multiplier while callbacks are expected. */
-  callbackSlowdown: number;
-}
 
 export interface PollSpec<T> {
   rt: PipelineRuntime;
@@ -51,19 +41,6 @@ export interface PollSpec<T> {
   /** A durable wait before the first query (an asset just created is Pending); none when 0 or absent. */
   firstWaitMs?: number;
 }
-
-export const DEFAULT_POLICIES = {
-  asset: { firstMs: 1_000, maxMs: 5_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.asset, callbackSlowdown: 1 },
-  review: { firstMs: 1_000, maxMs: 10_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.review, callbackSlowdown: 3 },
-  generation: {
-    firstMs: 2_000,
-    maxMs: 15_000,
-    factor: 1.5,
-    minMs: MIN_QUERY_INTERVAL_MS.generation,
-    callbackSlowdown: 3,
-  },
-  erase: { firstMs: 2_000, maxMs: 15_000, factor: 1.5, minMs: MIN_QUERY_INTERVAL_MS.erase, callbackSlowdown: 3 },
-} satisfies Record<string, PollPolicy>;
 
 export async function pollUntilDone<T>(spec: PollSpec<T>): Promise<T> {
   const marks = timeMarks();
@@ -157,11 +134,6 @@ async function firstWait<T>(spec: PollSpec<T>, ms: number): Promise<boolean> {
     spec.rt.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
   );
   return !hinted;
-}
-
-/** Membership for the vendor's readonly state tuples. */
-export function isOneOf(value: string, list: readonly string[]): boolean {
-  return list.includes(value);
 }
 
 function notUnderstood<T>(spec: PollSpec<T>, value: T): string | undefined {

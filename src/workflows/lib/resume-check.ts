@@ -1,10 +1,10 @@
 /**
- * A pipeline's `resume` is honoured only when this run was started by a continue-as-new of
- * the same workflow: the carry skips finished stages and adopts "known" vendor task ids, so a
- * forged one (anyone who may start workflows can pass any input) would skip paid work or
- * adopt another's task. `continuedFromExecutionRunId` is also set by retries and cron runs,
- * which a raw start can ask for: an activity describes that run, and only a close as
- * ContinuedAsNew with this run's own workflow type counts. README "Security".
+ * A pipeline's `resume` is honoured only when this run was started by a continue-as-new of the same
+ * workflow: the carry skips finished stages and adopts "known" vendor task ids, so a forged one
+ * (anyone who may start workflows can pass any input) would skip paid work or adopt another's task.
+ * `continuedFromExecutionRunId` is also set by retries and cron runs, which a raw start can ask
+ * for: an activity describes that run, and only a close as ContinuedAsNew with this run's own
+ * workflow type counts. docs/security.md, "Raw workflow inputs: `resume`".
  */
 import { ApplicationFailure, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PreviousRunFacts, ReelflowActivities } from '../../activities';

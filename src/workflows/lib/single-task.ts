@@ -5,7 +5,8 @@
  */
 import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
 import type { OfferExpectation } from '../../contract/offers';
-import { pollUntilDone, type PollPolicy } from './poll';
+import type { PollPolicy } from '../../contract/poll-policy';
+import { pollUntilDone } from './poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';
 import type { CallbackRef } from '../../activities/vendor';

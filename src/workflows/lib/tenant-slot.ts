@@ -1,5 +1,5 @@
 /**
- * A pipeline's slot of its tenant's concurrency limit (docs/tenants.md, Concurrency limits).
+ * A pipeline's slot of its tenant's concurrency limit (docs/tenants.md, "Concurrency limits").
  * Only where the policy sets a limit, so runs without one record no command for it. The
  * pipeline asks its tenant's gate (tenant-gate.ts) before its first vendor call, shows
  * `queued`, and waits for the grant signal with no activity slot held; it gives the slot

@@ -12,7 +12,8 @@ import type { AssetResult, AssetsStageResult, PipelineResult } from '../../contr
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, runQuery } from '../lib/proxies';
 import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/create';
 import { shortKey } from '../lib/hash';
-import { DEFAULT_POLICIES, isOneOf, pollUntilDone, type PollSpec } from '../lib/poll';
+import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
+import { pollUntilDone, type PollSpec } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';

@@ -6,7 +6,7 @@ import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-va
 import type { EraseStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
-import { DEFAULT_POLICIES } from '../lib/poll';
+import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { ERASE_SAFETY_MARGIN_MS } from '../../contract/expiry';

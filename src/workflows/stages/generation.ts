@@ -7,13 +7,13 @@ import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
 import { stageFailure } from '../lib/create';
-import { DEFAULT_POLICIES } from '../lib/poll';
+import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { FailureType } from '../../failures';
 
 export interface GenerationStageInput extends SingleTaskInput {
-  /** Spec 2.1 body with references already resolved; callback_url is added per attempt. */
+  /** The generation create body, references already resolved; callback_url is added per attempt. */
   request: Record<string, unknown>;
 }
 

@@ -15,7 +15,8 @@ import {
   type CreatePolicy,
   type CreateSpec,
 } from '../lib/create';
-import { DEFAULT_POLICIES, isOneOf, pollUntilDone } from '../lib/poll';
+import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
+import { pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';

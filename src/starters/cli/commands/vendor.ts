@@ -16,7 +16,10 @@ import {
 import { CommandContext, keyValues, table } from '../output';
 import { UsageError } from '../spec';
 
-/** Review and asset management authenticate with the access token only (docs/vendor-contract.md, "Credentials"). */
+/**
+ * Review and asset management authenticate with the access token only (docs/vendor-contract.md,
+ * "How each interface behaves").
+ */
 export function vendorClientFromEnv(env: NodeJS.ProcessEnv, profile = 'default'): VendorClient {
   const config = loadVendorConfig(env);
   const creds = resolveProfile(profile, env, ['accessToken']);

@@ -1,0 +1,82 @@
+/**
+ * How reelflow's own HTTP listeners (the callback receiver, the archive server, the codec
+ * server) are made: the server with its timeouts, listen (a port that cannot be bound rejects,
+ * so the caller's start fails), and a close that lets requests in flight finish for a moment.
+ * What each one answers stays in its own module; what every listener needs (a limit on
+ * connections, how a failed listen is reported) goes here.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The server's timeouts, in ms; one left out keeps Node's default, 0 turns it off. */
+export interface ServerTimeouts {
+  /** Until the request's headers are in (Node's `headersTimeout`). */
+  headersMs?: number;
+  /** Until the whole request is in (Node's `requestTimeout`). */
+  requestMs?: number;
+  /** An idle keep-alive connection's life (Node's `keepAliveTimeout`). */
+  keepAliveMs?: number;
+}
+
+export interface HttpServerOptions {
+  port: number;
+  host: string;
+  timeouts?: ServerTimeouts;
+  /** How long close() lets requests in flight finish before it drops their connections (default 2 s; 0: at once). */
+  closeGraceMs?: number;
+}
+
+/** A server that listens. */
+export interface HttpListener {
+  /** The port bound (the one the OS picked for port 0). */
+  port: number;
+  /** Stops listening and ends the connections; every call returns the same promise. */
+  close: () => Promise<void>;
+}
+
+const DEFAULT_CLOSE_GRACE_MS = 2_000;
+
+function withTimeouts(server: http.Server, { headersMs, requestMs, keepAliveMs }: ServerTimeouts): http.Server {
+  if (headersMs !== undefined) server.headersTimeout = headersMs;
+  if (requestMs !== undefined) server.requestTimeout = requestMs;
+  if (keepAliveMs !== undefined) server.keepAliveTimeout = keepAliveMs;
+  return server;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closer(server: http.Server, graceMs: number): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      if (graceMs <= 0) {
+        server.closeAllConnections();
+        return;
+      }
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), graceMs).unref();
+    }));
+}
+
+/** Creates the server for `handler`, sets its timeouts and listens; rejects when it cannot bind. */
+export async function startHttpServer(handler: http.RequestListener, opts: HttpServerOptions): Promise<HttpListener> {
+  const server = withTimeouts(http.createServer(handler), opts.timeouts ?? {});
+  await listen(server, opts.port, opts.host);
+  const { port } = server.address() as AddressInfo;
+  return { port, close: closer(server, opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS) };
+}
+
+/** The URL a local client reaches a listener on: every interface (0.0.0.0, ::) as 127.0.0.1, IPv6 in brackets. */
+export function localUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
