@@ -45,7 +45,7 @@ export function plannedPrice(p: PlannedPipeline): number {
  * planned spend, so its pipelines wait for the ledger's answer and the run still completes
  * whatever the order of their reserves; the last has none, so its pipelines reserve without
  * waiting for an answer (docs/tenants.md, "Budgets"). A tight budget would make which
- * pipeline waits or fails depend on timing (docs/benchmarks.md, "Chaos run").
+ * pipeline waits or fails depend on timing (docs/benchmarks.md, "Chaos run (`npm run chaos`)").
  */
 function budgetsOf(ids: string[], plan: PlannedPipeline[]): Record<string, number | undefined> {
   const budgets: Record<string, number | undefined> = {};

@@ -1,5 +1,5 @@
 /**
- * The chaos run's moves against the tenants' ledgers (docs/benchmarks.md, "Chaos run"), made
+ * The chaos run's moves against the tenants' ledgers (docs/benchmarks.md, "Chaos run (`npm run chaos`)"), made
  * by the controller from the seeded schedule: one tenant's current ledger is terminated
  * mid-run while it holds reservations (what `temporal workflow terminate` does), and forged
  * messages are sent to another tenant's ledger, as anyone who may signal workflows could

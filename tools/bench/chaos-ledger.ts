@@ -1,5 +1,5 @@
 /**
- * The chaos run's money invariants (docs/benchmarks.md, "Chaos run"; docs/tenants.md,
+ * The chaos run's money invariants (docs/benchmarks.md, "Chaos run (`npm run chaos`)"; docs/tenants.md,
  * "Budgets"). The pipelines run as three tenants of a tenants file with a price for every
  * paid kind and, for all but the last tenant, a monthly budget (chaos-gate.ts); during the
  * run one ledger is terminated and forged messages reach another (chaos-ledger-moves.ts),

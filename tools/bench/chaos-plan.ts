@@ -3,7 +3,7 @@
  * name, URL and prompt carries the pipeline's tag so each vendor record can be traced
  * back to it; one of them reuses the workflow id of an earlier one), the credential
  * profiles they use, the fault mix, and the seeded schedule of kills, the server restart
- * and the moves against the tenants' ledgers (docs/benchmarks.md, "Chaos run").
+ * and the moves against the tenants' ledgers (docs/benchmarks.md, "Chaos run (`npm run chaos`)").
  */
 import type { FaultConfig } from '../../src/emulator/faults';
 import { mulberry32 } from '../../src/emulator/prng';

@@ -4,7 +4,7 @@
  * the workers loaded, as a worker that no longer caches it must after a kill. A
  * nondeterminism error here is a workflow that no later worker could take over
  * (docs/architecture.md, "Workflow time after a worker dies"). The runs the run's moves ended
- * by hand (a terminated ledger, docs/benchmarks.md "Chaos run") must be among them.
+ * by hand (a terminated ledger, docs/benchmarks.md, "Chaos run (`npm run chaos`)") must be among them.
  */
 import type { Client, HistoryAndWorkflowId } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';

@@ -121,6 +121,38 @@ function reuseOf(plan: PlannedPipeline[], pipelines: PipelineWatch): Pick<ChaosL
   };
 }
 
+/** The money invariants (docs/benchmarks.md, "Chaos run (`npm run chaos`)") and the replay check, added to the report. */
+async function addLedgerChecks(
+  report: ChaosReport,
+  a: {
+    client: Client;
+    plan: PlannedPipeline[];
+    snapshot: InspectionSnapshot;
+    tenants: string[];
+    ledger: LedgerChaos;
+    pipelines: PipelineWatch;
+    taskQueue: string;
+    log: (line: string) => void;
+  },
+): Promise<void> {
+  const { moves } = a.ledger;
+  const money = await checkLedgers({
+    client: a.client,
+    plan: a.plan,
+    snapshot: a.snapshot,
+    tenants: a.tenants,
+    moves,
+    chains: a.pipelines.chains,
+    log: a.log,
+  });
+  const terminated = moves.terminated ? [{ workflowId: moves.terminated.ledgerId, runId: moves.terminated.runId }] : [];
+  report.ledger = { ...moves, ...reuseOf(a.plan, a.pipelines) };
+  for (const extra of [...money, await checkReplays(a.client, a.taskQueue, terminated)]) {
+    report.invariants.push(extra);
+    report.pass &&= extra.pass;
+  }
+}
+
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const dist = distPaths(repoRoot());
@@ -188,24 +220,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       operator,
       controller,
     });
-    const { moves } = ledger;
-    const money = await checkLedgers({
-      client,
-      plan,
-      snapshot,
-      tenants: tenants.ids,
-      moves,
-      chains: pipelines.chains,
-      log,
-    });
-    const terminated = moves.terminated
-      ? [{ workflowId: moves.terminated.ledgerId, runId: moves.terminated.runId }]
-      : [];
-    report.ledger = { ...moves, ...reuseOf(plan, pipelines) };
-    for (const extra of [...money, await checkReplays(client, taskQueue, terminated)]) {
-      report.invariants.push(extra);
-      report.pass &&= extra.pass;
-    }
+    await addLedgerChecks(report, { client, plan, snapshot, tenants: tenants.ids, ledger, pipelines, taskQueue, log });
     if (opts.temporal) await pipelines.terminateUnfinished();
     return report;
   } finally {
