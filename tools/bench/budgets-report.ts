@@ -249,7 +249,7 @@ function sideBySide(rows: BudgetsRow[]): string[] {
 /** Every run in order, so rounds and drift show. */
 function runLines(report: BudgetsReport): string[] {
   return [
-    '| run | wall | CPU s per pipeline | events p50 | machine busy / capacity (others) | ledger: spent / budget; reserved left; drain | ledger signals in; out; activities |',
+    '| run | wall | CPU s per pipeline: worker + server | events p50 | machine busy / capacity (others) | ledger: spent / budget; reserved left; drain | ledger signals in; out; activities |',
     '|---|---|---|---|---|---|---|',
     ...report.runs.map((r) => {
       const p = r.result;
@@ -267,7 +267,9 @@ function runLines(report: BudgetsReport): string[] {
       const signals = l
         ? `${byName(l.history.signalsReceived)}; ${byName(l.history.signalsSent)}; ${byName(l.history.activities)}`
         : '—';
-      return `| ${r.plan.label} | ${secs(p.wallMs)} | ${num(cpuPerPipeline(p), 3)} | ${p.historyEvents?.p50 ?? '—'} | ${load} | ${money} | ${signals} |`;
+      const server = p.context.find((x) => x.name === 'temporal server')?.cpuSeconds ?? NaN;
+      const cpu = `${num(cpuPerPipeline(p), 3)}: ${num(cpuPerPipeline(p) - server / p.pipelines, 3)} + ${num(server / p.pipelines, 3)}`;
+      return `| ${r.plan.label} | ${secs(p.wallMs)} | ${cpu} | ${p.historyEvents?.p50 ?? '—'} | ${load} | ${money} | ${signals} |`;
     }),
   ];
 }
