@@ -157,6 +157,7 @@ describe('the budgets rows', () => {
     unresolved: 0,
     released: 0,
     refused: 0,
+    pending: 0,
     drainMs: 10,
     drained: true,
     history: {

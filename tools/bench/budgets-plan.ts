@@ -3,7 +3,7 @@
  * workload once per tenancy, alternating — none (no tenants file), count (a default tenant
  * with prices, no budget: counted, never answered) and budget (the same with a daily budget
  * sized to the run) — to measure what a budget costs beside no tenants at all
- * (docs/benchmarks.md, "Budgets"; the ledger's messages: docs/tenants.md, "Budgets").
+ * (docs/benchmarks.md, "Budgets (--scenario budgets)"; the ledger's messages: docs/tenants.md, "Budgets").
  */
 import type { CreateCount } from '../../src/contract/ledger';
 import type { VendorTaskKind } from '../../src/contract/status';

@@ -2,7 +2,7 @@
  * The budgets report (pure but for the write): one row per tenancy (none, count-only,
  * budget) with wall and CPU beside the no-tenant run's, history sizes, the ledger's
  * messages per pipeline and how much of the budget the run consumed; the target of
- * docs/benchmarks.md ("Budgets"). Written to <outDir>/bench-budgets-<ISO>.{json,md}.
+ * docs/benchmarks.md ("Budgets (--scenario budgets)"). Written to <outDir>/bench-budgets-<ISO>.{json,md}.
  */
 import type { ProfileSummary } from './cpu-profile';
 import type { LedgerMessages } from './history-counts';
@@ -10,7 +10,7 @@ import type { LedgerHistory } from './ledger-counts';
 import { cpuPerPipeline, type PhaseResult } from './phase';
 import { num, profileLines, type Machine, type ScenarioSettings } from './report';
 import { writeReportFiles } from './report-files';
-import { percentile, ratio } from './stats';
+import { median as medianOf, ratio } from './stats';
 import {
   BENCH_PRICES,
   type BudgetSizing,
@@ -19,7 +19,7 @@ import {
   type Tenancy,
 } from './budgets-plan';
 
-/** docs/benchmarks.md#budgets: a budgeted pipeline costs at most this much of one without tenants. */
+/** docs/benchmarks.md#budgets---scenario-budgets: a budgeted pipeline costs at most this much of one without tenants. */
 export const BUDGETS_TARGETS = { wallVsNone: 1.1, cpuVsNone: 1.1, consumedAtLeast: 0.9 };
 
 /** What a run's ledgers held and did, read once the last pipeline ended. */
@@ -33,6 +33,8 @@ export interface LedgerReading {
   unresolved: number;
   released: number;
   refused: number;
+  /** Messages the ledgers received and had not handled when read: 0 once drained. */
+  pending: number;
   /** From the last pipeline's end to the ledgers holding no reservation (or the wait's end). */
   drainMs: number;
   drained: boolean;
@@ -79,10 +81,7 @@ export interface BudgetsRow {
   workerPeakRssMb: number;
 }
 
-const median = (xs: number[]) => {
-  const finite = xs.filter(Number.isFinite);
-  return finite.length ? percentile(finite, 50) : NaN;
-};
+const median = (xs: number[]) => medianOf(xs.filter(Number.isFinite));
 const medianOrNull = (xs: (number | null)[]) => {
   const m = median(xs.filter((x): x is number => x !== null));
   return Number.isFinite(m) ? m : null;
@@ -176,7 +175,10 @@ function runProblems(r: BudgetsRun): string[] {
   const l = r.ledger;
   if (!l) return out;
   if (l.refused) out.push(`${label}: the ledger refused ${l.refused} messages`);
-  if (!l.drained) out.push(`${label}: the ledger still held ${l.reserved} minor units reserved after the wait`);
+  if (!l.drained)
+    out.push(
+      `${label}: after the wait the ledger still held ${l.reserved} minor units reserved, ${l.pending} messages unhandled`,
+    );
   if (l.unresolved) out.push(`${label}: ${l.unresolved} unresolved reservations`);
   const m = r.result.ledgerMessages;
   if (m && m.asks > 1) out.push(`${label}: ${num(m.asks)} asks per pipeline (a refusal, a wait or a lost answer)`);

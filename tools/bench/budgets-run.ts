@@ -7,8 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
+import type { Client } from '@temporalio/client';
+import { ledgerId, parseLedgerId, periodOf, type LedgerView } from '../../src/contract/ledger';
+import { viewOf } from '../../src/contract/ledger-book';
+import { readLedger } from '../../src/tenants/ledger-read';
 import type { BudgetPeriod } from '../../src/contract/tenancy';
 import type { BenchFlags } from './flags';
 import { addLedgerHistory, EMPTY_LEDGER_HISTORY, ledgerHistory } from './ledger-counts';
@@ -18,7 +20,7 @@ import { budgetFor, budgetsRunPlans, budgetsTenantsFile, type BudgetsScenario } 
 import { phaseContextOf, type TenantsRunContext } from './tenants-run';
 
 /** How long a run waits for its ledger's last settles after its last pipeline ended. */
-const DRAIN_WAIT_MS = 120_000;
+const DRAIN_WAIT_MS = 300_000;
 
 /** The ledger ids of `tenant` for every period from `fromMs` to now (one, unless the run crossed midnight). */
 function ledgerIds(tenant: string, kind: BudgetPeriod, fromMs: number): string[] {
@@ -26,48 +28,67 @@ function ledgerIds(tenant: string, kind: BudgetPeriod, fromMs: number): string[]
   return [...periods].map((p) => ledgerId(tenant, p));
 }
 
-async function views(client: Client, ids: string[]): Promise<{ id: string; view: LedgerView }[]> {
-  const out: { id: string; view: LedgerView }[] = [];
-  for (const id of ids) {
-    try {
-      out.push({ id, view: await client.workflow.getHandle(id).query(ledgerQuery) });
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
-  }
-  return out;
+interface LedgerRead {
+  id: string;
+  view?: LedgerView;
+  /** Messages received and not yet handled (settles being read included). */
+  pending: number;
+  /** Chains still holding a reservation. */
+  open: number;
 }
 
-/** Waits (bounded) until every ledger of the run holds no reservation: each pipeline's settle was read. */
+/**
+ * Each ledger's money as `reelflow usage` reads it (docs/tenants.md, "Budgets"): the newest
+ * run that opened, and what later runs received; a run still opening has no view of its own.
+ */
+async function readAll(client: Client, ids: string[]): Promise<LedgerRead[]> {
+  return Promise.all(
+    ids.map(async (id): Promise<LedgerRead> => {
+      const { state, terms, inbox } = await readLedger(client, id);
+      const { tenant, period } = parseLedgerId(id)!;
+      return {
+        id,
+        ...(state && terms ? { view: viewOf(tenant, period, state, terms) } : {}),
+        pending: inbox.length,
+        open: state ? Object.keys(state.chains).length : 0,
+      };
+    }),
+  );
+}
+
+const settled = (reads: LedgerRead[]) =>
+  reads.some((r) => r.view) && reads.every((r) => (!r.view && r.pending === 0) || (r.pending === 0 && r.open === 0));
+
+/** Waits (bounded) until every ledger of the run has handled its messages and holds no reservation. */
 async function drain(client: Client, ids: string[]): Promise<{ drainMs: number; drained: boolean }> {
   const t0 = Date.now();
   for (;;) {
-    const found = await views(client, ids);
-    if (found.length > 0 && found.every((v) => v.view.reserved === 0))
-      return { drainMs: Date.now() - t0, drained: true };
+    if (settled(await readAll(client, ids))) return { drainMs: Date.now() - t0, drained: true };
     if (Date.now() - t0 > DRAIN_WAIT_MS) return { drainMs: Date.now() - t0, drained: false };
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
 }
 
 /** The run's ledgers: their views summed, their histories counted. */
 async function readLedgers(client: Client, ids: string[], d: { drainMs: number; drained: boolean }) {
-  const found = await views(client, ids);
+  const reads = (await readAll(client, ids)).filter((r) => r.view || r.pending);
   let history = EMPTY_LEDGER_HISTORY;
-  for (const { id } of found) {
+  for (const { id } of reads) {
     const h = await ledgerHistory(client, id);
     if (h) history = addLedgerHistory(history, h);
   }
-  const total = (f: (v: LedgerView) => number) => found.reduce((a, x) => a + f(x.view), 0);
-  const budgets = found.map((x) => x.view.budget).filter((b): b is number => b !== undefined);
+  const views = reads.flatMap((r) => (r.view ? [r.view] : []));
+  const total = (f: (v: LedgerView) => number) => views.reduce((a, v) => a + f(v), 0);
+  const budgets = views.map((v) => v.budget).filter((b): b is number => b !== undefined);
   const reading: LedgerReading = {
-    ids: found.map((x) => x.id),
+    ids: reads.map((x) => x.id),
     ...(budgets.length ? { budget: budgets.reduce((a, b) => a + b, 0) } : {}),
     spent: total((v) => v.spent),
     reserved: total((v) => v.reserved),
     unresolved: total((v) => v.unresolved.length),
     released: total((v) => v.released),
     refused: total((v) => v.refused),
+    pending: reads.reduce((a, r) => a + r.pending, 0),
     ...d,
     history,
   };
