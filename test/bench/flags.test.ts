@@ -90,7 +90,7 @@ describe('bench flags', () => {
   });
 
   test.each([
-    [['--scenario', 'crowd'], /--scenario: default or tenants/],
+    [['--scenario', 'crowd'], /--scenario: default, tenants or budgets/],
     [['--tenant-a-pipelines', '10'], /--tenant-a-pipelines: only with --scenario tenants/],
     [['--variants', 'off'], /--variants: only with --scenario tenants/],
     [['--scenario', 'tenants', '--pipelines', '10'], /--pipelines: not with --scenario tenants/],
@@ -102,6 +102,32 @@ describe('bench flags', () => {
     [['--scenario', 'tenants', '--tenant-b-delay', '-1'], /--tenant-b-delay/],
     [['--scenario', 'tenants', '--worker-env', 'REELFLOW_TENANTS_FILE=/x'], /set by the bench/],
   ])('%j is a usage error of the tenants scenario', (argv, message) => {
+    expect(() => parseBenchFlags(argv)).toThrow(message);
+  });
+
+  test('--scenario budgets: 200 pipelines, callbacks off, none, count and budget once, no baseline', () => {
+    const f = parseBenchFlags(['--scenario', 'budgets']);
+    expect(f.budgets).toEqual({ tenancies: ['none', 'count', 'budget'], rounds: 1 });
+    expect([f.pipelines, f.modes, f.baseline]).toEqual([200, ['off'], false]);
+    const g = parseBenchFlags([
+      ...['--scenario', 'budgets', '--pipelines', '1000', '--tenancy', 'budget,none', '--rounds', '3'],
+      ...['--callbacks', 'on', '--baseline', 'off'],
+    ]);
+    expect(g.budgets).toEqual({ tenancies: ['none', 'budget'], rounds: 3 });
+    expect([g.pipelines, g.modes]).toEqual([1000, ['on']]);
+  });
+
+  test.each([
+    [['--tenancy', 'none'], /--tenancy: only with --scenario budgets/],
+    [['--scenario', 'tenants', '--rounds', '2'], /--rounds: only with --scenario budgets/],
+    [['--scenario', 'budgets', '--variants', 'off'], /--variants: only with --scenario tenants/],
+    [['--scenario', 'budgets', '--baseline', 'on'], /--baseline: off with --scenario budgets/],
+    [['--scenario', 'budgets', '--callbacks', 'both'], /not both/],
+    [['--scenario', 'budgets', '--tenancy', 'all'], /--tenancy: unknown all/],
+    [['--scenario', 'budgets', '--tenancy', ','], /--tenancy: at least one/],
+    [['--scenario', 'budgets', '--rounds', '0'], /--rounds/],
+    [['--scenario', 'budgets', '--worker-env', 'REELFLOW_TENANTS_FILE=/x'], /set by the bench/],
+  ])('%j is a usage error of the budgets scenario', (argv, message) => {
     expect(() => parseBenchFlags(argv)).toThrow(message);
   });
 

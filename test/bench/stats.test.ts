@@ -1,4 +1,4 @@
-import { percentile, ratio, summarize } from '../../tools/bench/stats';
+import { median, percentile, ratio, summarize } from '../../tools/bench/stats';
 
 describe('percentile (nearest rank)', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1); // 1..100
@@ -48,4 +48,10 @@ describe('ratio', () => {
     expect(ratio(1, 0)).toBeNull();
     expect(ratio(NaN, 2)).toBeNull();
   });
+});
+
+test('median: the middle run, or the mean of the two middle ones (two rounds weigh alike)', () => {
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([1.77, 0.59])).toBeCloseTo(1.18);
+  expect(median([])).toBeNaN();
 });

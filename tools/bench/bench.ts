@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- [--pipelines N] [--callbacks on|off|both] [--stages …] …` (see flags.ts).
  * `--scenario tenants`: the noisy neighbour instead (tenants-run.ts), with its own report.
+ * `--scenario budgets`: the workload without tenants, counted and with a budget (budgets-run.ts), with its own report.
  *
  * N pipelines started at once through reelflow (worker processes on a Temporal dev
  * server), then the same N through the naive baseline, against an emulator process with
@@ -19,11 +20,21 @@ import type { PhaseContext, PhaseResult } from './phase';
 import { summarizeProfiles } from './cpu-profile';
 import { killAllSpawned, pidsNamed, Sampler } from './processes';
 import { runReelflow } from './reelflow-run';
-import { ratiosFor, thresholdFindings, writeReport, type BenchReport, type Machine } from './report';
+import {
+  ratiosFor,
+  thresholdFindings,
+  writeReport,
+  type BenchReport,
+  type Machine,
+  type ScenarioSettings,
+} from './report';
 import { targetsFor } from './targets';
+import { budgetFor, BENCH_PRICES } from './budgets-plan';
+import { budgetsFindings, budgetsRows, writeBudgetsReport, type BudgetsReport } from './budgets-report';
+import { runBudgetsScenario } from './budgets-run';
 import { tenantsFileContent } from './tenants-plan';
 import { checksAndFindings, writeTenantsReport, type TenantsReport } from './tenants-report';
-import { matcherSettings, runTenantsScenario } from './tenants-run';
+import { matcherSettings, runTenantsScenario, type TenantsRunContext } from './tenants-run';
 import { startBenchServer, type BenchServer } from './temporal-server';
 import { getAssetVendorFloorMs, idealMs, minimumCalls, stageProcessingMs, type Workload } from './workload';
 
@@ -224,41 +235,76 @@ function benchReport(
   };
 }
 
-/** --scenario tenants: the runs, then their report; the exit code. */
-async function tenantsMain(flags: BenchFlags, run: BenchRun, server: BenchServer, sampler: Sampler, cli?: string) {
-  const scenario = flags.tenants!;
-  const runs = await runTenantsScenario(flags, scenario, {
+function scenarioContext(run: BenchRun, server: BenchServer, sampler: Sampler): TenantsRunContext {
+  return {
     root: run.root,
     runDir: run.runDir,
     tag: run.tag,
     log: run.log,
     temporal: { address: server.address, pid: server.pid },
     sampler,
-  });
+  };
+}
+
+function scenarioSettings(flags: BenchFlags, server: BenchServer): ScenarioSettings {
+  return {
+    callbacks: flags.modes[0],
+    workload: flags.workload,
+    workers: flags.workers,
+    getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
+    workerEnv: flags.workerEnv,
+    temporalServer: server.described,
+    timeoutSeconds: flags.timeoutMs / 1000,
+  };
+}
+
+function logWritten(run: BenchRun, written: { md: string; json: string }): void {
+  run.log(
+    `bench: report ${path.relative(process.cwd(), written.md)} and ${path.relative(process.cwd(), written.json)}`,
+  );
+}
+
+/** --scenario tenants: the runs, then their report; the exit code. */
+async function tenantsMain(flags: BenchFlags, run: BenchRun, server: BenchServer, sampler: Sampler, cli?: string) {
+  const scenario = flags.tenants!;
+  const runs = await runTenantsScenario(flags, scenario, scenarioContext(run, server, sampler));
   const matcher = matcherSettings(server.kind, run.root);
   const report: TenantsReport = {
     startedAt: run.startedAt,
     command: run.command,
     machine: machine(cli),
-    settings: {
-      scenario,
-      callbacks: flags.modes[0],
-      workload: flags.workload,
-      workers: flags.workers,
-      getAssetRatePerSecond: flags.getAssetRate ?? DEFAULT_GETASSET_RATE_PER_SECOND,
-      workerEnv: flags.workerEnv,
-      temporalServer: server.described,
-      matcher,
-      tenantsFile: tenantsFileContent(),
-      timeoutSeconds: flags.timeoutMs / 1000,
-    },
+    settings: { ...scenarioSettings(flags, server), scenario, matcher, tenantsFile: tenantsFileContent() },
     runs,
     ...checksAndFindings(runs, matcher),
   };
   const written = writeTenantsReport(report, path.resolve(flags.outDir));
-  run.log(
-    `bench: report ${path.relative(process.cwd(), written.md)} and ${path.relative(process.cwd(), written.json)}`,
-  );
+  logWritten(run, written);
+  return runs.some((r) => r.result.failed > 0) ? 1 : 0;
+}
+
+/** --scenario budgets: the runs, then their report; the exit code. */
+async function budgetsMain(flags: BenchFlags, run: BenchRun, server: BenchServer, sampler: Sampler, cli?: string) {
+  const scenario = flags.budgets!;
+  const runs = await runBudgetsScenario(flags, scenario, scenarioContext(run, server, sampler));
+  const rows = budgetsRows(runs);
+  const report: BudgetsReport = {
+    startedAt: run.startedAt,
+    command: run.command,
+    machine: machine(cli),
+    settings: {
+      ...scenarioSettings(flags, server),
+      scenario,
+      pipelines: flags.pipelines,
+      prices: BENCH_PRICES,
+      budget: budgetFor(flags.pipelines, flags.workload),
+    },
+    rows,
+    findings: budgetsFindings(rows, runs),
+    runs,
+    ...(flags.cpuProfile ? { cpuProfiles: summarizeProfiles(path.join(run.runDir, 'profiles')) } : {}),
+  };
+  const written = writeBudgetsReport(report, path.resolve(flags.outDir));
+  logWritten(run, written);
   return runs.some((r) => r.result.failed > 0) ? 1 : 0;
 }
 
@@ -286,8 +332,9 @@ async function main(): Promise<number> {
   try {
     log(`bench: run ${run.tag}, logs in ${path.relative(process.cwd(), run.runDir)}`);
     server = await startServer(flags, run, sampler);
-    if (flags.scenario === 'tenants') {
-      const code = await tenantsMain(flags, run, server, sampler, cli?.path);
+    if (flags.scenario !== 'default') {
+      const scenarioMain = flags.scenario === 'tenants' ? tenantsMain : budgetsMain;
+      const code = await scenarioMain(flags, run, server, sampler, cli?.path);
       await stopAll();
       if (!flags.keep) rmSync(run.runDir, { recursive: true, force: true });
       else log(`bench: kept ${path.relative(process.cwd(), run.runDir)}`);
@@ -298,7 +345,7 @@ async function main(): Promise<number> {
     await stopAll();
 
     const written = writeReport(benchReport(flags, run, cli?.path, temporalServer, runs), path.resolve(flags.outDir));
-    log(`bench: report ${path.relative(process.cwd(), written.md)} and ${path.relative(process.cwd(), written.json)}`);
+    logWritten(run, written);
     const failed = runs.some((r) => r.failed > 0);
     if (!flags.keep) rmSync(run.runDir, { recursive: true, force: true });
     else log(`bench: kept ${path.relative(process.cwd(), run.runDir)}`);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/documented-values';
+import { DEFAULT_BUDGETS_SCENARIO, TENANCIES, type BudgetsScenario, type Tenancy } from './budgets-plan';
 import { DEFAULT_TENANTS_SCENARIO, TENANT_VARIANTS, type TenantsScenario, type TenantVariant } from './tenants-plan';
 import {
   BENCH_STAGES,
@@ -14,12 +15,15 @@ import {
 
 export const USAGE = `usage: npm run bench -- [options]
   --scenario NAME        default | tenants (the noisy neighbour: tenant A's backlog, then tenant B)
+                         | budgets (the same workload without tenants, counted, with a budget)
   --pipelines N          pipelines started at once (default 200; not with --scenario tenants)
+  --tenancy LIST         budgets: comma list of none,count,budget (default all three, in that order)
+  --rounds N             budgets: run the tenancies in turn N times (default 1)
   --tenant-a-pipelines N tenants: A's pipelines, started at once (default 1000)
   --tenant-b-pipelines N tenants: B's pipelines (default 10)
   --tenant-b-delay S     tenants: B starts S seconds after A (default 20)
   --variants LIST        tenants: comma list of priority,fairness,off (default all three)
-  --callbacks MODE       on | off | both (default both: one run without, one with; tenants: on, not both)
+  --callbacks MODE       on | off | both (default both: one run without, one with; tenants: on, budgets: off, not both)
   --stages LIST          comma list of review,assets,generation,erase (default all four)
   --assets K             asset items per pipeline (default 1)
   --fill-group N         create N assets in the bench group before the run (default 0: an empty group)
@@ -31,7 +35,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --temporal dev|cluster the dev server (default), or the real server on the local PostgreSQL (fresh databases)
   --shards N             history shards of --temporal cluster (default 4)
   --temporal-db file|memory  the dev server's SQLite: a file under .data/bench/<run>/ (default) or in memory
-  --baseline on|off      also run the naive baseline (default on; not with --scenario tenants)
+  --baseline on|off      also run the naive baseline (default on; not with --scenario tenants or budgets)
   --timeout SECONDS      per run (default 600 + N)
   --out DIR              report folder (default reports/)
   --cpu-prof             V8 CPU profiles of the workers and the baseline (summarized in the report)
@@ -42,9 +46,11 @@ export class UsageError extends Error {
 }
 
 export interface BenchFlags {
-  scenario: 'default' | 'tenants';
+  scenario: 'default' | 'tenants' | 'budgets';
   /** With --scenario tenants: its sizes and variants (pipelines is then A's plus B's). */
   tenants?: TenantsScenario;
+  /** With --scenario budgets: which tenancies, how many rounds. */
+  budgets?: BudgetsScenario;
   pipelines: number;
   modes: ('off' | 'on')[];
   workload: Workload;
@@ -83,6 +89,8 @@ const OPTIONS = {
   'tenant-b-pipelines': { type: 'string' },
   'tenant-b-delay': { type: 'string' },
   variants: { type: 'string' },
+  tenancy: { type: 'string' },
+  rounds: { type: 'string' },
   callbacks: { type: 'string' },
   stages: { type: 'string' },
   assets: { type: 'string', default: String(DEFAULT_WORKLOAD.assetsPerPipeline) },
@@ -118,47 +126,56 @@ function parseModes(callbacks: string): BenchFlags['modes'] {
 }
 
 function parseStages(list: string | undefined): BenchStage[] {
-  if (list === undefined) return DEFAULT_WORKLOAD.stages;
-  const named = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = named.filter((s) => !(BENCH_STAGES as readonly string[]).includes(s));
-  if (unknown.length)
-    throw new UsageError(`--stages: unknown ${unknown.join(', ')} (known: ${BENCH_STAGES.join(', ')})`);
-  return BENCH_STAGES.filter((s) => named.includes(s));
+  return parseList('--stages', list, BENCH_STAGES, DEFAULT_WORKLOAD.stages);
 }
 
 const TENANT_FLAGS = ['tenant-a-pipelines', 'tenant-b-pipelines', 'tenant-b-delay', 'variants'] as const;
+const BUDGETS_FLAGS = ['tenancy', 'rounds'] as const;
 
-function parseVariants(list: string | undefined): TenantVariant[] {
-  if (list === undefined) return DEFAULT_TENANTS_SCENARIO.variants;
+/** A comma list of known names, kept in their known order. */
+function parseList<T extends string>(flag: string, list: string | undefined, known: readonly T[], dflt: T[]): T[] {
+  if (list === undefined) return dflt;
   const named = list
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = named.filter((v) => !(TENANT_VARIANTS as readonly string[]).includes(v));
-  if (unknown.length)
-    throw new UsageError(`--variants: unknown ${unknown.join(', ')} (known: ${TENANT_VARIANTS.join(', ')})`);
-  return TENANT_VARIANTS.filter((v) => named.includes(v));
+  const unknown = named.filter((v) => !(known as readonly string[]).includes(v));
+  if (unknown.length) throw new UsageError(`${flag}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return known.filter((v) => named.includes(v));
 }
 
-/** --scenario and what depends on it: the pipeline count, the callback modes, the baseline. */
-function parseScenario(
-  values: ReturnType<typeof flagValues>,
-): Pick<BenchFlags, 'scenario' | 'tenants' | 'pipelines' | 'modes' | 'baseline'> {
-  const scenario = values.scenario;
-  if (scenario === 'default') {
-    const given = TENANT_FLAGS.find((f) => values[f] !== undefined);
-    if (given) throw new UsageError(`--${given}: only with --scenario tenants`);
-    return {
-      scenario,
-      pipelines: wholeNumber('--pipelines', values.pipelines ?? '200', 1, 10_000),
-      modes: parseModes(values.callbacks ?? 'both'),
-      baseline: onOff('--baseline', values.baseline ?? 'on'),
-    };
-  }
-  if (scenario !== 'tenants') throw new UsageError(`--scenario: default or tenants, got "${scenario}"`);
+type ScenarioFlags = Pick<BenchFlags, 'scenario' | 'tenants' | 'budgets' | 'pipelines' | 'modes' | 'baseline'>;
+
+/** Refuses a flag given that belongs to another scenario, `owner`. */
+function refuseOthers(values: ReturnType<typeof flagValues>, flags: readonly string[], owner: string) {
+  const given = flags.find((f) => values[f as keyof typeof values] !== undefined);
+  if (given) throw new UsageError(`--${given}: only with --scenario ${owner}`);
+}
+
+/** --scenario budgets: the tenancies and rounds, one callback mode, no baseline. */
+function parseBudgets(values: ReturnType<typeof flagValues>): ScenarioFlags {
+  refuseOthers(values, TENANT_FLAGS, 'tenants');
+  if (values.baseline === 'on')
+    throw new UsageError('--baseline: off with --scenario budgets (its ratios are to the run without tenants)');
+  const budgets: BudgetsScenario = {
+    tenancies: parseList<Tenancy>('--tenancy', values.tenancy, TENANCIES, DEFAULT_BUDGETS_SCENARIO.tenancies),
+    rounds: wholeNumber('--rounds', values.rounds ?? String(DEFAULT_BUDGETS_SCENARIO.rounds), 1, 10),
+  };
+  if (budgets.tenancies.length === 0) throw new UsageError('--tenancy: at least one of none, count, budget');
+  const modes = parseModes(values.callbacks ?? 'off');
+  if (modes.length > 1) throw new UsageError('--callbacks: on or off with --scenario budgets, not both');
+  return {
+    scenario: 'budgets',
+    budgets,
+    pipelines: wholeNumber('--pipelines', values.pipelines ?? '200', 1, 10_000),
+    modes,
+    baseline: false,
+  };
+}
+
+/** --scenario tenants: A's and B's sizes, the variants, one callback mode, no baseline. */
+function parseTenants(values: ReturnType<typeof flagValues>): ScenarioFlags {
+  refuseOthers(values, BUDGETS_FLAGS, 'budgets');
   if (values.pipelines !== undefined)
     throw new UsageError('--pipelines: not with --scenario tenants (--tenant-a-pipelines, --tenant-b-pipelines)');
   if (values.baseline !== undefined) throw new UsageError('--baseline: not with --scenario tenants (no baseline)');
@@ -167,12 +184,28 @@ function parseScenario(
     aPipelines: wholeNumber('--tenant-a-pipelines', values['tenant-a-pipelines'] ?? String(d.aPipelines), 1, 10_000),
     bPipelines: wholeNumber('--tenant-b-pipelines', values['tenant-b-pipelines'] ?? String(d.bPipelines), 1, 1_000),
     bDelayMs: wholeNumber('--tenant-b-delay', values['tenant-b-delay'] ?? String(d.bDelayMs / 1000), 0, 3_600) * 1000,
-    variants: parseVariants(values.variants),
+    variants: parseList<TenantVariant>('--variants', values.variants, TENANT_VARIANTS, d.variants),
   };
   if (tenants.variants.length === 0) throw new UsageError('--variants: at least one of priority, fairness, off');
   const modes = parseModes(values.callbacks ?? 'on');
   if (modes.length > 1) throw new UsageError('--callbacks: on or off with --scenario tenants, not both');
-  return { scenario, tenants, pipelines: tenants.aPipelines + tenants.bPipelines, modes, baseline: false };
+  return { scenario: 'tenants', tenants, pipelines: tenants.aPipelines + tenants.bPipelines, modes, baseline: false };
+}
+
+/** --scenario and what depends on it: the pipeline count, the callback modes, the baseline. */
+function parseScenario(values: ReturnType<typeof flagValues>): ScenarioFlags {
+  const scenario = values.scenario;
+  if (scenario === 'tenants') return parseTenants(values);
+  if (scenario === 'budgets') return parseBudgets(values);
+  if (scenario !== 'default') throw new UsageError(`--scenario: default, tenants or budgets, got "${scenario}"`);
+  refuseOthers(values, TENANT_FLAGS, 'tenants');
+  refuseOthers(values, BUDGETS_FLAGS, 'budgets');
+  return {
+    scenario,
+    pipelines: wholeNumber('--pipelines', values.pipelines ?? '200', 1, 10_000),
+    modes: parseModes(values.callbacks ?? 'both'),
+    baseline: onOff('--baseline', values.baseline ?? 'on'),
+  };
 }
 
 /** --timings FILE laid over the default stage times. */
@@ -234,7 +267,7 @@ export function parseBenchFlags(
   readFile: (f: string) => string = (f) => readFileSync(f, 'utf8'),
 ): BenchFlags {
   const values = flagValues(argv);
-  const { scenario, tenants, pipelines, modes, baseline } = parseScenario(values);
+  const { scenario, tenants, budgets, pipelines, modes, baseline } = parseScenario(values);
   const stages = parseStages(values.stages);
   const timings = parseTimings(values.timings, readFile);
   const workload: Workload = {
@@ -252,14 +285,15 @@ export function parseBenchFlags(
   const workers = wholeNumber('--workers', values.workers, 1, 2) as 1 | 2;
   const getAssetRate = parseGetAssetRate(values['getasset-rate']);
   const workerEnv = parseWorkerEnv(values['worker-env']);
-  if (tenants && 'REELFLOW_TENANTS_FILE' in workerEnv)
-    throw new UsageError('--worker-env: REELFLOW_TENANTS_FILE is set by the bench with --scenario tenants');
+  if ((tenants || budgets) && 'REELFLOW_TENANTS_FILE' in workerEnv)
+    throw new UsageError(`--worker-env: REELFLOW_TENANTS_FILE is set by the bench with --scenario ${scenario}`);
   const { temporalDb, temporal, shards } = parseTemporal(values);
   const timeoutS =
     values.timeout === undefined ? 600 + pipelines : wholeNumber('--timeout', values.timeout, 10, 86_400);
   return {
     scenario,
     ...(tenants ? { tenants } : {}),
+    ...(budgets ? { budgets } : {}),
     pipelines,
     modes,
     workload,

@@ -20,20 +20,58 @@ export interface HistoryCounts {
   taskRunningMs: number;
   /** The first run's start to its first activity scheduled: what comes before the first vendor call. */
   firstActivityMs?: number;
+  /** Messages to and from tenant ledgers; absent when there were none (tenants off). */
+  ledger?: LedgerMessages;
   runs: number;
 }
 
+/**
+ * A pipeline's messages to and from its tenant ledgers (docs/tenants.md, "Budgets"): asks
+ * (each an askSpend local activity, a signal-with-start to the ledger, one marker), answers
+ * received (spendAnswered signals) and settles sent (settleSpend signals).
+ */
+export interface LedgerMessages {
+  asks: number;
+  answers: number;
+  settles: number;
+}
+
 type RunCounts = Omit<HistoryCounts, 'runs'> & { nextRunId?: string };
+
+/** The activity type a local activity's marker names (its `data` detail, JSON written by the SDK's core). */
+function localActivityType(e: HistoryEvent): string | undefined {
+  const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; activityType?: string };
+    return parsed.activity_type ?? parsed.activityType;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ledger messages in one run's events (pure). */
+export function ledgerMessagesOf(events: readonly HistoryEvent[]): LedgerMessages {
+  const m: LedgerMessages = { asks: 0, answers: 0, settles: 0 };
+  for (const e of events) {
+    if (e.eventType === T.EVENT_TYPE_MARKER_RECORDED && localActivityType(e) === 'askSpend') m.asks++;
+    else if (e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered') m.answers++;
+    else if (e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'settleSpend') m.settles++;
+  }
+  return m;
+}
 
 /** Counts of one run's events, and the run it continued as, if any (pure). */
 export function countRun(events: readonly HistoryEvent[]): RunCounts {
   const last = events[events.length - 1];
   const nextRunId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  const ledger = ledgerMessagesOf(events);
   return {
     events: events.length,
     workflowTasks: events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length,
     ...taskTimes(events),
     ...firstActivity(events),
+    ...(ledger.asks + ledger.answers + ledger.settles > 0 ? { ledger } : {}),
     ...(nextRunId ? { nextRunId } : {}),
   };
 }
@@ -68,6 +106,10 @@ function firstActivity(events: readonly HistoryEvent[]): { firstActivityMs?: num
   return started && first ? { firstActivityMs: tsToMs(first) - tsToMs(started) } : {};
 }
 
+function addMessages(a: LedgerMessages | undefined, b: LedgerMessages): LedgerMessages {
+  return a ? { asks: a.asks + b.asks, answers: a.answers + b.answers, settles: a.settles + b.settles } : { ...b };
+}
+
 /** Follows the chain from the first run to the last; at most `maxRuns` runs are read. */
 export async function historyCounts(
   client: Client,
@@ -85,6 +127,7 @@ export async function historyCounts(
     total.taskQueuedMs += run.taskQueuedMs;
     total.taskRunningMs += run.taskRunningMs;
     if (total.runs === 0 && run.firstActivityMs !== undefined) total.firstActivityMs = run.firstActivityMs;
+    if (run.ledger) total.ledger = addMessages(total.ledger, run.ledger);
     total.runs += 1;
     runId = run.nextRunId;
   }

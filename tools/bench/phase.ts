@@ -15,6 +15,7 @@ import { summarize, type Summary } from './stats';
 import { attributeTasks, fetchState, RequestCollector } from './vendor-usage';
 import { emulatorTimings, pipelineDefinition, type BenchStage, type Workload } from './workload';
 import { fillGroup } from './fill-group';
+import type { LedgerMessages } from './history-counts';
 
 /** The bench's emulator runs with its default credentials. */
 export const EMULATOR_API_KEY = DEFAULT_API_KEYS[0];
@@ -192,6 +193,8 @@ export interface PhaseResult {
   taskRunningMs?: Summary;
   /** reelflow only: per pipeline, its start to its first activity scheduled (history-counts.ts). */
   firstActivityMs?: Summary;
+  /** reelflow with tenants only: messages to and from tenant ledgers, mean per pipeline (history-counts.ts). */
+  ledgerMessages?: LedgerMessages;
   /** The system's own processes (worker(s), or the baseline process). */
   processes: ProcessUse[];
   /** Processes around it (emulator; for reelflow the Temporal server). */
@@ -214,7 +217,14 @@ export interface PhaseResult {
     taskQueuedMs?: number;
     taskRunningMs?: number;
     firstActivityMs?: number;
+    ledger?: LedgerMessages;
   }[];
+}
+
+/** CPU seconds per pipeline: the run's own processes (workers, or the baseline) plus the Temporal server. */
+export function cpuPerPipeline(p: Pick<PhaseResult, 'processes' | 'context' | 'pipelines'>): number {
+  const server = p.context.find((x) => x.name === 'temporal server')?.cpuSeconds ?? 0;
+  return (p.processes.reduce((a, x) => a + x.cpuSeconds, 0) + server) / p.pipelines;
 }
 
 export interface Measured {
@@ -232,6 +242,7 @@ export interface Measured {
     taskQueuedMs?: number;
     taskRunningMs?: number;
     firstActivityMs?: number;
+    ledger?: LedgerMessages;
     stageMs?: Partial<Record<StageTiming, number>>;
   }[];
   processes: ProcessUse[];
@@ -256,8 +267,17 @@ function perPipelineOf(m: Measured, work: ReturnType<typeof attributeTasks>): Ph
       ...(o.taskQueuedMs !== undefined ? { taskQueuedMs: o.taskQueuedMs } : {}),
       ...(o.taskRunningMs !== undefined ? { taskRunningMs: o.taskRunningMs } : {}),
       ...(o.firstActivityMs !== undefined ? { firstActivityMs: o.firstActivityMs } : {}),
+      ...(o.ledger ? { ledger: o.ledger } : {}),
     };
   });
+}
+
+/** Ledger messages per pipeline, the mean over the pipelines whose histories were read; undefined when none had any. */
+export function meanLedgerMessages(outcomes: Measured['outcomes']): LedgerMessages | undefined {
+  const read = outcomes.filter((o) => o.historyEvents !== undefined);
+  if (!read.length || !read.some((o) => o.ledger)) return undefined;
+  const total = (k: keyof LedgerMessages) => read.reduce((a, o) => a + (o.ledger?.[k] ?? 0), 0) / read.length;
+  return { asks: total('asks'), answers: total('answers'), settles: total('settles') };
 }
 
 /** Stops the emulator's drain, reads its state and builds the run's summary. */
@@ -296,6 +316,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
   const running = m.outcomes.map((o) => o.taskRunningMs).filter((h): h is number => h !== undefined);
   const firstActivity = m.outcomes.map((o) => o.firstActivityMs).filter((h): h is number => h !== undefined);
   const natural429 = natural429s(state.counters);
+  const ledgerMessages = meanLedgerMessages(m.outcomes);
   const completed = ok.length;
   return {
     system: m.system,
@@ -324,6 +345,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
     ...(queued.length ? { taskQueuedMs: summarize(queued), taskRunningMs: summarize(running) } : {}),
     ...(firstActivity.length ? { firstActivityMs: summarize(firstActivity) } : {}),
+    ...(ledgerMessages ? { ledgerMessages } : {}),
     processes: m.processes,
     context: m.context,
     ...(m.machineLoad ? { machineLoad: m.machineLoad } : {}),

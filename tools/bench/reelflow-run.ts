@@ -51,6 +51,10 @@ export interface ReelflowRunOptions {
   /** Extra REELFLOW_* variables (tuning). */
   workerEnv?: Record<string, string>;
   sampler: Sampler;
+  /** After the last pipeline ends, before the CPU sample: work the run still owes (a ledger settling). */
+  beforeSample?: (client: Client) => Promise<void>;
+  /** After the pipelines' histories are read, before the connection closes: reading what else the run left. */
+  afterRun?: (client: Client) => Promise<void>;
 }
 
 async function startWorkers(opts: ReelflowRunOptions, emulatorUrl: string, taskQueue: string): Promise<NodeProcess[]> {
@@ -273,6 +277,7 @@ async function outcomesOf(client: Client, started: Started[], results: Waited[],
       taskQueuedMs: counts.taskQueuedMs,
       taskRunningMs: counts.taskRunningMs,
       ...(counts.firstActivityMs !== undefined ? { firstActivityMs: counts.firstActivityMs } : {}),
+      ...(counts.ledger ? { ledger: counts.ledger } : {}),
     };
   });
   return { outcomes, lastClose };
@@ -313,6 +318,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     const started = await startAll(client, opts, taskQueue, definitions);
     ctx.log(`  all started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const results = await awaitAll(ctx, client, taskQueue, started, workers, t0);
+    await opts.beforeSample?.(client);
     const after = sampler.sample();
 
     // Whatever is still running after the timeout is stopped, so nothing outlives the bench.
@@ -321,6 +327,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
     });
 
     const { outcomes, lastClose } = await outcomesOf(client, started, results, t0);
+    await opts.afterRun?.(client);
     const { processes, context } = processUseOf(names, before, after);
     const machineLoad = window.end(cpuOf([...processes, ...context]));
     const measured: Measured = {

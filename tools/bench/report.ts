@@ -6,7 +6,7 @@
 import { ASSET_FIRST_READ_AFTER } from '../../src/definition/deadlines';
 import { writeReportFiles } from './report-files';
 import type { ProfileSummary } from './cpu-profile';
-import type { PhaseResult } from './phase';
+import { cpuPerPipeline, type PhaseResult } from './phase';
 import { ratio, type Summary } from './stats';
 import { runFindings, targetsFor, type Targets } from './targets';
 import type { BenchStage, Workload } from './workload';
@@ -20,6 +20,18 @@ export interface Machine {
   temporalCli?: string;
   /** 1-minute load average when the bench began (others may share the machine). */
   loadAverageAtStart: number;
+}
+
+/** The settings every scenario's report states (tenants, budgets): one callback mode, the workload, the workers. */
+export interface ScenarioSettings {
+  callbacks: 'off' | 'on';
+  workload: Workload;
+  workers: number;
+  getAssetRatePerSecond: number;
+  /** Extra REELFLOW_* variables given to the workers. */
+  workerEnv: Record<string, string>;
+  temporalServer: string;
+  timeoutSeconds: number;
 }
 
 export interface Ratios {
@@ -223,10 +235,7 @@ function costRows({ report, cell }: TableContext): Row[] {
     ['CPU seconds (own processes)', ...cell((p) => p.processes.map((x) => num(x.cpuSeconds, 1)).join(' + ')), ''],
     [
       'CPU s per pipeline (own processes + Temporal server)',
-      ...cell((p) => {
-        const server = p.context.find((x) => x.name === 'temporal server')?.cpuSeconds ?? 0;
-        return num((p.processes.reduce((a, x) => a + x.cpuSeconds, 0) + server) / p.pipelines, 3);
-      }),
+      ...cell((p) => num(cpuPerPipeline(p), 3)),
       `≤ ${t.cpuSecondsPerPipeline} (reelflow)`,
     ],
   ];
@@ -345,8 +354,8 @@ function ratioLines(report: BenchReport): string[] {
 }
 
 /** With --cpu-prof: the threads that used at least 0.5 s, and their top packages. */
-function profileLines(report: BenchReport): string[] {
-  const profiled = (report.cpuProfiles ?? []).filter((p) => p.totalMs >= 500);
+export function profileLines(profiles: ProfileSummary[] | undefined): string[] {
+  const profiled = (profiles ?? []).filter((p) => p.totalMs >= 500);
   if (!profiled.length) return [];
   return [
     '## CPU profiles (self time by package; threads with ≥ 0.5 s)',
@@ -384,7 +393,7 @@ export function renderMarkdown(report: BenchReport): string {
     report.findings.length ? 'Missed:' : 'Every target met.',
     ...report.findings.map((f) => `- ${f}`),
     '',
-    ...profileLines(report),
+    ...profileLines(report.cpuProfiles),
     DEFINITIONS,
   ];
   return `${lines.join('\n')}\n`;

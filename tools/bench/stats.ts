@@ -22,6 +22,14 @@ export function percentile(samples: readonly number[], p: number): number {
   return sorted[rank - 1];
 }
 
+/** The middle sample, or the mean of the two middle ones; NaN when empty (for a few runs' figures). */
+export function median(samples: readonly number[]): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 export function summarize(samples: readonly number[]): Summary {
   if (samples.length === 0) {
     return { n: 0, min: NaN, p50: NaN, p95: NaN, p99: NaN, max: NaN, mean: NaN };

@@ -4,7 +4,7 @@
  * pipelines, the "at 1000" ones above.
  */
 import { GETASSET_MAX_PER_SECOND } from '../../src/vendor-api/documented-values';
-import type { PhaseResult } from './phase';
+import { cpuPerPipeline, type PhaseResult } from './phase';
 
 export interface Targets {
   historyEventsP50: number;
@@ -51,8 +51,7 @@ export function runFindings(r: PhaseResult, t: Targets, wallRatio: number | null
     miss('history events per pipeline p50', String(r.historyEvents.p50), `≤ ${t.historyEventsP50}`);
   if (r.workflowTasks && r.workflowTasks.p95 > t.workflowTasksP95)
     miss('workflow tasks per pipeline p95', String(r.workflowTasks.p95), `≤ ${t.workflowTasksP95}`);
-  const server = r.context.find((c) => c.name === 'temporal server')?.cpuSeconds ?? 0;
-  const cpu = (r.processes.reduce((a, p) => a + p.cpuSeconds, 0) + server) / r.pipelines;
+  const cpu = cpuPerPipeline(r);
   if (cpu > t.cpuSecondsPerPipeline)
     miss('CPU per pipeline (workers + server)', `${f2(cpu)} s`, `≤ ${t.cpuSecondsPerPipeline} s`);
   for (const p of r.processes) {

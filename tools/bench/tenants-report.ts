@@ -5,11 +5,10 @@
  * and the issue's targets. Written to <outDir>/bench-tenants-<ISO>.{json,md}.
  */
 import type { PhaseResult } from './phase';
-import { num, type Machine } from './report';
+import { num, type Machine, type ScenarioSettings } from './report';
 import { writeReportFiles } from './report-files';
 import { ratio, summarize, type Summary } from './stats';
 import type { TenantsRunPlan, TenantsScenario, TenantVariant } from './tenants-plan';
-import type { Workload } from './workload';
 
 /** docs/benchmarks.md#noisy-neighbour-tenants: the issue's targets. */
 export const TENANTS_TARGETS = { bP50VsSolo: 1.5, aWallVsSolo: 1.05, natural429: 0, duplicates: 0 };
@@ -109,19 +108,12 @@ export interface TenantsReport {
   startedAt: string;
   command: string;
   machine: Machine;
-  settings: {
+  settings: ScenarioSettings & {
     scenario: TenantsScenario;
-    callbacks: 'off' | 'on';
-    workload: Workload;
-    workers: number;
-    getAssetRatePerSecond: number;
-    workerEnv: Record<string, string>;
-    temporalServer: string;
     /** The server's matching.useNewMatcher, enableFairness, enableMigration ("unset": off). */
     matcher: Record<string, string>;
     /** REELFLOW_TENANTS_FILE of every run but `off`. */
     tenantsFile: object;
-    timeoutSeconds: number;
   };
   runs: TenantsRun[];
   checks: Partial<Record<TenantVariant, TargetCheck[]>>;

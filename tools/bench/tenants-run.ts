@@ -23,6 +23,21 @@ export interface TenantsRunContext {
   sampler: Sampler;
 }
 
+/** One run of a scenario: n pipelines of the flags' workload, in the flags' single callback mode. */
+export function phaseContextOf(flags: BenchFlags, c: TenantsRunContext, n: number): PhaseContext {
+  return {
+    root: c.root,
+    runDir: c.runDir,
+    tag: c.tag,
+    n,
+    workload: flags.workload,
+    callbacks: flags.modes[0] === 'on',
+    timeoutMs: flags.timeoutMs,
+    log: c.log,
+    ...(flags.cpuProfile ? { cpuProfileDir: path.join(c.runDir, 'profiles') } : {}),
+  };
+}
+
 export async function runTenantsScenario(
   flags: BenchFlags,
   scenario: TenantsScenario,
@@ -35,17 +50,7 @@ export async function runTenantsScenario(
     const tenantsFile = path.join(c.runDir, `tenants-${plan.label}.json`);
     writeFileSync(tenantsFile, JSON.stringify(own.file, null, 2));
     const n = plan.waves.reduce((a, w) => a + w.count, 0);
-    const ctx: PhaseContext = {
-      root: c.root,
-      runDir: c.runDir,
-      tag: c.tag,
-      n,
-      workload: flags.workload,
-      callbacks: flags.modes[0] === 'on',
-      timeoutMs: flags.timeoutMs,
-      log: c.log,
-      ...(flags.cpuProfile ? { cpuProfileDir: path.join(c.runDir, 'profiles') } : {}),
-    };
+    const ctx = phaseContextOf(flags, c, n);
     c.log(`tenants: run ${plan.label} (${plan.tenantsFile ? 'tenants file' : 'no tenants file'})`);
     const result = await runReelflow({
       ctx,
