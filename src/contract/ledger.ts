@@ -9,7 +9,7 @@
  * itself, and checks each sender against the server before it counts a message.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { BudgetPeriod } from './tenancy';
+import { PRIORITY_KEYS, type BudgetPeriod } from './tenancy';
 import { TENANT } from './search-attributes';
 import type { StageName, VendorTaskKind } from './status';
 
@@ -168,6 +168,13 @@ export interface LedgerOpening {
   inheritedOverride?: number;
 }
 
+/**
+ * The ledger's priority key: 1, ahead of every pipeline's tasks on the queue it shares with
+ * them, so a backlog of pipelines does not hold up the answers they wait for (docs/tenants.md,
+ * "Budgets"). Its activities inherit it; a continued run keeps it (the server copies it).
+ */
+export const LEDGER_PRIORITY = { priorityKey: PRIORITY_KEYS.interactive };
+
 /** The start of a ledger (signal- or update-with-start): found, or started with no input. */
 export function ledgerStartOptions(tenant: string, period: string, taskQueue: string) {
   return {
@@ -176,6 +183,7 @@ export function ledgerStartOptions(tenant: string, period: string, taskQueue: st
     args: [] as [],
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     typedSearchAttributes: [{ key: TENANT, value: tenant }],
+    priority: LEDGER_PRIORITY,
   };
 }
 

@@ -3,6 +3,7 @@ import {
   MAX_SETTLED_KEYS,
   chainKey,
   ledgerId,
+  ledgerStartOptions,
   parseLedgerId,
   periodEndMs,
   periodKindOf,
@@ -49,6 +50,12 @@ describe('periods', () => {
       undefined,
     ]);
   });
+});
+
+test("a ledger starts with no input, at priority key 1: ahead of its pipelines' backlog on their queue", () => {
+  const o = ledgerStartOptions('acme', '2026-11-28', 'reelflow');
+  expect(o).toMatchObject({ workflowId: 'reelflow-ledger/acme/2026-11-28', taskQueue: 'reelflow', args: [] });
+  expect(o.priority).toEqual({ priorityKey: 1 });
 });
 
 describe('the ledger book', () => {
