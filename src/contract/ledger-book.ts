@@ -163,7 +163,12 @@ export function settle(
   record: SpendRecord['ledgers'][string] | undefined,
 ): Partial<Record<VendorTaskKind, number>> | undefined {
   const key = chainKey(chain);
-  const r = s.chains[key];
+  if (s.settled[key]) return undefined;
+  // Creates its own record shows with no reservation here (an answer forged to the pipeline):
+  // counted all the same, at the file's prices, never lost.
+  const r =
+    s.chains[key] ??
+    (hasCreates(record) ? { pipelineId: chain.pipelineId, keys: [], creates: {}, since: '' } : undefined);
   if (!r) return undefined;
   delete s.chains[key];
   rememberSettled(s, key);
@@ -188,6 +193,10 @@ export function settle(
   }
   return spent;
 }
+
+const hasCreates = (record: SpendRecord['ledgers'][string] | undefined) =>
+  record !== undefined &&
+  [...Object.values(record.used ?? {}), ...Object.values(record.unresolved ?? {})].some((n) => wholeCount(n) > 0);
 
 const wholeCount = (n: unknown) =>
   Number.isSafeInteger(n) && (n as number) > 0 ? Math.min(n as number, MAX_CREATES_PER_KIND) : 0;

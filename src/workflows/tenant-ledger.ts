@@ -257,9 +257,11 @@ function startSettles(b: Book, chains: RunChain[]): void {
 
 function applySettle(b: Book, key: string, chain: RunChain, read: SpendRead | undefined): void {
   if (!read?.ended) return refuse(b); // the pipeline still runs and recorded nothing: not its settle
-  // No reservation here: a real pipeline that ended before its ask arrived is remembered; else forged.
-  if (!b.state.chains[key]) return read.seen ? rememberSettled(b.state, key) : refuse(b);
-  const spent = settle(b.state, b.terms, chain, read.record);
+  const reserved = b.state.chains[key] !== undefined;
+  const spent = reserved || read.seen ? settle(b.state, b.terms, chain, read.record) : undefined;
+  // Nothing reserved nor recorded here: a real pipeline that ended before its ask arrived is
+  // remembered (its late ask counts nothing); a chain the server does not know is forged.
+  if (!spent) return read.seen ? rememberSettled(b.state, key) : refuse(b);
   for (const [kind, amount] of Object.entries(spent ?? {})) count(b, kind, amount);
 }
 

@@ -145,6 +145,13 @@ describe('the ledger book', () => {
     expect(viewOf('acme', '2026-11', s, terms)).toMatchObject({ spent: 0, reserved: 0, remaining: 94 });
   });
 
+  test('a pipeline that spent with no reservation here (an answer forged to it) is counted all the same', () => {
+    const s = emptyState();
+    expect(settle(s, terms, chain('p9'), record({ generation: 1 }, { asset: 1 }))).toEqual({ generation: 40 });
+    expect(viewOf('acme', '2026-11', s, terms)).toMatchObject({ spent: 40, remaining: 57 });
+    expect(settle(s, terms, chain('p8'), record({}))).toBeUndefined();
+  });
+
   test('the price is pinned at reservation: a later price change does not strand or reprice it', () => {
     const s = emptyState();
     reserve(s, terms, req('plan'), now, max);

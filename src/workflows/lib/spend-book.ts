@@ -43,7 +43,8 @@ export class SpendBook {
 
   listen(): void {
     setHandler(spendAnsweredSignal, (a: SpendAnswer) => {
-      if (this.asks[a?.key] === a.ask) this.answers[a.key] = a;
+      // Anyone may signal a pipeline: a malformed answer is ignored, never thrown.
+      if (a && typeof a === 'object' && this.asks[a.key] === a.ask) this.answers[a.key] = a;
     });
     setHandler(budgetRaisedSignal, () => void this.wakes++);
   }
