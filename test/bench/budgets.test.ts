@@ -90,12 +90,13 @@ describe('ledger messages from histories', () => {
     signalExternalWorkflowExecutionInitiatedEventAttributes: { signalName },
   });
 
-  test("a pipeline's asks (askSpend markers), answers received and settles sent; other markers and signals are not", () => {
+  test("a pipeline's asks and settles (their local activities' markers) and answers received; other markers and signals are not", () => {
     const events = [
       marker('validateDefinition'),
       marker('askSpend'),
       signaled('spendAnswered'),
       signaled('cancelStage'),
+      marker('settleSpend'),
       sent('settleSpend'),
       sent('webhook'),
       { eventType: T.EVENT_TYPE_MARKER_RECORDED, markerRecordedEventAttributes: { markerName: 'core_patch' } },

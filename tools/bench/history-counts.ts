@@ -28,7 +28,7 @@ export interface HistoryCounts {
 /**
  * A pipeline's messages to and from its tenant ledgers (docs/tenants.md, "Budgets"): asks
  * (each an askSpend local activity, a signal-with-start to the ledger, one marker), answers
- * received (spendAnswered signals) and settles sent (settleSpend signals).
+ * received (spendAnswered signals) and settles sent (each a settleSpend local activity, one marker).
  */
 export interface LedgerMessages {
   asks: number;
@@ -54,9 +54,10 @@ function localActivityType(e: HistoryEvent): string | undefined {
 export function ledgerMessagesOf(events: readonly HistoryEvent[]): LedgerMessages {
   const m: LedgerMessages = { asks: 0, answers: 0, settles: 0 };
   for (const e of events) {
-    if (e.eventType === T.EVENT_TYPE_MARKER_RECORDED && localActivityType(e) === 'askSpend') m.asks++;
+    const local = e.eventType === T.EVENT_TYPE_MARKER_RECORDED ? localActivityType(e) : undefined;
+    if (local === 'askSpend') m.asks++;
+    else if (local === 'settleSpend') m.settles++;
     else if (e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered') m.answers++;
-    else if (e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'settleSpend') m.settles++;
   }
   return m;
 }
