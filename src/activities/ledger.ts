@@ -6,7 +6,7 @@
  * spent from the pipeline's own record: nothing a message says is taken on trust.
  */
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import {
   LEDGER_WORKFLOW,
   SPEND_MEMO,
@@ -30,6 +30,7 @@ import { statusQuery } from '../contract/messages';
 import type { BudgetPeriod } from '../contract/tenancy';
 import { priceTable, type TenantsConfig } from '../tenants/config';
 import { readLedger } from '../tenants/ledger-read';
+import { describeChainEnd } from './chain-runs';
 
 /** The workflow type of a pipeline: only a pipeline spends. */
 const PIPELINE_TYPE = 'videoPipeline';
@@ -76,16 +77,10 @@ function ownRecord(d: WorkflowExecutionDescription, chain: RunChain): SpendRecor
  * no answer may end first), its record naming this ledger.
  */
 async function isTenantPipeline(client: Client, tenant: string, ledger: string, chain: RunChain): Promise<boolean> {
-  const handle = client.workflow.getHandle(chain.pipelineId);
-  try {
-    const d = await handle.describe();
-    if (d.type !== PIPELINE_TYPE || d.raw.workflowExecutionInfo?.firstRunId !== chain.firstRunId) return false;
-    if (d.status.name !== 'RUNNING') return ownRecord(d, chain)?.ledgers?.[ledger] !== undefined;
-    return (await handle.query(statusQuery)).tenant === tenant;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
+  const d = await describeChainEnd(client, chain.pipelineId, chain.firstRunId);
+  if (d?.type !== PIPELINE_TYPE) return false;
+  if (d.status.name !== 'RUNNING') return ownRecord(d, chain)?.ledgers?.[ledger] !== undefined;
+  return (await client.workflow.getHandle(chain.pipelineId, d.runId).query(statusQuery)).tenant === tenant;
 }
 
 /** What a ledger reads of a chain's pipeline for a settle. */
@@ -97,20 +92,16 @@ export interface SpendRead {
   record?: SpendRecord['ledgers'][string];
 }
 
-/** What the chain's pipeline recorded for this ledger as it ended; `ended: false` while it runs without one. */
+/**
+ * What the chain's pipeline recorded for this ledger as it ended; `ended: false` while it runs
+ * without one. Read from the chain's own runs: its workflow id may already hold a newer pipeline.
+ */
 async function spendRecordOf(client: Client, ledger: string, chain: RunChain): Promise<SpendRead> {
-  try {
-    const d = await client.workflow.getHandle(chain.pipelineId).describe();
-    const own = d.type === PIPELINE_TYPE && d.raw.workflowExecutionInfo?.firstRunId === chain.firstRunId;
-    // Its id reused by a newer chain (or never this chain's): ended, and its record is not at hand.
-    if (!own) return { ended: true, seen: false };
-    const mine = ownRecord(d, chain)?.ledgers?.[ledger];
-    if (mine) return { ended: true, seen: true, record: mine };
-    return { ended: d.status.name !== 'RUNNING', seen: true };
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return { ended: true, seen: false };
-    throw err;
-  }
+  const d = await describeChainEnd(client, chain.pipelineId, chain.firstRunId);
+  if (d?.type !== PIPELINE_TYPE) return { ended: true, seen: false };
+  const mine = ownRecord(d, chain)?.ledgers?.[ledger];
+  if (mine) return { ended: true, seen: true, record: mine };
+  return { ended: d.status.name !== 'RUNNING', seen: true };
 }
 
 /** How long a settle waits for its pipeline to close: it settles in its last workflow task. */
@@ -120,8 +111,9 @@ const CLOSE_WAIT_MS = 15_000;
 async function settledRead(client: Client, ledger: string, chain: RunChain): Promise<SpendRead> {
   const first = await spendRecordOf(client, ledger, chain);
   if (first.ended) return first;
+  // From the chain's first run, result() follows its continue-as-new links.
   const closed = client.workflow
-    .getHandle(chain.pipelineId)
+    .getHandle(chain.pipelineId, chain.firstRunId)
     .result()
     .then(
       () => true,

@@ -5,12 +5,12 @@
  * input, so a raw start cannot point the archive or an erase at a URL of its choosing.
  */
 import { Context } from '@temporalio/activity';
-import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { outputsQuery, type PipelineResult } from '../contract/messages';
 import { CONTINUED_AS_NEW, lastRunOfChain } from '../contract/run-chain';
+import { continuedRun, noSuchRun } from './chain-runs';
 
 /** The workflow type of a pipeline (src/starters/client/pipeline-client.ts names it for clients). */
 const PIPELINE_TYPE = 'videoPipeline';
@@ -31,29 +31,6 @@ export interface ReuseSource {
 const QUERY_TIMEOUT_MS = 20_000;
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, FailureType.ReuseRefused);
-
-/** gRPC NOT_FOUND (5) or INVALID_ARGUMENT (3, e.g. a run id that is no UUID): no such run. */
-function noSuchRun(err: unknown): boolean {
-  if (err instanceof WorkflowNotFoundError) return true;
-  const code = (err as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code;
-  return code === 5 || code === 3;
-}
-
-const CLOSE_EVENT = temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
-
-/** The run that a run which continued as new started, read from its close event, described. */
-async function continuedRun(client: Client, workflowId: string, runId: string): Promise<WorkflowExecutionDescription> {
-  const { namespace } = client.options;
-  const execution = { workflowId, runId };
-  const { history } = await client.workflowService.getWorkflowExecutionHistory({
-    namespace,
-    execution,
-    historyEventFilterType: CLOSE_EVENT,
-  });
-  const next = history?.events?.[0]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-  if (!next) throw new Error(`run ${runId} of ${workflowId} continued as new, but its close event names no next run`);
-  return client.workflow.getHandle(workflowId, next).describe();
-}
 
 /**
  * A source that continued as new misses the tasks its chain's later runs created (docs/cli.md,

@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { LEDGER_WORKFLOW, ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
 import { resolveCreateUpdate } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
+import { createLedgerActivities, type SpendRead } from '../../src/activities/ledger';
 import { setTenantBudget } from '../../src/starters/client/ledger';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
@@ -23,6 +25,7 @@ const T = {
   forged: `forged-${tag}`,
   other: `other-${tag}`,
   override: `override-${tag}`,
+  late: `late-${tag}`,
 };
 const oneCny = { budget: { period: 'day', amount: '1' } };
 const config = parseTenantsConfig({
@@ -33,6 +36,7 @@ const config = parseTenantsConfig({
     [T.forged]: { budget: { period: 'day', amount: '3' } },
     [T.other]: { budget: { period: 'day', amount: '100' } },
     [T.override]: oneCny,
+    [T.late]: { budget: { period: 'day', amount: '100' } },
   },
 });
 
@@ -76,6 +80,24 @@ describe('a ledger under operator mistakes and forged messages', () => {
     await budgetExceeded(h.start(generationOnly(T.reuse), id).then((p) => p.result()));
     expect(h.emulator.inspect().generationTasks).toHaveLength(1);
     expect(await ledgerUntil(T.reuse, (v) => v.reserved === 0)).toMatchObject({ spent: 1_000_000, remaining: 0 });
+  });
+
+  test("a settle read once the pipeline's workflow id holds a newer pipeline still finds the ended one's record", async () => {
+    const id = `late-${randomUUID().slice(0, 8)}`;
+    const ended = await h.start(generationOnly(T.late), id);
+    await ended.result();
+    // The same id now holds a running pipeline, waiting for an operator: a newer chain.
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const newer = await h.start(generationOnly(T.late), id);
+    await waitForStatus(newer, (s) => s.state === 'waiting-operator');
+    const env = new MockActivityEnvironment(undefined, { client: h.client });
+    const { readSpendRecords } = createLedgerActivities(config);
+    const reads: SpendRead[] = await env.run(readSpendRecords, {
+      ledgerId: idOf(T.late),
+      chains: [{ pipelineId: id, firstRunId: ended.firstExecutionRunId }],
+    });
+    await newer.terminate('test over');
+    expect(reads[0]).toMatchObject({ ended: true, seen: true, record: { used: { generation: 1 } } });
   });
 
   test('a ledger raw-started with a forged budget in its input takes its terms from the worker file alone', async () => {
