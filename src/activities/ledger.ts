@@ -90,6 +90,8 @@ export interface SpendRead {
   /** The server knows this chain: a pipeline whose first run is the one named. */
   seen: boolean;
   record?: SpendRecord['ledgers'][string];
+  /** When the chain's last run closed (epoch ms), once it has. */
+  closedMs?: number;
 }
 
 /**
@@ -99,9 +101,10 @@ export interface SpendRead {
 async function spendRecordOf(client: Client, ledger: string, chain: RunChain): Promise<SpendRead> {
   const d = await describeChainEnd(client, chain.pipelineId, chain.firstRunId);
   if (d?.type !== PIPELINE_TYPE) return { ended: true, seen: false };
+  const closed = d.closeTime ? { closedMs: d.closeTime.getTime() } : {};
   const mine = ownRecord(d, chain)?.ledgers?.[ledger];
-  if (mine) return { ended: true, seen: true, record: mine };
-  return { ended: d.status.name !== 'RUNNING', seen: true };
+  if (mine) return { ended: true, seen: true, record: mine, ...closed };
+  return { ended: d.status.name !== 'RUNNING', seen: true, ...closed };
 }
 
 /** How long a settle waits for its pipeline to close: it settles in its last workflow task. */
@@ -166,9 +169,19 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined) {
       return Promise.all(input.chains.map((c) => isTenantPipeline(client, input.tenant, input.ledgerId, c)));
     },
     /** Each chain's record for this ledger; a pipeline still running is given a moment to close (it settles as it ends). */
-    readSpendRecords: async ({ ledgerId: id, chains }: { ledgerId: string; chains: RunChain[] }) => {
+    /** `wait: false` (a sweep): what the server shows now, without waiting for a running pipeline to close. */
+    readSpendRecords: async ({
+      ledgerId: id,
+      chains,
+      wait,
+    }: {
+      ledgerId: string;
+      chains: RunChain[];
+      wait?: boolean;
+    }) => {
       const { client } = Context.current();
-      return Promise.all(chains.map((c) => settledRead(client, id, c)));
+      const read = wait === false ? spendRecordOf : settledRead;
+      return Promise.all(chains.map((c) => read(client, id, c)));
     },
   };
 }

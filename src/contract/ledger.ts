@@ -266,3 +266,12 @@ export const budgetRaisedSignal = defineSignal('budgetRaised');
 
 /** Settled chains kept for idempotency: a settle is repeated within seconds, never thousands of pipelines later. */
 export const MAX_SETTLED_KEYS = 5_000;
+
+/**
+ * How often a ledger holding reservations looks for pipelines that closed without settling
+ * (terminated, or their settle lost), and how long such a pipeline must have been closed:
+ * their reservations are settled from what the server shows (docs/tenants.md, "Budgets").
+ */
+export const LEDGER_SWEEP_MS = 30_000;
+/** At most this many chains read per sweep: the activity's input stays small. */
+export const LEDGER_SWEEP_BATCH = 200;

@@ -8,8 +8,9 @@
  * Messages queue in an inbox and are handled in batches. A reserve is counted only from a
  * sender the server shows as a running pipeline of this tenant and run chain (checked once
  * per chain), priced here, and answered by signal; a settle is a hint, and what was spent is
- * read from the ended pipeline's own record. What fails a check is dropped and counted;
- * nothing a message holds can throw in this workflow's task.
+ * read from the ended pipeline's own record. A pipeline that closed without settling
+ * (terminated) is found by a sweep and settled from what the server shows. What fails a check
+ * is dropped and counted; nothing a message holds can throw in this workflow's task.
  */
 import {
   allHandlersFinished,
@@ -19,11 +20,14 @@ import {
   metricMeter,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
 import type { SpendRead } from '../activities/ledger';
 import {
+  LEDGER_SWEEP_BATCH,
+  LEDGER_SWEEP_MS,
   budgetRaisedSignal,
   chainKey,
   ledgerQuery,
@@ -127,6 +131,7 @@ export async function tenantLedger(): Promise<void> {
   };
   at.book = book;
   gauge(book);
+  void sweepLoop(book, inbox);
   const due = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > LEDGER_HISTORY_LIMIT;
   for (;;) {
     await condition(() => inbox.length > 0 || due());
@@ -147,6 +152,48 @@ function checkAmount(amount: unknown): void {
 /** Terms for a period of another kind than the tenant's are unknown: a forged ledger id grants nothing. */
 function validTerms(period: string, t: LedgerTerms): LedgerTerms {
   return t.known && periodKindOf(period) !== undefined ? t : { ...t, known: false };
+}
+
+/**
+ * While it holds reservations, every LEDGER_SWEEP_MS: the chains reserved that long ago whose
+ * pipeline closed that long ago without a settle (a terminate loses its last step) are
+ * settled from what the server shows; a terminated pipeline has no record, so what it held
+ * becomes unresolved, and no reservation stays held past its pipeline.
+ */
+async function sweepLoop(b: Book, inbox: LedgerMessage[]): Promise<void> {
+  for (;;) {
+    await condition(() => Object.keys(b.state.chains).length > 0);
+    await sleep(LEDGER_SWEEP_MS);
+    const before = Date.now() - LEDGER_SWEEP_MS;
+    const hinted = new Set(
+      inbox.map((m) => ('settle' in m ? chainOf(m.settle) : undefined)).map((c) => c && chainKey(c)),
+    );
+    const stale = Object.entries(b.state.chains)
+      .filter(([key, r]) => !b.settling.has(key) && !hinted.has(key) && Date.parse(r.since) <= before)
+      .slice(0, LEDGER_SWEEP_BATCH)
+      .map(([key]) => key);
+    if (stale.length > 0) await sweep(b, stale, before);
+  }
+}
+
+async function sweep(b: Book, keys: string[], closedBefore: number): Promise<void> {
+  keys.forEach((key) => b.settling.add(key));
+  try {
+    const chains = keys.map(chainFromKey);
+    const reads = await reading.readSpendRecords({ ledgerId: workflowInfo().workflowId, chains, wait: false });
+    let settled = 0;
+    keys.forEach((key, i) => {
+      const read = reads[i];
+      if (!read?.ended || (read.closedMs ?? 0) > closedBefore || !b.state.chains[key]) return;
+      applySettle(b, key, chains[i], read);
+      settled++;
+    });
+    if (settled === 0) return;
+    gauge(b);
+    await wakeWaiters(b.state);
+  } finally {
+    keys.forEach((key) => b.settling.delete(key));
+  }
 }
 
 function chainFromKey(key: string): RunChain {

@@ -8,14 +8,21 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { LEDGER_WORKFLOW, ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
+import {
+  LEDGER_SWEEP_MS,
+  LEDGER_WORKFLOW,
+  ledgerId,
+  ledgerQuery,
+  periodOf,
+  type LedgerView,
+} from '../../src/contract/ledger';
 import { resolveCreateUpdate } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { createLedgerActivities, type SpendRead } from '../../src/activities/ledger';
 import { setTenantBudget } from '../../src/starters/client/ledger';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
-import { until } from '../support/poll';
+import { until, type PollOptions } from '../support/poll';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 600, eraseInProgressMs: 300 };
 const tag = randomUUID().slice(0, 6);
@@ -26,6 +33,7 @@ const T = {
   other: `other-${tag}`,
   override: `override-${tag}`,
   late: `late-${tag}`,
+  swept: `swept-${tag}`,
 };
 const oneCny = { budget: { period: 'day', amount: '1' } };
 const config = parseTenantsConfig({
@@ -37,6 +45,7 @@ const config = parseTenantsConfig({
     [T.other]: { budget: { period: 'day', amount: '100' } },
     [T.override]: oneCny,
     [T.late]: { budget: { period: 'day', amount: '100' } },
+    [T.swept]: { budget: { period: 'day', amount: '100' } },
   },
 });
 
@@ -54,7 +63,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
   beforeEach(() => h.emulator.reset());
 
   const idOf = (tenant: string) => ledgerId(tenant, periodOf(Date.now(), 'day', 0));
-  const ledgerUntil = (tenant: string, pred: (v: LedgerView) => boolean) => {
+  const ledgerUntil = (tenant: string, pred: (v: LedgerView) => boolean, options?: PollOptions) => {
     let last: LedgerView | undefined;
     return until(
       () => `ledger of ${tenant}; last ${JSON.stringify(last)}`,
@@ -65,6 +74,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
           .catch(() => undefined);
         return last && pred(last) && last;
       },
+      options,
     );
   };
   const budgetExceeded = async (p: Promise<unknown>) => {
@@ -99,6 +109,20 @@ describe('a ledger under operator mistakes and forged messages', () => {
     await newer.terminate('test over');
     expect(reads[0]).toMatchObject({ ended: true, seen: true, record: { used: { generation: 1 } } });
   });
+
+  test("a terminated pipeline's reservation is swept: what it held becomes unresolved, and nothing stays reserved", async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const p = await h.start(generationOnly(T.swept));
+    await waitForStatus(p, (s) => s.state === 'waiting-operator');
+    expect(await ledgerUntil(T.swept, (v) => v.reserved > 0)).toMatchObject({ reserved: 1_000_000 });
+    await p.terminate('an operator gives up on it');
+    // A sweep every LEDGER_SWEEP_MS settles a chain reserved and closed at least that long ago.
+    const after = await ledgerUntil(T.swept, (v) => v.reserved === 0, { timeoutMs: 4 * LEDGER_SWEEP_MS });
+    expect(after.unresolved).toEqual([
+      expect.objectContaining({ key: `${p.workflowId}/${p.firstExecutionRunId}`, kind: 'generation', count: 1 }),
+    ]);
+    expect(after).toMatchObject({ spent: 0, refused: 0 });
+  }, 180_000);
 
   test('a ledger raw-started with a forged budget in its input takes its terms from the worker file alone', async () => {
     await h.client.workflow.start(LEDGER_WORKFLOW, {
