@@ -4,8 +4,8 @@ import { readdirSync } from 'node:fs';
 
 const ROOT = path.resolve(__dirname, '../..');
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+(-[a-z0-9]+)*)*$/;
-/** The emulator's README keeps the README prefix readers look for. */
-const EXEMPT = new Set(['README-emulator.md']);
+/** A folder's README (and the emulator's) keeps the name readers look for. */
+const EXEMPT = new Set(['README-emulator.md', 'README.md']);
 
 function names(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
