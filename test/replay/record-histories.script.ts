@@ -17,7 +17,7 @@ import {
   resolveCreateUpdate,
   vendorCallbackSignal,
   type AssetResult,
-  type LegacyPipelineReuse,
+  type ReusedOutputs,
   type PipelineReuse,
 } from '../../src/contract/messages';
 import { gateWorkflowId } from '../../src/contract/tenant-gate';
@@ -82,7 +82,7 @@ test('record replay histories', async () => {
     const plan = planRerun(fullRun, parseDefinition(outputs.definition), outputs.result, 'erase');
     const stale = (a: AssetResult) => ({ ...a, signedUrlFetchedAt: '2026-01-01T00:00:00.000Z' });
     const { review, assets, generation } = outputs.result;
-    const legacy: LegacyPipelineReuse = {
+    const legacy: ReusedOutputs = {
       fromPipelineId: full.workflowId,
       review,
       assets: { ...assets!, items: assets!.items.map(stale) },

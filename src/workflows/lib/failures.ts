@@ -14,9 +14,6 @@ import { FATAL_TYPES } from './proxies';
 import { FailureType } from '../../failures';
 import type { PipelineFailureDetails } from '../../contract/failure-details';
 
-/** Marks runs whose PipelineFailed failure carries PipelineFailureDetails (src/contract/failure-details.ts). */
-export const FAILURE_DETAILS_PATCH = 'pipeline-failure-details';
-
 export type CreateOutcome =
   | { kind: 'notSent'; message: string }
   | { kind: 'rateLimited'; message: string; retryAfterMs?: number }
@@ -137,13 +134,13 @@ export function pipelineFailure(
   pipelineId: string,
   stage: string,
   err: unknown,
-  details?: PipelineFailureDetails,
+  details: PipelineFailureDetails,
 ): ApplicationFailure {
   return ApplicationFailure.create({
     message: `pipeline ${pipelineId} failed in stage ${stage}: ${messageOf(err)}`,
     type: FailureType.PipelineFailed,
     nonRetryable: true,
     cause: err instanceof Error ? err : undefined,
-    ...(details ? { details: [details] } : {}),
+    details: [details],
   });
 }
