@@ -127,8 +127,8 @@ export function vendorCodeOf(err: unknown): string | undefined {
 /**
  * The pipeline's own failure, keeping the chain: pipeline → stage failure → activity →
  * vendor error, so a client sees the stage's type and details (e.g. ReviewNotPassed items,
- * the offending field, the vendor's code). With `details` (patch `pipeline-failure-details`)
- * it carries the stage, the vendor's code and the vendor tasks for the library's PipelineFailedError.
+ * the offending field, the vendor's code). Its `details` carry the stage, the vendor's code and
+ * the vendor tasks for the library's PipelineFailedError.
  */
 export function pipelineFailure(
   pipelineId: string,
