@@ -1,7 +1,7 @@
 /**
  * How a pipeline behaves where releases differ: decided ONCE, in its first workflow task
  * before any command, and frozen on the runtime (`rt.behaviour`). It is the one place a
- * release's `patched()` calls go (docs/architecture.md, "Versioning"): a marker recorded
+ * release's `patched` calls go (docs/architecture.md, "Versioning"): a marker recorded
  * there is met at the same place by every replay, whatever the timing of later tasks (a
  * local activity's result may reach a replay a workflow task earlier than the live run saw
  * it; a signal may be handled in this very task). Code elsewhere reads the field, never asks.
@@ -12,7 +12,7 @@ import { FailureType } from '../../failures';
 
 /**
  * Empty in 0.2.0, the first release: no released version runs other code. A later release
- * adds a field here for each `patched()` it needs, and only for decisions that vary by run.
+ * adds a field here for each `patched` call it needs, and only for decisions that vary by run.
  */
 export type Behaviour = Readonly<Record<never, never>>;
 
