@@ -25,8 +25,6 @@ export interface RuntimeCarry {
   tenantPolicy?: TenantPolicy;
   /** The pipeline's spend reservations (docs/tenants.md, "Budgets"). */
   spend?: SpendCarry;
-  /** Assets are named by the first run's id and created without a listing (patch `asset-names-by-run`). */
-  assetNames?: 'run';
 }
 
 type Counts = Partial<Record<VendorTaskKind, number>>;
@@ -71,9 +69,7 @@ export interface AttemptCarry {
   offers: Offer[];
   /** Offers past MAX_OFFERS_PER_ATTEMPT, not checked. */
   dropped: number;
-  /** Its callback URL binds the run (v2): a callback without the run is not this attempt's. */
-  bound?: boolean;
-  /** Workflow time of its last vendor check of an offer (bounded runs space them). */
+  /** Workflow time of its last vendor check of an offer (checks are spaced). */
   checkedAtMs?: number;
   /** Refused offers no longer listed (past MAX_REFUSED_KEPT). */
   forgotten?: number;

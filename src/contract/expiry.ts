@@ -3,7 +3,7 @@
  * time) and for `rerun` on the client (its own clock). Pure: no Temporal, no I/O.
  */
 import { SIGNED_ASSET_URL_VALIDITY_MS } from '../vendor-api/documented-values';
-import type { AssetResult, LegacyPipelineReuse } from './messages';
+import type { AssetResult, ReusedOutputs } from './messages';
 
 /** Time an erase needs before the source URL expires; closer than this, we refuse. */
 export const ERASE_SAFETY_MARGIN_MS = 10 * 60_000;
@@ -25,7 +25,7 @@ export interface ExpiredOutput {
  * itself), and the archive downloads it again.
  */
 export function expiredReuse(
-  reuse: Pick<LegacyPipelineReuse, 'generation'>,
+  reuse: Pick<ReusedOutputs, 'generation'>,
   uses: { erase: boolean; archive: boolean },
   nowMs: number,
 ): ExpiredOutput | undefined {

@@ -1,8 +1,7 @@
 /**
  * What a failed pipeline attaches to its PipelineFailed failure (its first detail), so that a
  * client reads the stage, the vendor's code and the vendor tasks without parsing messages
- * (the library's PipelineFailedError). Runs with the workflow's patch
- * `pipeline-failure-details` attach it; runs recorded before attach nothing.
+ * (the library's PipelineFailedError). Every pipeline attaches it.
  */
 import type { StageName, VendorTaskRecord } from './messages';
 

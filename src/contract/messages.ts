@@ -98,24 +98,12 @@ export interface PipelineResult {
   reused?: { fromPipelineId: string; fromRunId?: string; stages: StageName[] };
 }
 
-/**
- * What reelflow's starters put in `PipelineInput.behaviour`: a run started with it has every
- * behaviour up to patch `asset-first-read-after` without asking `patched()` for them, so its
- * history carries none of their markers (two events each: docs/architecture.md, "Versioning").
- */
-export const PIPELINE_BEHAVIOUR = 2;
-
 export interface PipelineInput {
   definition: PipelineDefinitionInput;
-  /**
-   * PIPELINE_BEHAVIOUR, set by reelflow's starters. Absent (a raw start, runs recorded before
-   * it): each behaviour is decided by `patched()`. Any other value fails the run.
-   */
-  behaviour?: typeof PIPELINE_BEHAVIOUR;
   /** Set only by the pipeline itself when it continues as new: what it had done so far. */
   resume?: PipelineResume;
   /** Set by `rerun`: the earlier run whose finished outputs are reused; their stages are not run again. */
-  reuse?: PipelineReuse | LegacyPipelineReuse;
+  reuse?: PipelineReuse;
 }
 
 /**
@@ -132,10 +120,10 @@ export interface PipelineReuse {
 }
 
 /**
- * The form runs recorded before `reuse-by-run` carry: the outputs inline (only replayed;
- * a new run with it is refused, naming `reuse.fromRunId`).
+ * The outputs a rerun reuses, as read from the source run (never taken from the input: a
+ * start that puts them inline is refused, naming `reuse.fromRunId`).
  */
-export interface LegacyPipelineReuse {
+export interface ReusedOutputs {
   fromPipelineId: string;
   review?: ReviewStageResult;
   assets?: AssetsStageResult;

@@ -12,19 +12,15 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { isPlaintext } from '../codec/plaintext-mark';
-import { printable } from '../contract/printable';
-import { FailureType } from '../failures';
 import { taskPriority } from '../contract/tenancy';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
 import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 import {
-  PIPELINE_BEHAVIOUR,
   STAGES,
   outputsQuery,
   statusQuery,
@@ -34,40 +30,37 @@ import {
   type StageName,
 } from '../contract/messages';
 import { archiveOutput } from './stages/archive';
-import { ASSET_FIRST_READ_PATCH, ASSET_NAMES_BY_RUN_PATCH, assetsStage, assetSources } from './stages/assets';
+import { assetsStage, assetSources } from './stages/assets';
 import { eraseStage } from './stages/erase';
 import { generationStage, generationRequest } from './stages/generation';
 import { reviewStage } from './stages/review';
 import { isTerminalState } from '../contract/task-states';
-import { FAILURE_DETAILS_PATCH, messageOf, pipelineFailure, vendorCodeOf } from './lib/failures';
+import { messageOf, pipelineFailure, vendorCodeOf } from './lib/failures';
 import type { PipelineFailureDetails } from '../contract/failure-details';
 import type { RuntimeCarry } from '../contract/carry';
 import { PipelineRuntime } from './lib/pipeline-runtime';
-import { CALLBACK_BOUND_PATCH } from './lib/callback-book';
+import { decideBehaviour, retiredInputField, type Behaviour } from './lib/behaviour';
 import { countPipelineEnd, recordStageDuration } from './lib/metrics';
-import { LOCAL_QUERIES_PATCH, LOCALS_IN_TURN_PATCH, RESOLVE_PROOF_PATCH, validating } from './lib/proxies';
+import { validating } from './lib/proxies';
 import { reuseOutputs } from './lib/reuse';
 import { refusedResume } from './lib/resume-check';
-import { REUSE_BY_RUN_PATCH } from './lib/reuse-by-run';
-import { WEBHOOK_PATCH, WebhookSender } from './webhook';
+import { WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
 import { endSpend, reservePlan } from './lib/spend';
 import { plannedCreates } from './lib/plan';
 
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
-  const patchFree = input.behaviour === PIPELINE_BEHAVIOUR;
-  const patches = decidePatches(input, patchFree);
+  const behaviour = decideBehaviour(input); // first, before any command (behaviour.ts)
   // While a continued run's carry is checked (a local activity), `status` answers from it;
   // the runtime's own handler replaces this one (a query writes no history).
   if (input.resume) setHandler(statusQuery, () => input.resume!.runtime.status);
-  const refused = wrongBehaviour(input) ?? (await refusedResume(input.resume, patchFree));
+  const refused = retiredInputField(input) ?? (await refusedResume(input.resume));
   const resume = refused ? undefined : input.resume;
-  const { rt, result } = startRuntime(input, resume, patches);
-  rt.patchFree = patchFree;
+  const { rt, result } = startRuntime(input, resume, behaviour);
   let def: PipelineDefinition;
   try {
-    if (refused) throw refused; // a forged `resume`: fails before any vendor call
+    if (refused) throw refused; // a forged `resume` or a retired field: fails before any vendor call
     def = await validated(input, rt);
   } catch (err) {
     await CancellationScope.nonCancellable(() => Promise.resolve(ended(rt, err)));
@@ -75,12 +68,12 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   }
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
   rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
-  const webhooks = patches.sendingWebhooks ? WebhookSender.of(rt, def) : undefined;
+  const webhooks = WebhookSender.of(rt, def);
   if (webhooks) rt.onWait = (w) => webhooks.waiting(w);
   if (!resume) skipDisabled(rt, def);
   try {
     await takeSlot(rt); // only where a concurrency limit applies (docs/tenants.md)
-    if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result, patches.reusingByRun);
+    if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result);
     await reservePlan(rt, plannedCreates(def, result)); // before the first create, by the tenant's budget
     await runStages(rt, def, result);
   } catch (err) {
@@ -105,60 +98,11 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   return final;
 }
 
-/**
- * Every patch a pipeline asks, decided in its first workflow task before any command: a new
- * run records the markers there, so its replay meets them at the same place whatever the
- * timing of later tasks (a local activity's result, for one, may reach a replay a workflow
- * task earlier than the original run saw it; a signal may be handled in this very task).
- */
-function decidePatches(input: PipelineInput, patchFree: boolean) {
-  // A run started at PIPELINE_BEHAVIOUR has them all, and asks nothing (no markers).
-  const on = (patchId: string) => patchFree || patched(patchId);
-  // Runs recorded with this marker at their first query still find it there: runQuery asks too.
-  if (!patchFree) patched(LOCAL_QUERIES_PATCH);
-  return {
-    sendingWebhooks: on(WEBHOOK_PATCH),
-    provesOperatorIds: on(RESOLVE_PROOF_PATCH),
-    boundCallbacks: on(CALLBACK_BOUND_PATCH),
-    detailedFailures: on(FAILURE_DETAILS_PATCH),
-    // Asked only by a fresh rerun, so other runs' histories carry no marker for it.
-    reusingByRun: input.reuse !== undefined && !input.resume && on(REUSE_BY_RUN_PATCH),
-    // Only where branches run in parallel (review batches, asset items); every run asks.
-    localsInTurn: hasParallelStages(input.definition) && on(LOCALS_IN_TURN_PATCH),
-    // Asked by a first run with assets only; a continued run keeps its first run's naming (its carry).
-    namingAssetsByRun: !input.resume && hasAssets(input.definition) && on(ASSET_NAMES_BY_RUN_PATCH),
-    // Every run with assets asks: a continued run may create an asset too.
-    readingAssetsLater: hasAssets(input.definition) && on(ASSET_FIRST_READ_PATCH),
-  };
-}
-
-/** A `behaviour` this code does not know: the run fails before any vendor call, naming the field. */
-function wrongBehaviour(input: PipelineInput): ApplicationFailure | undefined {
-  const { behaviour } = input as { behaviour?: unknown };
-  if (behaviour === undefined || behaviour === PIPELINE_BEHAVIOUR) return undefined;
-  return ApplicationFailure.nonRetryable(
-    `behaviour: must be ${PIPELINE_BEHAVIOUR} or absent, got ${printable(JSON.stringify(behaviour), 40)}`,
-    FailureType.InvalidDefinition,
-  );
-}
-
-/** The raw definition has a review or an assets stage (read before validation: only the keys count). */
-function hasParallelStages(definition: unknown): boolean {
-  if (typeof definition !== 'object' || definition === null) return false;
-  const d = definition as { review?: unknown; assets?: unknown };
-  return d.review != null || d.assets != null;
-}
-
-/** The raw definition has an assets stage (read before validation, so only the key's presence counts). */
-function hasAssets(definition: unknown): boolean {
-  return typeof definition === 'object' && definition !== null && (definition as { assets?: unknown }).assets != null;
-}
-
 /** The runtime and the result it fills, from the carry of a continue-as-new or afresh; handlers set. */
 function startRuntime(
   input: PipelineInput,
   resume: PipelineInput['resume'],
-  patches: ReturnType<typeof decidePatches>,
+  behaviour: Behaviour,
 ): { rt: PipelineRuntime; result: PipelineResult } {
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = resume?.result ?? {
@@ -176,15 +120,9 @@ function startRuntime(
       continueAsNew<typeof videoPipeline>({
         definition: input.definition,
         resume: { runtime, result },
-        ...(input.behaviour === PIPELINE_BEHAVIOUR ? { behaviour: PIPELINE_BEHAVIOUR } : {}),
       }),
-    patches.boundCallbacks,
+    behaviour,
   );
-  rt.provesOperatorIds = patches.provesOperatorIds;
-  rt.detailedFailures = patches.detailedFailures;
-  rt.localsInTurn = patches.localsInTurn;
-  if (!resume) rt.assetNamesByRun = patches.namingAssetsByRun;
-  rt.assetReadsLater = patches.readingAssetsLater;
   // What `rerun` reuses, with every vendor task so far (a rerun adopts those that may still
   // succeed); a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({
@@ -240,7 +178,7 @@ async function runStages(rt: PipelineRuntime, def: PipelineDefinition, result: P
       items: assetSources(def.assets, result),
       pendingDeadlineMs: durationMs(deadlines.assetPending),
       stuckAfterMs: durationMs(deadlines.assetStuck),
-      firstReadAfterMs: rt.assetReadsLater ? durationMs(def.assets.firstReadAfter) : 0,
+      firstReadAfterMs: durationMs(def.assets.firstReadAfter),
     };
     result.assets = await stage(rt, result, 'assets', () => assetsStage(rt, input));
   }
@@ -333,15 +271,14 @@ function skipDisabled(rt: PipelineRuntime, def: PipelineDefinition): void {
   rt.refresh();
 }
 
-/** A failed or cancelled pipeline says so, and names the vendor tasks that may still run. */
-/** What PipelineFailedError reads, for runs with patch `pipeline-failure-details`. */
-function failureDetails(rt: PipelineRuntime, err: unknown): PipelineFailureDetails | undefined {
-  if (!rt.detailedFailures) return undefined;
+/** What PipelineFailedError reads: the stage, the vendor's code and the vendor tasks. */
+function failureDetails(rt: PipelineRuntime, err: unknown): PipelineFailureDetails {
   const { stage, vendorTasks } = rt.status;
   const vendorCode = vendorCodeOf(err);
   return { stage: stage === 'done' ? 'archive' : stage, vendorTasks, ...(vendorCode ? { vendorCode } : {}) };
 }
 
+/** A failed or cancelled pipeline says so, and names the vendor tasks that may still run. */
 function ended(rt: PipelineRuntime, err: unknown): void {
   const s = rt.status;
   const cancelled = isCancellation(err);

@@ -13,7 +13,6 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   startChild,
   workflowInfo,
@@ -35,21 +34,11 @@ import { messageOf } from './lib/failures';
 import type { PipelineRuntime } from './lib/pipeline-runtime';
 
 /**
- * Marks pipelines that may start delivery workflows; runs recorded before start none. Asked
- * in the pipeline's first workflow task, before any command (see videoPipeline).
+ * Delivers one event: the activity retries (1 s doubling to 10 min) until the delivery timeout.
+ * It first confirms, through an activity, that its parent is a videoPipeline whose own status
+ * or result the event agrees with: a raw start of this workflow signs nothing.
  */
-export const WEBHOOK_PATCH = 'notify-webhooks';
-
-/**
- * Marks delivery workflows that first confirm, through an activity, that their parent is a
- * videoPipeline whose own status or result the event agrees with (a raw start signs nothing).
- * Asked first, before any command.
- */
-export const WEBHOOK_ORIGIN_PATCH = 'notify-delivery-origin';
-
-/** Delivers one event: the activity retries (1 s doubling to 10 min) until the delivery timeout. */
 export async function notifyWebhook(input: WebhookInput): Promise<WebhookResult> {
-  const confirming = patched(WEBHOOK_ORIGIN_PATCH);
   const { deliverWebhook, confirmDeliveryOrigin } = proxyActivities<ReelflowActivities>({
     startToCloseTimeout: '60s',
     scheduleToCloseTimeout: input.deliveryTimeoutMs,
@@ -65,17 +54,15 @@ export async function notifyWebhook(input: WebhookInput): Promise<WebhookResult>
     },
     summary: `${input.event.type} for ${input.event.data.pipelineId}`,
   });
-  if (confirming) {
-    const { parent } = workflowInfo();
-    const { webhookId, url, secret, event } = input;
-    await confirmDeliveryOrigin({
-      ...(parent ? { parent: { workflowId: parent.workflowId, runId: parent.runId } } : {}),
-      webhookId,
-      ...(url !== undefined ? { url } : {}),
-      ...(secret !== undefined ? { secret } : {}),
-      event,
-    });
-  }
+  const { parent } = workflowInfo();
+  const { webhookId, url, secret, event } = input;
+  await confirmDeliveryOrigin({
+    ...(parent ? { parent: { workflowId: parent.workflowId, runId: parent.runId } } : {}),
+    webhookId,
+    ...(url !== undefined ? { url } : {}),
+    ...(secret !== undefined ? { secret } : {}),
+    event,
+  });
   return deliverWebhook(input);
 }
 
@@ -96,7 +83,7 @@ export class WebhookSender {
     private readonly target: Target,
   ) {}
 
-  /** A sender when the definition names a URL (the caller checked WEBHOOK_PATCH first); else undefined. */
+  /** A sender when the definition asks for webhooks (options.notify); else undefined. */
   static of(rt: PipelineRuntime, def: PipelineDefinition): WebhookSender | undefined {
     const notify = def.options.notify;
     if (!notify) return undefined;

@@ -1,12 +1,12 @@
 /**
- * Records histories for the replay tests: run with `npm run record-histories` after a
- * deliberate workflow change. Not part of `npm test`. This script only ADDS files (named by
- * today's date, with -2, -3… when a set was already recorded that day) and never overwrites
- * one. Which histories must keep replaying is the versioning policy's (docs/testing.md,
- * "Replay"): before a release, the unreleased corpus is deleted and recorded again.
+ * Records the replay corpus of a release: run with `npm run record-histories` when the
+ * release is cut. Not part of `npm test`. It writes test/replay/histories/v<package.json
+ * version>/, one `<case>.json` per case and their workflow ids in `workflow-ids.json`, and
+ * only ADDS files: a recorded history is never overwritten. Which folders must keep replaying
+ * is the versioning policy's (docs/testing.md, "Replay").
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTemporalCli } from '../../tools/devstack/temporal-cli';
 import { parseDefinition } from '../../src/definition/definition';
@@ -17,7 +17,7 @@ import {
   resolveCreateUpdate,
   vendorCallbackSignal,
   type AssetResult,
-  type LegacyPipelineReuse,
+  type ReusedOutputs,
   type PipelineReuse,
 } from '../../src/contract/messages';
 import { gateWorkflowId } from '../../src/contract/tenant-gate';
@@ -28,23 +28,18 @@ import { ledgerId, ledgerQuery, periodOf } from '../../src/contract/ledger';
 import { until } from '../support/poll';
 import { setTenantBudget } from '../../src/starters/client/ledger';
 
-const OUT = path.join(__dirname, 'histories');
-/** file → the workflow id it ran under (replay needs it), for the histories this process records. */
-const ids: Record<string, string> = {};
-
-/** Today's date, or today's date with -2, -3… when a set of histories was already recorded today. */
-function freshStamp(): string {
-  const day = new Date().toISOString().slice(0, 10);
-  const taken = (stamp: string) => readdirSync(OUT).some((f) => f.startsWith(`${stamp}.`));
-  let stamp = day;
-  for (let n = 2; taken(stamp); n++) stamp = `${day}-${n}`;
-  return stamp;
-}
-const stamp = freshStamp();
+const { version } = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+const OUT = path.join(__dirname, 'histories', `v${version}`);
+mkdirSync(OUT, { recursive: true });
+const IDS = path.join(OUT, 'workflow-ids.json');
+/** file → the workflow id it ran under (replay needs it): those recorded before for this version, and this process's. */
+const ids: Record<string, string> = existsSync(IDS)
+  ? (JSON.parse(readFileSync(IDS, 'utf8')) as Record<string, string>)
+  : {};
 
 /** The Temporal CLI writes the canonical proto3 JSON that historyFromJSON reads. */
 function save(name: string, workflowId: string, runId?: string): void {
-  const file = `${stamp}.${name}.json`;
+  const file = `${name}.json`;
   if (existsSync(path.join(OUT, file))) {
     console.log(`kept ${file}: recorded histories are never overwritten`);
     return;
@@ -63,8 +58,8 @@ function save(name: string, workflowId: string, runId?: string): void {
   ];
   writeFileSync(path.join(OUT, file), execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
   ids[file] = workflowId;
-  // Ids go to a file of this recording's own: committed files are never rewritten.
-  writeFileSync(path.join(OUT, `workflow-ids.${stamp}.json`), `${JSON.stringify(ids, null, 2)}\n`);
+  // Ids of histories kept stay as they were; a new one is added.
+  writeFileSync(IDS, `${JSON.stringify(ids, null, 2)}\n`);
 }
 
 test('record replay histories', async () => {
@@ -75,27 +70,27 @@ test('record replay histories', async () => {
     const { handle: full } = await h.run(fullDefinition({ options: { callbacks: true } }));
     save('full', full.workflowId);
 
-    // 1b. A rerun of it from erase in the form runs recorded before `reuse-by-run` carried
-    //     (outputs inline, asset URLs made stale): a new run refuses it, naming reuse.fromRunId.
+    // 1b. A raw rerun of it from erase with the outputs inline (asset URLs made stale): refused
+    //     before any vendor call, naming reuse.fromRunId (outputs are read from the source run).
     const outputs = await full.query(outputsQuery);
     const fullRun = { pipelineId: full.workflowId, runId: (await full.describe()).runId };
     const plan = planRerun(fullRun, parseDefinition(outputs.definition), outputs.result, 'erase');
     const stale = (a: AssetResult) => ({ ...a, signedUrlFetchedAt: '2026-01-01T00:00:00.000Z' });
     const { review, assets, generation } = outputs.result;
-    const legacy: LegacyPipelineReuse = {
+    const inline: ReusedOutputs = {
       fromPipelineId: full.workflowId,
       review,
       assets: { ...assets!, items: assets!.items.map(stale) },
       generation,
     };
-    const legacyRerun = await startPipeline(h.client, outputs.definition, {
+    const inlineRerun = await startPipeline(h.client, outputs.definition, {
       taskQueue: h.taskQueue,
-      reuse: legacy as unknown as PipelineReuse,
+      reuse: inline as unknown as PipelineReuse,
     });
-    await legacyRerun.result().catch(() => undefined);
-    save('rerun-legacy', legacyRerun.workflowId);
+    await inlineRerun.result().catch(() => undefined);
+    save('rerun-inline', inlineRerun.workflowId);
 
-    // 1c. The same rerun by run (`reuse-by-run`): the outputs read from the run it names.
+    // 1c. The same rerun by run: the outputs read from the run it names.
     const rerun = await startPipeline(h.client, outputs.definition, { taskQueue: h.taskQueue, reuse: plan.reuse });
     await rerun.result();
     save('rerun', rerun.workflowId);
@@ -243,7 +238,7 @@ test('record replay histories: notify', async () => {
     );
     save('notify-refused', forged.workflowId);
     // 8. A pipeline that fails in a stage: its PipelineFailed failure carries the stage, the
-    //    vendor's code and its vendor tasks (patch pipeline-failure-details).
+    //    vendor's code and its vendor tasks.
     h.emulator.setFaults({ 'erase.create': { upstream502: { next: 1 } } });
     const failed = await h.start({
       generation: { model: 'video-model-1', content: [{ type: 'text', text: 'fails at erase' }] },
@@ -391,7 +386,7 @@ test('record replay histories: counted spend', async () => {
 
 // `npm run record-histories -- -t "locals in turn"` records this case alone.
 test('record replay histories: locals in turn', async () => {
-  // 13. Local activities one at a time (patch `local-activities-in-turn`): a group search in
+  // 13. Local activities one at a time (PipelineRuntime.inTurn): a group search in
   //     two parallel asset items of a tenant's pipeline, both creates retried (a 429 and a lost
   //     answer).
   const tenant = `replay-${Date.now().toString(36)}`;
@@ -408,48 +403,13 @@ test('record replay histories: locals in turn', async () => {
 
 // `npm run record-histories -- -t "assets by run"` records this case alone.
 test('record replay histories: assets by run', async () => {
-  // 14. Assets named by the first run's id (patch `asset-names-by-run`): created without a
+  // 14. Assets named by the first run's id: created without a
   //     listing; one create's answer lost after the asset exists, found by a search of the group.
   const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
   try {
     h.emulator.setFaults({ 'assets.CreateAsset': { resetAfterCreate: { next: 1 } } });
     const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
     save('assets-by-run', handle.workflowId);
-  } finally {
-    await h.close();
-  }
-});
-
-// `npm run record-histories -- -t "asset first read"` records this case alone.
-test('record replay histories: asset first read', async () => {
-  // 15. A created asset first read after assets.firstReadAfter (patch `asset-first-read-after`):
-  //     a timer between CreateAsset and the first GetAsset.
-  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
-  try {
-    const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
-    save('asset-first-read', handle.workflowId);
-  } finally {
-    await h.close();
-  }
-});
-
-// `npm run record-histories -- -t "patch free"` records this case alone.
-test('record replay histories: patch free', async () => {
-  // 16. Started as reelflow's starters start (`behaviour: 2`): no patch markers; and one such
-  //     pipeline that continued as new while polling (the next run keeps the behaviour).
-  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
-  try {
-    const { handle } = await h.run(fullDefinition({ options: { archive: false } }));
-    save('patch-free', handle.workflowId);
-    h.emulator.setFaults({ 'generation.create': { unknownState: { next: 1, state: 'running', queries: 12 } } });
-    const long = await h.start({
-      generation: { model: 'video-model-1', content: [{ type: 'text', text: 'long' }] },
-      options: { archive: false, historyEventsBeforeContinueAsNew: 50 },
-    });
-    await long.result();
-    const first = await h.client.workflow.getHandle(long.workflowId, long.firstExecutionRunId).describe();
-    if (first.status.name !== 'CONTINUED_AS_NEW') throw new Error('"patch-free-continued" did not continue as new');
-    save('patch-free-continued', long.workflowId, long.firstExecutionRunId);
   } finally {
     await h.close();
   }

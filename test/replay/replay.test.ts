@@ -1,6 +1,7 @@
 /**
- * Replay tests on committed histories (test/replay/histories): a workflow change that
- * would break pipelines already running fails here. Every recorded case replays: all
+ * Replay tests on committed histories: every release folder test/replay/histories/v<version>/
+ * replays (docs/testing.md, "Replay"), so a workflow change that would break pipelines a
+ * supported release started fails here. Every recorded case replays: all
  * stages with a reconciled fault, an operator decision, a cancellation, continue-as-new
  * while polling, the run after a continue-as-new during an operator wait, a rerun that
  * reuses a finished pipeline's outputs, a pipeline with webhooks (an operator wait and
@@ -15,21 +16,34 @@ import { codecDataConverter, codecDataConverterOf, workerCodecFromEnv } from '..
 import { testBundle, type TestVariant } from '../support/harness';
 
 const DIR = path.join(__dirname, 'histories');
-/** file → workflow id, from workflow-ids.json and one workflow-ids.<stamp>.json per later recording. */
+const semver = (v: string) => v.slice(1).split('.').map(Number);
+const newerFirst = (a: string, b: string) => {
+  const [x, y] = [semver(a), semver(b)];
+  return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+};
+/** The release folders (v<version>), newest first. */
+const releases = readdirSync(DIR)
+  .filter((f) => /^v\d+\.\d+\.\d+$/.test(f))
+  .sort(newerFirst);
+/** `v<version>/<case>.json` → workflow id, from each folder's workflow-ids.json. */
 const ids: Record<string, string> = Object.assign(
   {},
-  ...readdirSync(DIR)
-    .filter((f) => /^workflow-ids(\.[\w-]+)?\.json$/.test(f))
-    .map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as Record<string, string>),
+  ...releases.map((v) => {
+    const own = JSON.parse(readFileSync(path.join(DIR, v, 'workflow-ids.json'), 'utf8')) as Record<string, string>;
+    return Object.fromEntries(Object.entries(own).map(([file, id]) => [`${v}/${file}`, id]));
+  }),
 );
 const files = Object.keys(ids).sort();
 const load = (f: string): unknown => JSON.parse(readFileSync(path.join(DIR, f), 'utf8'));
+/** The newest release's files: the corpus the record script writes today. */
+const newest = files.filter((f) => f.startsWith(`${releases[0]}/`));
+const caseOf = (f: string) => path.basename(f, '.json');
 
-test('histories cover every case the pipeline records', () => {
-  const cases = new Set(files.map((f) => f.split('.')[1]));
+test('the newest release covers every case the pipeline records', () => {
+  const cases = new Set(newest.map(caseOf));
   const expected = ['full', 'ask', 'cancelled', 'continued', 'waited', 'rerun', 'notify', 'notify-delivery'];
-  // Since the trust-boundary checks: a forged offer flood, an old-form rerun refused, a raw delivery refused.
-  expected.push('forged', 'rerun-legacy', 'notify-refused', 'failed', 'vendor-check-failed');
+  // The trust-boundary checks: a forged offer flood, a rerun with inline outputs refused, a raw delivery refused.
+  expected.push('forged', 'rerun-inline', 'notify-refused', 'failed', 'vendor-check-failed');
   // Tenant concurrency limits: the gate (both sides of its continue-as-new) and two gated pipelines.
   expected.push('gate', 'gate-continued', 'gated', 'gated-cancelled');
   // Spend budgets: a pipeline that waited for its budget, and its tenant's ledger before and
@@ -41,8 +55,6 @@ test('histories cover every case the pipeline records', () => {
   expected.push('locals-in-turn');
   // Assets named by run: created without listing the group, reconciled by a search.
   expected.push('assets-by-run');
-  // A created asset's first read after a wait; starts that carry `behaviour` (no patch markers).
-  expected.push('asset-first-read', 'patch-free', 'patch-free-continued');
   for (const c of expected) expect(cases).toContain(c);
 });
 
@@ -79,7 +91,7 @@ describe.each(variants)('on the %s bundle', (_name, variant) => {
 });
 
 test('an incompatible change to videoPipeline is caught as a determinism violation', async () => {
-  const full = files.find((f) => f.split('.')[1] === 'full')!;
+  const full = newest.find((f) => caseOf(f) === 'full')!;
   const err = await Worker.runReplayHistory(
     { workflowsPath: require.resolve('./changed-workflows') },
     load(full),

@@ -18,7 +18,7 @@ import {
   outputsQuery,
   statusQuery,
   STAGES,
-  type LegacyPipelineReuse,
+  type ReusedOutputs,
   type PipelineResult,
   type PipelineReuse,
 } from '../../src/contract/messages';
@@ -146,7 +146,7 @@ describe('rerun: reuse paid work', () => {
   describe('a raw start cannot hand the workflow outputs of its own', () => {
     test('old-form reuse (outputs inline, erase pointed at any URL) is refused naming reuse.fromRunId; no vendor call', async () => {
       const { definition } = await h.client.workflow.getHandle(earlierId).query(outputsQuery);
-      const forged: LegacyPipelineReuse = {
+      const forged: ReusedOutputs = {
         fromPipelineId: earlierId,
         review: earlier.review,
         assets: earlier.assets,

@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, WorkflowNotFoundError } from '@temporalio/common';
-import { PIPELINE_BEHAVIOUR } from '../../src/contract/messages';
 import { parseDefinition, type PipelineDefinitionInput } from '../../src/definition/definition';
 import { DefinitionFileError, loadDefinitionFile } from '../../src/starters/client/definition-file';
 import { definitionOnTheWire, measuredOnTheWire } from '../../src/starters/client/payload-size';
@@ -73,7 +72,7 @@ test('reelflow start parses and measures the file once, and starts the definitio
     // What the workflow received: the file's definition, as written.
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
     const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
-    expect(defaultPayloadConverter.fromPayload(payload)).toEqual({ definition: def, behaviour: PIPELINE_BEHAVIOUR });
+    expect(defaultPayloadConverter.fromPayload(payload)).toEqual({ definition: def });
   } finally {
     await client.workflow.getHandle(workflowId).terminate('test: nothing to run');
   }

@@ -26,7 +26,7 @@ import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import type { TenantsConfig } from '../../src/tenants/config';
-import { PIPELINE_BEHAVIOUR, statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
+import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
 import { API_KEY, USER_1, USER_2 } from './emulator';
 import { until } from './poll';
@@ -194,17 +194,14 @@ export async function startHarness(opts: HarnessOptions = {}) {
     taskQueue,
     archiveRoot,
     receiver,
-    /**
-     * Starts a pipeline on this harness's task queue, with the `behaviour` reelflow's starters
-     * send; `{ raw: true }` leaves it out, as a raw start would (every patch asked).
-     */
-    start(definition: PipelineDefinitionInput, workflowId = `test-${randomUUID().slice(0, 8)}`, { raw = false } = {}) {
+    /** Starts a pipeline on this harness's task queue, with the input reelflow's starters send. */
+    start(definition: PipelineDefinitionInput, workflowId = `test-${randomUUID().slice(0, 8)}`) {
       // Against the local emulator: opt in to local media hosts, unless the test says otherwise.
       const options = { allowPrivateHosts: true, ...definition.options };
       return client.workflow.start(videoPipeline, {
         taskQueue,
         workflowId,
-        args: [{ definition: { ...definition, options }, ...(raw ? {} : { behaviour: PIPELINE_BEHAVIOUR }) }],
+        args: [{ definition: { ...definition, options } }],
       });
     },
     async run(

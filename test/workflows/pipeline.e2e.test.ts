@@ -227,7 +227,7 @@ describe('stages skipped by the definition', () => {
   });
 });
 
-describe('behaviour: what a start asks of versioning (docs/architecture.md, "Versioning")', () => {
+describe('versioning: what a start asks (docs/architecture.md, "Versioning")', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
@@ -241,40 +241,28 @@ describe('behaviour: what a start asks of versioning (docs/architecture.md, "Ver
     ).length,
   });
 
-  test('a start at PIPELINE_BEHAVIOUR records no patch markers; a raw start asks each patch; both end alike', async () => {
-    const definition = fullDefinition({ options: { archive: false } });
-    const starter = await h.run(definition);
-    const raw = await h.start(fullDefinition({ options: { archive: false } }), undefined, { raw: true });
-    const rawResult = await raw.result();
-    const starterEvents = (await starter.handle.fetchHistory()).events ?? [];
-    const rawEvents = (await raw.fetchHistory()).events ?? [];
-    expect(patchEvents(starterEvents)).toEqual({ markers: 0, changeVersions: 0 });
-    // Every behaviour a full pipeline asks: local queries, webhooks, resolve proof, bound callbacks,
-    // failure details, locals in turn, assets by run, asset first read.
-    expect(patchEvents(rawEvents)).toEqual({ markers: 8, changeVersions: 8 });
-    // Those 16 are what a start at PIPELINE_BEHAVIOUR saves. The totals are not compared: polls and
-    // timers follow the vendor's timing, so they differ between two runs by a few events.
-    for (const r of [starter.result, rawResult]) {
-      expect(r.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
-      expect(r.calls['assets.ListAssets'] ?? 0).toBe(0);
-    }
-    expectFirstReadWaits(starterEvents, starter.result);
-    expectFirstReadWaits(rawEvents, rawResult);
+  test('a full pipeline of the first release records no patch marker, creates assets unlisted and reads them late', async () => {
+    const { handle, result } = await h.run(fullDefinition({ options: { archive: false } }));
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(patchEvents(events)).toEqual({ markers: 0, changeVersions: 0 });
+    expect(result.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
+    expect(result.calls['assets.ListAssets'] ?? 0).toBe(0);
+    expectFirstReadWaits(events, result);
   });
 
-  test('any other behaviour fails the run before any vendor call, naming the field', async () => {
+  test('a start that still carries `behaviour` (never in a release) fails before any vendor call, naming the field', async () => {
     const requests = h.emulator.inspect().counters.requests;
     const handle = await h.client.workflow.start('videoPipeline', {
       taskQueue: h.taskQueue,
       workflowId: `test-${randomUUID().slice(0, 8)}`,
-      args: [{ definition: fullDefinition({ options: { allowPrivateHosts: true } }), behaviour: 3 }],
+      args: [{ definition: fullDefinition({ options: { allowPrivateHosts: true } }), behaviour: 2 }],
     });
     const failure = await handle.result().then(
       () => undefined,
       (err: unknown) => err as { cause?: { message?: string; type?: string } },
     );
     expect(failure?.cause?.type).toBe('InvalidDefinition');
-    expect(failure?.cause?.message).toBe('behaviour: must be 2 or absent, got 3');
+    expect(failure?.cause?.message).toMatch(/^behaviour: no longer an input field \(it was never in a release/);
     expect(h.emulator.inspect().counters.requests).toBe(requests);
   });
 });

@@ -12,7 +12,7 @@ import {
   TimeoutFailure,
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
-import { PIPELINE_BEHAVIOUR, statusQuery, type PipelineInput, type PipelineResult } from '../../src/contract/messages';
+import { statusQuery, type PipelineInput, type PipelineResult } from '../../src/contract/messages';
 import type { OutcomeState, PipelineOutcome } from './chaos-invariants';
 import type { PlannedPipeline } from './chaos-plan';
 
@@ -62,7 +62,6 @@ export class PipelineWatch {
   private readonly current = new Map<string, string>();
   /** Aborted when the run ends (all done, or the timeout): watching stops. */
   readonly abort = new AbortController();
-  private started = 0;
 
   constructor(
     private readonly client: Client,
@@ -146,14 +145,11 @@ export class PipelineWatch {
     return d?.raw.workflowExecutionInfo?.firstRunId ?? undefined;
   }
 
-  /** Every other pipeline starts raw (no `behaviour`): both ways of versioning meet the faults. */
   private start({ workflowId, definition }: PlannedPipeline): Promise<WorkflowHandle<VideoPipeline>> {
     const { client, taskQueue } = this;
-    const behaviour: Pick<PipelineInput, 'behaviour'> =
-      this.started++ % 2 === 0 ? { behaviour: PIPELINE_BEHAVIOUR } : {};
     return retrying(client, `start ${workflowId}`, () =>
       client.workflow
-        .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition, ...behaviour }] })
+        .start<VideoPipeline>('videoPipeline', { taskQueue, workflowId, args: [{ definition }] })
         // A retry after a start whose answer was lost: the pipeline runs already.
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError)

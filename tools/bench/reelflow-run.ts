@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { codecDataConverter, codecEnv } from '../../src/codec';
 import { freePort } from '../devstack/dev-server';
-import { PIPELINE_BEHAVIOUR, type PipelineResult } from '../../src/contract/messages';
+import type { PipelineResult } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import type { PriorityLevel } from '../../src/definition/schema';
 import { startPriority } from '../../src/contract/tenancy';
@@ -130,13 +130,13 @@ function startOne(
           options: { ...definition.options, ...(tenant ? { tenant } : {}), ...(priority ? { priority } : {}) },
         }
       : definition;
-  // What the product's client sets at start (pipelineStartFields): the behaviour, the workflow tasks' keys.
+  // What the product's client sets at start (pipelineStartFields): the workflow tasks' keys.
   const keys = startPriority(tenant, priority);
   return client.workflow
     .start('videoPipeline', {
       taskQueue,
       workflowId,
-      args: [{ definition: def, behaviour: PIPELINE_BEHAVIOUR }],
+      args: [{ definition: def }],
       ...(keys ? { priority: keys } : {}),
     })
     .then(

@@ -7,7 +7,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { DefinitionError, type PipelineDefinitionInput } from '../../definition/definition';
-import { PIPELINE_BEHAVIOUR } from '../../contract/messages';
 
 /** The Temporal server's default blob size limit. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
@@ -35,9 +34,9 @@ function bytes(n: number): string {
   return `${n.toLocaleString('en-US')} bytes${mib >= 0.1 ? ` (${mib.toFixed(mib < 10 ? 2 : 0)} MiB)` : ''}`;
 }
 
-/** Bytes of the workflow input `{ definition, behaviour }` as Temporal counts them (encoded Payloads). */
+/** Bytes of the workflow input `{ definition }` as Temporal counts them (encoded Payloads). */
 export function workflowInputBytes(definition: unknown): number {
-  const payload = defaultPayloadConverter.toPayload({ definition, behaviour: PIPELINE_BEHAVIOUR });
+  const payload = defaultPayloadConverter.toPayload({ definition });
   return temporal.api.common.v1.Payloads.encode({ payloads: [payload] }).finish().length;
 }
 

@@ -35,7 +35,6 @@ import {
   resolveCreateUpdate,
   statusQuery,
   type CreateDecision,
-  PIPELINE_BEHAVIOUR,
   type PipelineInput,
   type PipelineResult,
   type PipelineReuse,
@@ -191,8 +190,7 @@ export function pipelineStartFields(
   opts: { taskQueue?: string; batchId?: string; reuse?: PipelineReuse } = {},
 ) {
   const { reuse } = opts;
-  // PIPELINE_BEHAVIOUR: the run needs no patch markers (docs/architecture.md, "Versioning").
-  const input: PipelineInput = { definition: wire, behaviour: PIPELINE_BEHAVIOUR, ...(reuse ? { reuse } : {}) };
+  const input: PipelineInput = { definition: wire, ...(reuse ? { reuse } : {}) };
   const rerunOf = reuse ? ` (rerun of ${reuse.fromPipelineId})` : '';
   const priority = startPriority(def.options.tenant, def.options.priority);
   return {

@@ -14,7 +14,7 @@ import { expiredReuse } from '../../contract/expiry';
 import { sourceTaskRule } from '../../contract/reuse-rule';
 import {
   outputsQuery,
-  type LegacyPipelineReuse,
+  type ReusedOutputs,
   type PipelineResult,
   type PipelineReuse,
   type StageName,
@@ -129,7 +129,7 @@ function checkExpiry(
   reused: StageName[],
   nowMs: number,
 ): void {
-  const outputs: LegacyPipelineReuse = { fromPipelineId: pipelineId };
+  const outputs: ReusedOutputs = { fromPipelineId: pipelineId };
   for (const s of reused) Object.assign(outputs, { [s]: result[s] });
   const expired = expiredReuse(outputs, { erase: def.erase && !outputs.erase, archive: def.options.archive }, nowMs);
   if (expired) {

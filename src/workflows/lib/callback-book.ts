@@ -5,10 +5,10 @@
  * query, and no history event either when the receiver asks `callbackVerdict` before it
  * signals: that query and the signal handler apply the same rule, verdict().
  *
- * Runs that decided CALLBACK_BOUND_PATCH (docs/security.md, "Callbacks"): refused ids free their
- * place (a forger cannot lock the genuine offer out), budgets count per attempt, vendor checks of
- * one attempt are at least OFFER_CHECK_INTERVAL_MS apart (a durable timer), callback URLs bind the
- * pipeline's first run id, and only this run chain's claims are its own.
+ * Bounds (docs/security.md, "Callbacks"): refused ids free their place (a forger cannot lock
+ * the genuine offer out), budgets count per attempt, vendor checks of one attempt are at least
+ * OFFER_CHECK_INTERVAL_MS apart (a durable timer), callback URLs bind the pipeline's first run
+ * id, and only this run chain's claims are its own.
  *
  * The book gets what it needs from the pipeline as data, on its StatusBoard
  * (status-board.ts): the vendor tasks, the call counts, the stage for command summaries, an
@@ -33,9 +33,6 @@ import {
 import { printable } from '../../contract/printable';
 import { QUERY_OPTIONS, queries } from './proxies';
 import type { StatusBoard } from './status-board';
-
-/** Decided in the pipeline's first workflow task: see the header. */
-export const CALLBACK_BOUND_PATCH = 'callback-offers-bounded-run-bound';
 
 /** The book's working form of an attempt: its offers by id. */
 interface Attempt extends Omit<AttemptCarry, 'offers'> {
@@ -92,8 +89,6 @@ export class CallbackBook {
     carry: BookCarry | undefined,
     /** What the pipeline shows: read for its vendor tasks, written with counts, orphans and offers. */
     private readonly board: StatusBoard,
-    /** CALLBACK_BOUND_PATCH, as the pipeline's first workflow task decided it. */
-    private readonly bounded = false,
   ) {
     for (const a of carry?.attempts ?? []) {
       const restored: Attempt = { ...a, offers: new Map(a.offers.map((o) => [o.id, o])) };
@@ -129,7 +124,6 @@ export class CallbackBook {
    */
   beginAttempt(step: string, attempt: number, kind: VendorTaskKind, proof?: ProofSpec): void {
     const a: Attempt = { step, attempt, kind, proof, fromMs: Date.now(), offers: new Map(), dropped: 0 };
-    if (this.bounded) a.bound = true;
     this.attempts.set(keyOf(step, attempt), a);
     this.current.set(step, a);
   }
@@ -180,9 +174,9 @@ export class CallbackBook {
     return a ? describeOffers([...a.offers.values()], a.dropped, a.forgotten) : '';
   }
 
-  /** What a create attempt's callback URL binds (the activity builds the URL): the run too in bounded runs. */
-  callbackRef(step: string, attempt: number): { step: string; attempt: number; run?: string } {
-    return this.bounded ? { step, attempt, run: workflowInfo().firstExecutionRunId } : { step, attempt };
+  /** What a create attempt's callback URL binds (the activity builds the URL): the step, the attempt and the first run. */
+  callbackRef(step: string, attempt: number): { step: string; attempt: number; run: string } {
+    return { step, attempt, run: workflowInfo().firstExecutionRunId };
   }
 
   /** Workflow time of this step's last vendor query made outside the poll loop (an offer's check), if any. */
@@ -207,11 +201,9 @@ export class CallbackBook {
   /** What receive() would do with this callback; read-only (the receiver's query). */
   verdict(raw: unknown): CallbackVerdict {
     const cb = normalize(raw);
-    if (!cb) return 'stale';
-    // A URL of another run under this workflow id (v2), whatever the patch: recorded signals carry no run.
-    if (cb.run !== undefined && cb.run !== workflowInfo().firstExecutionRunId) return 'stale';
-    if (this.bounded) return this.boundedVerdict(cb);
-    if ((this.signals.get(cb.step) ?? 0) >= MAX_SIGNALS_PER_STEP) return 'limit';
+    // Every URL binds the first run: a callback without it, or naming another run under this
+    // workflow id, is an earlier pipeline's.
+    if (!cb || cb.run !== workflowInfo().firstExecutionRunId) return 'stale';
     if (this.settled.has(cb.step)) return 'settled';
     if (this.seen.has(fingerprint(cb))) return 'duplicate';
     const a = this.attempts.get(keyOf(cb.step, cb.attempt));
@@ -219,25 +211,7 @@ export class CallbackBook {
     const id = cb.taskId;
     if (id === undefined || id === a.taskId) {
       if (a !== this.current.get(cb.step)) return 'stale';
-      // A state the last query already gave is no news.
-      return id !== undefined && cb.status !== undefined && this.board.stateOf(id) === cb.status ? 'duplicate' : 'new';
-    }
-    if (a.taskId !== undefined) return 'mismatch';
-    const offer = a.offers.get(id);
-    if (offer) return offer.state === 'unchecked' ? 'new' : 'duplicate';
-    return a.offers.size >= MAX_OFFERS_PER_ATTEMPT ? 'limit' : 'new';
-  }
-
-  /** verdict() of bounded runs: budgets per attempt, refused offers not counted, v1 URLs only for unbound attempts. */
-  private boundedVerdict(cb: VendorCallbackSignal): CallbackVerdict {
-    if (this.settled.has(cb.step)) return 'settled';
-    if (this.seen.has(fingerprint(cb))) return 'duplicate';
-    const a = this.attempts.get(keyOf(cb.step, cb.attempt));
-    // An attempt given a v2 URL hears only v2 callbacks: a v1 URL is an earlier pipeline's.
-    if (!a || (a.bound && cb.run === undefined)) return 'stale';
-    const id = cb.taskId;
-    if (id === undefined || id === a.taskId) {
-      if (a !== this.current.get(cb.step)) return 'stale';
+      // Budgets count per attempt; a state the last query already gave is no news.
       if ((this.signals.get(keyOf(a.step, a.attempt)) ?? 0) >= MAX_SIGNALS_PER_STEP) return 'limit';
       return id !== undefined && cb.status !== undefined && this.board.stateOf(id) === cb.status ? 'duplicate' : 'new';
     }
@@ -268,7 +242,6 @@ export class CallbackBook {
     const verdict = this.verdict(raw);
     const cb = normalize(raw);
     if (!cb) return;
-    if (!this.bounded) this.signals.set(cb.step, (this.signals.get(cb.step) ?? 0) + 1);
     const a = this.attempts.get(keyOf(cb.step, cb.attempt));
     if (verdict === 'limit' && a && cb.taskId !== undefined && a.taskId === undefined && !a.offers.has(cb.taskId)) {
       a.dropped++;
@@ -277,9 +250,9 @@ export class CallbackBook {
     if (verdict !== 'new' || !a) return;
     this.seen.add(fingerprint(cb));
     if (cb.taskId === undefined || cb.taskId === a.taskId) {
-      // Bounded runs count the hints an attempt acted on; offers have their own budget.
+      // The hints an attempt acted on are counted; offers have their own budget.
       const key = keyOf(a.step, a.attempt);
-      if (this.bounded) this.signals.set(key, (this.signals.get(key) ?? 0) + 1);
+      this.signals.set(key, (this.signals.get(key) ?? 0) + 1);
       this.hints.add(cb.step);
       return;
     }
@@ -321,8 +294,8 @@ export class CallbackBook {
   /** Checks one offer; false when the stage is being cancelled (stop checking). */
   private async check(a: Attempt, offer: Offer): Promise<boolean> {
     offer.state = 'checking';
-    // Bounded runs: one vendor check per attempt per interval, however many ids a forger sends.
-    if (this.bounded && this.unqueried(a, offer) === undefined && !(await this.spaced(a))) {
+    // One vendor check per attempt per interval, however many ids a forger sends.
+    if (this.unqueried(a, offer) === undefined && !(await this.spaced(a))) {
       offer.state = 'pending';
       return false;
     }
@@ -353,14 +326,13 @@ export class CallbackBook {
     this.board.count(proof.endpoint);
     this.lastQuery.set(a.step, Date.now());
     this.queryCount.set(a.step, this.queriesOf(a.step) + 1);
-    const chain = this.bounded ? { chain: ownChain() } : {};
     return queries.inspectOfferedTask.executeWithOptions(
       {
         ...QUERY_OPTIONS,
         ...this.board.taskOptions,
         summary: this.board.summary(`check ${proof.kind} task ${taskId}, ${by}`),
       },
-      [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds(), ...chain }],
+      [{ profile: proof.profile, kind: proof.kind, taskId, exclude: ownWorkflowIds(), chain: ownChain() }],
     );
   }
 
@@ -416,7 +388,7 @@ export class CallbackBook {
     return true;
   }
 
-  /** Bounded runs keep the newest MAX_REFUSED_KEPT refused ids (deduplicated, listed); older ones are counted. */
+  /** An attempt keeps the newest MAX_REFUSED_KEPT refused ids (deduplicated, listed); older ones are counted. */
   private forgetOldRefused(a: Attempt): void {
     const refused = [...a.offers.values()].filter((o) => o.state === 'refused');
     for (const o of refused.slice(0, Math.max(0, refused.length - MAX_REFUSED_KEPT))) {
@@ -431,7 +403,7 @@ export class CallbackBook {
       offer.state = 'refused';
       offer.why = reasons.join('; ');
       log.warn(`${where} is refused: ${offer.why}`);
-      if (this.bounded) this.forgetOldRefused(a);
+      this.forgetOldRefused(a);
     } else {
       offer.state = 'proven';
       const waitedFor = a === this.current.get(a.step) && a.taskId === undefined;

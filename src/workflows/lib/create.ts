@@ -159,8 +159,8 @@ function recorded<T>(run: CreateRun<T>, value: T, id: string, via: VendorTaskRec
 }
 
 function rejected<T>(spec: CreateSpec<T>, outcome: Extract<CreateOutcome, { kind: 'fatal' }>): ApplicationFailure {
-  // The vendor's code too, for runs with patch `pipeline-failure-details` (PipelineFailedError.vendorCode).
-  const code = spec.rt.detailedFailures && outcome.vendorCode !== undefined ? { vendorCode: outcome.vendorCode } : {};
+  // The vendor's code too: PipelineFailedError.vendorCode reads it.
+  const code = outcome.vendorCode !== undefined ? { vendorCode: outcome.vendorCode } : {};
   return stageFailure(`${spec.label} rejected: ${outcome.message}`, outcome.type, { field: outcome.field, ...code });
 }
 

@@ -14,9 +14,6 @@ import { FATAL_TYPES } from './proxies';
 import { FailureType } from '../../failures';
 import type { PipelineFailureDetails } from '../../contract/failure-details';
 
-/** Marks runs whose PipelineFailed failure carries PipelineFailureDetails (src/contract/failure-details.ts). */
-export const FAILURE_DETAILS_PATCH = 'pipeline-failure-details';
-
 export type CreateOutcome =
   | { kind: 'notSent'; message: string }
   | { kind: 'rateLimited'; message: string; retryAfterMs?: number }
@@ -130,20 +127,20 @@ export function vendorCodeOf(err: unknown): string | undefined {
 /**
  * The pipeline's own failure, keeping the chain: pipeline → stage failure → activity →
  * vendor error, so a client sees the stage's type and details (e.g. ReviewNotPassed items,
- * the offending field, the vendor's code). With `details` (patch `pipeline-failure-details`)
- * it carries the stage, the vendor's code and the vendor tasks for the library's PipelineFailedError.
+ * the offending field, the vendor's code). Its `details` carry the stage, the vendor's code and
+ * the vendor tasks for the library's PipelineFailedError.
  */
 export function pipelineFailure(
   pipelineId: string,
   stage: string,
   err: unknown,
-  details?: PipelineFailureDetails,
+  details: PipelineFailureDetails,
 ): ApplicationFailure {
   return ApplicationFailure.create({
     message: `pipeline ${pipelineId} failed in stage ${stage}: ${messageOf(err)}`,
     type: FailureType.PipelineFailed,
     nonRetryable: true,
     cause: err instanceof Error ? err : undefined,
-    ...(details ? { details: [details] } : {}),
+    details: [details],
   });
 }

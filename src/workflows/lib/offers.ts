@@ -14,13 +14,12 @@ import { printable } from '../../contract/printable';
 export const CREATED_AT_SLACK_MS = 30_000;
 /**
  * Distinct task ids waiting for their check (or proven) per create attempt; further ids are
- * not checked (nor adopted). Runs before CALLBACK_BOUND_PATCH counted refused ids too.
+ * not checked (nor adopted). Refused ids are not counted: a forger cannot lock the genuine one out.
  */
 export const MAX_OFFERS_PER_ATTEMPT = 8;
 /**
  * Callback hints (no task id, or the attempt's known task) one attempt acts on; past it the
- * stage drops them and the receiver is told to stop. Runs before CALLBACK_BOUND_PATCH counted
- * every signal of the step, over all its attempts.
+ * stage drops them and the receiver is told to stop.
  */
 export const MAX_SIGNALS_PER_STEP = 40;
 /** Vendor checks of offered ids per attempt: at most one per this many ms of workflow time (a durable timer). */

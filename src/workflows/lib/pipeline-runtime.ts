@@ -12,7 +12,6 @@ import {
   condition,
   isCancellation,
   log,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -39,6 +38,7 @@ import { failureMessage } from './failures';
 import { FailureType } from '../../failures';
 import { printable } from '../../contract/printable';
 import { StatusBoard } from './status-board';
+import type { Behaviour } from './behaviour';
 
 /** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
 export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
@@ -54,18 +54,6 @@ export class PipelineRuntime extends StatusBoard {
 
   /** Continue as new past this many history events (or when the server suggests it). */
   historyLimit = Number.POSITIVE_INFINITY;
-
-  /**
-   * An operator's task id is proven before it is accepted (patch `resolve-proof`, decided in
-   * the pipeline's first workflow task); runs recorded before accepted it unchecked.
-   */
-  provesOperatorIds = false;
-
-  /**
-   * The pipeline's failure carries its stage, the vendor's code and its vendor tasks (patch
-   * `pipeline-failure-details`, decided in the first workflow task); runs recorded before did not.
-   */
-  detailedFailures = false;
 
   /**
    * The worker's codec refuses plaintext (REELFLOW_CODEC_STRICT=1): known from the recorded
@@ -84,31 +72,20 @@ export class PipelineRuntime extends StatusBoard {
   /** The pipeline's spend reservations (spend.ts); carried across continue-as-new. */
   readonly spend: SpendBook;
 
-  /** Local activities one at a time (patch `local-activities-in-turn`, proxies.ts); runs recorded before did not. */
-  localsInTurn = false;
-  /** The last local activity asked in turn: the next one starts when it has settled. */
+  /** The last local activity asked in turn (proxies.ts): the next one starts when it has settled. */
   private localTail: Promise<unknown> = Promise.resolve();
-  /**
-   * Assets are named by the first run's id, so a fresh run lists nothing before it creates
-   * (patch `asset-names-by-run`, asked by a first run; a continued run keeps its first run's way).
-   */
-  assetNamesByRun = false;
-  /** Started at PIPELINE_BEHAVIOUR: every behaviour decided in decidePatches is on, with no marker. */
-  patchFree = false;
-  /** The first GetAsset after a create waits assets.firstReadAfter (patch `asset-first-read-after`). */
-  assetReadsLater = false;
 
   /** Read-after-write grace after a create attempt (options.deadlines.notFoundGrace). */
   notFoundGraceMs = DEFAULT_NOT_FOUND_GRACE_MS;
 
   /**
    * @param continueAsNew the workflow's own continue-as-new with this runtime's carry; never returns
-   * @param boundCallbacks CALLBACK_BOUND_PATCH, decided in the first workflow task (callback-book.ts)
+   * @param behaviour what the first workflow task decided (behaviour.ts): read here, never asked again
    */
   constructor(
     carry: RuntimeCarry,
     private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
-    boundCallbacks = false,
+    readonly behaviour: Behaviour,
   ) {
     super(carry.status, carry.waitingBase ?? '');
     this.holds = { ...carry.holds };
@@ -117,9 +94,8 @@ export class PipelineRuntime extends StatusBoard {
     this.tenantPolicy = carry.tenantPolicy;
     this.spend = new SpendBook(carry.spend);
     this.spend.listen();
-    this.assetNamesByRun = carry.assetNames === 'run';
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
-    this.book = new CallbackBook(carry.book, this, boundCallbacks);
+    this.book = new CallbackBook(carry.book, this);
     setHandler(statusQuery, () => this.status);
     setHandler(vendorCallbackSignal, (cb) => this.callbackSignal(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
@@ -128,9 +104,8 @@ export class PipelineRuntime extends StatusBoard {
     });
   }
 
-  /** Runs a local activity call when the ones asked before it have settled (LOCALS_IN_TURN_PATCH). */
+  /** Runs a local activity call when the ones asked before it have settled (proxies.ts, LocalTurns). */
   inTurn<T>(call: () => Promise<T>): Promise<T> {
-    if (!this.localsInTurn) return call();
     const mine = this.localTail.then(call);
     this.localTail = mine.catch(() => undefined);
     return mine;
@@ -146,7 +121,6 @@ export class PipelineRuntime extends StatusBoard {
       ...(this.codecStrict ? { codecStrict: true } : {}),
       ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
       ...(Object.keys(this.spend.carry.ledgers).length > 0 ? { spend: this.spend.carry } : {}),
-      ...(this.assetNamesByRun ? { assetNames: 'run' as const } : {}),
     };
   }
 
@@ -233,11 +207,11 @@ export class PipelineRuntime extends StatusBoard {
   /**
    * This run was started by continue-as-new during an operator wait for this attempt: the
    * wait resumes as it was, without reconciling again (a task found then would leave the
-   * wait shown and an accepted decision unanswered). Runs resumed before this change reconcile.
+   * wait shown and an accepted decision unanswered).
    */
   resumesWait(step: string, attempt: number): boolean {
     const w = this.status.waiting;
-    return w?.step === step && w.attempt === attempt && patched('resume-operator-wait');
+    return w?.step === step && w.attempt === attempt;
   }
 
   /** A callback signal; a plaintext one (from a client without the codec) is dropped when strict. */
@@ -266,8 +240,7 @@ export class PipelineRuntime extends StatusBoard {
 
   private async resolve(input: ResolveCreateInput): Promise<ResolveCreateResult> {
     const waiting = this.status.waiting!;
-    if (this.provesOperatorIds && 'taskId' in input.decision)
-      await this.proveOperatorId(waiting, input.decision.taskId);
+    if ('taskId' in input.decision) await this.proveOperatorId(waiting, input.decision.taskId);
     this.decisions.set(waiting.step, input.decision);
     await condition(() => this.status.waiting?.step !== waiting.step);
     log.info(`operator decision for ${printable(waiting.step)} taken`);

@@ -7,7 +7,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   workflowInfo,
@@ -56,7 +55,7 @@ export const ARCHIVE_OPTIONS: ActivityOptions = {
 };
 
 export const creates = proxyActivities<ReelflowActivities>(CREATE_OPTIONS);
-/** Regular query activities: runs recorded before `local-queries`, and the rare check of a task a callback offers. */
+/** Regular query activities: the rare check of a task a callback or an operator offers (callback-book.ts). */
 export const queries = proxyActivities<ReelflowActivities>(QUERY_OPTIONS);
 export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
 /** Definition validation: a local activity (pure; zod stays out of workflow code). */
@@ -100,12 +99,6 @@ const localQueries = proxyLocalActivities<ReelflowActivities>(LOCAL_QUERY_OPTION
 export type LocalQuery =
   'reviewGetTask' | 'generationGet' | 'eraseGet' | 'listAssetsPage' | 'getAssetGroup' | 'listAssetGroups';
 
-/** Marks runs that prove an operator's task id (resolveCreate) before accepting it; runs recorded before did not. */
-export const RESOLVE_PROOF_PATCH = 'resolve-proof';
-
-/** Marks runs that query the vendor with local activities; runs recorded before keep regular ones. */
-export const LOCAL_QUERIES_PATCH = 'local-queries';
-
 /** One query's call-site API; the casts below only undo TypeScript's lost mapping of a generic key. */
 interface QueryCall<K extends LocalQuery, O> {
   executeWithOptions(
@@ -115,38 +108,28 @@ interface QueryCall<K extends LocalQuery, O> {
 }
 
 /**
- * Local activities run one at a time in a pipeline (patch `local-activities-in-turn`): live,
- * each result comes in its own activation as it completes; a replay resolves the results of
- * one workflow task together, so parallel branches (asset items, review batches) would go on
- * in another order and issue their next commands in another order (docs/architecture.md,
- * "Local activities in turn"). PipelineRuntime.inTurn implements it.
+ * What runs a local activity in its turn: PipelineRuntime.inTurn. Live, each result comes in
+ * its own activation as it completes; a replay resolves the results of one workflow task
+ * together, so parallel branches (asset items, review batches) would go on in another order
+ * and issue their next commands in another order (docs/architecture.md, "Local activities in turn").
  */
-export const LOCALS_IN_TURN_PATCH = 'local-activities-in-turn';
-
-/** What runs a local activity in its turn: PipelineRuntime.inTurn (the call itself on runs recorded before). */
 export interface LocalTurns {
   inTurn<T>(call: () => Promise<T>): Promise<T>;
-  /** Started at PIPELINE_BEHAVIOUR: local queries without asking their patch. */
-  readonly patchFree: boolean;
 }
 
-/** Runs one vendor query: a local activity on runs that start on this code, a regular one on older runs. */
+/** Runs one vendor query as a local activity, in its turn. */
 export function runQuery<K extends LocalQuery>(
   turns: LocalTurns,
   name: K,
   summary: string,
   args: Parameters<ReelflowActivities[K]>,
 ): Promise<Awaited<ReturnType<ReelflowActivities[K]>>> {
-  if (turns.patchFree || patched(LOCAL_QUERIES_PATCH)) {
-    const local = localQueries[name] as unknown as QueryCall<K, LocalActivityOptions>;
-    return turns.inTurn(() =>
-      local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {
-        throw asActivityFailure(name, err);
-      }),
-    );
-  }
-  const regular = queries[name] as unknown as QueryCall<K, ActivityOptions>;
-  return regular.executeWithOptions({ ...QUERY_OPTIONS, summary }, args);
+  const local = localQueries[name] as unknown as QueryCall<K, LocalActivityOptions>;
+  return turns.inTurn(() =>
+    local.executeWithOptions({ ...LOCAL_QUERY_OPTIONS, summary }, args).catch((err: unknown) => {
+      throw asActivityFailure(name, err);
+    }),
+  );
 }
 
 /**

@@ -6,12 +6,9 @@
  * for: an activity describes that run, and only a close as ContinuedAsNew with this run's own
  * workflow type counts. docs/security.md, "Raw workflow inputs: `resume`".
  */
-import { ApplicationFailure, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PreviousRunFacts, ReelflowActivities } from '../../activities';
 import { FailureType } from '../../failures';
-
-/** Marks runs that check their `resume`; runs recorded before took it as given. */
-export const RESUME_CHECK_PATCH = 'resume-check';
 
 /** A local activity (one marker); a server hiccup is retried, never read as a forgery. */
 const describing = proxyLocalActivities<ReelflowActivities>({
@@ -32,11 +29,11 @@ export function resumeProblem(facts: PreviousRunFacts, runId: string, workflowTy
 }
 
 /**
- * The failure of a `resume` no continue-as-new handed over; undefined when it did, when
- * there is none, or on runs recorded before this check. Call in the first workflow task.
+ * The failure of a `resume` no continue-as-new handed over; undefined when it did, or when
+ * there is none. Call in the first workflow task.
  */
-export async function refusedResume(resume: unknown, patchFree: boolean): Promise<ApplicationFailure | undefined> {
-  if (resume === undefined || !(patchFree || patched(RESUME_CHECK_PATCH))) return undefined;
+export async function refusedResume(resume: unknown): Promise<ApplicationFailure | undefined> {
+  if (resume === undefined) return undefined;
   const info = workflowInfo();
   const runId = info.continuedFromExecutionRunId;
   const why =

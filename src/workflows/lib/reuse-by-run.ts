@@ -1,5 +1,5 @@
 /**
- * Rerun by run (`reuse-by-run`): the reused outputs are read from the source run itself,
+ * Rerun by run: the reused outputs are read from the source run itself,
  * named by workflow id and run id, through the `readReuseSource` activity; the input names
  * only the run and the stages. The source's tasks that may still succeed are adopted or the
  * rerun is refused (src/contract/reuse-rule.ts), so a raw start that skips `planRerun` never pays twice.
@@ -7,15 +7,12 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import { FailureType } from '../../failures';
-import { STAGES, type LegacyPipelineReuse, type PipelineReuse, type VendorTaskRecord } from '../../contract/messages';
+import { STAGES, type ReusedOutputs, type PipelineReuse, type VendorTaskRecord } from '../../contract/messages';
 import { stageFailure } from './create';
 import { messageOf } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { sourceTaskRule } from '../../contract/reuse-rule';
 import { isRunId } from '../../contract/run-chain';
-
-/** Marks runs whose `reuse` names a source run (read from it); runs recorded before took the outputs inline. */
-export const REUSE_BY_RUN_PATCH = 'reuse-by-run';
 
 const reading = proxyActivities<ReelflowActivities>({
   startToCloseTimeout: '60s',
@@ -25,7 +22,7 @@ const reading = proxyActivities<ReelflowActivities>({
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** The first field of a by-run reuse that cannot be used, or undefined. */
-export function reuseRefIssue(reuse: Partial<PipelineReuse> & Partial<LegacyPipelineReuse>): string | undefined {
+export function reuseRefIssue(reuse: Partial<PipelineReuse> & Partial<ReusedOutputs>): string | undefined {
   if (!isText(reuse.fromPipelineId)) return "fromPipelineId: the earlier pipeline's id is required";
   if (!isRunId(reuse.fromRunId)) {
     return "fromRunId: the earlier pipeline's run id is required (ids can be reused); the outputs are read from that run";
@@ -42,7 +39,7 @@ export function reuseRefIssue(reuse: Partial<PipelineReuse> & Partial<LegacyPipe
 }
 
 export interface SourceOutputs {
-  outputs: LegacyPipelineReuse;
+  outputs: ReusedOutputs;
   adopt: VendorTaskRecord[];
 }
 
@@ -80,7 +77,7 @@ export async function fromSourceRun(rt: PipelineRuntime, reuse: PipelineReuse): 
     const { id, state, step } = rule.refusal.task;
     throw stageFailure(rule.refusal.message, FailureType.ReuseRefused, { taskId: id, state, step, fromRunId });
   }
-  const outputs: LegacyPipelineReuse = { fromPipelineId: from };
+  const outputs: ReusedOutputs = { fromPipelineId: from };
   for (const s of stages) Object.assign(outputs, { [s]: source.result[s] });
   return { outputs, adopt: rule.adopt };
 }

@@ -1,23 +1,19 @@
 /**
  * Rerun (`input.reuse`): the finished outputs of an earlier pipeline seed this one's result,
  * so their stages are skipped exactly as after a continue-as-new and make no vendor call.
- * Runs on `reuse-by-run` read them from the source run itself (reuse-by-run.ts) and adopt
- * the tasks it left running; runs recorded before took them from the input, and only their
- * replay still does. Checked first, in workflow time: the generated video URL a later step
+ * They are read from the source run itself (reuse-by-run.ts), never from the input, and the
+ * tasks it left running are adopted. Checked first, in workflow time: the generated video URL a later step
  * needs (else ReusedOutputExpired, naming it), and the assets' ~12 h signed URLs, fetched
  * again by GetAsset as the spec allows (an asset no longer Active is refused).
  */
-import { ApplicationFailure } from '@temporalio/workflow';
 import type { PipelineDefinition } from '../../definition/definition';
 import { FailureType } from '../../failures';
 import {
   STAGES,
   type AssetResult,
   type AssetsStageResult,
-  type LegacyPipelineReuse,
-  type PipelineInput,
-  type PipelineResult,
   type PipelineReuse,
+  type PipelineResult,
   type VendorTaskRecord,
 } from '../../contract/messages';
 import { stageFailure } from './create';
@@ -32,27 +28,17 @@ import { summaryOf } from './summaries';
 export async function reuseOutputs(
   rt: PipelineRuntime,
   def: PipelineDefinition,
-  input: NonNullable<PipelineInput['reuse']>,
+  input: PipelineReuse,
   result: PipelineResult,
-  byRun: boolean,
 ): Promise<void> {
-  let reuse: LegacyPipelineReuse;
-  let adopt: VendorTaskRecord[] = [];
-  if (byRun) {
-    ({ outputs: reuse, adopt } = await fromSourceRun(rt, input as PipelineReuse));
-  } else {
-    reuse = input;
-    const bad = reuseIssue(reuse);
-    if (bad) throw ApplicationFailure.nonRetryable(`reuse.${bad}`, FailureType.InvalidDefinition);
-  }
+  const { outputs: reuse, adopt } = await fromSourceRun(rt, input);
   const from = reuse.fromPipelineId;
   const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.status.stages[s].state !== 'skipped');
   if (stages.includes('review')) result.review = reuse.review;
   if (stages.includes('assets')) result.assets = reuse.assets;
   if (stages.includes('generation')) result.generation = reuse.generation;
   if (stages.includes('erase')) result.erase = reuse.erase;
-  const fromRunId = byRun ? { fromRunId: (input as PipelineReuse).fromRunId } : {};
-  result.reused = { fromPipelineId: from, ...fromRunId, stages };
+  result.reused = { fromPipelineId: from, fromRunId: input.fromRunId, stages };
   for (const s of stages) Object.assign(rt.status.stages[s], { state: 'done', reusedFrom: from });
   rt.status.stage = STAGES.find((s) => rt.status.stages[s].state === 'pending') ?? 'archive';
   rt.refresh();
@@ -108,28 +94,4 @@ async function refreshAssetUrls(
     return { ...a, status: got.status, signedUrl: got.url, signedUrlFetchedAt: new Date().toISOString() };
   };
   return { ...assets, items: await Promise.all(assets.items.map(refresh)) };
-}
-
-const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-
-/** The first field of a legacy reuse (replayed runs only) that cannot be used, or undefined. */
-function reuseIssue(reuse: LegacyPipelineReuse): string | undefined {
-  const { review, assets, generation, erase } = reuse;
-  if (!isText(reuse.fromPipelineId)) return "fromPipelineId: the earlier pipeline's id is required";
-  if (review && !Array.isArray(review.items)) return 'review.items: an array of review item results';
-  const badItem = review?.items.findIndex((i) => i.passed && !isText(i.assetUrl)) ?? -1;
-  if (badItem >= 0) return `review.items[${badItem}].assetUrl: a passed item needs its Asset:// address`;
-  if (assets && (!isText(assets.groupId) || !Array.isArray(assets.items))) {
-    return 'assets: needs groupId and items';
-  }
-  const badAsset = assets?.items.findIndex((a) => !isText(a.name) || !isText(a.assetId) || !isText(a.assetUrl)) ?? -1;
-  if (badAsset >= 0) return `assets.items[${badAsset}]: needs name, assetId and assetUrl`;
-  if (generation && (!isText(generation.taskId) || !isText(generation.videoUrl))) {
-    return 'generation: needs taskId and videoUrl';
-  }
-  if (generation && Number.isNaN(Date.parse(generation.videoUrlExpiresAt))) {
-    return 'generation.videoUrlExpiresAt: an ISO time';
-  }
-  if (erase && (!isText(erase.taskId) || !isText(erase.videoUrl))) return 'erase: needs taskId and videoUrl';
-  return undefined;
 }

@@ -20,9 +20,6 @@ import { FailureType } from '../../failures';
 
 const LIST_PAGE_SIZE = 100;
 
-/** An asset as a listing names it. */
-type VendorListed = { id: string; status: string };
-
 /** What GetAsset answers (the activity's result). */
 type VendorAsset = Awaited<ReturnType<ReturnType<typeof getAssetActivity>>>;
 
@@ -39,7 +36,10 @@ export interface AssetsStageInput extends StageCommon {
   pendingDeadlineMs: number;
   /** Show the stage as stuck when an asset stays Pending this long (spec: 5 min). */
   stuckAfterMs: number;
-  /** The wait between a create and its first GetAsset (assets.firstReadAfter); 0 in runs recorded before it. */
+  /**
+   * The wait between a create and its first GetAsset (assets.firstReadAfter, default 5 s, the
+   * vendor's "usually 5 to 30 s"): it starts Pending, and every GetAsset spends the profile's shared 9/s.
+   */
   firstReadAfterMs: number;
 }
 
@@ -60,23 +60,13 @@ export function assetSources(assets: NonNullable<PipelineDefinition['assets']>, 
 }
 
 /**
- * Assets named by the first run's id: a fresh run's names cannot exist yet, so it creates
- * without listing the group; a listing is a search for one name after an ambiguous create
- * (docs/architecture.md, "Create without duplicates"). Runs recorded before named by pipeline
- * id and listed the whole group first.
+ * The vendor-side name: the user's name plus a key derived from the pipeline's first run id
+ * and the item. A fresh run's names cannot exist yet, so it creates without listing the group;
+ * a listing is a search for one name after an ambiguous create (docs/architecture.md,
+ * "Create without duplicates").
  */
-export const ASSET_NAMES_BY_RUN_PATCH = 'asset-names-by-run';
-
-/**
- * A created asset is first read after assets.firstReadAfter (default 5 s, the vendor's
- * "usually 5 to 30 s"), not at once: it starts Pending, and every GetAsset spends the
- * profile's shared 9/s. Runs recorded before read at once.
- */
-export const ASSET_FIRST_READ_PATCH = 'asset-first-read-after';
-
-/** The vendor-side name: the user's name plus a key derived from pipeline (or first run) and item. */
-export function vendorAssetName(pipelineOrRunId: string, name: string): string {
-  return `${name}-rf${shortKey(`${pipelineOrRunId}/${name}`)}`;
+export function vendorAssetName(firstRunId: string, name: string): string {
+  return `${name}-rf${shortKey(`${firstRunId}/${name}`)}`;
 }
 
 /** Asset://<id> is how a created asset is referenced in generation content. */
@@ -84,20 +74,16 @@ export function assetAddress(id: string): string {
   return `Asset://${id}`;
 }
 
-/** The group, one listing of its assets, then every item registered and polled to Active (in parallel). */
+/** The group, then every item registered and polled to Active (in parallel). */
 export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput): Promise<AssetsStageResult> {
   const group = await resolveGroup(rt, input);
   rt.detail = `group ${group.id}`;
-  // Named by pipeline id (runs recorded before): one listing up front finds what an earlier
-  // run under this id created. Named by run: nothing to find; a continued run knows its tasks.
-  const existing = rt.assetNamesByRun ? new Map<string, VendorListed>() : await listAssets(rt, input.profile, group.id);
   rt.progress = { done: 0, total: input.items.length };
   rt.refresh();
   const ctx: ItemContext = {
     rt,
     input,
     groupId: group.id,
-    existing,
     getAsset: getAssetActivity(input.profile, rt.taskOptions),
   };
   const items = await Promise.all(input.items.map((item) => assetItem(ctx, item)));
@@ -110,7 +96,6 @@ interface ItemContext {
   rt: PipelineRuntime;
   input: AssetsStageInput;
   groupId: string;
-  existing: Map<string, VendorListed>;
   getAsset: ReturnType<typeof getAssetActivity>;
 }
 
@@ -139,19 +124,6 @@ async function searchAsset(rt: PipelineRuntime, profile: string, groupId: string
   return hit;
 }
 
-/** Every asset of the group by its vendor-side name, page by page. */
-async function listAssets(rt: PipelineRuntime, profile: string, groupId: string): Promise<Map<string, VendorListed>> {
-  const byName = new Map<string, VendorListed>();
-  let seen = 0;
-  for (let page = 1; ; page++) {
-    const res = await listPage(rt, profile, groupId, page);
-    res.assets.forEach((a) => a.name && byName.set(a.name, { id: a.id, status: a.status }));
-    seen += res.assets.length;
-    // Count what came back, not what we asked for: the vendor's page size cap is not documented.
-    if (res.assets.length === 0 || seen >= res.total) return byName;
-  }
-}
-
 /**
  * One item: found by name or created without duplicates, then polled until it is Active.
  * Its awaits stay in this one function: items run in parallel, and their commands keep
@@ -159,22 +131,11 @@ async function listAssets(rt: PipelineRuntime, profile: string, groupId: string)
  */
 async function assetItem(ctx: ItemContext, item: AssetSource): Promise<AssetResult> {
   const { rt, input } = ctx;
-  const vendorName = vendorAssetName(
-    rt.assetNamesByRun ? workflowInfo().firstExecutionRunId : input.pipelineId,
-    item.name,
-  );
+  const vendorName = vendorAssetName(workflowInfo().firstExecutionRunId, item.name);
   const step = `asset-${item.name}`;
-  let assetId: string;
-  const found = ctx.existing.get(vendorName);
-  if (found) {
-    assetId = found.id;
-    rt.record({ kind: 'asset', id: assetId, step, attempt: 0, via: 'existing' });
-  } else {
-    assetId = (await createWithoutDuplicates(createAssetSpec(ctx, item, vendorName, step))).value.id;
-  }
-  // Only an asset this run created is surely still Pending: one found may be Active already.
+  const assetId = (await createWithoutDuplicates(createAssetSpec(ctx, item, vendorName, step))).value.id;
   // The wait never hides the stage's own deadlines (stuck, Pending too long).
-  const firstWaitMs = found ? 0 : Math.min(input.firstReadAfterMs, input.stuckAfterMs, input.pendingDeadlineMs);
+  const firstWaitMs = Math.min(input.firstReadAfterMs, input.stuckAfterMs, input.pendingDeadlineMs);
   const asset = await pollUntilDone({ ...pollAssetSpec(ctx, item, assetId, step), firstWaitMs });
   if (asset.status !== 'Active') {
     throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, FailureType.AssetFailed);
@@ -221,9 +182,7 @@ function createAssetSpec(
       ),
     taskIdOf: (v) => v.id,
     reconcile: async () => {
-      const hit = rt.assetNamesByRun
-        ? await searchAsset(rt, profile, groupId, vendorName)
-        : (await listAssets(rt, profile, groupId)).get(vendorName);
+      const hit = await searchAsset(rt, profile, groupId, vendorName);
       return hit ? { id: hit.id } : undefined;
     },
     fromTaskId: (id) => ({ id }),

@@ -56,7 +56,7 @@ export async function generationStage(
     throw stageFailure(
       `generation task ${taskId} ended ${task.status}${why ? `: ${why}` : ''}`,
       FailureType.GenerationFailed,
-      rt.detailedFailures && task.errorCode ? { vendorCode: task.errorCode } : undefined,
+      task.errorCode ? { vendorCode: task.errorCode } : undefined,
     );
   }
   return {

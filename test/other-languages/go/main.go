@@ -1,7 +1,7 @@
 // Command reelflow-go-client starts a reelflow pipeline from Go with Temporal's own SDK,
 // as a team whose backend is Go would: no reelflow code, only the wire contract
 // (docs/other-languages.md): the workflow type `videoPipeline`, the input
-// `{"definition": <the JSON definition>, "behaviour": 2}`, the `status` query and the result.
+// `{"definition": <the JSON definition>}`, the `status` query and the result.
 //
 // It prints one JSON object: {"workflowId","runId","status","result"} (or "error").
 // Exit codes: 0 completed, 1 failed/cancelled or a client error, 2 bad usage,
@@ -98,7 +98,7 @@ func run(ctx context.Context, address, namespace, taskQueue, id string, definiti
 
 	// The workflow is named by its type string: Go needs no reelflow code to start it.
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue},
-		"videoPipeline", map[string]any{"definition": definition, "behaviour": 2})
+		"videoPipeline", map[string]any{"definition": definition})
 	if err != nil {
 		return report(output{WorkflowID: id, Error: "start: " + err.Error()}, 1)
 	}
