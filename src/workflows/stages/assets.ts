@@ -17,6 +17,8 @@ import { pollUntilDone, type PollSpec } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
+import { durationMs } from '../../definition/refs';
+import type { StageContext, StageDefinition } from '../lib/stage-definition';
 
 const LIST_PAGE_SIZE = 100;
 
@@ -41,6 +43,27 @@ export interface AssetsStageInput extends StageCommon {
   stuckAfterMs: number;
   /** The wait between a create and its first GetAsset (assets.firstReadAfter); 0 in runs recorded before it. */
   firstReadAfterMs: number;
+}
+
+/** Registers the definition's assets (reviewed media among them); nothing to archive. */
+export const ASSETS: StageDefinition<AssetsStageInput, AssetsStageResult> = {
+  name: 'assets',
+  enabled: (def) => def.assets !== undefined,
+  input: assetsInput,
+  run: assetsStage,
+};
+
+function assetsInput({ rt, def, result, common }: StageContext): AssetsStageInput {
+  const assets = def.assets!;
+  const deadlines = def.options.deadlines;
+  return {
+    ...common,
+    group: assets.group,
+    items: assetSources(assets, result),
+    pendingDeadlineMs: durationMs(deadlines.assetPending),
+    stuckAfterMs: durationMs(deadlines.assetStuck),
+    firstReadAfterMs: rt.assetReadsLater ? durationMs(assets.firstReadAfter) : 0,
+  };
 }
 
 /** The definition's items, with `fromReview` replaced by the reviewed media (it must have passed). */
