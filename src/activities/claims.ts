@@ -102,9 +102,13 @@ function failureOf(err: unknown): unknown {
 export function createClaimActivities(deps: Pick<ActivityDeps, 'vendorFor'>, spacing = new QuerySpacing()) {
   async function vendorAnswer(input: InspectOfferedTaskInput, signal: AbortSignal): Promise<Loose> {
     const v = deps.vendorFor(input.profile);
-    if (input.kind === 'generation') return { ...(await v.generation.get(input.taskId, { signal })) };
-    if (input.kind === 'erase') return await v.erase.get(input.taskId, { signal });
-    return await v.review.getTask(input.taskId, { signal });
+    // Keyed by the table's kinds: a kind a callback may offer needs its query here.
+    const answer: Record<OfferedTaskKind, () => Promise<Loose>> = {
+      generation: async () => ({ ...(await v.generation.get(input.taskId, { signal })) }),
+      erase: () => v.erase.get(input.taskId, { signal }),
+      review: () => v.review.getTask(input.taskId, { signal }),
+    };
+    return await answer[input.kind]();
   }
 
   async function claimsOf(taskId: string, exclude: readonly string[], chain?: OwnChain): Promise<string[]> {

@@ -5,9 +5,10 @@
 import type { VendorClient } from '../vendor-api';
 import type { WebhookAllowance } from '../webhooks/allowance';
 import type { TenantsConfig } from '../tenants/config';
+import type { VendorInterfaceName } from '../contract/stages';
 
-/** The vendor interfaces a start-up check covers, one per credential profile. */
-export type VendorInterfaceName = 'generation' | 'erase' | 'assets' | 'review';
+/** The vendor interfaces a start-up check covers, one per credential profile (the stage table's). */
+export type { VendorInterfaceName } from '../contract/stages';
 
 export interface ActivityDeps {
   /** The vendor client for a credential profile; throws a clear error for an unknown profile. */

@@ -28,6 +28,7 @@ import { Client, QueryRejectedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { GenerationCallbackSchema, ReviewCallbackSchema } from '../vendor-api/assumed-shapes';
 import { EraseCallbackSchema } from '../vendor-api/schemas';
+import type { OfferedTaskKind } from '../contract/stages';
 import {
   callbackVerdictQuery,
   vendorCallbackSignal,
@@ -97,6 +98,13 @@ const ID_FIELD: Record<CallbackStepKind, readonly string[]> = {
   unknown: ['task_id', 'id'],
 };
 
+/** The callback body's schema of each kind a callback may offer (a kind added to the table needs one). */
+const CALLBACK_SCHEMAS: Record<OfferedTaskKind, { safeParse(body: unknown): { success: boolean; data?: unknown } }> = {
+  generation: GenerationCallbackSchema,
+  review: ReviewCallbackSchema,
+  erase: EraseCallbackSchema,
+};
+
 function nonEmptyString(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : undefined;
 }
@@ -107,14 +115,7 @@ function nonEmptyString(v: unknown): string | undefined {
  */
 export function extractCallbackFields(step: string, body: unknown): ExtractedCallback {
   const kind = callbackStepKind(step);
-  const parsed =
-    kind === 'generation'
-      ? GenerationCallbackSchema.safeParse(body)
-      : kind === 'review'
-        ? ReviewCallbackSchema.safeParse(body)
-        : kind === 'erase'
-          ? EraseCallbackSchema.safeParse(body)
-          : undefined;
+  const parsed = kind === 'unknown' ? undefined : CALLBACK_SCHEMAS[kind].safeParse(body);
   if (parsed?.success) {
     const d = parsed.data as { id?: string; task_id?: string; status: string };
     const taskId = kind === 'generation' ? d.id : d.task_id;

@@ -1,13 +1,11 @@
 /** Which vendor interface a callback URL's step belongs to, read from the step's name. */
-import { PASSING_STATES } from '../vendor-api/assumed-values';
+import { OFFERED_KINDS, PASSING_STATES, type OfferedTaskKind } from '../contract/stages';
 
-export type CallbackStepKind = 'generation' | 'erase' | 'review' | 'unknown';
+/** A step is named after the kind of task it creates ("erase", "review-b0"): docs/architecture.md, "How to add a stage". */
+export type CallbackStepKind = OfferedTaskKind | 'unknown';
 
 export function callbackStepKind(step: string): CallbackStepKind {
-  if (step === 'generation' || step.startsWith('generation-')) return 'generation';
-  if (step === 'erase' || step.startsWith('erase-')) return 'erase';
-  if (step === 'review' || step.startsWith('review-')) return 'review';
-  return 'unknown';
+  return OFFERED_KINDS.find((kind) => step === kind || step.startsWith(`${kind}-`)) ?? 'unknown';
 }
 
 /** A state the step's task only passes through on its way to the end (running, QUEUED…). */

@@ -7,6 +7,7 @@
  * "Answering an operator wait from the Web UI"). Pure: the runtime calls it on every refresh.
  */
 import { STAGES, type PipelineStatus, type StageName, type StageStatus } from './messages';
+import { kindsOf } from './stages';
 import { printable } from './printable';
 
 /**
@@ -23,7 +24,7 @@ function elapsed(startedAt?: string, endedAt?: string): string {
 }
 
 function taskIds(s: PipelineStatus, stage: StageName): string {
-  const kinds = stage === 'assets' ? ['assetGroup', 'asset'] : [stage];
+  const kinds = kindsOf(stage);
   const ids = s.vendorTasks.filter((t) => kinds.includes(t.kind)).map((t) => `${t.id}${t.orphan ? ' (orphan)' : ''}`);
   return ids.length > 3 ? `${ids.slice(0, 3).join(', ')} +${ids.length - 3}` : ids.join(', ');
 }

@@ -64,14 +64,8 @@ export function previousPeriod(period: string, utcOffsetMinutes: number): string
   return periodOf(periodStartMs(period, utcOffsetMinutes) - 1, kind, utcOffsetMinutes);
 }
 
-/** Which stage each paid kind belongs to (spend is reported by stage, then kind). */
-export const STAGE_OF_KIND: Record<VendorTaskKind, StageName> = {
-  review: 'review',
-  assetGroup: 'assets',
-  asset: 'assets',
-  generation: 'generation',
-  erase: 'erase',
-};
+// Which stage each paid kind belongs to: the stage table's (docs/architecture.md, "How to add a stage").
+export { STAGE_OF_KIND } from './stages';
 
 /** A pipeline's run chain: its id and the first run's id, the same in every run continue-as-new makes. */
 export interface RunChain {

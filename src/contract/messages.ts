@@ -6,6 +6,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PipelineDefinitionInput } from '../definition/definition';
 import type { RuntimeCarry } from './carry';
+import type { ListedCost, ListedPriceKind } from './stages';
 import type {
   PendingDecision,
   PipelineState,
@@ -93,7 +94,7 @@ export interface PipelineResult {
   timings: Partial<Record<StageName | 'archive', number>>;
   calls: Record<string, number>;
   /** Only where the spec gives a price (erase). */
-  cost: { erase?: { calls: number; unitPrice: number; currency: '¥'; total: number } };
+  cost: Partial<Record<ListedPriceKind, ListedCost>>;
   /** Set by `rerun`: the stages whose outputs came from an earlier pipeline, not from vendor tasks of this one. */
   reused?: { fromPipelineId: string; fromRunId?: string; stages: StageName[] };
 }

@@ -2,13 +2,15 @@
  * What the workflow and the claims activity share about a task id a callback offers: the
  * facts the activity gathers (src/activities/claims.ts), what the workflow judges them
  * against (src/workflows/lib/offers.ts), and an offer's state as continue-as-new carries
- * it. Plain data: every side imports it, it imports nothing.
+ * it. Plain data: every side imports it, it imports only the stage table's types.
  */
+import type { OfferedTaskKind } from './stages';
+
+// Declared once, in the stage table (docs/architecture.md, "How to add a stage").
+export type { OfferedTaskKind } from './stages';
 
 /** What a vendor task id looks like (also what an operator may type); anything else is refused unqueried. */
 export const TASK_ID_PATTERN = /^[\w.:-]{1,128}$/;
-
-export type OfferedTaskKind = 'generation' | 'erase' | 'review';
 
 export interface OfferedTaskFacts {
   /** False when the vendor does not know the id (404, or it refused the id itself). */

@@ -8,9 +8,10 @@
  */
 import { STAGES, type StageName, type VendorTaskRecord } from './messages';
 import { isTerminalState } from './task-states';
+import { SINGLE_TASK_STAGES } from './stages';
 
 /** The steps whose single paid task a rerun could create a second time. */
-const PAID_STEPS: readonly StageName[] = ['generation', 'erase'];
+const PAID_STEPS = SINGLE_TASK_STAGES;
 
 export interface SourceTaskRule {
   /** The source's tasks this run takes over (its create step adopts them, never creates). */

@@ -4,11 +4,10 @@
  * receiver and the metrics, and carried across continue-as-new (carry.ts).
  */
 import type { PriorityLevel } from '../definition/schema';
+import type { StageName, VendorTaskKind } from './stages';
 
-export type StageName = 'review' | 'assets' | 'generation' | 'erase';
-export const STAGES: readonly StageName[] = ['review', 'assets', 'generation', 'erase'];
-
-export type VendorTaskKind = 'review' | 'assetGroup' | 'asset' | 'generation' | 'erase';
+// Declared once, in the stage table (docs/architecture.md, "How to add a stage").
+export { STAGES, type StageName, type VendorTaskKind } from './stages';
 
 /** Every vendor task id is recorded the moment it is known. */
 export interface VendorTaskRecord {

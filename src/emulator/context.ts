@@ -2,6 +2,7 @@
  * The per-instance world every handler works in. Built once by startEmulator; no
  * module keeps state of its own. `store` and `counters` are replaced by reset().
  */
+import type { ExtraRoute } from './extra-routes';
 import { GETASSET_MAX_PER_SECOND, GROUP_QUOTA } from '../vendor-api/documented-values';
 import type { Principals } from './auth';
 import type { CallbackDispatcher } from './callbacks';
@@ -50,4 +51,6 @@ export interface EmulatorContext {
   baseUrl: string;
   /** host:port spellings that reach this emulator (its URLs count as public). */
   selfHosts: Set<string>;
+  /** Routes of the emulator's user (EmulatorOptions.routes), after the vendor's. */
+  extraRoutes: readonly ExtraRoute[];
 }

@@ -52,6 +52,7 @@ export class Emulator implements Controls {
       timers,
       baseUrl: '',
       selfHosts: new Set(),
+      extraRoutes: opts.routes,
     };
     this.log = new RequestLog(opts.limits.requestLogSize);
     seedSystemGroups(this.ctx);

@@ -35,6 +35,7 @@ export type { RequestRecord } from './request-log';
 export type { CallbackDelivery } from './callbacks';
 export type { Limits } from './context';
 export { DEFAULT_API_KEYS, DEFAULT_ACCESS_TOKENS } from './options';
+export type { ExtraRoute, EmuRequest, Reply } from './extra-routes';
 
 export interface RunningEmulator {
   /** http://host:port — use it as both base_url and identity_url. */

@@ -4,6 +4,7 @@ import { checkControlToken } from './control-access';
 import { DIALECTS, type Dialect } from './dialect';
 import { parseFaultConfig, type FaultConfig } from './faults';
 import { resolveTimings, type Profile, type Timings } from './timings';
+import type { ExtraRoute } from './extra-routes';
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -41,6 +42,8 @@ export interface EmulatorOptions {
    * CLI). Without one, the control API answers only when the emulator binds to loopback.
    */
   controlToken?: string;
+  /** Routes of your own, tried after the vendor's and before the gateway's 404 (see extra-routes.ts). */
+  routes?: ExtraRoute[];
 }
 
 export const DEFAULT_API_KEYS = ['emu-key'];
@@ -60,6 +63,7 @@ export interface ResolvedOptions {
   dialect: Dialect;
   pathWord: string;
   controlToken?: string;
+  routes: ExtraRoute[];
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -86,5 +90,6 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     dialect,
     pathWord,
     ...(opts.controlToken !== undefined ? { controlToken: checkControlToken(opts.controlToken) } : {}),
+    routes: [...(opts.routes ?? [])],
   };
 }

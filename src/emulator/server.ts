@@ -7,6 +7,7 @@
  * task faults (task-faults.ts), rolled for the task a create just made. Error bodies take
  * the dialect's shape (dialect.ts) just before sending.
  */
+import { extraReply } from './extra-routes';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { handleAssetManagement } from './assets';
@@ -91,7 +92,7 @@ function route(ctx: EmulatorContext, req: EmuRequest): Route | Reply {
     return allow(['GET', 'HEAD'], { key: 'media.get', iface: 'media', run: () => serveDownload(ctx, req) });
   }
   if (NAMED_ONLY.some((p) => p.test(path))) return simpleError(501, `${path} is named by the spec but not emulated`);
-  return noRoute();
+  return extraReply(ctx.extraRoutes, req, ctx.baseUrl, ctx.clock.now()) ?? noRoute();
 }
 
 /**

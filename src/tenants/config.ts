@@ -23,9 +23,11 @@ import { z } from 'zod';
 import { PRIORITY_LEVELS, ProfileNameSchema, TenantIdSchema } from '../definition/schema';
 import { MAX_AMOUNT_MINOR, MAX_AMOUNT_UNITS, MINOR_UNITS_PER_UNIT, type BudgetPeriod } from '../contract/tenancy';
 import type { VendorTaskKind } from '../contract/status';
+import { TASK_KINDS } from '../contract/stages';
 import { ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
 
-export const PAID_KINDS = ['review', 'assetGroup', 'asset', 'generation', 'erase'] as const satisfies VendorTaskKind[];
+/** A tenant prices every kind of vendor task (the stage table's). */
+export const PAID_KINDS = TASK_KINDS;
 
 /** "0.000125" → 125: a decimal amount in currency units, as integer minor units. */
 export function toMinorUnits(amount: string): number {

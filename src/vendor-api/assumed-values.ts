@@ -37,21 +37,6 @@ export const ASSET_TERMINAL_STATES = ['Active', 'Failed', 'Deleted'] as const;
 export const ASSET_PENDING_STATES = ['Pending', 'Processing'] as const;
 export type AssetState = (typeof ASSET_STATES)[number];
 
-/**
- * States a task passes through on its way to a terminal one, by the kind of task: a
- * callback naming one of them is no news to a poller that waits for the end.
- */
-export const PASSING_STATES: Readonly<Record<'review' | 'asset' | 'generation' | 'erase', readonly string[]>> = {
-  review: notTerminal(REVIEW_STATES, REVIEW_TERMINAL_STATES),
-  asset: ASSET_PENDING_STATES,
-  generation: notTerminal(GENERATION_STATES, GENERATION_TERMINAL_STATES),
-  erase: notTerminal(ERASE_STATES, ERASE_TERMINAL_STATES),
-};
-
-function notTerminal(all: readonly string[], terminal: readonly string[]): readonly string[] {
-  return all.filter((state) => !terminal.includes(state));
-}
-
 /** Minimum interval between review task queries (value "not shown": docs/vendor-contract.md). */
 export const REVIEW_MIN_QUERY_INTERVAL_MS = 1_000;
 

@@ -19,9 +19,8 @@ import { isPlaintext } from '../codec/plaintext-mark';
 import { taskPriority } from '../contract/tenancy';
 import type { PipelineDefinition } from '../definition/definition';
 import { durationMs } from '../definition/refs';
-import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../vendor-api/documented-values';
+import { listedCosts } from '../contract/stages';
 import {
-  STAGES,
   outputsQuery,
   statusQuery,
   type PipelineInput,
@@ -30,10 +29,11 @@ import {
   type StageName,
 } from '../contract/messages';
 import { archiveOutput } from './stages/archive';
-import { assetsStage, assetSources } from './stages/assets';
-import { eraseStage } from './stages/erase';
-import { generationStage, generationRequest } from './stages/generation';
-import { reviewStage } from './stages/review';
+import { ASSETS } from './stages/assets';
+import { ERASE } from './stages/erase';
+import { GENERATION } from './stages/generation';
+import { REVIEW } from './stages/review';
+import { outputOf, setOutput, type AnyStage, type StageContext } from './lib/stage-definition';
 import { isTerminalState } from '../contract/task-states';
 import { messageOf, pipelineFailure, vendorCodeOf } from './lib/failures';
 import type { PipelineFailureDetails } from '../contract/failure-details';
@@ -50,14 +50,28 @@ import { giveSlot, takeSlot } from './lib/tenant-slot';
 import { endSpend, reservePlan } from './lib/spend';
 import { plannedCreates } from './lib/plan';
 
+/**
+ * The product's stages, in the stage table's order (src/contract/stages.ts): each is its
+ * module's definition (docs/architecture.md, "How to add a stage").
+ */
+export const PIPELINE_STAGES: readonly AnyStage[] = [REVIEW, ASSETS, GENERATION, ERASE];
+
 export async function videoPipeline(input: PipelineInput): Promise<PipelineResult> {
+  return await pipelineOf(input, PIPELINE_STAGES);
+}
+
+/**
+ * A pipeline over a list of stages: videoPipeline's, or a test workflow's that adds its own
+ * stage after them (docs/architecture.md, "How to add a stage").
+ */
+export async function pipelineOf(input: PipelineInput, stages: readonly AnyStage[]): Promise<PipelineResult> {
   const behaviour = decideBehaviour(input); // first, before any command (behaviour.ts)
   // While a continued run's carry is checked (a local activity), `status` answers from it;
   // the runtime's own handler replaces this one (a query writes no history).
   if (input.resume) setHandler(statusQuery, () => input.resume!.runtime.status);
   const refused = retiredInputField(input) ?? (await refusedResume(input.resume));
   const resume = refused ? undefined : input.resume;
-  const { rt, result } = startRuntime(input, resume, behaviour);
+  const { rt, result } = startRuntime(input, resume, behaviour, stages);
   let def: PipelineDefinition;
   try {
     if (refused) throw refused; // a forged `resume` or a retired field: fails before any vendor call
@@ -70,12 +84,12 @@ export async function videoPipeline(input: PipelineInput): Promise<PipelineResul
   rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
   const webhooks = WebhookSender.of(rt, def);
   if (webhooks) rt.onWait = (w) => webhooks.waiting(w);
-  if (!resume) skipDisabled(rt, def);
+  if (!resume) skipDisabled(rt, def, stages);
   try {
     await takeSlot(rt); // only where a concurrency limit applies (docs/tenants.md)
     if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result);
     await reservePlan(rt, plannedCreates(def, result)); // before the first create, by the tenant's budget
-    await runStages(rt, def, result);
+    await runStages({ rt, def, result, common: commonOf(rt.status.pipelineId, def) }, stages);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
@@ -103,6 +117,7 @@ function startRuntime(
   input: PipelineInput,
   resume: PipelineInput['resume'],
   behaviour: Behaviour,
+  stages: readonly AnyStage[],
 ): { rt: PipelineRuntime; result: PipelineResult } {
   const pipelineId = workflowInfo().workflowId;
   const result: PipelineResult = resume?.result ?? {
@@ -115,7 +130,7 @@ function startRuntime(
   };
   // Handlers first: the status query answers while the definition is being validated.
   const rt = new PipelineRuntime(
-    resume?.runtime ?? firstCarry(pipelineId),
+    resume?.runtime ?? firstCarry(pipelineId, stages),
     (runtime) =>
       continueAsNew<typeof videoPipeline>({
         definition: input.definition,
@@ -159,44 +174,27 @@ async function validated(input: PipelineInput, rt: PipelineRuntime): Promise<Pip
   }
 }
 
-/** The stages in order; after a continue-as-new, the finished ones are skipped by their outputs. */
-async function runStages(rt: PipelineRuntime, def: PipelineDefinition, result: PipelineResult): Promise<void> {
-  const common = commonOf(rt.status.pipelineId, def);
-  const policy = def.options.ambiguousCreate;
-  if (def.review && !result.review) {
-    const review = def.review;
-    result.review = await stage(rt, result, 'review', () =>
-      reviewStage(rt, { ...common, ...review, policy: policy.review }),
-    );
+/**
+ * The stages in order, each archiving its output the moment it exists (a generated video's
+ * URL expires 24 h after generation); after a continue-as-new, the finished ones are skipped
+ * by their outputs.
+ */
+async function runStages(ctx: StageContext, stages: readonly AnyStage[]): Promise<void> {
+  const { rt, def, result } = ctx;
+  for (const s of stages) {
+    await runStage(ctx, s);
+    const out = outputOf(result, s.name);
+    const archived = out !== undefined && s.archives?.(out);
+    if (def.options.archive && archived) await archiveOutput(rt, result, archived.as, archived.output);
   }
-  if (def.assets && !result.assets) {
-    const { group } = def.assets;
-    const deadlines = def.options.deadlines;
-    const input = {
-      ...common,
-      group,
-      items: assetSources(def.assets, result),
-      pendingDeadlineMs: durationMs(deadlines.assetPending),
-      stuckAfterMs: durationMs(deadlines.assetStuck),
-      firstReadAfterMs: durationMs(def.assets.firstReadAfter),
-    };
-    result.assets = await stage(rt, result, 'assets', () => assetsStage(rt, input));
-  }
-  if (def.generation && !result.generation) {
-    const request = generationRequest(def.generation, result);
-    result.generation = await stage(rt, result, 'generation', () =>
-      generationStage(rt, { ...common, request, policy: policy.generation }),
-    );
-  }
-  // Archive before anything else: the original URL expires 24 h after generation.
-  if (def.options.archive && result.generation) await archiveOutput(rt, result, 'generated', result.generation);
-  if (def.erase && result.generation && !result.erase) {
-    const { videoUrl, videoUrlExpiresAt } = result.generation;
-    result.erase = await stage(rt, result, 'erase', () =>
-      eraseStage(rt, { ...common, videoUrl, videoUrlExpiresAt, policy: policy.erase }),
-    );
-  }
-  if (def.options.archive && result.erase) await archiveOutput(rt, result, 'erased', result.erase);
+}
+
+/** One stage, if the definition runs it, it has not finished, and what it needs is there. */
+async function runStage(ctx: StageContext, s: AnyStage): Promise<void> {
+  if (!s.enabled(ctx.def) || outputOf(ctx.result, s.name) !== undefined) return;
+  const input = s.input(ctx);
+  if (input === undefined) return;
+  setOutput(ctx.result, s.name, await stage(ctx.rt, ctx.result, s.name, () => s.run(ctx.rt, input)));
 }
 
 /** Runs one stage: shown as running, timed, then done, failed or cancelled. */
@@ -251,12 +249,12 @@ function commonOf(pipelineId: string, def: PipelineDefinition): StageCommon {
   };
 }
 
-function firstCarry(pipelineId: string): RuntimeCarry {
+function firstCarry(pipelineId: string, stages: readonly AnyStage[]): RuntimeCarry {
   const status: PipelineStatus = {
     pipelineId,
     state: 'running',
     stage: 'review',
-    stages: Object.fromEntries(STAGES.map((s) => [s, { state: 'pending' }])) as PipelineStatus['stages'],
+    stages: Object.fromEntries(stages.map((s) => [s.name, { state: 'pending' }])) as PipelineStatus['stages'],
     vendorTasks: [],
     calls: {},
   };
@@ -264,10 +262,9 @@ function firstCarry(pipelineId: string): RuntimeCarry {
 }
 
 /** Stages the definition leaves out are shown as skipped; the first one that runs is current. */
-function skipDisabled(rt: PipelineRuntime, def: PipelineDefinition): void {
-  const enabled = (s: StageName) => (s === 'erase' ? def.erase : Boolean(def[s]));
-  for (const s of STAGES) if (!enabled(s)) rt.status.stages[s].state = 'skipped';
-  rt.status.stage = STAGES.find(enabled) ?? 'generation';
+function skipDisabled(rt: PipelineRuntime, def: PipelineDefinition, stages: readonly AnyStage[]): void {
+  for (const s of stages) if (!s.enabled(def)) rt.status.stages[s.name].state = 'skipped';
+  rt.status.stage = stages.find((s) => s.enabled(def))?.name ?? 'generation';
   rt.refresh();
 }
 
@@ -293,17 +290,5 @@ function ended(rt: PipelineRuntime, err: unknown): void {
 
 function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {
   const { vendorTasks, calls } = rt.status;
-  const eraseTasks = vendorTasks.filter((t) => t.kind === 'erase').length;
-  const cost: PipelineResult['cost'] =
-    eraseTasks === 0
-      ? {}
-      : {
-          erase: {
-            calls: eraseTasks,
-            unitPrice: ERASE_UNIT_PRICE,
-            currency: ERASE_CURRENCY,
-            total: +(eraseTasks * ERASE_UNIT_PRICE).toFixed(9),
-          },
-        };
-  return { ...result, vendorTasks, calls, cost };
+  return { ...result, vendorTasks, calls, cost: listedCosts(vendorTasks) };
 }

@@ -6,7 +6,7 @@
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { PASSING_STATES } from '../../src/vendor-api/assumed-values';
+import { PASSING_STATES } from '../../src/contract/stages';
 import type { VendorCallbackSignal } from '../../src/contract/messages';
 import { startHarness, type Harness } from '../support/harness';
 

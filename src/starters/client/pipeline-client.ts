@@ -45,6 +45,7 @@ import {
 } from '../../contract/messages';
 import { BATCH, STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../contract/search-attributes';
 import { startPriority } from '../../contract/tenancy';
+import { stageEnabled } from '../../contract/stages';
 import { LoadedDefinition } from './definition-file';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
@@ -104,7 +105,7 @@ export function pipelineWorkflowId(definition: Pick<PipelineDefinition, 'name'>,
 
 /** The stages a definition runs, in order. */
 export function definedStages(def: PipelineDefinition): StageName[] {
-  return STAGES.filter((s) => (s === 'erase' ? def.erase : def[s] !== undefined));
+  return STAGES.filter((s) => stageEnabled(def, s));
 }
 
 function plural(n: number, word: string): string {

@@ -12,6 +12,7 @@ import type {
   VendorTaskRecord,
 } from '../../contract/messages';
 import { STAGES, pipelineEnded } from '../../contract/messages';
+import { kindsOf } from '../../contract/stages';
 import { stateText } from '../../contract/details';
 
 export interface OutputStream {
@@ -28,13 +29,8 @@ function progressText(p?: { done: number; total: number }): string {
 
 /** Vendor task ids of one stage, e.g. "review rv-1 (completed), rv-2". */
 function stageTasks(status: PipelineStatus, stage: StageName): VendorTaskRecord[] {
-  const kinds: Record<StageName, string[]> = {
-    review: ['review'],
-    assets: ['assetGroup', 'asset'],
-    generation: ['generation'],
-    erase: ['erase'],
-  };
-  return status.vendorTasks.filter((t) => kinds[stage].includes(t.kind));
+  const kinds = kindsOf(stage);
+  return status.vendorTasks.filter((t) => kinds.includes(t.kind));
 }
 
 function taskText(t: VendorTaskRecord): string {

@@ -12,6 +12,7 @@ import { lastRunOfChain } from '../../contract/run-chain';
 import { parseDefinition, type PipelineDefinition } from '../../definition/definition';
 import { expiredReuse } from '../../contract/expiry';
 import { sourceTaskRule } from '../../contract/reuse-rule';
+import { STAGES } from '../../contract/stages';
 import {
   outputsQuery,
   type ReusedOutputs,
@@ -23,8 +24,9 @@ import {
 import { definedStages, startPipeline, type PipelineHandle } from './pipeline-client';
 
 /** Where a rerun may start: a stage, or the archive (which downloads the outputs again). */
-export const RERUN_FROM = ['review', 'assets', 'generation', 'erase', 'archive'] as const;
-export type RerunFrom = (typeof RERUN_FROM)[number];
+/** Every stage (the stage table's), then the archive step. */
+export const RERUN_FROM: readonly RerunFrom[] = [...STAGES, 'archive'];
+export type RerunFrom = StageName | 'archive';
 
 export type RerunRefusal = 'running' | 'all-finished' | 'not-finished' | 'not-defined' | 'expired' | 'task-running';
 

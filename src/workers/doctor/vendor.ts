@@ -18,9 +18,10 @@ import {
 import type { Env } from '../../vendor-api/config';
 import { fail, guarded, pass, wrong, type CheckResult } from './check';
 import { probe, probeTaskId, type ProbeVerdict } from './vendor-probe';
+import { VENDOR_INTERFACES, type VendorInterfaceName as VendorInterface } from '../../contract/stages';
 
-export const VENDOR_INTERFACES = ['generation', 'erase', 'assets', 'review'] as const;
-export type VendorInterface = (typeof VENDOR_INTERFACES)[number];
+// One check per vendor interface of the stage table (docs/architecture.md, "How to add a stage").
+export { VENDOR_INTERFACES, type VendorInterfaceName as VendorInterface } from '../../contract/stages';
 
 /** The check id of one interface of one profile: the worker keys its start-up gate by it. */
 export const vendorCheckId = (profile: string, iface: VendorInterface): string => `vendor.${profile}.${iface}`;

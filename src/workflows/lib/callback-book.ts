@@ -18,7 +18,7 @@ import { condition, isCancellation, log, sleep, workflowInfo } from '@temporalio
 import type { AttemptCarry, BookCarry, ProofSpec } from '../../contract/carry';
 import type { Offer, OfferExpectation, OfferedTaskFacts } from '../../contract/offers';
 import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../../contract/messages';
-import { PASSING_STATES } from '../../vendor-api/assumed-values';
+import { PASSING_STATES } from '../../contract/stages';
 import { failureMessage } from './failures';
 import {
   describeOffers,

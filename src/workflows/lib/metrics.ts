@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, ApplicationFailure, metricMeter } from '@temporalio/workflow';
 import { METRICS, MICROUNITS, type ReconcileOutcome } from '../../metrics/names';
-import { ERASE_CURRENCY, ERASE_UNIT_PRICE } from '../../vendor-api/documented-values';
+import { listedCosts } from '../../contract/stages';
 import type { PipelineStatus, StageName, VendorTaskKind } from '../../contract/messages';
 
 export function countReconcile(kind: VendorTaskKind, outcome: ReconcileOutcome): void {
@@ -31,10 +31,10 @@ export function countPipelineEnd(status: PipelineStatus, err?: unknown): void {
   const tags: Record<string, string> = { state: status.state, stage: status.stage };
   if (status.state === 'failed') tags.failure = failureType(err);
   metricMeter.createCounter(ended.name, undefined, ended.help).add(1, tags);
-  const eraseTasks = status.vendorTasks.filter((t) => t.kind === 'erase').length;
-  if (eraseTasks === 0) return;
   const cost = METRICS.cost;
-  metricMeter
-    .createCounter(cost.name, undefined, cost.help)
-    .add(Math.round(eraseTasks * ERASE_UNIT_PRICE * MICROUNITS), { currency: ERASE_CURRENCY, item: 'erase' });
+  for (const [kind, c] of Object.entries(listedCosts(status.vendorTasks))) {
+    metricMeter
+      .createCounter(cost.name, undefined, cost.help)
+      .add(Math.round(c.calls * c.unitPrice * MICROUNITS), { currency: c.currency, item: kind });
+  }
 }

@@ -10,6 +10,7 @@ import { pollUntilDone } from './poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';
 import type { CallbackRef } from '../../activities/vendor';
+import type { SingleTaskKind } from '../../contract/stages';
 
 export interface SingleTaskInput extends StageCommon {
   policy: CreatePolicy;
@@ -18,7 +19,7 @@ export interface SingleTaskInput extends StageCommon {
 export interface SingleTaskSpec<Q extends { status: string }> {
   rt: PipelineRuntime;
   input: SingleTaskInput;
-  kind: 'generation' | 'erase';
+  kind: SingleTaskKind;
   /** Endpoint names counted per call. */
   endpoints: { create: string; query: string };
   policy: PollPolicy;

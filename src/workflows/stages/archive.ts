@@ -16,7 +16,7 @@ export function extensionOf(url: string): string {
 export async function archiveOutput(
   rt: PipelineRuntime,
   result: PipelineResult,
-  what: 'generated' | 'erased',
+  what: string,
   output: { taskId: string; videoUrl: string },
 ): Promise<void> {
   const name = `${what}${extensionOf(output.videoUrl)}`;

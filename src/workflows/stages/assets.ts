@@ -17,6 +17,8 @@ import { pollUntilDone, type PollSpec } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
+import { durationMs } from '../../definition/refs';
+import type { StageContext, StageDefinition } from '../lib/stage-definition';
 
 const LIST_PAGE_SIZE = 100;
 
@@ -41,6 +43,27 @@ export interface AssetsStageInput extends StageCommon {
    * vendor's "usually 5 to 30 s"): it starts Pending, and every GetAsset spends the profile's shared 9/s.
    */
   firstReadAfterMs: number;
+}
+
+/** Registers the definition's assets (reviewed media among them); nothing to archive. */
+export const ASSETS: StageDefinition<AssetsStageInput, AssetsStageResult> = {
+  name: 'assets',
+  enabled: (def) => def.assets !== undefined,
+  input: assetsInput,
+  run: assetsStage,
+};
+
+function assetsInput({ def, result, common }: StageContext): AssetsStageInput {
+  const assets = def.assets!;
+  const deadlines = def.options.deadlines;
+  return {
+    ...common,
+    group: assets.group,
+    items: assetSources(assets, result),
+    pendingDeadlineMs: durationMs(deadlines.assetPending),
+    stuckAfterMs: durationMs(deadlines.assetStuck),
+    firstReadAfterMs: durationMs(assets.firstReadAfter),
+  };
 }
 
 /** The definition's items, with `fromReview` replaced by the reviewed media (it must have passed). */

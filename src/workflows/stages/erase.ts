@@ -11,6 +11,7 @@ import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-tas
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { ERASE_SAFETY_MARGIN_MS } from '../../contract/expiry';
 import { FailureType } from '../../failures';
+import type { StageDefinition } from '../lib/stage-definition';
 
 export interface EraseStageInput extends SingleTaskInput {
   videoUrl: string;
@@ -54,3 +55,18 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
   }
   return { taskId, videoUrl: task.videoUrl };
 }
+
+/** Erases the generated video, once generation has made one; the erased video is archived. */
+export const ERASE: StageDefinition<EraseStageInput, EraseStageResult> = {
+  name: 'erase',
+  enabled: (def) => def.erase,
+  input: ({ def, result, common }) =>
+    result.generation && {
+      ...common,
+      videoUrl: result.generation.videoUrl,
+      videoUrlExpiresAt: result.generation.videoUrlExpiresAt,
+      policy: def.options.ambiguousCreate.erase,
+    },
+  run: eraseStage,
+  archives: (out) => ({ as: 'erased', output: out }),
+};

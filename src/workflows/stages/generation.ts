@@ -11,6 +11,7 @@ import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import { FailureType } from '../../failures';
+import type { StageDefinition } from '../lib/stage-definition';
 
 export interface GenerationStageInput extends SingleTaskInput {
   /** The generation create body, references already resolved; callback_url is added per attempt. */
@@ -65,6 +66,19 @@ export async function generationStage(
     videoUrlExpiresAt: new Date(producedAt(task) + ORIGINAL_URL_VALIDITY_MS).toISOString(),
   };
 }
+
+/** Generates the video, references resolved first; the generated video is archived (its URL expires in 24 h). */
+export const GENERATION: StageDefinition<GenerationStageInput, GenerationStageResult> = {
+  name: 'generation',
+  enabled: (def) => def.generation !== undefined,
+  input: ({ def, result, common }) => ({
+    ...common,
+    request: generationRequest(def.generation!, result),
+    policy: def.options.ambiguousCreate.generation,
+  }),
+  run: generationStage,
+  archives: (out) => ({ as: 'generated', output: out }),
+};
 
 /**
  * Start of the video URL's 24 h: the vendor's finish time (`finished_at`, else the terminal

@@ -20,6 +20,7 @@ import { pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
+import type { StageDefinition } from '../lib/stage-definition';
 
 export interface ReviewStageInput extends StageCommon {
   media: string[];
@@ -67,6 +68,14 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
     items,
   };
 }
+
+/** Reviews the definition's media; nothing to archive (its outputs are Asset:// addresses). */
+export const REVIEW: StageDefinition<ReviewStageInput, ReviewStageResult> = {
+  name: 'review',
+  enabled: (def) => def.review !== undefined,
+  input: ({ def, common }) => ({ ...common, ...def.review!, policy: def.options.ambiguousCreate.review }),
+  run: reviewStage,
+};
 
 /** Valid batches (at most 50 URLs, one media type each); a medium that fits none fails the stage. */
 export function planBatches(input: Pick<ReviewStageInput, 'media' | 'assetType'>): ReviewBatch[] {
