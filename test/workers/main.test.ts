@@ -70,7 +70,9 @@ test('starts the workers, the receiver and the archive server from the environme
     const handle = await client.workflow.start('awaitCallbackWorkflow', { taskQueue, workflowId });
     const url = buildCallbackUrl(w.receiverUrl!, CALLBACK_SECRET, workflowId, 'generation', 1);
     const res = await fetch(url, { method: 'POST', body: JSON.stringify({ id: 'g1', status: 'running' }) });
-    expect(res.status).toBe(204);
+    // Taken: 204 once signalled, or 202 when a loaded machine takes longer than the receiver's
+    // answerWithinMs to judge and signal it (docs/operations.md, "Callbacks"); the result shows delivery.
+    expect([202, 204]).toContain(res.status);
     expect(await handle.result()).toEqual({ step: 'generation', attempt: 1, taskId: 'g1', status: 'running' });
   } finally {
     w.shutdown();
