@@ -85,7 +85,7 @@ interface CreateRun<T> {
  */
 export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<Created<T>> {
   const { rt, step } = spec;
-  const known = rt.knownTask(step);
+  const known = rt.board.knownTask(step);
   // Recorded by this pipeline before it continued as new: the task exists, never create it again.
   if (known) return adoptKnown(spec, known);
   const run: CreateRun<T> = {
@@ -108,11 +108,11 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       resumed = undefined;
     } else {
       await holdFor(rt, run.iface, (ms) =>
-        rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
+        rt.board.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
       await takeCreate(rt, step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
-      rt.count(spec.endpoint);
+      rt.board.count(spec.endpoint);
       try {
         const value = await rt.creating(() => spec.create(run.attempt));
         rt.book.endAttempt(step, run.attempt, spec.taskIdOf(value));
@@ -181,7 +181,7 @@ function retryWait<T>(
   }
   const wait = (ms: number, why: string): [number, { summary: string }] => [
     ms,
-    { summary: spec.rt.summary(`${spec.action}: ${why}, retry in ${duration(ms)}`) },
+    { summary: spec.rt.board.summary(`${spec.action}: ${why}, retry in ${duration(ms)}`) },
   ];
   if (outcome.kind === 'notSent') return wait(backoff(run.transient - 1), 'not sent');
   if (outcome.kind === 'retryLater') return wait(backoff(run.transient - 1), 'vendor upstream failed');
@@ -267,7 +267,9 @@ export async function waitForCallbackTaskId(
   // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
   while (!proven()) {
     const woken = await condition(() => proven() || rt.historyLong(), Math.max(1, until - Date.now()), {
-      summary: rt.summary(`callback grace${step === rt.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`),
+      summary: rt.board.summary(
+        `callback grace${step === rt.board.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`,
+      ),
     });
     if (!woken) break;
     await rt.checkpoint();

@@ -43,7 +43,9 @@ import type { Behaviour } from './behaviour';
 /** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
 export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
-export class PipelineRuntime extends StatusBoard {
+export class PipelineRuntime {
+  /** What the pipeline shows: status, details, search attributes (status-board.ts). */
+  readonly board: StatusBoard;
   private readonly holds: Record<string, number>;
   private readonly ambiguous: Record<string, number>;
   /** Create activities in flight: continue-as-new waits for them (a lost answer would mean a second create). */
@@ -87,7 +89,7 @@ export class PipelineRuntime extends StatusBoard {
     private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
     readonly behaviour: Behaviour,
   ) {
-    super(carry.status, carry.waitingBase ?? '');
+    this.board = new StatusBoard(carry.status, carry.waitingBase ?? '');
     this.holds = { ...carry.holds };
     this.ambiguous = { ...carry.ambiguous };
     this.codecStrict = carry.codecStrict === true;
@@ -95,8 +97,8 @@ export class PipelineRuntime extends StatusBoard {
     this.spend = new SpendBook(carry.spend);
     this.spend.listen();
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
-    this.book = new CallbackBook(carry.book, this);
-    setHandler(statusQuery, () => this.status);
+    this.book = new CallbackBook(carry.book, this.board);
+    setHandler(statusQuery, () => this.board.status);
     setHandler(vendorCallbackSignal, (cb) => this.callbackSignal(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
     setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
@@ -113,11 +115,11 @@ export class PipelineRuntime extends StatusBoard {
 
   carry(): RuntimeCarry {
     return {
-      status: this.status,
+      status: this.board.status,
       holds: this.holds,
       book: this.book.carry(),
       ambiguous: this.ambiguous,
-      waitingBase: this.waitingBase,
+      waitingBase: this.board.waitingBase,
       ...(this.codecStrict ? { codecStrict: true } : {}),
       ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
       ...(Object.keys(this.spend.carry.ledgers).length > 0 ? { spend: this.spend.carry } : {}),
@@ -188,15 +190,15 @@ export class PipelineRuntime extends StatusBoard {
 
   /** A step's task id, recorded the moment it is known: shown, matched to its callbacks, no longer ambiguous. */
   record(task: Omit<VendorTaskRecord, 'orphan' | 'recordedAt'>): void {
-    const existing = this.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);
+    const existing = this.board.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);
     if (existing) {
       if (task.state) existing.state = task.state;
     } else {
-      this.vendorTasks.push({ ...task, recordedAt: new Date().toISOString() });
+      this.board.vendorTasks.push({ ...task, recordedAt: new Date().toISOString() });
     }
     this.book.known(task.step, task.attempt, task.id);
     this.setAmbiguous(task.step, undefined);
-    this.refresh();
+    this.board.refresh();
   }
 
   // ---- operator decisions (policy `ask`): one Update, answered when the stage has taken it
@@ -210,7 +212,7 @@ export class PipelineRuntime extends StatusBoard {
    * wait shown and an accepted decision unanswered).
    */
   resumesWait(step: string, attempt: number): boolean {
-    const w = this.status.waiting;
+    const w = this.board.status.waiting;
     return w?.step === step && w.attempt === attempt;
   }
 
@@ -230,7 +232,7 @@ export class PipelineRuntime extends StatusBoard {
       throw new Error(
         'resolveCreate refused: the Update arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1); send it from a client with the payload codec (REELFLOW_CODEC_KEYS)',
       );
-    const waiting = this.status.waiting;
+    const waiting = this.board.status.waiting;
     if (!waiting) throw new Error(`${workflowInfo().workflowId} is not waiting for an operator decision`);
     if (input.step && input.step !== waiting.step) {
       throw new Error(`step "${input.step}" is not waiting; "${waiting.step}" is`);
@@ -239,10 +241,10 @@ export class PipelineRuntime extends StatusBoard {
   }
 
   private async resolve(input: ResolveCreateInput): Promise<ResolveCreateResult> {
-    const waiting = this.status.waiting!;
+    const waiting = this.board.status.waiting!;
     if ('taskId' in input.decision) await this.proveOperatorId(waiting, input.decision.taskId);
     this.decisions.set(waiting.step, input.decision);
-    await condition(() => this.status.waiting?.step !== waiting.step);
+    await condition(() => this.board.status.waiting?.step !== waiting.step);
     log.info(`operator decision for ${printable(waiting.step)} taken`);
     return { stage: waiting.stage, step: waiting.step, accepted: input.decision };
   }
@@ -263,7 +265,7 @@ export class PipelineRuntime extends StatusBoard {
       if (isCancellation(err)) throw err;
       why = `task ${printable(taskId, 130)} could not be checked (${printable(failureMessage(err), 160)}); try again`;
     }
-    const w = this.status.waiting;
+    const w = this.board.status.waiting;
     // The wait may have ended (a callback's task proven) or been answered while the id was checked.
     if (
       why === undefined &&
@@ -283,18 +285,18 @@ export class PipelineRuntime extends StatusBoard {
    */
   async awaitDecision(step: string, attempt: number, reason: string): Promise<CreateDecision | { proven: string }> {
     // A wait carried across continue-as-new keeps its reason and since.
-    const carried = this.status.waiting?.step === step && this.status.waiting.attempt === attempt;
-    if (!carried || !this.waitingBase) this.waitingBase = reason;
-    this.status.waiting = {
+    const carried = this.board.status.waiting?.step === step && this.board.status.waiting.attempt === attempt;
+    if (!carried || !this.board.waitingBase) this.board.waitingBase = reason;
+    this.board.status.waiting = {
       workflowId: workflowInfo().workflowId,
-      stage: this.status.stage as StageName,
+      stage: this.board.status.stage as StageName,
       step,
       attempt,
-      reason: this.waitingReason(this.book.describe(step, attempt)),
-      since: (carried && this.status.waiting?.since) || new Date().toISOString(),
+      reason: this.board.waitingReason(this.book.describe(step, attempt)),
+      since: (carried && this.board.status.waiting?.since) || new Date().toISOString(),
     };
-    this.refresh();
-    if (!carried) await this.onWait?.(this.status.waiting);
+    this.board.refresh();
+    if (!carried) await this.onWait?.(this.board.status.waiting);
     const settled = () => this.decisions.has(step) || this.book.provenTask(step, attempt) !== undefined;
     // Signals and Updates grow the history while it waits: continue as new (the wait resumes) when long.
     while (!settled()) {
@@ -303,8 +305,8 @@ export class PipelineRuntime extends StatusBoard {
     }
     const decision = this.decisions.get(step);
     this.decisions.delete(step);
-    this.status.waiting = undefined;
-    this.refresh();
+    this.board.status.waiting = undefined;
+    this.board.refresh();
     return decision ?? { proven: this.book.provenTask(step, attempt)! };
   }
 }

@@ -64,7 +64,7 @@ interface PollMarks {
 function pollMarks<T>(spec: PollSpec<T>, marks: TimeMarks): PollMarks {
   const startedAt = spec.startedAt ?? Date.now();
   const mark = (ms: number, what: string) =>
-    marks.mark(startedAt + ms, spec.rt.summary(`${what} of ${spec.subject} (${duration(ms)})`));
+    marks.mark(startedAt + ms, spec.rt.board.summary(`${what} of ${spec.subject} (${duration(ms)})`));
   let grace: TimeMark | undefined;
   return {
     startedAt,
@@ -93,11 +93,11 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
     await holdFor(
       rt,
       iface,
-      (ms) => rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
+      (ms) => rt.board.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
       owed ? lastCall + policy.minMs : undefined,
     );
     lastQueryAt = Date.now();
-    rt.count(spec.endpoint);
+    rt.board.count(spec.endpoint);
     try {
       const value = await spec.query();
       lastError = undefined;
@@ -120,7 +120,7 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
     spaced = !(await rt.book.waitForHint(
       step,
       delay,
-      rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
+      rt.board.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
     ));
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
@@ -131,7 +131,7 @@ async function firstWait<T>(spec: PollSpec<T>, ms: number): Promise<boolean> {
   const hinted = await spec.rt.book.waitForHint(
     spec.step,
     ms,
-    spec.rt.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
+    spec.rt.board.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
   );
   return !hinted;
 }
@@ -144,9 +144,9 @@ function notUnderstood<T>(spec: PollSpec<T>, value: T): string | undefined {
 
 function showUnknown(rt: PipelineRuntime, label: string, state: string): void {
   const detail = `${label}: vendor state "${state}" not understood; still polling`;
-  if (rt.detail !== detail) {
-    rt.detail = detail;
-    rt.report();
+  if (rt.board.detail !== detail) {
+    rt.board.detail = detail;
+    rt.board.report();
   }
 }
 

@@ -63,7 +63,7 @@ export async function fromSourceRun(rt: PipelineRuntime, reuse: PipelineReuse): 
         FailureType.ReuseRefused,
       );
     });
-  const defined = STAGES.filter((s) => rt.status.stages[s].state !== 'skipped');
+  const defined = STAGES.filter((s) => rt.board.status.stages[s].state !== 'skipped');
   const stages = reuse.stages.filter((s) => defined.includes(s));
   const missing = stages.find((s) => source.result[s] === undefined);
   if (missing) {

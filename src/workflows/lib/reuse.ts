@@ -33,15 +33,15 @@ export async function reuseOutputs(
 ): Promise<void> {
   const { outputs: reuse, adopt } = await fromSourceRun(rt, input);
   const from = reuse.fromPipelineId;
-  const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.status.stages[s].state !== 'skipped');
+  const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.board.status.stages[s].state !== 'skipped');
   if (stages.includes('review')) result.review = reuse.review;
   if (stages.includes('assets')) result.assets = reuse.assets;
   if (stages.includes('generation')) result.generation = reuse.generation;
   if (stages.includes('erase')) result.erase = reuse.erase;
   result.reused = { fromPipelineId: from, fromRunId: input.fromRunId, stages };
-  for (const s of stages) Object.assign(rt.status.stages[s], { state: 'done', reusedFrom: from });
-  rt.status.stage = STAGES.find((s) => rt.status.stages[s].state === 'pending') ?? 'archive';
-  rt.refresh();
+  for (const s of stages) Object.assign(rt.board.status.stages[s], { state: 'done', reusedFrom: from });
+  rt.board.status.stage = STAGES.find((s) => rt.board.status.stages[s].state === 'pending') ?? 'archive';
+  rt.board.refresh();
   const uses = { erase: def.erase && !result.erase, archive: def.options.archive };
   const expired = expiredReuse(result, uses, Date.now());
   if (expired) {
@@ -74,7 +74,7 @@ async function refreshAssetUrls(
   from: string,
 ): Promise<AssetsStageResult> {
   if (!assets.items.some((a) => assetUrlStale(a, Date.now()))) return assets;
-  const getAsset = getAssetActivity(profile, rt.taskOptions);
+  const getAsset = getAssetActivity(profile, rt.board.taskOptions);
   const refresh = async (a: AssetResult): Promise<AssetResult> => {
     if (!assetUrlStale(a, Date.now())) return a;
     const refused = (why: string) =>
@@ -83,7 +83,7 @@ async function refreshAssetUrls(
         FailureType.ReusedOutputExpired,
         { output: `assets.items[${a.name}].signedUrl`, assetId: a.assetId, fromPipelineId: from },
       );
-    rt.count('assets.GetAsset');
+    rt.board.count('assets.GetAsset');
     const summary = summaryOf('assets', `GetAsset ${a.assetId} (refresh the reused signed URL)`);
     const got = await getAsset
       .executeWithOptions({ ...QUERY_OPTIONS, summary }, [{ profile, id: a.assetId }])

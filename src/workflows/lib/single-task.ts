@@ -65,16 +65,16 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     policy: spec.policy,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    startedAt: rt.recordedAt(step),
+    startedAt: rt.board.recordedAt(step),
     query: () => spec.query(taskId),
     done: (t) => spec.terminal.includes(t.status),
     states: { of: (t) => t.status, known: spec.known },
     notFoundGraceMs: input.notFoundGraceMs,
     onValue: (t) => {
-      if (rt.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
-        rt.setState(kind, taskId, t.status);
-        rt.detail = `vendor ${t.status}`; // the id is in the vendor tasks column
-        rt.refresh();
+      if (rt.board.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
+        rt.board.setState(kind, taskId, t.status);
+        rt.board.detail = `vendor ${t.status}`; // the id is in the vendor tasks column
+        rt.board.refresh();
       }
     },
   });

@@ -115,15 +115,15 @@ function budgetExceeded(message: string): ApplicationFailure {
 /** `waiting-budget` until the ledger signals a raise (or a release), or the period ends. */
 async function waitForBudget(rt: PipelineRuntime, seen: number, untilNextPeriodMs: number, why: string) {
   const ms = Math.max(untilNextPeriodMs, 1_000);
-  rt.budgetWaits++;
-  rt.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(ms)}`;
-  rt.refresh();
+  rt.board.budgetWaits++;
+  rt.board.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(ms)}`;
+  rt.board.refresh();
   try {
     await condition(() => rt.spend.wakeCount !== seen, ms);
   } finally {
-    rt.budgetWaits--;
-    rt.detail = undefined;
-    rt.refresh();
+    rt.board.budgetWaits--;
+    rt.board.detail = undefined;
+    rt.board.refresh();
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * What a pipeline shows, and nothing else: the status the `status` query answers (its vendor
  * tasks and call counts included), the current details in the Web UI and the search
- * attributes. The runtime is one (PipelineRuntime extends it); the callback book writes to
+ * attributes. The runtime holds one (`rt.board`); the callback book writes to
  * it (counted checks, orphan tasks, offers an operator's wait lists) and reads its vendor
  * tasks, and this never calls the book back. Created inside the workflow function.
  */
@@ -31,7 +31,7 @@ export class StatusBoard {
   constructor(
     readonly status: PipelineStatus,
     /** An operator wait's reason without the offers, which are appended as they change. */
-    protected waitingBase = '',
+    public waitingBase = '',
   ) {}
 
   get vendorTasks(): VendorTaskRecord[] {
@@ -142,7 +142,7 @@ export class StatusBoard {
     this.refresh();
   }
 
-  protected waitingReason(offers: string): string {
+  waitingReason(offers: string): string {
     return offers ? `${this.waitingBase} Task ids offered by callbacks: ${offers}` : this.waitingBase;
   }
 }

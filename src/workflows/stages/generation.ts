@@ -36,15 +36,15 @@ export async function generationStage(
       const res = await creates.generationCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`create task (attempt ${n})`),
+          summary: rt.board.summary(`create task (attempt ${n})`),
         },
         [{ profile, request: input.request, callback }],
       );
       return { taskId: res.id };
     },
-    query: (id) => runQuery(rt, 'generationGet', rt.summary(`poll ${id}`), [{ profile, id }]),
+    query: (id) => runQuery(rt, 'generationGet', rt.board.summary(`poll ${id}`), [{ profile, id }]),
   });
   if (task.status === 'expired') {
     throw stageFailure(

@@ -37,9 +37,9 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
   const updateProgress = () => {
     const done = progress.reduce((s, p) => s + p.done, 0);
     const total = progress.reduce((s, p) => s + p.total, 0) || input.media.length;
-    if (rt.progress?.done !== done || rt.progress?.total !== total) {
-      rt.progress = { done, total };
-      rt.refresh();
+    if (rt.board.progress?.done !== done || rt.board.progress?.total !== total) {
+      rt.board.progress = { done, total };
+      rt.board.refresh();
     }
   };
   const results = await Promise.all(
@@ -144,12 +144,13 @@ async function runBatch(
     policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    query: () => runQuery(rt, 'reviewGetTask', rt.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
+    query: () =>
+      runQuery(rt, 'reviewGetTask', rt.board.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
     done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
     states: { of: (t) => t.status, known: REVIEW_STATES },
     notFoundGraceMs: input.notFoundGraceMs,
     onValue: (t) => {
-      rt.setState('review', taskId, t.status);
+      rt.board.setState('review', taskId, t.status);
       progress.done = t.done ?? progress.done;
       progress.total = t.total ?? progress.total;
       onProgress();
@@ -165,7 +166,7 @@ async function runBatch(
   if (task.status === 'failed') {
     throw stageFailure(`review task ${taskId} failed at the vendor`, FailureType.ReviewFailed);
   }
-  rt.refresh();
+  rt.board.refresh();
   return { batch, task };
 }
 
@@ -190,9 +191,9 @@ function submitSpec(
       creates.reviewSubmit.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
+          summary: rt.board.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
         },
         [
           {
