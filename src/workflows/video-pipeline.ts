@@ -47,7 +47,7 @@ import { refusedResume } from './lib/resume-check';
 import { WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
-import { endSpend, reservePlan } from './lib/spend';
+import { endSpend, reservePlan } from './create/spend';
 import { plannedCreates } from './lib/plan';
 
 /**
@@ -83,7 +83,7 @@ export async function pipelineOf(input: PipelineInput, stages: readonly AnyStage
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
   rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
   const webhooks = WebhookSender.of(rt, def);
-  if (webhooks) rt.onWait = (w) => webhooks.waiting(w);
+  if (webhooks) rt.creates.operator.onWait = (w) => webhooks.waiting(w);
   if (!resume) skipDisabled(rt, def, stages);
   try {
     await takeSlot(rt); // only where a concurrency limit applies (docs/tenants.md)

@@ -9,11 +9,10 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { PollPolicy } from '../../contract/poll-policy';
-import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
-import { holdFor, interfaceOf } from './holds';
+import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt, stageFailure } from './failures';
+import { holdFor, interfaceOf } from '../create/holds';
 import { timeMarks, type TimeMark, type TimeMarks } from './time-marks';
 import { duration } from './summaries';
-import { stageFailure } from './create';
 import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from './pipeline-runtime';
 import { FailureType } from '../../failures';
 
@@ -91,7 +90,7 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
     const owed = !spaced || rt.book.queriesOf(step) !== checks;
     const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(step) ?? 0);
     await holdFor(
-      rt,
+      rt.creates.holds,
       iface,
       (ms) => rt.board.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
       owed ? lastCall + policy.minMs : undefined,
@@ -106,7 +105,7 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
       if (unknownState) showUnknown(rt, spec.label, unknownState);
       else if (spec.done(value)) return value;
     } catch (err) {
-      rt.holdInterface(iface, retryAfterAt(err));
+      rt.creates.holds.hold(iface, retryAfterAt(err));
       lastError = queryFailure(spec, err, marks);
     }
     if (marks.deadline.passed) throw deadlineFailure(spec.label, Date.now() - marks.startedAt, lastError, unknownState);

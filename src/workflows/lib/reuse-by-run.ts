@@ -8,8 +8,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } 
 import type { ReelflowActivities } from '../../activities';
 import { FailureType } from '../../failures';
 import { STAGES, type ReusedOutputs, type PipelineReuse, type VendorTaskRecord } from '../../contract/messages';
-import { stageFailure } from './create';
-import { messageOf } from './failures';
+import { messageOf, stageFailure } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { sourceTaskRule } from '../../contract/reuse-rule';
 import { isRunId } from '../../contract/run-chain';

@@ -16,9 +16,8 @@ import {
   type PipelineResult,
   type VendorTaskRecord,
 } from '../../contract/messages';
-import { stageFailure } from './create';
 import { assetUrlStale, expiredReuse } from '../../contract/expiry';
-import { isFatalQueryFailure, messageOf } from './failures';
+import { isFatalQueryFailure, messageOf, stageFailure } from './failures';
 import type { PipelineRuntime } from './pipeline-runtime';
 import { QUERY_OPTIONS, getAssetActivity } from './proxies';
 import { fromSourceRun } from './reuse-by-run';
@@ -57,12 +56,12 @@ export async function reuseOutputs(
 
 /**
  * The source's tasks that may still succeed, for steps redone here with the same inputs:
- * recorded as this run's, so their create step polls them and never creates (create.ts).
+ * recorded as this run's, so their create step polls them and never creates (create/create.ts).
  * Recorded now, so the vendor-task deadline counts from this run's start.
  */
 function adoptSourceTasks(rt: PipelineRuntime, tasks: VendorTaskRecord[]): void {
   for (const { kind, id, step, attempt, state } of tasks) {
-    rt.record({ kind, id, step, attempt, via: 'existing', ...(state !== undefined ? { state } : {}) });
+    rt.creates.record({ kind, id, step, attempt, via: 'existing', ...(state !== undefined ? { state } : {}) });
   }
 }
 

@@ -1,9 +1,9 @@
 /**
  * The shape shared by the generation and erase stages: create ONE paid vendor task
  * without duplicates (reconcile by callback), then poll it to a terminal state. After a
- * continue-as-new the recorded task is polled again, never created again (create.ts).
+ * continue-as-new the recorded task is polled again, never created again (create/create.ts).
  */
-import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
+import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from '../create/create';
 import type { OfferExpectation } from '../../contract/offers';
 import type { PollPolicy } from '../../contract/poll-policy';
 import { pollUntilDone } from './poll';

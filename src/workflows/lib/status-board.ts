@@ -22,7 +22,7 @@ export class StatusBoard {
    */
   taskOptions: { priority?: Priority } = {};
 
-  /** Paid creates waiting for their tenant's budget (spend.ts): the pipeline shows `waiting-budget`. */
+  /** Paid creates waiting for their tenant's budget (create/spend.ts): the pipeline shows `waiting-budget`. */
   budgetWaits = 0;
 
   /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */

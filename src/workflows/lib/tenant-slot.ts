@@ -64,7 +64,7 @@ export async function giveSlot(rt: PipelineRuntime): Promise<void> {
   const slot = rt.board.status.slot;
   if (!rt.tenantPolicy || !slot || slot.state === 'released') return;
   await CancellationScope.nonCancellable(async () => {
-    await condition(() => rt.createsPending === 0);
+    await condition(() => rt.creates.createsPending === 0);
     try {
       await getExternalWorkflowHandle(gateWorkflowId(rt.tenantPolicy!.tenant)).signal(releaseSlotSignal, {
         pipelineId: rt.board.status.pipelineId,

@@ -10,7 +10,8 @@ import type { PipelineDefinition } from '../../definition/definition';
 import { inferMediaType } from '../../vendor-api/batching';
 import type { AssetResult, AssetsStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, runQuery } from '../lib/proxies';
-import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/create';
+import { createWithoutDuplicates, type CreateSpec } from '../create/create';
+import { stageFailure } from '../lib/failures';
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
 import { pollUntilDone, type PollSpec } from '../lib/poll';
@@ -260,7 +261,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   };
   const found = await findByName();
   if (found) {
-    rt.record({ kind: 'assetGroup', id: found.id, step: 'group', attempt: 0, via: 'existing' });
+    rt.creates.record({ kind: 'assetGroup', id: found.id, step: 'group', attempt: 0, via: 'existing' });
     return { id: found.id, name, created: false };
   }
   const created = await createWithoutDuplicates({

@@ -5,7 +5,7 @@
 import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { EraseStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
-import { stageFailure } from '../lib/create';
+import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';

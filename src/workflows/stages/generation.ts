@@ -6,7 +6,7 @@ import type { PipelineDefinition } from '../../definition/definition';
 import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
-import { stageFailure } from '../lib/create';
+import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';

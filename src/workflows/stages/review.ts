@@ -8,13 +8,8 @@ import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
 import { RejectedError } from '../../vendor-api/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
-import {
-  createWithoutDuplicates,
-  stageFailure,
-  waitForCallbackTaskId,
-  type CreatePolicy,
-  type CreateSpec,
-} from '../lib/create';
+import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy, type CreateSpec } from '../create/create';
+import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
 import { pollUntilDone } from '../lib/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
