@@ -7,7 +7,7 @@
  * `resubmit` or `ask` an operator. A task id offered and refused means a task may exist:
  * then an operator is asked whatever the policy, with every offered id and why it failed.
  */
-import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
 import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
 import type { ProofSpec } from '../../contract/carry';
@@ -16,9 +16,8 @@ import { holdFor, interfaceOf } from './holds';
 import { countReconcile } from '../lib/metrics';
 import type { ReconcileOutcome } from '../../metrics/names';
 import { duration } from '../lib/summaries';
-import type { CreateRuntime } from './desk';
+import type { CreateDesk, CreateRuntime } from './desk';
 import { FailureType } from '../../failures';
-import { settleCreate, takeCreate } from './spend';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
@@ -101,11 +100,11 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdFor(rt.creates.holds, run.iface, (ms) =>
         rt.board.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      await takeCreate(rt, step, run.attempt, spec.kind);
+      await rt.creates.take(step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.board.count(spec.endpoint);
       try {
-        const value = await rt.creates.creating(() => spec.create(run.attempt));
+        const value = await creating(rt.creates, () => spec.create(run.attempt));
         rt.book.endAttempt(step, run.attempt, spec.taskIdOf(value));
         return recorded(run, value, spec.taskIdOf(value), 'create');
       } catch (err) {
@@ -114,7 +113,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       }
     }
     // Spend (spend.ts): released when provably not created; after a 502 or ambiguity, once reconciled.
-    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') settleCreate(rt, step, run.attempt, 'release');
+    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') rt.creates.settle(step, run.attempt, 'release');
     if (outcome.kind === 'fatal') throw rejected(spec, outcome);
     if (outcome.kind === 'ambiguous') rt.creates.setAmbiguous(step, run.attempt);
     else await sleep(...retryWait(run, outcome));
@@ -130,8 +129,21 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
         if (created) return created;
       }
     }
-    settleCreate(rt, step, run.attempt, 'release');
+    rt.creates.settle(step, run.attempt, 'release');
     run.attempt++;
+  }
+}
+
+/**
+ * Runs one create activity, counted so that continue-as-new never abandons its answer. One
+ * async layer, as it always had: parallel creates resume in the order histories hold.
+ */
+async function creating<T>(desk: CreateDesk, create: () => Promise<T>): Promise<T> {
+  desk.createSent();
+  try {
+    return await create();
+  } finally {
+    desk.createAnswered();
   }
 }
 
@@ -145,7 +157,7 @@ function adoptKnown<T>(spec: CreateSpec<T>, known: VendorTaskRecord): Created<T>
 function recorded<T>(run: CreateRun<T>, value: T, id: string, via: VendorTaskRecord['via']): Created<T> {
   const { rt, kind, step } = run.spec;
   rt.creates.record({ kind, id, step, attempt: run.attempt, via });
-  settleCreate(rt, step, run.attempt, 'confirm');
+  rt.creates.settle(step, run.attempt, 'confirm');
   return { value, attempt: run.attempt, via };
 }
 
@@ -235,35 +247,4 @@ function decisionOutcome(decision: CreateDecision | { proven: string }): Reconci
   if ('proven' in decision) return 'found_by_callback';
   if ('taskId' in decision) return 'found_by_operator';
   return 'abandon' in decision ? 'abandoned' : 'resubmitted';
-}
-
-/**
- * Reconcile by callback: wait a bounded grace period for a callback of this attempt that
- * names a task passing the proof (offers.ts). Refused ids do not end the wait. The grace is
- * over when its timer fires, never when Date.now() says so: the first activation after a
- * worker dies can carry a stale clock live and the right one on replay
- * (docs/architecture.md, "Workflow time after a worker dies"); the clock only sets the
- * length of a timer started again after a continue-as-new check.
- */
-export async function waitForCallbackTaskId(
-  rt: CreateRuntime,
-  step: string,
-  attempt: number,
-  callbacksUsed: boolean,
-  graceMs: number,
-): Promise<string | undefined> {
-  if (!callbacksUsed) return undefined;
-  const until = Date.now() + graceMs;
-  const proven = () => rt.book.provenTask(step, attempt) !== undefined;
-  // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
-  while (!proven()) {
-    const woken = await condition(() => proven() || rt.historyLong(), Math.max(1, until - Date.now()), {
-      summary: rt.board.summary(
-        `callback grace${step === rt.board.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`,
-      ),
-    });
-    if (!woken) break;
-    await rt.checkpoint();
-  }
-  return rt.book.provenTask(step, attempt);
 }

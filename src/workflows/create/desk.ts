@@ -4,20 +4,16 @@
  * operator's decisions and the spend reservations. The runtime holds one (`rt.creates`) and
  * composes its part of the continue-as-new carry from it. Created inside the workflow function.
  */
-import type { VendorTaskRecord } from '../../contract/messages';
+import type { VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
 import type { RuntimeCarry } from '../../contract/carry';
-import type { TenantPolicy } from '../../contract/tenancy';
 import { Holds } from './holds';
 import { OperatorDecisions, type CreatePipeline } from './operator';
 import { SpendBook } from './spend-book';
+import { settleCreate, takeCreate, type SpendRuntime } from './spend';
 
 /** What the create protocol (create.ts, spend.ts) is handed as `rt`: PipelineRuntime gives it. */
-export interface CreateRuntime extends CreatePipeline {
+export interface CreateRuntime extends CreatePipeline, SpendRuntime {
   readonly creates: CreateDesk;
-  /** The tenant policy (docs/tenants.md); undefined when tenants are off: no spend is reserved. */
-  readonly tenantPolicy: TenantPolicy | undefined;
-  /** Runs a local activity when the ones asked before it have settled (docs/architecture.md, "Local activities in turn"). */
-  inTurn<T>(call: () => Promise<T>): Promise<T>;
 }
 
 /** The create's part of RuntimeCarry. */
@@ -37,7 +33,7 @@ export class CreateDesk {
 
   constructor(
     carry: CreateCarry,
-    private readonly pipeline: CreatePipeline,
+    private readonly pipeline: CreatePipeline & SpendRuntime,
   ) {
     this.holds = new Holds(carry.holds);
     this.ambiguous = { ...carry.ambiguous };
@@ -52,14 +48,27 @@ export class CreateDesk {
     return { holds: this.holds.carry, ambiguous: this.ambiguous, ...(spent ? { spend: this.spend.carry } : {}) };
   }
 
-  /** Runs one create activity, counted so that continue-as-new never abandons its answer. */
-  async creating<T>(create: () => Promise<T>): Promise<T> {
+  /**
+   * Before an attempt's create: one reserved create of its kind from the tenant's ledger
+   * (spend.ts; nothing when tenants are off). The same promise, no async layer of its own.
+   */
+  take(step: string, attempt: number, kind: VendorTaskKind): Promise<void> {
+    return takeCreate(this.pipeline, step, attempt, kind);
+  }
+
+  /** An attempt's outcome for its spend: confirmed when a task exists, released when provably not created. */
+  settle(step: string, attempt: number, outcome: 'confirm' | 'release'): void {
+    settleCreate(this.pipeline, step, attempt, outcome);
+  }
+
+  /** A create activity was scheduled: continue-as-new waits until it is answered (create.ts, `creating`). */
+  createSent(): void {
     this.inFlight++;
-    try {
-      return await create();
-    } finally {
-      this.inFlight--;
-    }
+  }
+
+  /** A create activity answered (a result or a failure). */
+  createAnswered(): void {
+    this.inFlight--;
   }
 
   /** Create activities not yet answered (a slot is given back only when none is). */

@@ -22,8 +22,17 @@ import { SPEND_MEMO, type CreateCount } from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
-import type { CreateRuntime } from './desk';
+import type { StatusBoard } from '../lib/status-board';
+import type { SpendBook } from './spend-book';
 import { duration } from '../lib/summaries';
+
+/** What spending reads of its pipeline: PipelineRuntime gives it (the create desk hands it on, desk.ts). */
+export interface SpendRuntime {
+  readonly tenantPolicy: TenantPolicy | undefined;
+  readonly board: StatusBoard;
+  readonly creates: { readonly spend: SpendBook };
+  inTurn<T>(call: () => Promise<T>): Promise<T>;
+}
 
 /** The ask is a signal-with-start, idempotent by key: a local activity (one marker, no task round trip). */
 const asking = proxyLocalActivities<ReelflowActivities>({
@@ -43,14 +52,14 @@ const listed = (creates: CreateCount[]) => creates.map((c) => `${c.count} × ${c
  * Reserves the pipeline's plan (every paid create its stages will make, priced as if each
  * were new) before its first create. Nothing when tenants are off or the plan is empty.
  */
-export async function reservePlan(rt: CreateRuntime, plan: CreateCount[]): Promise<void> {
+export async function reservePlan(rt: SpendRuntime, plan: CreateCount[]): Promise<void> {
   const creates = plan.filter((c) => c.count > 0);
   if (!rt.tenantPolicy || creates.length === 0 || Object.keys(rt.creates.spend.carry.ledgers).length > 0) return;
   await reserve(rt, 'plan', creates, `its plan (${listed(creates)})`);
 }
 
 /** Before a create attempt: one reserved create of its kind, reserving one more when the plan has none left. */
-export async function takeCreate(rt: CreateRuntime, step: string, attempt: number, kind: VendorTaskKind) {
+export async function takeCreate(rt: SpendRuntime, step: string, attempt: number, kind: VendorTaskKind) {
   if (!rt.tenantPolicy) return;
   const key = `${step}/${attempt}`;
   if (rt.creates.spend.carry.attempts[key]) return; // taken by this pipeline before it continued as new
@@ -62,12 +71,12 @@ export async function takeCreate(rt: CreateRuntime, step: string, attempt: numbe
 }
 
 /** An attempt's outcome: confirmed when a task exists, released when provably not created. */
-export function settleCreate(rt: CreateRuntime, step: string, attempt: number, outcome: 'confirm' | 'release') {
+export function settleCreate(rt: SpendRuntime, step: string, attempt: number, outcome: 'confirm' | 'release') {
   rt.creates.spend.settle(`${step}/${attempt}`, outcome);
 }
 
 /** Asks until granted; over budget, fails or waits by policy. */
-async function reserve(rt: CreateRuntime, key: string, creates: CreateCount[], what: string): Promise<void> {
+async function reserve(rt: SpendRuntime, key: string, creates: CreateCount[], what: string): Promise<void> {
   const p = rt.tenantPolicy!;
   for (;;) {
     const seen = rt.creates.spend.wakeCount;
@@ -88,7 +97,7 @@ async function reserve(rt: CreateRuntime, key: string, creates: CreateCount[], w
  * time: the same key is asked again. Cancelled while waiting, the pipeline ends, and its
  * settle tells the ledger it reserved nothing there.
  */
-async function ask(rt: CreateRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
+async function ask(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
   const answer = p.budget !== undefined;
   for (;;) {
     const n = rt.creates.spend.nextAsk(key);
@@ -113,7 +122,7 @@ function budgetExceeded(message: string): ApplicationFailure {
 }
 
 /** `waiting-budget` until the ledger signals a raise (or a release), or the period ends. */
-async function waitForBudget(rt: CreateRuntime, seen: number, untilNextPeriodMs: number, why: string) {
+async function waitForBudget(rt: SpendRuntime, seen: number, untilNextPeriodMs: number, why: string) {
   const ms = Math.max(untilNextPeriodMs, 1_000);
   rt.board.budgetWaits++;
   rt.board.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(ms)}`;
@@ -132,7 +141,7 @@ async function waitForBudget(rt: CreateRuntime, seen: number, untilNextPeriodMs:
  * never learned are unresolved) in its memo, where each ledger reads it once the pipeline has
  * closed, and tells each ledger so (a local activity: no workflow task of its own).
  */
-export async function endSpend(rt: CreateRuntime): Promise<void> {
+export async function endSpend(rt: SpendRuntime): Promise<void> {
   const ledgers = Object.keys(rt.creates.spend.carry.ledgers);
   if (ledgers.length === 0 || rt.creates.spend.carry.ended) return;
   rt.creates.spend.carry.ended = true;

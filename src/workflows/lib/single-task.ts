@@ -3,7 +3,8 @@
  * without duplicates (reconcile by callback), then poll it to a terminal state. After a
  * continue-as-new the recorded task is polled again, never created again (create/create.ts).
  */
-import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from '../create/create';
+import { createWithoutDuplicates, type CreatePolicy } from '../create/create';
+import { waitForCallbackTaskId } from '../create/callback-grace';
 import type { OfferExpectation } from '../../contract/offers';
 import type { PollPolicy } from '../../contract/poll-policy';
 import { pollUntilDone } from './poll';
