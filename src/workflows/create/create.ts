@@ -13,9 +13,9 @@ import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../con
 import type { ProofSpec } from '../../contract/carry';
 import { classifyCreateFailure, stageFailure, type CreateOutcome } from '../lib/failures';
 import { holdFor, interfaceOf } from './holds';
-import { countReconcile } from '../lib/metrics';
+import { countReconcile } from '../lib/status/metrics';
 import type { ReconcileOutcome } from '../../metrics/names';
-import { duration } from '../lib/summaries';
+import { duration } from '../lib/status/summaries';
 import type { CreateDesk, CreateRuntime } from './desk';
 import { FailureType } from '../../failures';
 

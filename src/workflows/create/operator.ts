@@ -17,10 +17,10 @@ import { isPlaintext } from '../../codec/plaintext-mark';
 import { TASK_ID_PATTERN } from '../../contract/offers';
 import { printable } from '../../contract/printable';
 import { FailureType } from '../../failures';
-import { operatorRefusal } from '../lib/operator-proof';
+import { operatorRefusal } from '../lib/callbacks/operator-proof';
 import { failureMessage } from '../lib/failures';
-import type { CallbackBook } from '../lib/callback-book';
-import type { StatusBoard } from '../lib/status-board';
+import type { CallbackBook } from '../lib/callbacks/callback-book';
+import type { StatusBoard } from '../lib/status/status-board';
 
 /** What the create protocol reads of its pipeline (PipelineRuntime gives it). */
 export interface CreatePipeline {

@@ -22,9 +22,9 @@ import { SPEND_MEMO, type CreateCount } from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
-import type { StatusBoard } from '../lib/status-board';
+import type { StatusBoard } from '../lib/status/status-board';
 import type { SpendBook } from './spend-book';
-import { duration } from '../lib/summaries';
+import { duration } from '../lib/status/summaries';
 
 /** What spending reads of its pipeline: PipelineRuntime gives it (the create desk hands it on, desk.ts). */
 export interface SpendRuntime {

@@ -1,7 +1,7 @@
 /**
  * The one runtime of a pipeline workflow, shared by every stage module, composed of its
- * parts: what the pipeline shows (`rt.board`, status-board.ts); callbacks, hints and task
- * ids offered for proof (`rt.book`, callback-book.ts); what a paid create keeps (`rt.creates`,
+ * parts: what the pipeline shows (`rt.board`, status/status-board.ts); callbacks, hints and task
+ * ids offered for proof (`rt.book`, callbacks/callback-book.ts); what a paid create keeps (`rt.creates`,
  * src/workflows/create/README.md: ambiguous attempts, Retry-After holds, creates in flight,
  * operator decisions, spend). Here: continue-as-new, local activities in turn and the
  * handlers. Created inside the workflow function: no module-level state.
@@ -11,8 +11,8 @@ import { callbackVerdictQuery, statusQuery, vendorCallbackSignal } from '../../c
 import { isPlaintext } from '../../codec/plaintext-mark';
 import type { RuntimeCarry } from '../../contract/carry';
 import type { TenantPolicy } from '../../contract/tenancy';
-import { CallbackBook } from './callback-book';
-import { StatusBoard } from './status-board';
+import { CallbackBook } from './callbacks/callback-book';
+import { StatusBoard } from './status/status-board';
 import { CreateDesk } from '../create/desk';
 import type { Behaviour } from './behaviour';
 
@@ -20,11 +20,11 @@ import type { Behaviour } from './behaviour';
 export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
 export class PipelineRuntime {
-  /** What the pipeline shows: status, details, search attributes (status-board.ts). */
+  /** What the pipeline shows: status, details, search attributes (status/status-board.ts). */
   readonly board: StatusBoard;
   /** What a paid create keeps (src/workflows/create/README.md). */
   readonly creates: CreateDesk;
-  /** The callbacks of this pipeline: attempts, hints, offers and their proof (callback-book.ts). */
+  /** The callbacks of this pipeline: attempts, hints, offers and their proof (callbacks/callback-book.ts). */
   readonly book: CallbackBook;
 
   /** Continue as new past this many history events (or when the server suggests it). */

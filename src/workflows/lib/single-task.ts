@@ -7,7 +7,7 @@ import { createWithoutDuplicates, type CreatePolicy } from '../create/create';
 import { waitForCallbackTaskId } from '../create/callback-grace';
 import type { OfferExpectation } from '../../contract/offers';
 import type { PollPolicy } from '../../contract/poll-policy';
-import { pollUntilDone } from './poll';
+import { pollUntilDone } from './poll/poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';
 import type { CallbackRef } from '../../activities/vendor';

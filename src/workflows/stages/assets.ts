@@ -14,7 +14,7 @@ import { createWithoutDuplicates, type CreateSpec } from '../create/create';
 import { stageFailure } from '../lib/failures';
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
-import { pollUntilDone, type PollSpec } from '../lib/poll';
+import { pollUntilDone, type PollSpec } from '../lib/poll/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';

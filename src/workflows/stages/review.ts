@@ -12,7 +12,7 @@ import { createWithoutDuplicates, type CreatePolicy, type CreateSpec } from '../
 import { waitForCallbackTaskId } from '../create/callback-grace';
 import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
-import { pollUntilDone } from '../lib/poll';
+import { pollUntilDone } from '../lib/poll/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';

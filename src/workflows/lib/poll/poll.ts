@@ -8,13 +8,13 @@
  * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { PollPolicy } from '../../contract/poll-policy';
-import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt, stageFailure } from './failures';
-import { holdFor, interfaceOf } from '../create/holds';
+import type { PollPolicy } from '../../../contract/poll-policy';
+import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt, stageFailure } from '../failures';
+import { holdFor, interfaceOf } from '../../create/holds';
 import { timeMarks, type TimeMark, type TimeMarks } from './time-marks';
-import { duration } from './summaries';
-import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from './pipeline-runtime';
-import { FailureType } from '../../failures';
+import { duration } from '../status/summaries';
+import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from '../pipeline-runtime';
+import { FailureType } from '../../../failures';
 
 export interface PollSpec<T> {
   rt: PipelineRuntime;

@@ -6,8 +6,8 @@
  * needs (else ReusedOutputExpired, naming it), and the assets' ~12 h signed URLs, fetched
  * again by GetAsset as the spec allows (an asset no longer Active is refused).
  */
-import type { PipelineDefinition } from '../../definition/definition';
-import { FailureType } from '../../failures';
+import type { PipelineDefinition } from '../../../definition/definition';
+import { FailureType } from '../../../failures';
 import {
   STAGES,
   type AssetResult,
@@ -15,13 +15,13 @@ import {
   type PipelineReuse,
   type PipelineResult,
   type VendorTaskRecord,
-} from '../../contract/messages';
-import { assetUrlStale, expiredReuse } from '../../contract/expiry';
-import { isFatalQueryFailure, messageOf, stageFailure } from './failures';
-import type { PipelineRuntime } from './pipeline-runtime';
-import { QUERY_OPTIONS, getAssetActivity } from './proxies';
+} from '../../../contract/messages';
+import { assetUrlStale, expiredReuse } from '../../../contract/expiry';
+import { isFatalQueryFailure, messageOf, stageFailure } from '../failures';
+import type { PipelineRuntime } from '../pipeline-runtime';
+import { QUERY_OPTIONS, getAssetActivity } from '../proxies';
 import { fromSourceRun } from './reuse-by-run';
-import { summaryOf } from './summaries';
+import { summaryOf } from '../status/summaries';
 
 /** Seeds the result with the reused outputs of stages this definition runs, shown as done; then checks them. */
 export async function reuseOutputs(

@@ -7,9 +7,15 @@
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Priority } from '@temporalio/common';
-import type { PipelineStatus, StageName, StageStatus, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
-import { STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../contract/search-attributes';
-import { renderDetails } from '../../contract/details';
+import type {
+  PipelineStatus,
+  StageName,
+  StageStatus,
+  VendorTaskKind,
+  VendorTaskRecord,
+} from '../../../contract/messages';
+import { STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../../contract/search-attributes';
+import { renderDetails } from '../../../contract/details';
 import { summaryOf } from './summaries';
 
 export class StatusBoard {
