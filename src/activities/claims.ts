@@ -1,6 +1,6 @@
 /**
  * Facts about a task id that a callback offered, for the workflow's proof
- * (src/workflows/lib/offers.ts): what the vendor's own query answers for it, and which
+ * (src/workflows/lib/callbacks/offers.ts): what the vendor's own query answers for it, and which
  * other pipelines claim it by the search attribute ReelflowVendorTaskIds (a visibility
  * list, with the Temporal client the worker gives activities). Reads only.
  *

@@ -2,7 +2,7 @@
  * HTTP receiver for vendor callbacks (docs/security.md "Callbacks"): authenticates the
  * capability URL, reads the task id and status the body carries, and signals the workflow.
  * The signal is a hint; a task id it names is adopted only with proof
- * (src/workflows/lib/offers.ts). The receiver never decides a result.
+ * (src/workflows/lib/callbacks/offers.ts). The receiver never decides a result.
  *
  * Before it signals, it drops an exact replay of a callback it relayed (guard.ts), keeps
  * each (workflowId, step, attempt) to a token bucket, and asks the stage with the query

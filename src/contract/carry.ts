@@ -1,7 +1,8 @@
 /**
  * What a pipeline carries across continue-as-new, as plain data: the runtime's status,
  * holds and pending decisions, and the callback book's attempts and offers. The workflow's
- * runtime (src/workflows/lib/pipeline-runtime.ts, callback-book.ts) rebuilds its working
+ * runtime (src/workflows/lib/pipeline-runtime.ts, composed of the callback book and the create
+ * desk, src/workflows/create/desk.ts) rebuilds its working
  * state from it; nothing here knows that state's insides.
  */
 import type { Offer, OfferExpectation, OfferedTaskKind } from './offers';

@@ -1,7 +1,7 @@
 /**
  * What the workflow and the claims activity share about a task id a callback offers: the
  * facts the activity gathers (src/activities/claims.ts), what the workflow judges them
- * against (src/workflows/lib/offers.ts), and an offer's state as continue-as-new carries
+ * against (src/workflows/lib/callbacks/offers.ts), and an offer's state as continue-as-new carries
  * it. Plain data: every side imports it, it imports only the stage table's types.
  */
 import type { OfferedTaskKind } from './stages';

@@ -1,7 +1,7 @@
 /**
  * How a stage polls each kind of vendor task: the first wait, the cap, the growth, the vendor's
  * minimum interval and the slower cadence while callbacks are expected (docs/architecture.md,
- * "Polling"). Pure values: the workflow's poll loop (src/workflows/lib/poll.ts) runs them, and
+ * "Polling"). Pure values: the workflow's poll loop (src/workflows/lib/poll/poll.ts) runs them, and
  * the bench's baseline polls on the same ones.
  */
 import { MIN_QUERY_INTERVAL_MS } from '../vendor-api/assumed-values';

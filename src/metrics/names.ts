@@ -20,7 +20,7 @@ export const METRICS = {
     name: 'reelflow_vendor_calls_total',
     help: 'Vendor HTTP calls by interface, endpoint and outcome',
   },
-  /** Labels: kind (vendor task kind), outcome (ReconcileOutcome). Workflow code (create.ts). */
+  /** Labels: kind (vendor task kind), outcome (ReconcileOutcome). Workflow code (workflows/create/create.ts). */
   reconcile: {
     name: 'reelflow_reconcile_total',
     help: 'Ambiguous creates reconciled, by task kind and outcome',

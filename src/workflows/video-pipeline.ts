@@ -40,14 +40,14 @@ import type { PipelineFailureDetails } from '../contract/failure-details';
 import type { RuntimeCarry } from '../contract/carry';
 import { PipelineRuntime } from './lib/pipeline-runtime';
 import { decideBehaviour, retiredInputField, type Behaviour } from './lib/behaviour';
-import { countPipelineEnd, recordStageDuration } from './lib/metrics';
+import { countPipelineEnd, recordStageDuration } from './lib/status/metrics';
 import { validating } from './lib/proxies';
-import { reuseOutputs } from './lib/reuse';
+import { reuseOutputs } from './lib/reuse/reuse';
 import { refusedResume } from './lib/resume-check';
 import { WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
-import { endSpend, reservePlan } from './lib/spend';
+import { endSpend, reservePlan } from './create/spend';
 import { plannedCreates } from './lib/plan';
 
 /**
@@ -83,13 +83,13 @@ export async function pipelineOf(input: PipelineInput, stages: readonly AnyStage
   rt.historyLimit = def.options.historyEventsBeforeContinueAsNew;
   rt.notFoundGraceMs = durationMs(def.options.deadlines.notFoundGrace);
   const webhooks = WebhookSender.of(rt, def);
-  if (webhooks) rt.onWait = (w) => webhooks.waiting(w);
+  if (webhooks) rt.creates.operator.onWait = (w) => webhooks.waiting(w);
   if (!resume) skipDisabled(rt, def, stages);
   try {
     await takeSlot(rt); // only where a concurrency limit applies (docs/tenants.md)
     if (input.reuse && !resume) await reuseOutputs(rt, def, input.reuse, result);
     await reservePlan(rt, plannedCreates(def, result)); // before the first create, by the tenant's budget
-    await runStages({ rt, def, result, common: commonOf(rt.status.pipelineId, def) }, stages);
+    await runStages({ rt, def, result, common: commonOf(rt.board.status.pipelineId, def) }, stages);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     await CancellationScope.nonCancellable(async () => {
@@ -99,13 +99,13 @@ export async function pipelineOf(input: PipelineInput, stages: readonly AnyStage
       await endSpend(rt); // last: its ledgers read the record once the pipeline has closed
     });
     if (isCancellation(err)) throw err;
-    throw pipelineFailure(rt.status.pipelineId, rt.status.stage, err, failureDetails(rt, err));
+    throw pipelineFailure(rt.board.status.pipelineId, rt.board.status.stage, err, failureDetails(rt, err));
   }
-  rt.status.stage = 'done';
-  rt.status.state = 'completed';
-  rt.refresh();
+  rt.board.status.stage = 'done';
+  rt.board.status.state = 'completed';
+  rt.board.refresh();
   await giveSlot(rt);
-  countPipelineEnd(rt.status);
+  countPipelineEnd(rt.board.status);
   const final = finalResult(rt, result);
   await webhooks?.ended(final);
   await endSpend(rt); // last: its ledgers read the record once the pipeline has closed
@@ -142,7 +142,7 @@ function startRuntime(
   // succeed); a query writes no history, so runs recorded before it replay as they were.
   setHandler(outputsQuery, () => ({
     definition: input.definition,
-    result: { ...result, vendorTasks: rt.vendorTasks },
+    result: { ...result, vendorTasks: rt.board.vendorTasks },
   }));
   return { rt, result };
 }
@@ -164,9 +164,9 @@ async function validated(input: PipelineInput, rt: PipelineRuntime): Promise<Pip
     // A continued run keeps its first run's tenant (its slot and prices are that tenant's).
     rt.tenantPolicy ??= tenantPolicy;
     if (rt.tenantPolicy) {
-      rt.status.tenant = rt.tenantPolicy.tenant;
-      rt.status.priority = rt.tenantPolicy.priority;
-      rt.taskOptions = { priority: taskPriority(rt.tenantPolicy) };
+      rt.board.status.tenant = rt.tenantPolicy.tenant;
+      rt.board.status.priority = rt.tenantPolicy.priority;
+      rt.board.taskOptions = { priority: taskPriority(rt.tenantPolicy) };
     }
     return def;
   } catch (err) {
@@ -204,11 +204,11 @@ async function stage<T>(
   name: StageName,
   run: () => Promise<T>,
 ): Promise<T> {
-  const st = rt.status.stages[name];
-  rt.status.stage = name;
+  const st = rt.board.status.stages[name];
+  rt.board.status.stage = name;
   st.state = 'running';
   st.startedAt ??= new Date().toISOString();
-  rt.refresh();
+  rt.board.refresh();
   let out: T;
   try {
     out = await run();
@@ -227,13 +227,13 @@ function close(
   name: StageName,
   state: 'done' | 'failed' | 'cancelled',
 ): void {
-  const st = rt.status.stages[name];
+  const st = rt.board.status.stages[name];
   st.state = state;
   st.endedAt = new Date().toISOString();
   result.timings[name] = Date.parse(st.endedAt) - Date.parse(st.startedAt!);
   recordStageDuration(name, state, result.timings[name]);
-  rt.stuck = false;
-  rt.refresh();
+  rt.board.stuck = false;
+  rt.board.refresh();
 }
 
 function commonOf(pipelineId: string, def: PipelineDefinition): StageCommon {
@@ -263,32 +263,32 @@ function firstCarry(pipelineId: string, stages: readonly AnyStage[]): RuntimeCar
 
 /** Stages the definition leaves out are shown as skipped; the first one that runs is current. */
 function skipDisabled(rt: PipelineRuntime, def: PipelineDefinition, stages: readonly AnyStage[]): void {
-  for (const s of stages) if (!s.enabled(def)) rt.status.stages[s.name].state = 'skipped';
-  rt.status.stage = stages.find((s) => s.enabled(def))?.name ?? 'generation';
-  rt.refresh();
+  for (const s of stages) if (!s.enabled(def)) rt.board.status.stages[s.name].state = 'skipped';
+  rt.board.status.stage = stages.find((s) => s.enabled(def))?.name ?? 'generation';
+  rt.board.refresh();
 }
 
 /** What PipelineFailedError reads: the stage, the vendor's code and the vendor tasks. */
 function failureDetails(rt: PipelineRuntime, err: unknown): PipelineFailureDetails {
-  const { stage, vendorTasks } = rt.status;
+  const { stage, vendorTasks } = rt.board.status;
   const vendorCode = vendorCodeOf(err);
   return { stage: stage === 'done' ? 'archive' : stage, vendorTasks, ...(vendorCode ? { vendorCode } : {}) };
 }
 
 /** A failed or cancelled pipeline says so, and names the vendor tasks that may still run. */
 function ended(rt: PipelineRuntime, err: unknown): void {
-  const s = rt.status;
+  const s = rt.board.status;
   const cancelled = isCancellation(err);
   s.state = cancelled ? 'cancelled' : 'failed';
   const running = s.vendorTasks.filter((t) => !isTerminalState(t.state));
   s.error = cancelled
     ? `cancelled; vendor tasks that may still be running (the vendor shows no cancel endpoint): ${running.map((t) => `${t.kind} ${t.id}`).join(', ') || 'none'}`
     : messageOf(err);
-  rt.refresh();
+  rt.board.refresh();
   countPipelineEnd(s, err);
 }
 
 function finalResult(rt: PipelineRuntime, result: PipelineResult): PipelineResult {
-  const { vendorTasks, calls } = rt.status;
+  const { vendorTasks, calls } = rt.board.status;
   return { ...result, vendorTasks, calls, cost: listedCosts(vendorTasks) };
 }

@@ -99,7 +99,7 @@ export class WebhookSender {
 
   /** The pipeline ended: completed with `result`, else failed or cancelled by `err`. */
   async ended(result: PipelineResult | undefined, err?: unknown): Promise<void> {
-    const s = this.rt.status;
+    const s = this.rt.board.status;
     const type: WebhookEventType = result
       ? 'pipeline.completed'
       : isCancellation(err)
@@ -117,7 +117,7 @@ export class WebhookSender {
   }
 
   private async send(key: string, type: WebhookEventType, extra: Partial<WebhookEvent['data']>): Promise<void> {
-    const s = this.rt.status;
+    const s = this.rt.board.status;
     const pipelineId = workflowInfo().workflowId;
     const record: WebhookRecord = {
       event: type,

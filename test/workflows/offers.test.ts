@@ -1,6 +1,6 @@
 /** The proof a task id offered by a callback must pass (pure), and log-safe text. */
 import type { OfferedTaskFacts } from '../../src/contract/offers';
-import { CREATED_AT_SLACK_MS, describeOffers, idProblem, judgeOffer } from '../../src/workflows/lib/offers';
+import { CREATED_AT_SLACK_MS, describeOffers, idProblem, judgeOffer } from '../../src/workflows/lib/callbacks/offers';
 import { printable } from '../../src/contract/printable';
 
 const window = { fromMs: Date.parse('2026-01-01T10:00:00Z'), toMs: Date.parse('2026-01-01T10:00:05Z') };

@@ -1,6 +1,6 @@
 /** The proof of a task id an operator gives to resolveCreate (pure): the offers' checks, and the read-after-write grace. */
 import type { OfferedTaskFacts } from '../../src/contract/offers';
-import { operatorRefusal, type OperatorIdCheck } from '../../src/workflows/lib/operator-proof';
+import { operatorRefusal, type OperatorIdCheck } from '../../src/workflows/lib/callbacks/operator-proof';
 import { resumeProblem } from '../../src/workflows/lib/resume-check';
 
 const window = { fromMs: Date.parse('2026-01-01T10:00:00Z'), toMs: Date.parse('2026-01-01T10:00:05Z') };

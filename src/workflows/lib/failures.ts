@@ -14,6 +14,16 @@ import { FATAL_TYPES } from './proxies';
 import { FailureType } from '../../failures';
 import type { PipelineFailureDetails } from '../../contract/failure-details';
 
+/** A failure that ends the stage (nonRetryable), with its details for the result. */
+export function stageFailure(message: string, type: FailureType, details?: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    message,
+    type,
+    nonRetryable: true,
+    details: details === undefined ? [] : [details],
+  });
+}
+
 export type CreateOutcome =
   | { kind: 'notSent'; message: string }
   | { kind: 'rateLimited'; message: string; retryAfterMs?: number }

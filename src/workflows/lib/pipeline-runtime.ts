@@ -1,55 +1,30 @@
 /**
- * The one runtime of a pipeline workflow, shared by every stage module. What the pipeline
- * shows (status, details, search attributes, vendor tasks) is its StatusBoard
- * (status-board.ts); callbacks, hints and task ids offered for proof are its CallbackBook
- * (`rt.book`, callback-book.ts). Here: Retry-After holds, create attempts whose outcome is
- * unknown, the operator's decisions (`resolveCreate` Update), continue-as-new and the
+ * The one runtime of a pipeline workflow, shared by every stage module, composed of its
+ * parts: what the pipeline shows (`rt.board`, status/status-board.ts); callbacks, hints and task
+ * ids offered for proof (`rt.book`, callbacks/callback-book.ts); what a paid create keeps (`rt.creates`,
+ * src/workflows/create/README.md: ambiguous attempts, Retry-After holds, creates in flight,
+ * operator decisions, spend). Here: continue-as-new, local activities in turn and the
  * handlers. Created inside the workflow function: no module-level state.
  */
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  isCancellation,
-  log,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import {
-  callbackVerdictQuery,
-  resolveCreateUpdate,
-  statusQuery,
-  vendorCallbackSignal,
-  type CreateDecision,
-  type PendingDecision,
-  type ResolveCreateInput,
-  type ResolveCreateResult,
-  type StageName,
-  type VendorTaskRecord,
-} from '../../contract/messages';
+import { allHandlersFinished, condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { callbackVerdictQuery, statusQuery, vendorCallbackSignal } from '../../contract/messages';
 import { isPlaintext } from '../../codec/plaintext-mark';
 import type { RuntimeCarry } from '../../contract/carry';
 import type { TenantPolicy } from '../../contract/tenancy';
-import { SpendBook } from './spend-book';
-import { CallbackBook } from './callback-book';
-import { TASK_ID_PATTERN } from '../../contract/offers';
-import { operatorRefusal } from './operator-proof';
-import { failureMessage } from './failures';
-import { FailureType } from '../../failures';
-import { printable } from '../../contract/printable';
-import { StatusBoard } from './status-board';
+import { CallbackBook } from './callbacks/callback-book';
+import { StatusBoard } from './status/status-board';
+import { CreateDesk } from '../create/desk';
 import type { Behaviour } from './behaviour';
 
 /** Default read-after-write grace (definition: options.deadlines.notFoundGrace). */
 export const DEFAULT_NOT_FOUND_GRACE_MS = 60_000;
 
-export class PipelineRuntime extends StatusBoard {
-  private readonly holds: Record<string, number>;
-  private readonly ambiguous: Record<string, number>;
-  /** Create activities in flight: continue-as-new waits for them (a lost answer would mean a second create). */
-  private createsInFlight = 0;
-  private readonly decisions = new Map<string, CreateDecision>();
-  /** The callbacks of this pipeline: attempts, hints, offers and their proof (callback-book.ts). */
+export class PipelineRuntime {
+  /** What the pipeline shows: status, details, search attributes (status/status-board.ts). */
+  readonly board: StatusBoard;
+  /** What a paid create keeps (src/workflows/create/README.md). */
+  readonly creates: CreateDesk;
+  /** The callbacks of this pipeline: attempts, hints, offers and their proof (callbacks/callback-book.ts). */
   readonly book: CallbackBook;
 
   /** Continue as new past this many history events (or when the server suggests it). */
@@ -69,9 +44,6 @@ export class PipelineRuntime extends StatusBoard {
    */
   tenantPolicy: TenantPolicy | undefined;
 
-  /** The pipeline's spend reservations (spend.ts); carried across continue-as-new. */
-  readonly spend: SpendBook;
-
   /** The last local activity asked in turn (proxies.ts): the next one starts when it has settled. */
   private localTail: Promise<unknown> = Promise.resolve();
 
@@ -87,21 +59,17 @@ export class PipelineRuntime extends StatusBoard {
     private readonly continueAsNew: (carry: RuntimeCarry) => Promise<never>,
     readonly behaviour: Behaviour,
   ) {
-    super(carry.status, carry.waitingBase ?? '');
-    this.holds = { ...carry.holds };
-    this.ambiguous = { ...carry.ambiguous };
+    this.board = new StatusBoard(carry.status, carry.waitingBase ?? '');
+    // Handlers in the order they always had: the spend signals (in the desk), then the rest.
+    this.creates = new CreateDesk(carry, this);
     this.codecStrict = carry.codecStrict === true;
     this.tenantPolicy = carry.tenantPolicy;
-    this.spend = new SpendBook(carry.spend);
-    this.spend.listen();
     // The book gets the board: it counts its checks there and lists its offers in an operator's wait.
-    this.book = new CallbackBook(carry.book, this);
-    setHandler(statusQuery, () => this.status);
+    this.book = new CallbackBook(carry.book, this.board);
+    setHandler(statusQuery, () => this.board.status);
     setHandler(vendorCallbackSignal, (cb) => this.callbackSignal(cb));
     setHandler(callbackVerdictQuery, (cb) => this.book.askedVerdict(cb));
-    setHandler(resolveCreateUpdate, (input) => this.resolve(input), {
-      validator: (input: ResolveCreateInput) => this.validate(input),
-    });
+    this.creates.operator.listen();
   }
 
   /** Runs a local activity call when the ones asked before it have settled (proxies.ts, LocalTurns). */
@@ -111,16 +79,18 @@ export class PipelineRuntime extends StatusBoard {
     return mine;
   }
 
+  /** The carry, composed from the parts in RuntimeCarry's field order (src/contract/carry.ts). */
   carry(): RuntimeCarry {
+    const { holds, ambiguous, spend } = this.creates.carry;
     return {
-      status: this.status,
-      holds: this.holds,
+      status: this.board.status,
+      holds,
       book: this.book.carry(),
-      ambiguous: this.ambiguous,
-      waitingBase: this.waitingBase,
+      ambiguous,
+      waitingBase: this.board.waitingBase,
       ...(this.codecStrict ? { codecStrict: true } : {}),
       ...(this.tenantPolicy ? { tenantPolicy: this.tenantPolicy } : {}),
-      ...(Object.keys(this.spend.carry.ledgers).length > 0 ? { spend: this.spend.carry } : {}),
+      ...(spend ? { spend } : {}),
     };
   }
 
@@ -131,9 +101,10 @@ export class PipelineRuntime extends StatusBoard {
    */
   async checkpoint(): Promise<void> {
     if (!this.historyLong()) return;
+    const { creates } = this;
     // An Update whose decision is not taken yet must be answered in this run.
-    await condition(() => (allHandlersFinished() && this.createsInFlight === 0) || this.decisions.size > 0);
-    if (this.decisions.size > 0) return;
+    await condition(() => (allHandlersFinished() && creates.createsPending === 0) || creates.operator.undelivered);
+    if (creates.operator.undelivered) return;
     await this.continueAsNew(this.carry());
   }
 
@@ -141,77 +112,6 @@ export class PipelineRuntime extends StatusBoard {
   historyLong(): boolean {
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength > this.historyLimit;
-  }
-
-  // ---- create attempts whose outcome is unknown, carried across continue-as-new
-
-  /** Runs one create activity, counted so that continue-as-new never abandons its answer. */
-  async creating<T>(create: () => Promise<T>): Promise<T> {
-    this.createsInFlight++;
-    try {
-      return await create();
-    } finally {
-      this.createsInFlight--;
-    }
-  }
-
-  /** Create activities not yet answered (a slot is given back only when none is). */
-  get createsPending(): number {
-    return this.createsInFlight;
-  }
-
-  /** The attempt of `step` whose outcome is unknown, if any: a next run resumes reconciling it, never creates. */
-  ambiguousAttempt(step: string): number | undefined {
-    return this.ambiguous[step];
-  }
-
-  setAmbiguous(step: string, attempt: number | undefined): void {
-    if (attempt === undefined) delete this.ambiguous[step];
-    else this.ambiguous[step] = attempt;
-  }
-
-  // ---- Retry-After holds, and the vendor tasks as they become known
-
-  /** The earliest time the next call to `iface` may go out (a 429's Retry-After holds them all). */
-  notBefore(iface: string): number {
-    return this.holds[iface] ?? 0;
-  }
-
-  holdInterface(iface: string, until: number): void {
-    if (until > (this.holds[iface] ?? 0)) this.holds[iface] = until;
-  }
-
-  /** A hold timer ran to `at`: a hold no later is over, and no later call waits for it (holds.ts). */
-  holdServed(iface: string, at: number): void {
-    if ((this.holds[iface] ?? 0) <= at) delete this.holds[iface];
-  }
-
-  /** A step's task id, recorded the moment it is known: shown, matched to its callbacks, no longer ambiguous. */
-  record(task: Omit<VendorTaskRecord, 'orphan' | 'recordedAt'>): void {
-    const existing = this.vendorTasks.find((t) => t.kind === task.kind && t.id === task.id);
-    if (existing) {
-      if (task.state) existing.state = task.state;
-    } else {
-      this.vendorTasks.push({ ...task, recordedAt: new Date().toISOString() });
-    }
-    this.book.known(task.step, task.attempt, task.id);
-    this.setAmbiguous(task.step, undefined);
-    this.refresh();
-  }
-
-  // ---- operator decisions (policy `ask`): one Update, answered when the stage has taken it
-
-  /** Called once when an operator wait begins (not when a continued run resumes it): the webhook. */
-  onWait?: (waiting: PendingDecision) => Promise<void>;
-
-  /**
-   * This run was started by continue-as-new during an operator wait for this attempt: the
-   * wait resumes as it was, without reconciling again (a task found then would leave the
-   * wait shown and an accepted decision unanswered).
-   */
-  resumesWait(step: string, attempt: number): boolean {
-    const w = this.status.waiting;
-    return w?.step === step && w.attempt === attempt;
   }
 
   /** A callback signal; a plaintext one (from a client without the codec) is dropped when strict. */
@@ -224,101 +124,4 @@ export class PipelineRuntime extends StatusBoard {
     }
     this.book.receive(cb);
   }
-
-  private validate(input: ResolveCreateInput): void {
-    if (this.codecStrict && isPlaintext(input))
-      throw new Error(
-        'resolveCreate refused: the Update arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1); send it from a client with the payload codec (REELFLOW_CODEC_KEYS)',
-      );
-    const waiting = this.status.waiting;
-    if (!waiting) throw new Error(`${workflowInfo().workflowId} is not waiting for an operator decision`);
-    if (input.step && input.step !== waiting.step) {
-      throw new Error(`step "${input.step}" is not waiting; "${waiting.step}" is`);
-    }
-    validateDecision(input.decision);
-  }
-
-  private async resolve(input: ResolveCreateInput): Promise<ResolveCreateResult> {
-    const waiting = this.status.waiting!;
-    if ('taskId' in input.decision) await this.proveOperatorId(waiting, input.decision.taskId);
-    this.decisions.set(waiting.step, input.decision);
-    await condition(() => this.status.waiting?.step !== waiting.step);
-    log.info(`operator decision for ${printable(waiting.step)} taken`);
-    return { stage: waiting.stage, step: waiting.step, accepted: input.decision };
-  }
-
-  /**
-   * The operator's task id passes the offers' proof, or the Update fails with TaskIdRefused
-   * saying why; the wait goes on either way (the operator can answer again).
-   */
-  private async proveOperatorId(waiting: PendingDecision, taskId: string): Promise<void> {
-    let why: string | undefined;
-    try {
-      const checked = await this.book.operatorFacts(waiting.step, waiting.attempt, taskId);
-      why =
-        'refused' in checked
-          ? checked.refused
-          : operatorRefusal({ taskId, ...checked, notFoundGraceMs: this.notFoundGraceMs, nowMs: Date.now() });
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      why = `task ${printable(taskId, 130)} could not be checked (${printable(failureMessage(err), 160)}); try again`;
-    }
-    const w = this.status.waiting;
-    // The wait may have ended (a callback's task proven) or been answered while the id was checked.
-    if (
-      why === undefined &&
-      (w?.step !== waiting.step || w.attempt !== waiting.attempt || this.decisions.has(w.step))
-    ) {
-      why = `step ${waiting.step} attempt ${waiting.attempt} was decided while task ${printable(taskId, 130)} was checked`;
-    }
-    if (why === undefined) return;
-    log.warn(`operator's task id for ${printable(waiting.step)} refused: ${why}`);
-    throw ApplicationFailure.create({ type: FailureType.TaskIdRefused, message: why, nonRetryable: true });
-  }
-
-  /**
-   * Blocks until an operator decides, or a task id a callback offers for this attempt
-   * passes the proof. The reason lists every offered id and what became of it.
-   * Visible as `waiting-operator` in the status, the details and the search attributes.
-   */
-  async awaitDecision(step: string, attempt: number, reason: string): Promise<CreateDecision | { proven: string }> {
-    // A wait carried across continue-as-new keeps its reason and since.
-    const carried = this.status.waiting?.step === step && this.status.waiting.attempt === attempt;
-    if (!carried || !this.waitingBase) this.waitingBase = reason;
-    this.status.waiting = {
-      workflowId: workflowInfo().workflowId,
-      stage: this.status.stage as StageName,
-      step,
-      attempt,
-      reason: this.waitingReason(this.book.describe(step, attempt)),
-      since: (carried && this.status.waiting?.since) || new Date().toISOString(),
-    };
-    this.refresh();
-    if (!carried) await this.onWait?.(this.status.waiting);
-    const settled = () => this.decisions.has(step) || this.book.provenTask(step, attempt) !== undefined;
-    // Signals and Updates grow the history while it waits: continue as new (the wait resumes) when long.
-    while (!settled()) {
-      await condition(() => settled() || this.historyLong());
-      if (!settled()) await this.checkpoint();
-    }
-    const decision = this.decisions.get(step);
-    this.decisions.delete(step);
-    this.status.waiting = undefined;
-    this.refresh();
-    return decision ?? { proven: this.book.provenTask(step, attempt)! };
-  }
-}
-
-export function validateDecision(decision: unknown): asserts decision is CreateDecision {
-  if (!decision || typeof decision !== 'object')
-    throw new Error('decision: required ({taskId} | {resubmit:true} | {abandon:true})');
-  const d = decision as Record<string, unknown>;
-  const keys = Object.keys(d);
-  if (keys.length !== 1) throw new Error('decision: exactly one of taskId, resubmit, abandon');
-  if ('taskId' in d && (typeof d.taskId !== 'string' || !TASK_ID_PATTERN.test(d.taskId))) {
-    throw new Error('decision.taskId: a vendor task id (letters, digits, . _ : -)');
-  }
-  if ('resubmit' in d && d.resubmit !== true) throw new Error('decision.resubmit: must be true');
-  if ('abandon' in d && d.abandon !== true) throw new Error('decision.abandon: must be true');
-  if (!['taskId', 'resubmit', 'abandon'].includes(keys[0])) throw new Error(`decision.${keys[0]}: unknown field`);
 }

@@ -55,7 +55,7 @@ export const ARCHIVE_OPTIONS: ActivityOptions = {
 };
 
 export const creates = proxyActivities<ReelflowActivities>(CREATE_OPTIONS);
-/** Regular query activities: the rare check of a task a callback or an operator offers (callback-book.ts). */
+/** Regular query activities: the rare check of a task a callback or an operator offers (callbacks/callback-book.ts). */
 export const queries = proxyActivities<ReelflowActivities>(QUERY_OPTIONS);
 export const archiving = proxyActivities<ReelflowActivities>(ARCHIVE_OPTIONS);
 /** Definition validation: a local activity (pure; zod stays out of workflow code). */

@@ -1,12 +1,13 @@
 /**
  * The shape shared by the generation and erase stages: create ONE paid vendor task
  * without duplicates (reconcile by callback), then poll it to a terminal state. After a
- * continue-as-new the recorded task is polled again, never created again (create.ts).
+ * continue-as-new the recorded task is polled again, never created again (create/create.ts).
  */
-import { createWithoutDuplicates, waitForCallbackTaskId, type CreatePolicy } from './create';
+import { createWithoutDuplicates, type CreatePolicy } from '../create/create';
+import { waitForCallbackTaskId } from '../create/callback-grace';
 import type { OfferExpectation } from '../../contract/offers';
 import type { PollPolicy } from '../../contract/poll-policy';
-import { pollUntilDone } from './poll';
+import { pollUntilDone } from './poll/poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';
 import type { CallbackRef } from '../../activities/vendor';
@@ -65,16 +66,16 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     policy: spec.policy,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    startedAt: rt.recordedAt(step),
+    startedAt: rt.board.recordedAt(step),
     query: () => spec.query(taskId),
     done: (t) => spec.terminal.includes(t.status),
     states: { of: (t) => t.status, known: spec.known },
     notFoundGraceMs: input.notFoundGraceMs,
     onValue: (t) => {
-      if (rt.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
-        rt.setState(kind, taskId, t.status);
-        rt.detail = `vendor ${t.status}`; // the id is in the vendor tasks column
-        rt.refresh();
+      if (rt.board.vendorTasks.find((x) => x.id === taskId)?.state !== t.status) {
+        rt.board.setState(kind, taskId, t.status);
+        rt.board.detail = `vendor ${t.status}`; // the id is in the vendor tasks column
+        rt.board.refresh();
       }
     },
   });

@@ -35,11 +35,11 @@ export async function takeSlot(rt: PipelineRuntime): Promise<void> {
   let granted: SlotGranted | undefined;
   // Also in a continued run: a repeated grant (a retried ask) lands here and changes nothing.
   setHandler(slotGrantedSignal, (g) => void (granted ??= g));
-  if (rt.status.slot?.state === 'held') return;
+  if (rt.board.status.slot?.state === 'held') return;
   const { workflowId, taskQueue, startTime } = workflowInfo();
-  rt.status.state = 'queued';
-  rt.status.slot = { state: 'queued', limit, since: new Date().toISOString() };
-  rt.refresh();
+  rt.board.status.state = 'queued';
+  rt.board.status.slot = { state: 'queued', limit, since: new Date().toISOString() };
+  rt.board.refresh();
   const request = {
     pipelineId: workflowId,
     priorityKey: policy.priorityKey,
@@ -47,13 +47,13 @@ export async function takeSlot(rt: PipelineRuntime): Promise<void> {
     limit,
   };
   await asking.askSlot.executeWithOptions(
-    { ...ASK_OPTIONS, ...rt.taskOptions, summary: `ask ${gateWorkflowId(policy.tenant)}` },
+    { ...ASK_OPTIONS, ...rt.board.taskOptions, summary: `ask ${gateWorkflowId(policy.tenant)}` },
     [{ tenant: policy.tenant, taskQueue, request }],
   );
   await condition(() => granted !== undefined);
-  rt.status.slot = { state: 'held', slot: granted!.slot, limit: granted!.limit, since: new Date().toISOString() };
-  rt.status.state = 'running';
-  rt.refresh();
+  rt.board.status.slot = { state: 'held', slot: granted!.slot, limit: granted!.limit, since: new Date().toISOString() };
+  rt.board.status.state = 'running';
+  rt.board.refresh();
 }
 
 /**
@@ -61,20 +61,20 @@ export async function takeSlot(rt: PipelineRuntime): Promise<void> {
  * flight finish first, so every create is sent while the slot is held. Never throws.
  */
 export async function giveSlot(rt: PipelineRuntime): Promise<void> {
-  const slot = rt.status.slot;
+  const slot = rt.board.status.slot;
   if (!rt.tenantPolicy || !slot || slot.state === 'released') return;
   await CancellationScope.nonCancellable(async () => {
-    await condition(() => rt.createsPending === 0);
+    await condition(() => rt.creates.createsPending === 0);
     try {
       await getExternalWorkflowHandle(gateWorkflowId(rt.tenantPolicy!.tenant)).signal(releaseSlotSignal, {
-        pipelineId: rt.status.pipelineId,
+        pipelineId: rt.board.status.pipelineId,
       });
     } catch (err) {
       // The gate is gone (terminated by hand): nothing holds the slot any more.
       log.warn(`slot release not delivered: ${String(err)}`);
     }
   });
-  rt.status.slot = { ...slot, state: 'released', since: new Date().toISOString() };
-  delete rt.status.slot.slot;
-  rt.refresh();
+  rt.board.status.slot = { ...slot, state: 'released', since: new Date().toISOString() };
+  delete rt.board.status.slot.slot;
+  rt.board.refresh();
 }

@@ -21,12 +21,12 @@ export async function archiveOutput(
 ): Promise<void> {
   const name = `${what}${extensionOf(output.videoUrl)}`;
   if (result.archived.some((f) => f.name === name)) return;
-  rt.status.stage = 'archive';
-  rt.refresh();
+  rt.board.status.stage = 'archive';
+  rt.board.refresh();
   const t0 = Date.now();
   const file: ArchivedFile = await archiving.archiveOutput.executeWithOptions(
-    { ...ARCHIVE_OPTIONS, ...rt.taskOptions, summary: rt.summary(name) },
-    [{ pipelineId: rt.status.pipelineId, taskId: output.taskId, name, url: output.videoUrl }],
+    { ...ARCHIVE_OPTIONS, ...rt.board.taskOptions, summary: rt.board.summary(name) },
+    [{ pipelineId: rt.board.status.pipelineId, taskId: output.taskId, name, url: output.videoUrl }],
   );
   result.archived.push(file);
   result.timings.archive = (result.timings.archive ?? 0) + (Date.now() - t0);

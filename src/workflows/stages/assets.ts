@@ -10,10 +10,11 @@ import type { PipelineDefinition } from '../../definition/definition';
 import { inferMediaType } from '../../vendor-api/batching';
 import type { AssetResult, AssetsStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, QUERY_OPTIONS, creates, getAssetActivity, runQuery } from '../lib/proxies';
-import { createWithoutDuplicates, stageFailure, type CreateSpec } from '../lib/create';
+import { createWithoutDuplicates, type CreateSpec } from '../create/create';
+import { stageFailure } from '../lib/failures';
 import { shortKey } from '../lib/hash';
 import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
-import { pollUntilDone, type PollSpec } from '../lib/poll';
+import { pollUntilDone, type PollSpec } from '../lib/poll/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
@@ -100,17 +101,17 @@ export function assetAddress(id: string): string {
 /** The group, then every item registered and polled to Active (in parallel). */
 export async function assetsStage(rt: PipelineRuntime, input: AssetsStageInput): Promise<AssetsStageResult> {
   const group = await resolveGroup(rt, input);
-  rt.detail = `group ${group.id}`;
-  rt.progress = { done: 0, total: input.items.length };
-  rt.refresh();
+  rt.board.detail = `group ${group.id}`;
+  rt.board.progress = { done: 0, total: input.items.length };
+  rt.board.refresh();
   const ctx: ItemContext = {
     rt,
     input,
     groupId: group.id,
-    getAsset: getAssetActivity(input.profile, rt.taskOptions),
+    getAsset: getAssetActivity(input.profile, rt.board.taskOptions),
   };
   const items = await Promise.all(input.items.map((item) => assetItem(ctx, item)));
-  rt.stuck = false;
+  rt.board.stuck = false;
   return { groupId: group.id, groupName: group.name, groupCreated: group.created, items };
 }
 
@@ -124,8 +125,8 @@ interface ItemContext {
 
 /** One page of the group's assets (a local activity, counted as a ListAssets call). */
 function listPage(rt: PipelineRuntime, profile: string, groupId: string, page: number) {
-  rt.count('assets.ListAssets');
-  return runQuery(rt, 'listAssetsPage', rt.summary(`list assets of group ${groupId} (page ${page})`), [
+  rt.board.count('assets.ListAssets');
+  return runQuery(rt, 'listAssetsPage', rt.board.summary(`list assets of group ${groupId} (page ${page})`), [
     { profile, groupId, pageNumber: page, pageSize: LIST_PAGE_SIZE },
   ]);
 }
@@ -163,8 +164,8 @@ async function assetItem(ctx: ItemContext, item: AssetSource): Promise<AssetResu
   if (asset.status !== 'Active') {
     throw stageFailure(`asset ${item.name} (${assetId}) ended ${asset.status}`, FailureType.AssetFailed);
   }
-  rt.progress = { done: (rt.progress?.done ?? 0) + 1, total: input.items.length };
-  rt.refresh();
+  rt.board.progress = { done: (rt.board.progress?.done ?? 0) + 1, total: input.items.length };
+  rt.board.refresh();
   return {
     name: item.name,
     vendorName,
@@ -197,9 +198,9 @@ function createAssetSpec(
       creates.createAsset.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`create asset ${vendorName} (attempt ${n})`),
+          summary: rt.board.summary(`create asset ${vendorName} (attempt ${n})`),
         },
         [{ profile, groupId, url: item.url, assetType: item.type, name: vendorName }],
       ),
@@ -225,19 +226,19 @@ function pollAssetSpec(ctx: ItemContext, item: AssetSource, assetId: string, ste
     callbacks: false,
     deadlineMs: input.pendingDeadlineMs,
     query: () =>
-      ctx.getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.summary(`GetAsset ${assetId}`) }, [
+      ctx.getAsset.executeWithOptions({ ...QUERY_OPTIONS, summary: rt.board.summary(`GetAsset ${assetId}`) }, [
         { profile: input.profile, id: assetId },
       ]),
     done: (a) => isOneOf(a.status, ASSET_TERMINAL_STATES),
     states: { of: (a) => a.status, known: [...ASSET_STATES, ...ASSET_PENDING_STATES] },
     notFoundGraceMs: input.notFoundGraceMs,
-    onValue: (a) => rt.setState('asset', assetId, a.status),
+    onValue: (a) => rt.board.setState('asset', assetId, a.status),
     stuck: {
       afterMs: input.stuckAfterMs,
       onStuck: () => {
-        rt.stuck = true;
-        rt.detail = `asset ${item.name} (${assetId}) still Pending after ${Math.round(input.stuckAfterMs / 1000)} s: contact vendor technical support`;
-        rt.refresh();
+        rt.board.stuck = true;
+        rt.board.detail = `asset ${item.name} (${assetId}) still Pending after ${Math.round(input.stuckAfterMs / 1000)} s: contact vendor technical support`;
+        rt.board.refresh();
       },
     },
   };
@@ -246,21 +247,21 @@ function pollAssetSpec(ctx: ItemContext, item: AssetSource, assetId: string, ste
 async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
   const { profile } = input;
   if ('id' in input.group) {
-    rt.count('assets.GetAssetGroup');
-    const g = await runQuery(rt, 'getAssetGroup', rt.summary(`GetAssetGroup ${input.group.id}`), [
+    rt.board.count('assets.GetAssetGroup');
+    const g = await runQuery(rt, 'getAssetGroup', rt.board.summary(`GetAssetGroup ${input.group.id}`), [
       { profile, id: input.group.id },
     ]);
     return { id: g.id, name: g.name, created: false };
   }
   const { name, description } = input.group;
   const findByName = async () => {
-    rt.count('assets.ListAssetGroups');
-    const groups = await runQuery(rt, 'listAssetGroups', rt.summary(`find group "${name}"`), [{ profile }]);
+    rt.board.count('assets.ListAssetGroups');
+    const groups = await runQuery(rt, 'listAssetGroups', rt.board.summary(`find group "${name}"`), [{ profile }]);
     return groups.find((g) => g.name === name);
   };
   const found = await findByName();
   if (found) {
-    rt.record({ kind: 'assetGroup', id: found.id, step: 'group', attempt: 0, via: 'existing' });
+    rt.creates.record({ kind: 'assetGroup', id: found.id, step: 'group', attempt: 0, via: 'existing' });
     return { id: found.id, name, created: false };
   }
   const created = await createWithoutDuplicates({
@@ -275,9 +276,9 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
       creates.createAssetGroup.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`create group "${name}" (attempt ${n})`),
+          summary: rt.board.summary(`create group "${name}" (attempt ${n})`),
         },
         [{ profile, name, description }],
       ),

@@ -5,7 +5,7 @@
 import { ERASE_STATES, ERASE_TERMINAL_STATES } from '../../vendor-api/assumed-values';
 import type { EraseStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
-import { stageFailure } from '../lib/create';
+import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
@@ -20,7 +20,7 @@ export interface EraseStageInput extends SingleTaskInput {
 
 export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): Promise<EraseStageResult> {
   const { profile } = input;
-  if (!rt.knownTask('erase') && Date.now() + ERASE_SAFETY_MARGIN_MS > Date.parse(input.videoUrlExpiresAt)) {
+  if (!rt.board.knownTask('erase') && Date.now() + ERASE_SAFETY_MARGIN_MS > Date.parse(input.videoUrlExpiresAt)) {
     throw stageFailure(
       `erase refused: the original generated video URL expires at ${input.videoUrlExpiresAt} ` +
         '(valid 24 h from generation) and the vendor erases only original URLs; generate again',
@@ -39,13 +39,13 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
       creates.eraseCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`create task (attempt ${n})`),
+          summary: rt.board.summary(`create task (attempt ${n})`),
         },
         [{ profile, videoUrl: input.videoUrl, callback }],
       ),
-    query: (id) => runQuery(rt, 'eraseGet', rt.summary(`poll ${id}`), [{ profile, taskId: id }]),
+    query: (id) => runQuery(rt, 'eraseGet', rt.board.summary(`poll ${id}`), [{ profile, taskId: id }]),
   });
   if (task.status !== 'SUCCESS' || !task.videoUrl) {
     throw stageFailure(

@@ -6,7 +6,7 @@ import type { PipelineDefinition } from '../../definition/definition';
 import { ASSET_REF, REVIEW_REF } from '../../definition/refs';
 import type { GenerationStageResult, PipelineResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
-import { stageFailure } from '../lib/create';
+import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES } from '../../contract/poll-policy';
 import { createAndPollSingleTask, type SingleTaskInput } from '../lib/single-task';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
@@ -36,15 +36,15 @@ export async function generationStage(
       const res = await creates.generationCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`create task (attempt ${n})`),
+          summary: rt.board.summary(`create task (attempt ${n})`),
         },
         [{ profile, request: input.request, callback }],
       );
       return { taskId: res.id };
     },
-    query: (id) => runQuery(rt, 'generationGet', rt.summary(`poll ${id}`), [{ profile, id }]),
+    query: (id) => runQuery(rt, 'generationGet', rt.board.summary(`poll ${id}`), [{ profile, id }]),
   });
   if (task.status === 'expired') {
     throw stageFailure(

@@ -8,15 +8,11 @@ import { planReviewBatches, type ReviewBatch } from '../../vendor-api/batching';
 import { RejectedError } from '../../vendor-api/errors';
 import type { ReviewItemResult, ReviewStageResult } from '../../contract/messages';
 import { CREATE_OPTIONS, creates, runQuery } from '../lib/proxies';
-import {
-  createWithoutDuplicates,
-  stageFailure,
-  waitForCallbackTaskId,
-  type CreatePolicy,
-  type CreateSpec,
-} from '../lib/create';
+import { createWithoutDuplicates, type CreatePolicy, type CreateSpec } from '../create/create';
+import { waitForCallbackTaskId } from '../create/callback-grace';
+import { stageFailure } from '../lib/failures';
 import { DEFAULT_POLICIES, isOneOf } from '../../contract/poll-policy';
-import { pollUntilDone } from '../lib/poll';
+import { pollUntilDone } from '../lib/poll/poll';
 import type { PipelineRuntime } from '../lib/pipeline-runtime';
 import type { StageCommon } from '../lib/stage-common';
 import { FailureType } from '../../failures';
@@ -37,9 +33,9 @@ export async function reviewStage(rt: PipelineRuntime, input: ReviewStageInput):
   const updateProgress = () => {
     const done = progress.reduce((s, p) => s + p.done, 0);
     const total = progress.reduce((s, p) => s + p.total, 0) || input.media.length;
-    if (rt.progress?.done !== done || rt.progress?.total !== total) {
-      rt.progress = { done, total };
-      rt.refresh();
+    if (rt.board.progress?.done !== done || rt.board.progress?.total !== total) {
+      rt.board.progress = { done, total };
+      rt.board.refresh();
     }
   };
   const results = await Promise.all(
@@ -144,12 +140,13 @@ async function runBatch(
     policy: DEFAULT_POLICIES.review,
     callbacks: input.callbacks,
     deadlineMs: input.deadlineMs,
-    query: () => runQuery(rt, 'reviewGetTask', rt.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
+    query: () =>
+      runQuery(rt, 'reviewGetTask', rt.board.summary(`poll ${taskId}`), [{ profile: input.profile, taskId }]),
     done: (t) => isOneOf(t.status, REVIEW_TERMINAL_STATES),
     states: { of: (t) => t.status, known: REVIEW_STATES },
     notFoundGraceMs: input.notFoundGraceMs,
     onValue: (t) => {
-      rt.setState('review', taskId, t.status);
+      rt.board.setState('review', taskId, t.status);
       progress.done = t.done ?? progress.done;
       progress.total = t.total ?? progress.total;
       onProgress();
@@ -165,7 +162,7 @@ async function runBatch(
   if (task.status === 'failed') {
     throw stageFailure(`review task ${taskId} failed at the vendor`, FailureType.ReviewFailed);
   }
-  rt.refresh();
+  rt.board.refresh();
   return { batch, task };
 }
 
@@ -190,9 +187,9 @@ function submitSpec(
       creates.reviewSubmit.executeWithOptions(
         {
           ...CREATE_OPTIONS,
-          ...rt.taskOptions,
+          ...rt.board.taskOptions,
           startToCloseTimeout: input.createAttemptMs,
-          summary: rt.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
+          summary: rt.board.summary(`submit batch ${index}: ${batch.urls.length} ${batch.assetType} (attempt ${n})`),
         },
         [
           {

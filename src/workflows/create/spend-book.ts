@@ -1,7 +1,7 @@
 /**
  * A pipeline's spend reservations as plain bookkeeping (docs/tenants.md, "Budgets"): per
  * ledger, the creates it reserved, took for attempts not settled yet, and used; carried
- * across continue-as-new. spend.ts asks the ledgers; the runtime holds one book (`rt.spend`).
+ * across continue-as-new. spend.ts asks the ledgers; the create desk holds one book (`rt.creates.spend`, desk.ts).
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import {

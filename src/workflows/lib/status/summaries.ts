@@ -3,7 +3,7 @@
  * stage: "generation · poll cgt-…", "generation · wait 5 s before next poll of cgt-…".
  * Ids and names only: never a URL (signed URLs carry credentials) nor a secret.
  */
-import { printable } from '../../contract/printable';
+import { printable } from '../../../contract/printable';
 
 /** "<stage> · <what>". */
 export function summaryOf(stage: string, text: string): string {

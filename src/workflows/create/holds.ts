@@ -10,12 +10,29 @@ export function interfaceOf(endpoint: string): string {
   return endpoint.split('.')[0] ?? endpoint;
 }
 
-/** The Retry-After holds as the pipeline keeps them (pipeline-runtime.ts). */
-export interface HoldRecord {
-  /** The hold of `iface` not yet waited out (0: none). */
-  notBefore(iface: string): number;
-  /** A timer waited until `at`: a hold of `iface` no later than that is over. */
-  holdServed(iface: string, at: number): void;
+/** The pipeline's Retry-After holds (`rt.creates.holds`), carried across continue-as-new as plain data. */
+export class Holds {
+  /** Per vendor interface: no call before this time (epoch ms); RuntimeCarry.holds. */
+  readonly carry: Record<string, number>;
+
+  constructor(carried: Record<string, number>) {
+    this.carry = { ...carried };
+  }
+
+  /** The hold of `iface` not yet waited out (0: none): the earliest time its next call may go out. */
+  notBefore(iface: string): number {
+    return this.carry[iface] ?? 0;
+  }
+
+  /** A 429's Retry-After: every later call to `iface` waits until `until`. */
+  hold(iface: string, until: number): void {
+    if (until > (this.carry[iface] ?? 0)) this.carry[iface] = until;
+  }
+
+  /** A timer waited until `at`: a hold of `iface` no later than that is over, and no later call waits for it. */
+  holdServed(iface: string, at: number): void {
+    if ((this.carry[iface] ?? 0) <= at) delete this.carry[iface];
+  }
 }
 
 /**
@@ -27,7 +44,7 @@ export interface HoldRecord {
  * (docs/architecture.md, "Workflow time after a worker dies").
  */
 export async function holdFor(
-  holds: HoldRecord,
+  holds: Holds,
   iface: string,
   summary: (ms: number) => string,
   spacing?: number,

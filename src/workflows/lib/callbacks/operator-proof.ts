@@ -5,9 +5,9 @@
  * inspectOfferedTask activity gathers), or the Update fails with TaskIdRefused and the
  * pipeline goes on waiting. Pure: the runtime gathers the facts, this says why not.
  */
-import type { OfferExpectation, OfferedTaskFacts } from '../../contract/offers';
+import type { OfferExpectation, OfferedTaskFacts } from '../../../contract/offers';
 import { judgeOffer, type AttemptWindow } from './offers';
-import { printable } from '../../contract/printable';
+import { printable } from '../../../contract/printable';
 
 /** What the offers' proof knows of the waiting attempt, and what the vendor answered for the id. */
 export interface OperatorIdCheck {

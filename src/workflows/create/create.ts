@@ -1,5 +1,5 @@
 /**
- * Create without duplicates (docs/architecture.md, "Create without duplicates"). The vendor has no idempotency key, so:
+ * Create without duplicates (src/workflows/create/README.md; docs/architecture.md, "Create without duplicates"). The vendor has no idempotency key, so:
  * a create runs once per attempt; provably-unsent and rate-limited requests are retried;
  * rejected ones fail the stage naming the field; an AMBIGUOUS outcome is reconciled
  * (by name, or by a callback naming a task that passes the proof of offers.ts) and never
@@ -7,23 +7,22 @@
  * `resubmit` or `ask` an operator. A task id offered and refused means a task may exist:
  * then an operator is asked whatever the policy, with every offered id and why it failed.
  */
-import { ApplicationFailure, condition, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
 import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
 import type { ProofSpec } from '../../contract/carry';
-import { classifyCreateFailure, type CreateOutcome } from './failures';
+import { classifyCreateFailure, stageFailure, type CreateOutcome } from '../lib/failures';
 import { holdFor, interfaceOf } from './holds';
-import { countReconcile } from './metrics';
+import { countReconcile } from '../lib/status/metrics';
 import type { ReconcileOutcome } from '../../metrics/names';
-import { duration } from './summaries';
-import type { PipelineRuntime } from './pipeline-runtime';
+import { duration } from '../lib/status/summaries';
+import type { CreateDesk, CreateRuntime } from './desk';
 import { FailureType } from '../../failures';
-import { settleCreate, takeCreate } from './spend';
 
 export type CreatePolicy = 'resubmit' | 'ask';
 
 export interface CreateSpec<T> {
-  rt: PipelineRuntime;
+  rt: CreateRuntime;
   step: string;
   kind: VendorTaskKind;
   /** Human label for messages, e.g. "generation create". */
@@ -57,15 +56,6 @@ export const MAX_AMBIGUOUS_RESUBMITS = 3;
 
 const backoff = (n: number) => Math.min(1_000 * 2 ** n, 60_000);
 
-export function stageFailure(message: string, type: FailureType, details?: unknown): ApplicationFailure {
-  return ApplicationFailure.create({
-    message,
-    type,
-    nonRetryable: true,
-    details: details === undefined ? [] : [details],
-  });
-}
-
 /** The create loop's state: the attempt in flight and the counts that end the loop. */
 interface CreateRun<T> {
   spec: CreateSpec<T>;
@@ -85,7 +75,7 @@ interface CreateRun<T> {
  */
 export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<Created<T>> {
   const { rt, step } = spec;
-  const known = rt.knownTask(step);
+  const known = rt.board.knownTask(step);
   // Recorded by this pipeline before it continued as new: the task exists, never create it again.
   if (known) return adoptKnown(spec, known);
   const run: CreateRun<T> = {
@@ -96,7 +86,7 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
     resubmits: 0,
   };
   // A run before continue-as-new left this step's outcome unknown: reconcile it again, never create.
-  let resumed = rt.ambiguousAttempt(step);
+  let resumed = rt.creates.ambiguousAttempt(step);
   if (resumed !== undefined) run.attempt = resumed;
   for (;;) {
     let outcome: CreateOutcome;
@@ -104,17 +94,17 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
     let waitResumed = false;
     if (resumed !== undefined) {
       outcome = { kind: 'ambiguous', message: 'the outcome was still unknown when the pipeline continued as new' };
-      waitResumed = rt.resumesWait(step, run.attempt);
+      waitResumed = rt.creates.operator.resumesWait(step, run.attempt);
       resumed = undefined;
     } else {
-      await holdFor(rt, run.iface, (ms) =>
-        rt.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
+      await holdFor(rt.creates.holds, run.iface, (ms) =>
+        rt.board.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      await takeCreate(rt, step, run.attempt, spec.kind);
+      await rt.creates.take(step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
-      rt.count(spec.endpoint);
+      rt.board.count(spec.endpoint);
       try {
-        const value = await rt.creating(() => spec.create(run.attempt));
+        const value = await creating(rt.creates, () => spec.create(run.attempt));
         rt.book.endAttempt(step, run.attempt, spec.taskIdOf(value));
         return recorded(run, value, spec.taskIdOf(value), 'create');
       } catch (err) {
@@ -123,9 +113,9 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       }
     }
     // Spend (spend.ts): released when provably not created; after a 502 or ambiguity, once reconciled.
-    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') settleCreate(rt, step, run.attempt, 'release');
+    if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') rt.creates.settle(step, run.attempt, 'release');
     if (outcome.kind === 'fatal') throw rejected(spec, outcome);
-    if (outcome.kind === 'ambiguous') rt.setAmbiguous(step, run.attempt);
+    if (outcome.kind === 'ambiguous') rt.creates.setAmbiguous(step, run.attempt);
     else await sleep(...retryWait(run, outcome));
     if (outcome.kind === 'retryLater' || (outcome.kind === 'ambiguous' && !waitResumed)) {
       // After a 502 ("retry later") look first too: a name match is cheap and exact.
@@ -135,12 +125,25 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
     if (outcome.kind === 'ambiguous') {
       const reason = resubmitOrAsk(run, outcome.message, waitResumed);
       if (reason !== undefined) {
-        const created = decided(run, await rt.awaitDecision(step, run.attempt, reason));
+        const created = decided(run, await rt.creates.operator.awaitDecision(step, run.attempt, reason));
         if (created) return created;
       }
     }
-    settleCreate(rt, step, run.attempt, 'release');
+    rt.creates.settle(step, run.attempt, 'release');
     run.attempt++;
+  }
+}
+
+/**
+ * Runs one create activity, counted so that continue-as-new never abandons its answer. One
+ * async layer, as it always had: parallel creates resume in the order histories hold.
+ */
+async function creating<T>(desk: CreateDesk, create: () => Promise<T>): Promise<T> {
+  desk.createSent();
+  try {
+    return await create();
+  } finally {
+    desk.createAnswered();
   }
 }
 
@@ -153,8 +156,8 @@ function adoptKnown<T>(spec: CreateSpec<T>, known: VendorTaskRecord): Created<T>
 /** Records the step's task and returns it as created. */
 function recorded<T>(run: CreateRun<T>, value: T, id: string, via: VendorTaskRecord['via']): Created<T> {
   const { rt, kind, step } = run.spec;
-  rt.record({ kind, id, step, attempt: run.attempt, via });
-  settleCreate(rt, step, run.attempt, 'confirm');
+  rt.creates.record({ kind, id, step, attempt: run.attempt, via });
+  rt.creates.settle(step, run.attempt, 'confirm');
   return { value, attempt: run.attempt, via };
 }
 
@@ -181,11 +184,11 @@ function retryWait<T>(
   }
   const wait = (ms: number, why: string): [number, { summary: string }] => [
     ms,
-    { summary: spec.rt.summary(`${spec.action}: ${why}, retry in ${duration(ms)}`) },
+    { summary: spec.rt.board.summary(`${spec.action}: ${why}, retry in ${duration(ms)}`) },
   ];
   if (outcome.kind === 'notSent') return wait(backoff(run.transient - 1), 'not sent');
   if (outcome.kind === 'retryLater') return wait(backoff(run.transient - 1), 'vendor upstream failed');
-  spec.rt.holdInterface(run.iface, Date.now() + (outcome.retryAfterMs ?? 0));
+  spec.rt.creates.holds.hold(run.iface, Date.now() + (outcome.retryAfterMs ?? 0));
   return wait(Math.max(outcome.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_FLOOR_MS), 'rate limited (Retry-After)');
 }
 
@@ -214,7 +217,7 @@ function resubmitOrAsk<T>(run: CreateRun<T>, message: string, waitResumed: boole
         FailureType.AmbiguousCreate,
       );
     }
-    spec.rt.setAmbiguous(spec.step, undefined);
+    spec.rt.creates.setAmbiguous(spec.step, undefined);
     countReconcile(spec.kind, 'resubmitted');
     return undefined;
   }
@@ -236,7 +239,7 @@ function decided<T>(run: CreateRun<T>, decision: CreateDecision | { proven: stri
   if ('abandon' in decision) {
     throw stageFailure(`${spec.label} abandoned by an operator after an ambiguous create`, FailureType.CreateAbandoned);
   }
-  spec.rt.setAmbiguous(spec.step, undefined);
+  spec.rt.creates.setAmbiguous(spec.step, undefined);
   return undefined;
 }
 
@@ -244,33 +247,4 @@ function decisionOutcome(decision: CreateDecision | { proven: string }): Reconci
   if ('proven' in decision) return 'found_by_callback';
   if ('taskId' in decision) return 'found_by_operator';
   return 'abandon' in decision ? 'abandoned' : 'resubmitted';
-}
-
-/**
- * Reconcile by callback: wait a bounded grace period for a callback of this attempt that
- * names a task passing the proof (offers.ts). Refused ids do not end the wait. The grace is
- * over when its timer fires, never when Date.now() says so: the first activation after a
- * worker dies can carry a stale clock live and the right one on replay
- * (docs/architecture.md, "Workflow time after a worker dies"); the clock only sets the
- * length of a timer started again after a continue-as-new check.
- */
-export async function waitForCallbackTaskId(
-  rt: PipelineRuntime,
-  step: string,
-  attempt: number,
-  callbacksUsed: boolean,
-  graceMs: number,
-): Promise<string | undefined> {
-  if (!callbacksUsed) return undefined;
-  const until = Date.now() + graceMs;
-  const proven = () => rt.book.provenTask(step, attempt) !== undefined;
-  // A flood of callbacks grows the history: continue as new when long (the grace starts again there).
-  while (!proven()) {
-    const woken = await condition(() => proven() || rt.historyLong(), Math.max(1, until - Date.now()), {
-      summary: rt.summary(`callback grace${step === rt.status.stage ? '' : ` for ${step}`} (attempt ${attempt})`),
-    });
-    if (!woken) break;
-    await rt.checkpoint();
-  }
-  return rt.book.provenTask(step, attempt);
 }

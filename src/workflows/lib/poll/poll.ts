@@ -8,14 +8,13 @@
  * grace period), and a 429 (its Retry-After holds every later call to that interface).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { PollPolicy } from '../../contract/poll-policy';
-import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt } from './failures';
-import { holdFor, interfaceOf } from './holds';
+import type { PollPolicy } from '../../../contract/poll-policy';
+import { failureMessage, isFatalQueryFailure, isNotFound, retryAfterAt, stageFailure } from '../failures';
+import { holdFor, interfaceOf } from '../../create/holds';
 import { timeMarks, type TimeMark, type TimeMarks } from './time-marks';
-import { duration } from './summaries';
-import { stageFailure } from './create';
-import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from './pipeline-runtime';
-import { FailureType } from '../../failures';
+import { duration } from '../status/summaries';
+import { DEFAULT_NOT_FOUND_GRACE_MS, type PipelineRuntime } from '../pipeline-runtime';
+import { FailureType } from '../../../failures';
 
 export interface PollSpec<T> {
   rt: PipelineRuntime;
@@ -64,7 +63,7 @@ interface PollMarks {
 function pollMarks<T>(spec: PollSpec<T>, marks: TimeMarks): PollMarks {
   const startedAt = spec.startedAt ?? Date.now();
   const mark = (ms: number, what: string) =>
-    marks.mark(startedAt + ms, spec.rt.summary(`${what} of ${spec.subject} (${duration(ms)})`));
+    marks.mark(startedAt + ms, spec.rt.board.summary(`${what} of ${spec.subject} (${duration(ms)})`));
   let grace: TimeMark | undefined;
   return {
     startedAt,
@@ -91,13 +90,13 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
     const owed = !spaced || rt.book.queriesOf(step) !== checks;
     const lastCall = Math.max(lastQueryAt ?? 0, rt.book.lastQueryAt(step) ?? 0);
     await holdFor(
-      rt,
+      rt.creates.holds,
       iface,
-      (ms) => rt.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
+      (ms) => rt.board.summary(`wait ${duration(ms)} before polling ${spec.subject} (minimum interval / Retry-After)`),
       owed ? lastCall + policy.minMs : undefined,
     );
     lastQueryAt = Date.now();
-    rt.count(spec.endpoint);
+    rt.board.count(spec.endpoint);
     try {
       const value = await spec.query();
       lastError = undefined;
@@ -106,7 +105,7 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
       if (unknownState) showUnknown(rt, spec.label, unknownState);
       else if (spec.done(value)) return value;
     } catch (err) {
-      rt.holdInterface(iface, retryAfterAt(err));
+      rt.creates.holds.hold(iface, retryAfterAt(err));
       lastError = queryFailure(spec, err, marks);
     }
     if (marks.deadline.passed) throw deadlineFailure(spec.label, Date.now() - marks.startedAt, lastError, unknownState);
@@ -120,7 +119,7 @@ async function pollLoop<T>(spec: PollSpec<T>, marks: PollMarks): Promise<T> {
     spaced = !(await rt.book.waitForHint(
       step,
       delay,
-      rt.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
+      rt.board.summary(`wait ${duration(delay)} before next poll of ${spec.subject}`),
     ));
     wait = Math.min(wait * policy.factor, policy.maxMs);
   }
@@ -131,7 +130,7 @@ async function firstWait<T>(spec: PollSpec<T>, ms: number): Promise<boolean> {
   const hinted = await spec.rt.book.waitForHint(
     spec.step,
     ms,
-    spec.rt.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
+    spec.rt.board.summary(`wait ${duration(ms)} for ${spec.subject} to process before the first poll`),
   );
   return !hinted;
 }
@@ -144,9 +143,9 @@ function notUnderstood<T>(spec: PollSpec<T>, value: T): string | undefined {
 
 function showUnknown(rt: PipelineRuntime, label: string, state: string): void {
   const detail = `${label}: vendor state "${state}" not understood; still polling`;
-  if (rt.detail !== detail) {
-    rt.detail = detail;
-    rt.report();
+  if (rt.board.detail !== detail) {
+    rt.board.detail = detail;
+    rt.board.report();
   }
 }
 

@@ -22,8 +22,17 @@ import { SPEND_MEMO, type CreateCount } from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
-import type { PipelineRuntime } from './pipeline-runtime';
-import { duration } from './summaries';
+import type { StatusBoard } from '../lib/status/status-board';
+import type { SpendBook } from './spend-book';
+import { duration } from '../lib/status/summaries';
+
+/** What spending reads of its pipeline: PipelineRuntime gives it (the create desk hands it on, desk.ts). */
+export interface SpendRuntime {
+  readonly tenantPolicy: TenantPolicy | undefined;
+  readonly board: StatusBoard;
+  readonly creates: { readonly spend: SpendBook };
+  inTurn<T>(call: () => Promise<T>): Promise<T>;
+}
 
 /** The ask is a signal-with-start, idempotent by key: a local activity (one marker, no task round trip). */
 const asking = proxyLocalActivities<ReelflowActivities>({
@@ -43,36 +52,36 @@ const listed = (creates: CreateCount[]) => creates.map((c) => `${c.count} × ${c
  * Reserves the pipeline's plan (every paid create its stages will make, priced as if each
  * were new) before its first create. Nothing when tenants are off or the plan is empty.
  */
-export async function reservePlan(rt: PipelineRuntime, plan: CreateCount[]): Promise<void> {
+export async function reservePlan(rt: SpendRuntime, plan: CreateCount[]): Promise<void> {
   const creates = plan.filter((c) => c.count > 0);
-  if (!rt.tenantPolicy || creates.length === 0 || Object.keys(rt.spend.carry.ledgers).length > 0) return;
+  if (!rt.tenantPolicy || creates.length === 0 || Object.keys(rt.creates.spend.carry.ledgers).length > 0) return;
   await reserve(rt, 'plan', creates, `its plan (${listed(creates)})`);
 }
 
 /** Before a create attempt: one reserved create of its kind, reserving one more when the plan has none left. */
-export async function takeCreate(rt: PipelineRuntime, step: string, attempt: number, kind: VendorTaskKind) {
+export async function takeCreate(rt: SpendRuntime, step: string, attempt: number, kind: VendorTaskKind) {
   if (!rt.tenantPolicy) return;
   const key = `${step}/${attempt}`;
-  if (rt.spend.carry.attempts[key]) return; // taken by this pipeline before it continued as new
-  if (!rt.spend.freeLedger(kind)) {
-    const extra = `extra-${++rt.spend.carry.extras}`;
+  if (rt.creates.spend.carry.attempts[key]) return; // taken by this pipeline before it continued as new
+  if (!rt.creates.spend.freeLedger(kind)) {
+    const extra = `extra-${++rt.creates.spend.carry.extras}`;
     await reserve(rt, extra, [{ kind, count: 1 }], `one more ${kind} create`);
   }
-  rt.spend.take(key, rt.spend.freeLedger(kind)!, kind);
+  rt.creates.spend.take(key, rt.creates.spend.freeLedger(kind)!, kind);
 }
 
 /** An attempt's outcome: confirmed when a task exists, released when provably not created. */
-export function settleCreate(rt: PipelineRuntime, step: string, attempt: number, outcome: 'confirm' | 'release') {
-  rt.spend.settle(`${step}/${attempt}`, outcome);
+export function settleCreate(rt: SpendRuntime, step: string, attempt: number, outcome: 'confirm' | 'release') {
+  rt.creates.spend.settle(`${step}/${attempt}`, outcome);
 }
 
 /** Asks until granted; over budget, fails or waits by policy. */
-async function reserve(rt: PipelineRuntime, key: string, creates: CreateCount[], what: string): Promise<void> {
+async function reserve(rt: SpendRuntime, key: string, creates: CreateCount[], what: string): Promise<void> {
   const p = rt.tenantPolicy!;
   for (;;) {
-    const seen = rt.spend.wakeCount;
+    const seen = rt.creates.spend.wakeCount;
     const { ledger, periodEndMs, answer } = await ask(rt, p, key, creates);
-    if (!answer || answer.granted) return rt.spend.granted(ledger, creates);
+    if (!answer || answer.granted) return rt.creates.spend.granted(ledger, creates);
     if (answer.refused) throw budgetExceeded(`the ledger ${ledger} refused ${what}: ${answer.refused}`);
     const why =
       `tenant ${p.tenant}'s budget (${money(answer.budget ?? 0, p.currency)}, ` +
@@ -88,11 +97,11 @@ async function reserve(rt: PipelineRuntime, key: string, creates: CreateCount[],
  * time: the same key is asked again. Cancelled while waiting, the pipeline ends, and its
  * settle tells the ledger it reserved nothing there.
  */
-async function ask(rt: PipelineRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
+async function ask(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
   const answer = p.budget !== undefined;
   for (;;) {
-    const n = rt.spend.nextAsk(key);
-    const request = { chain: rt.spend.chain, key, creates, wait: p.overBudget === 'wait', answer, ask: n };
+    const n = rt.creates.spend.nextAsk(key);
+    const request = { chain: rt.creates.spend.chain, key, creates, wait: p.overBudget === 'wait', answer, ask: n };
     const asked = await rt.inTurn(() =>
       asking.askSpend({
         tenant: p.tenant,
@@ -101,10 +110,10 @@ async function ask(rt: PipelineRuntime, p: TenantPolicy, key: string, creates: C
         request,
       }),
     );
-    rt.spend.granted(asked.ledgerId, []); // asked: settled at the end, whatever the answer
+    rt.creates.spend.granted(asked.ledgerId, []); // asked: settled at the end, whatever the answer
     if (!answer) return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: undefined };
-    if (await condition(() => rt.spend.answered(key, n) !== undefined, ANSWER_WAIT_MS))
-      return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: rt.spend.answered(key, n)! };
+    if (await condition(() => rt.creates.spend.answered(key, n) !== undefined, ANSWER_WAIT_MS))
+      return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: rt.creates.spend.answered(key, n)! };
   }
 }
 
@@ -113,17 +122,17 @@ function budgetExceeded(message: string): ApplicationFailure {
 }
 
 /** `waiting-budget` until the ledger signals a raise (or a release), or the period ends. */
-async function waitForBudget(rt: PipelineRuntime, seen: number, untilNextPeriodMs: number, why: string) {
+async function waitForBudget(rt: SpendRuntime, seen: number, untilNextPeriodMs: number, why: string) {
   const ms = Math.max(untilNextPeriodMs, 1_000);
-  rt.budgetWaits++;
-  rt.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(ms)}`;
-  rt.refresh();
+  rt.board.budgetWaits++;
+  rt.board.detail = `waiting for budget: ${why}; resumes when it is raised (reelflow budget set) or in ${duration(ms)}`;
+  rt.board.refresh();
   try {
-    await condition(() => rt.spend.wakeCount !== seen, ms);
+    await condition(() => rt.creates.spend.wakeCount !== seen, ms);
   } finally {
-    rt.budgetWaits--;
-    rt.detail = undefined;
-    rt.refresh();
+    rt.board.budgetWaits--;
+    rt.board.detail = undefined;
+    rt.board.refresh();
   }
 }
 
@@ -132,12 +141,12 @@ async function waitForBudget(rt: PipelineRuntime, seen: number, untilNextPeriodM
  * never learned are unresolved) in its memo, where each ledger reads it once the pipeline has
  * closed, and tells each ledger so (a local activity: no workflow task of its own).
  */
-export async function endSpend(rt: PipelineRuntime): Promise<void> {
-  const ledgers = Object.keys(rt.spend.carry.ledgers);
-  if (ledgers.length === 0 || rt.spend.carry.ended) return;
-  rt.spend.carry.ended = true;
-  upsertMemo({ [SPEND_MEMO]: rt.spend.record() });
-  const hint = { chain: rt.spend.chain };
+export async function endSpend(rt: SpendRuntime): Promise<void> {
+  const ledgers = Object.keys(rt.creates.spend.carry.ledgers);
+  if (ledgers.length === 0 || rt.creates.spend.carry.ended) return;
+  rt.creates.spend.carry.ended = true;
+  upsertMemo({ [SPEND_MEMO]: rt.creates.spend.record() });
+  const hint = { chain: rt.creates.spend.chain };
   // Signal-with-start: a ledger with no open run (terminated by hand) opens again and counts it.
   await CancellationScope.nonCancellable(() =>
     Promise.all(ledgers.map((id) => rt.inTurn(() => asking.settleSpend({ ledgerId: id, hint })))),

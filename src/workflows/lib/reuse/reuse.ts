@@ -6,8 +6,8 @@
  * needs (else ReusedOutputExpired, naming it), and the assets' ~12 h signed URLs, fetched
  * again by GetAsset as the spec allows (an asset no longer Active is refused).
  */
-import type { PipelineDefinition } from '../../definition/definition';
-import { FailureType } from '../../failures';
+import type { PipelineDefinition } from '../../../definition/definition';
+import { FailureType } from '../../../failures';
 import {
   STAGES,
   type AssetResult,
@@ -15,14 +15,13 @@ import {
   type PipelineReuse,
   type PipelineResult,
   type VendorTaskRecord,
-} from '../../contract/messages';
-import { stageFailure } from './create';
-import { assetUrlStale, expiredReuse } from '../../contract/expiry';
-import { isFatalQueryFailure, messageOf } from './failures';
-import type { PipelineRuntime } from './pipeline-runtime';
-import { QUERY_OPTIONS, getAssetActivity } from './proxies';
+} from '../../../contract/messages';
+import { assetUrlStale, expiredReuse } from '../../../contract/expiry';
+import { isFatalQueryFailure, messageOf, stageFailure } from '../failures';
+import type { PipelineRuntime } from '../pipeline-runtime';
+import { QUERY_OPTIONS, getAssetActivity } from '../proxies';
 import { fromSourceRun } from './reuse-by-run';
-import { summaryOf } from './summaries';
+import { summaryOf } from '../status/summaries';
 
 /** Seeds the result with the reused outputs of stages this definition runs, shown as done; then checks them. */
 export async function reuseOutputs(
@@ -33,15 +32,15 @@ export async function reuseOutputs(
 ): Promise<void> {
   const { outputs: reuse, adopt } = await fromSourceRun(rt, input);
   const from = reuse.fromPipelineId;
-  const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.status.stages[s].state !== 'skipped');
+  const stages = STAGES.filter((s) => reuse[s] !== undefined && rt.board.status.stages[s].state !== 'skipped');
   if (stages.includes('review')) result.review = reuse.review;
   if (stages.includes('assets')) result.assets = reuse.assets;
   if (stages.includes('generation')) result.generation = reuse.generation;
   if (stages.includes('erase')) result.erase = reuse.erase;
   result.reused = { fromPipelineId: from, fromRunId: input.fromRunId, stages };
-  for (const s of stages) Object.assign(rt.status.stages[s], { state: 'done', reusedFrom: from });
-  rt.status.stage = STAGES.find((s) => rt.status.stages[s].state === 'pending') ?? 'archive';
-  rt.refresh();
+  for (const s of stages) Object.assign(rt.board.status.stages[s], { state: 'done', reusedFrom: from });
+  rt.board.status.stage = STAGES.find((s) => rt.board.status.stages[s].state === 'pending') ?? 'archive';
+  rt.board.refresh();
   const uses = { erase: def.erase && !result.erase, archive: def.options.archive };
   const expired = expiredReuse(result, uses, Date.now());
   if (expired) {
@@ -57,12 +56,12 @@ export async function reuseOutputs(
 
 /**
  * The source's tasks that may still succeed, for steps redone here with the same inputs:
- * recorded as this run's, so their create step polls them and never creates (create.ts).
+ * recorded as this run's, so their create step polls them and never creates (create/create.ts).
  * Recorded now, so the vendor-task deadline counts from this run's start.
  */
 function adoptSourceTasks(rt: PipelineRuntime, tasks: VendorTaskRecord[]): void {
   for (const { kind, id, step, attempt, state } of tasks) {
-    rt.record({ kind, id, step, attempt, via: 'existing', ...(state !== undefined ? { state } : {}) });
+    rt.creates.record({ kind, id, step, attempt, via: 'existing', ...(state !== undefined ? { state } : {}) });
   }
 }
 
@@ -74,7 +73,7 @@ async function refreshAssetUrls(
   from: string,
 ): Promise<AssetsStageResult> {
   if (!assets.items.some((a) => assetUrlStale(a, Date.now()))) return assets;
-  const getAsset = getAssetActivity(profile, rt.taskOptions);
+  const getAsset = getAssetActivity(profile, rt.board.taskOptions);
   const refresh = async (a: AssetResult): Promise<AssetResult> => {
     if (!assetUrlStale(a, Date.now())) return a;
     const refused = (why: string) =>
@@ -83,7 +82,7 @@ async function refreshAssetUrls(
         FailureType.ReusedOutputExpired,
         { output: `assets.items[${a.name}].signedUrl`, assetId: a.assetId, fromPipelineId: from },
       );
-    rt.count('assets.GetAsset');
+    rt.board.count('assets.GetAsset');
     const summary = summaryOf('assets', `GetAsset ${a.assetId} (refresh the reused signed URL)`);
     const got = await getAsset
       .executeWithOptions({ ...QUERY_OPTIONS, summary }, [{ profile, id: a.assetId }])

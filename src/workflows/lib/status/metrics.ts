@@ -4,9 +4,9 @@
  * history replays and adds no command, so replay and determinism are untouched.
  */
 import { ActivityFailure, ApplicationFailure, metricMeter } from '@temporalio/workflow';
-import { METRICS, MICROUNITS, type ReconcileOutcome } from '../../metrics/names';
-import { listedCosts } from '../../contract/stages';
-import type { PipelineStatus, StageName, VendorTaskKind } from '../../contract/messages';
+import { METRICS, MICROUNITS, type ReconcileOutcome } from '../../../metrics/names';
+import { listedCosts } from '../../../contract/stages';
+import type { PipelineStatus, StageName, VendorTaskKind } from '../../../contract/messages';
 
 export function countReconcile(kind: VendorTaskKind, outcome: ReconcileOutcome): void {
   const m = METRICS.reconcile;

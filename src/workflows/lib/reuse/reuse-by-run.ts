@@ -5,14 +5,13 @@
  * rerun is refused (src/contract/reuse-rule.ts), so a raw start that skips `planRerun` never pays twice.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { ReelflowActivities } from '../../activities';
-import { FailureType } from '../../failures';
-import { STAGES, type ReusedOutputs, type PipelineReuse, type VendorTaskRecord } from '../../contract/messages';
-import { stageFailure } from './create';
-import { messageOf } from './failures';
-import type { PipelineRuntime } from './pipeline-runtime';
-import { sourceTaskRule } from '../../contract/reuse-rule';
-import { isRunId } from '../../contract/run-chain';
+import type { ReelflowActivities } from '../../../activities';
+import { FailureType } from '../../../failures';
+import { STAGES, type ReusedOutputs, type PipelineReuse, type VendorTaskRecord } from '../../../contract/messages';
+import { messageOf, stageFailure } from '../failures';
+import type { PipelineRuntime } from '../pipeline-runtime';
+import { sourceTaskRule } from '../../../contract/reuse-rule';
+import { isRunId } from '../../../contract/run-chain';
 
 const reading = proxyActivities<ReelflowActivities>({
   startToCloseTimeout: '60s',
@@ -63,7 +62,7 @@ export async function fromSourceRun(rt: PipelineRuntime, reuse: PipelineReuse): 
         FailureType.ReuseRefused,
       );
     });
-  const defined = STAGES.filter((s) => rt.status.stages[s].state !== 'skipped');
+  const defined = STAGES.filter((s) => rt.board.status.stages[s].state !== 'skipped');
   const stages = reuse.stages.filter((s) => defined.includes(s));
   const missing = stages.find((s) => source.result[s] === undefined);
   if (missing) {

@@ -11,15 +11,15 @@
  * id, and only this run chain's claims are its own.
  *
  * The book gets what it needs from the pipeline as data, on its StatusBoard
- * (status-board.ts): the vendor tasks, the call counts, the stage for command summaries, an
+ * (../status/status-board.ts): the vendor tasks, the call counts, the stage for command summaries, an
  * operator's wait to list the offers in. It never calls the runtime.
  */
 import { condition, isCancellation, log, sleep, workflowInfo } from '@temporalio/workflow';
-import type { AttemptCarry, BookCarry, ProofSpec } from '../../contract/carry';
-import type { Offer, OfferExpectation, OfferedTaskFacts } from '../../contract/offers';
-import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../../contract/messages';
-import { PASSING_STATES } from '../../contract/stages';
-import { failureMessage } from './failures';
+import type { AttemptCarry, BookCarry, ProofSpec } from '../../../contract/carry';
+import type { Offer, OfferExpectation, OfferedTaskFacts } from '../../../contract/offers';
+import type { CallbackVerdict, VendorCallbackSignal, VendorTaskKind } from '../../../contract/messages';
+import { PASSING_STATES } from '../../../contract/stages';
+import { failureMessage } from '../failures';
 import {
   describeOffers,
   idProblem,
@@ -30,9 +30,9 @@ import {
   type AttemptWindow,
   OFFER_CHECK_INTERVAL_MS,
 } from './offers';
-import { printable } from '../../contract/printable';
-import { QUERY_OPTIONS, queries } from './proxies';
-import type { StatusBoard } from './status-board';
+import { printable } from '../../../contract/printable';
+import { QUERY_OPTIONS, queries } from '../proxies';
+import type { StatusBoard } from '../status/status-board';
 
 /** The book's working form of an attempt: its offers by id. */
 interface Attempt extends Omit<AttemptCarry, 'offers'> {

@@ -7,8 +7,8 @@
  * (search attribute ReelflowVendorTaskIds). Pure: an activity gathers the facts
  * (src/activities/claims.ts), the workflow judges them here.
  */
-import { TASK_ID_PATTERN, type Offer, type OfferExpectation, type OfferedTaskFacts } from '../../contract/offers';
-import { printable } from '../../contract/printable';
+import { TASK_ID_PATTERN, type Offer, type OfferExpectation, type OfferedTaskFacts } from '../../../contract/offers';
+import { printable } from '../../../contract/printable';
 
 /** Vendor clocks and ours differ a little, and `created_at` has whole seconds. */
 export const CREATED_AT_SLACK_MS = 30_000;

@@ -1,15 +1,21 @@
 /**
  * What a pipeline shows, and nothing else: the status the `status` query answers (its vendor
  * tasks and call counts included), the current details in the Web UI and the search
- * attributes. The runtime is one (PipelineRuntime extends it); the callback book writes to
+ * attributes. The runtime holds one (`rt.board`); the callback book writes to
  * it (counted checks, orphan tasks, offers an operator's wait lists) and reads its vendor
  * tasks, and this never calls the book back. Created inside the workflow function.
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Priority } from '@temporalio/common';
-import type { PipelineStatus, StageName, StageStatus, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
-import { STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../contract/search-attributes';
-import { renderDetails } from '../../contract/details';
+import type {
+  PipelineStatus,
+  StageName,
+  StageStatus,
+  VendorTaskKind,
+  VendorTaskRecord,
+} from '../../../contract/messages';
+import { STAGE, STATUS, TENANT, VENDOR_TASK_IDS } from '../../../contract/search-attributes';
+import { renderDetails } from '../../../contract/details';
 import { summaryOf } from './summaries';
 
 export class StatusBoard {
@@ -22,7 +28,7 @@ export class StatusBoard {
    */
   taskOptions: { priority?: Priority } = {};
 
-  /** Paid creates waiting for their tenant's budget (spend.ts): the pipeline shows `waiting-budget`. */
+  /** Paid creates waiting for their tenant's budget (create/spend.ts): the pipeline shows `waiting-budget`. */
   budgetWaits = 0;
 
   /** An asset Pending past the stuck threshold: the pipeline shows `stuck` until the stage ends. */
@@ -31,7 +37,7 @@ export class StatusBoard {
   constructor(
     readonly status: PipelineStatus,
     /** An operator wait's reason without the offers, which are appended as they change. */
-    protected waitingBase = '',
+    public waitingBase = '',
   ) {}
 
   get vendorTasks(): VendorTaskRecord[] {
@@ -142,7 +148,7 @@ export class StatusBoard {
     this.refresh();
   }
 
-  protected waitingReason(offers: string): string {
+  waitingReason(offers: string): string {
     return offers ? `${this.waitingBase} Task ids offered by callbacks: ${offers}` : this.waitingBase;
   }
 }
