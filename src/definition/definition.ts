@@ -9,6 +9,7 @@
  */
 import { crossFieldIssues } from './cross-checks';
 import { definitionErrorMap, definitionIssues, formatPath, type DefinitionIssue } from './issues';
+import { knownKeysAt } from './known-keys';
 import { crossIssuesBeside } from './one-pass';
 import { PipelineDefinitionShape, type PipelineDefinition, type PipelineDefinitionInput } from './schema';
 
@@ -52,7 +53,7 @@ export function parseDefinition(input: unknown): PipelineDefinition {
   // The cross-field rules run only when the schema passes: add those that still mean something.
   const cross = crossIssuesBeside(input, res.error.issues);
   throw new DefinitionError([
-    ...definitionIssues(res.error),
+    ...definitionIssues(res.error, (path) => knownKeysAt(PipelineDefinitionShape, path)),
     ...cross.map((i) => ({ path: formatPath(i.path), message: i.message })),
   ]);
 }

@@ -4,6 +4,7 @@
  * expected nor what was found; these say both, and each issue names its field.
  */
 import type { z } from 'zod';
+import { didYouMean } from './suggest';
 
 export interface DefinitionIssue {
   /** Field path as users write it: generation.content[1].image_url.url ('' = the whole definition). */
@@ -98,9 +99,13 @@ const UNKNOWN_FIELD_HINTS: Readonly<Record<string, string>> = {
 
 /**
  * One issue per field, in zod's order: an unknown key is named itself (not its parent), and
- * a field with several problems keeps the first (fix it, and the next one shows).
+ * a field with several problems keeps the first (fix it, and the next one shows). An unknown
+ * key gets the CLI's "did you mean" among `knownKeys(parent path)` (`optoins` → `options`).
  */
-export function definitionIssues(error: z.ZodError): DefinitionIssue[] {
+export function definitionIssues(
+  error: z.ZodError,
+  knownKeys: (path: readonly PropertyKey[]) => readonly string[] = () => [],
+): DefinitionIssue[] {
   const out: DefinitionIssue[] = [];
   const seen = new Set<string>();
   const add = (path: string, message: string) => {
@@ -112,7 +117,7 @@ export function definitionIssues(error: z.ZodError): DefinitionIssue[] {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const path = formatPath([...issue.path, key]);
-        add(path, UNKNOWN_FIELD_HINTS[path] ?? 'is not a known field');
+        add(path, UNKNOWN_FIELD_HINTS[path] ?? `is not a known field${didYouMean(key, knownKeys(issue.path))}`);
       }
     } else {
       add(formatPath(issue.path), issue.message);

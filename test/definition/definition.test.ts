@@ -404,6 +404,14 @@ describe('messages name the field and what is wrong', () => {
       { path: 'options["a\\nb"]', message: 'is not a known field' },
     ],
     [
+      { generation: generation(), optoins: {} },
+      { path: 'optoins', message: 'is not a known field (did you mean "options"?)' },
+    ],
+    [
+      { generation: generation(), options: { deadlines: { vendortask: '1h' } } },
+      { path: 'options.deadlines.vendortask', message: 'is not a known field (did you mean "vendorTask"?)' },
+    ],
+    [
       { generation: generation(), erase: 'yes' },
       { path: 'erase', message: 'must be true or false, got "yes"' },
     ],
@@ -433,6 +441,27 @@ describe('messages name the field and what is wrong', () => {
     [[], { path: '', message: 'must be an object, got an array' }],
   ])('%j', (def, issue) => {
     expect(issueOf(def)).toEqual(issue);
+  });
+});
+
+describe('a misspelt field gets the CLI\'s "did you mean"', () => {
+  const unknown = (def: unknown) => issuesOf(def).filter((i) => i.message.startsWith('is not a known field'));
+
+  it('inside arrays and unions (the candidates are the fields the schema takes there)', () => {
+    expect(unknown({ generation: { ...generation(), content: [{ type: 'text', txt: 'x' }] } })).toEqual([
+      { path: 'generation.content[0].txt', message: 'is not a known field (did you mean "text"?)' },
+    ]);
+    const items = [{ name: 'a', fromReveiw: 0 }];
+    expect(
+      unknown({ assets: { group: { name: 'g' }, items }, review: { media: ['https://a.example.com/r.png'] } }),
+    ).toEqual([{ path: 'assets.items[0].fromReveiw', message: 'is not a known field (did you mean "fromReview"?)' }]);
+  });
+
+  it('nothing close, or a key no one would type: no suggestion', () => {
+    expect(unknown({ generation: generation(), zzzzzz: 1 })).toEqual([
+      { path: 'zzzzzz', message: 'is not a known field' },
+    ]);
+    expect(unknown({ generation: generation(), ['options'.repeat(20)]: 1 })[0]?.message).toBe('is not a known field');
   });
 });
 

@@ -5,7 +5,16 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { portsFromEnv, runDemo } from '../../tools/devstack/demo';
+import { keptStackEnv, portsFromEnv, runDemo } from '../../tools/devstack/demo';
+import { startEmulator } from '../../src/emulator';
+import { configCheck, vendorChecksFromEnv } from '../../src/workers/doctor';
+import { localChecks } from '../../src/workers/doctor/local';
+
+/** The variables of `export A=1 B=2   # comment` lines, as a shell would set them. */
+function exported(lines: string[]): Record<string, string> {
+  const words = lines.flatMap((l) => l.replace(/#.*$/, '').trim().split(/\s+/).slice(1));
+  return Object.fromEntries(words.map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+}
 
 test('the demo runs examples/pipeline.json on the whole local stack and stops it', async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-demo-'));
@@ -57,4 +66,24 @@ test('demo ports from the environment; a bad one names its variable', () => {
   expect(() => portsFromEnv({ REELFLOW_DEMO_EMULATOR_PORT: 'abc' })).toThrow(
     'REELFLOW_DEMO_EMULATOR_PORT must be a port number 1-65535',
   );
+});
+
+test('demo --keep prints what doctor needs: its vendor and local checks all pass against the emulator', async () => {
+  const emulator = await startEmulator({ host: '127.0.0.1', port: 0 });
+  try {
+    const archiveDir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-demo-keep-'));
+    const server = { address: '127.0.0.1:7233', namespace: 'default', uiUrl: 'http://127.0.0.1:8233' };
+    const lines = keptStackEnv({ server, emulatorUrl: emulator.url, archiveDir });
+    expect(lines.join('\n')).toMatch(/# the emulator's built-in test key and token: not secrets/);
+    const env = exported(lines);
+    const { config, result } = configCheck(env);
+    expect(result).toMatchObject({ ok: true });
+    const checks = [...(await vendorChecksFromEnv(config!, env)), ...(await localChecks(config!, env))];
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+    expect(checks.map((c) => c.id)).toEqual(
+      expect.arrayContaining(['vendor.default.generation', 'vendor.default.erase', 'vendor.default.assets']),
+    );
+  } finally {
+    await emulator.close();
+  }
 });

@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { tenantProfilesCheck } from '../../src/workers/doctor';
+import { tenantProfilesCheck, tenantsFileCheck } from '../../src/workers/doctor';
 import { runStartupChecks } from '../../src/workers/startup-checks';
 import { loadWorkerConfig, type WorkerConfig } from '../../src/workers/config';
 import { parseTenantsConfig } from '../../src/tenants/config';
@@ -53,4 +53,19 @@ test("the worker's start logs the warning, and counts it in its summary line", a
     'warn',
   ]);
   expect(lines.at(-1)?.[0]).toMatch(/^start-up checks: 1 of \d+ checks failed, 1 with a warning$/);
+});
+
+test('the tenants file: off without one; else its tenants and what an unknown tenant does', () => {
+  expect(tenantsFileCheck(base)).toMatchObject({
+    id: 'tenants.file',
+    ok: true,
+    detail: 'off (REELFLOW_TENANTS_FILE unset)',
+  });
+  expect(tenantsFileCheck(withTenants({ tenants: { acme: {}, initech: {} } })).detail).toBe(
+    '2 tenant(s) (acme, initech); a pipeline naming no tenant or an unknown one is refused',
+  );
+  const many = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'shared'].map((t) => [t, {}]));
+  expect(tenantsFileCheck(withTenants({ defaultTenant: 'shared', tenants: many })).detail).toBe(
+    '6 tenant(s) (a, b, c, d, e and 1 more); a pipeline naming no tenant or an unknown one runs as "shared"',
+  );
 });

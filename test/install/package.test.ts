@@ -2,7 +2,8 @@
  * The package as a user installs it: `npm pack` (its `prepare` builds the product and the
  * workflow bundle), then `npm install <tarball>` into an empty project outside this
  * repository. There, with nothing of the source tree in reach:
- * - the tarball holds the product only (no tests, no tools, no source maps);
+ * - the tarball holds the product only (no tests, no tools, no source maps), and the docs/
+ *   pages its README links to;
  * - a snippet that uses the public API (`reelflow`, `reelflow/worker`, `reelflow/emulator`)
  *   type-checks, and a wrong definition does not;
  * - `npx reelflow --help` prints the synopsis;
@@ -17,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS } from '../../src/emulator';
+import { relativeLinks } from '../layout/markdown';
 
 const ROOT = path.resolve(__dirname, '../..');
 jest.setTimeout(600_000);
@@ -90,12 +92,31 @@ test('the tarball holds the product only', () => {
       'dist/workflow-bundle.js.json',
       'dist/emulator/media/generated.mp4',
       'schema/pipeline-definition.schema.json',
+      'README.md',
+      'docs/vendor-contract.md',
+      'docs/definitions.md',
     ]),
   );
   const stray = files.filter((f) =>
-    /^(src|test|tools|bench|scripts|docs)\/|\.map$|tsbuildinfo|^dist\/(test|tools)\//.test(f),
+    /^(src|test|tools|bench|scripts)\/|\.map$|tsbuildinfo|^dist\/(test|tools)\//.test(f),
   );
   expect(stray).toEqual([]);
+});
+
+test('every relative link of the packed README and docs/ leads to a file in the tarball', () => {
+  const files = new Set(packed.files.map((f) => f.path));
+  const pages = [...files].filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
+  expect(pages.length).toBeGreaterThan(5);
+  const dead = pages.flatMap((page) =>
+    relativeLinks(readFileSync(path.join(ROOT, page), 'utf8'))
+      .map((target) => target.split('#')[0])
+      .filter((file) => file !== '')
+      .map((file) => path.posix.normalize(path.posix.join(path.posix.dirname(page), file)))
+      // Links into the source (src/, tools/) are for readers of the repository: it never ships them.
+      .filter((file) => !/^(src|tools)\//.test(file) && !files.has(file))
+      .map((file) => `${page}: ${file}`),
+  );
+  expect(dead).toEqual([]);
 });
 
 const SNIPPET = `

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { proseLines, slugsOf } from './markdown';
+import { relativeLinks, slugsOf } from './markdown';
 
 const ROOT = path.resolve(__dirname, '../..');
 const README_MAX_LINES = 300;
@@ -15,18 +15,6 @@ function pages(): string[] {
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`);
   return ['README.md', ...docs];
-}
-
-/** Relative link targets of a Markdown page (no scheme), outside code. */
-export function relativeLinks(markdown: string): string[] {
-  const targets: string[] = [];
-  for (const line of proseLines(markdown)) {
-    const prose = line.replace(/`[^`]*`/g, '');
-    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-      if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1])) targets.push(m[1]);
-    }
-  }
-  return targets;
 }
 
 function brokenLinks(page: string): string[] {
@@ -50,6 +38,30 @@ function brokenLinks(page: string): string[] {
 test(`the README is a front door of at most ${README_MAX_LINES} lines`, () => {
   const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length;
   expect(lines).toBeLessThanOrEqual(README_MAX_LINES);
+});
+
+test("the README's first screen names the vendor API, how to tell an account fits, and the contract", () => {
+  const first = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').slice(0, 45).join('\n');
+  expect(first).toContain('[docs/vendor-contract.md](docs/vendor-contract.md)');
+  expect(first).toMatch(/Ark content-generation task API/);
+  for (const family of ['video generation', 'subtitle erase', 'asset management', 'media review'])
+    expect(first).toContain(`| ${family} |`);
+  // The paths it shows are the ones the client calls (src/vendor-api), so the table cannot drift.
+  const client = ['generation', 'erase', 'assets', 'review']
+    .map((f) => readFileSync(path.join(ROOT, 'src/vendor-api', `${f}.ts`), 'utf8'))
+    .join('\n');
+  for (const p of [
+    '/v1/task/create',
+    '/v1/task/get/',
+    '-erase-video-subtitle-pro',
+    '-tasks/',
+    '/api/asset-management?Action=',
+    '/api/asset/upload/',
+    '/api/task/',
+  ]) {
+    expect(first).toContain(p);
+    expect(client).toContain(p);
+  }
 });
 
 test('every relative link in README.md and docs/*.md leads to a file and heading that exist', () => {

@@ -37,3 +37,15 @@ export function slugsOf(markdown: string): Set<string> {
   }
   return slugs;
 }
+
+/** Relative link targets of a Markdown page (no scheme), outside code. */
+export function relativeLinks(markdown: string): string[] {
+  const targets: string[] = [];
+  for (const line of proseLines(markdown)) {
+    const prose = line.replace(/`[^`]*`/g, '');
+    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(m[1])) targets.push(m[1]);
+    }
+  }
+  return targets;
+}

@@ -1,12 +1,14 @@
 /**
  * PipelineFailedError from a failure chain, without a server: a run recorded before the
  * workflow attached its details still yields its stage and vendor code; a cancelled one
- * has no type; the CLI's lines stay those of the SDK error.
+ * has no type; the CLI prints reelflow's own message, not the SDK's "Workflow execution failed".
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
 import { FailureType } from '../../src/failures';
 import { failureChain, outcomeOf } from '../../src/starters/client/pipeline-client';
+import { outcomeDocument, outcomeMessages } from '../../src/starters/cli/follow';
+import { renderFailure } from '../../src/starters/client/progress';
 import { PipelineFailedError } from '../../src/starters/client/pipeline-failed';
 
 const vendorError = ApplicationFailure.create({
@@ -66,4 +68,23 @@ test('cancelled: no type, no stage; a foreign error is rethrown as it is', () =>
   expect(err.type).toBeUndefined();
   expect(err.stage).toBeUndefined();
   expect(() => outcomeOf('p', new Error('connection lost'))).toThrow('connection lost');
+});
+
+test("`result` prints reelflow's message (PipelineFailedError's), then the causes; not the SDK's", () => {
+  const outcome = outcomeOf('p-1', pipelineFailed());
+  const lines = renderFailure('pipeline p-1 failed', outcomeMessages(outcome));
+  expect(lines).toEqual([
+    'pipeline p-1 failed: pipeline p-1 failed in stage erase: erase create rejected',
+    '  caused by: RejectedError: erase create rejected',
+    '  caused by: activity eraseCreate failed (id 7)',
+    '  caused by: RejectedError: erase.create: 400 bad video',
+  ]);
+  expect(lines.join('\n')).not.toMatch(/Workflow execution failed/);
+  // --json: the same message; the chain keeps every line, the SDK's included, for scripts.
+  expect(outcomeDocument(outcome)).toMatchObject({
+    error: {
+      message: 'pipeline p-1 failed in stage erase: erase create rejected',
+      chain: failureChain(pipelineFailed()),
+    },
+  });
 });

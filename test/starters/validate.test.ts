@@ -60,6 +60,14 @@ test('an invalid definition: exit 2, one line per field, file named', async () =
   });
 });
 
+test('a misspelt field: "did you mean", as for a misspelt flag', async () => {
+  const r = await cli(['validate', '-'], {
+    stdin: JSON.stringify({ review: { media: ['https://a.example.com/r.png'] }, optoins: {} }),
+  });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe('<stdin>: optoins: is not a known field (did you mean "options"?)\n');
+});
+
 test('a missing file: exit 2 naming it', async () => {
   const r = await cli(['validate', 'examples/nope.json']);
   expect(r.code).toBe(2);

@@ -26,7 +26,7 @@ import {
   type RunningEmulator,
 } from '../../src/emulator';
 import { reportError } from '../../src/starters/cli/errors';
-import { exitCodeOf, followWithDisplay } from '../../src/starters/cli/follow';
+import { exitCodeOf, followWithDisplay, outcomeMessages } from '../../src/starters/cli/follow';
 import { EXIT } from '../../src/starters/cli/output';
 import { loadDefinitionFile, type LoadedDefinition } from '../../src/starters/client/definition-file';
 import { startPipeline, type PipelineOutcome } from '../../src/starters/client/pipeline-client';
@@ -306,11 +306,32 @@ async function runPipeline(
   const lines =
     outcome.status === 'completed'
       ? renderResult(outcome.result)
-      : renderFailure(`pipeline ${outcome.workflowId} ${outcome.status}`, outcome.messages);
+      : renderFailure(`pipeline ${outcome.workflowId} ${outcome.status}`, outcomeMessages(outcome));
   for (const line of lines) say(line);
   say();
   if (link) say(`Web UI: ${link}`);
   return true;
+}
+
+/**
+ * The environment `reelflow doctor` and the CLI need against the kept stack: Temporal, the
+ * emulator, the default profile's API key and access token, the worker's task queue and
+ * archive folder. The key and token are the emulator's built-in test values, printed in
+ * docs/emulator.md: no one's secret. The callback secret is one (random per run), so the
+ * receiver's variables stay out, and doctor skips the callback check.
+ */
+export function keptStackEnv(o: {
+  server: Pick<DevServer, 'address' | 'namespace' | 'uiUrl'>;
+  emulatorUrl: string;
+  archiveDir: string;
+}): string[] {
+  const ui = o.server.uiUrl ? ` TEMPORAL_UI_URL=${o.server.uiUrl}` : '';
+  return [
+    `export TEMPORAL_ADDRESS=${o.server.address} TEMPORAL_NAMESPACE=${o.server.namespace}${ui}`,
+    `export VENDOR_BASE_URL=${o.emulatorUrl} VENDOR_IDENTITY_URL=${o.emulatorUrl}`,
+    `export REELFLOW_PROFILE_DEFAULT_API_KEY=${DEFAULT_API_KEYS[0]} REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${DEFAULT_ACCESS_TOKENS[0]}   # the emulator's built-in test key and token: not secrets`,
+    `export REELFLOW_TASK_QUEUE=${DEMO_TASK_QUEUE} REELFLOW_ARCHIVE_DIR=${o.archiveDir}`,
+  ];
 }
 
 /** 5. With --keep: how to use the stack from another shell, then wait for Ctrl-C. */
@@ -318,14 +339,9 @@ async function keepUp(demo: Demo, server: DevServer, emulatorUrl: string): Promi
   const { say } = demo;
   say();
   say('The stack stays up; Ctrl-C stops it. From another shell:');
-  say(
-    `  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}${server.uiUrl ? ` TEMPORAL_UI_URL=${server.uiUrl}` : ''}`,
-  );
-  say(`  export VENDOR_BASE_URL=${emulatorUrl} VENDOR_IDENTITY_URL=${emulatorUrl}`);
-  say(
-    `  export REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN=${DEFAULT_ACCESS_TOKENS[0]}   # the emulator's built-in test token`,
-  );
-  say(`  npx reelflow list · npx reelflow run examples/generation-only.json · npx reelflow groups list`);
+  for (const line of keptStackEnv({ server, emulatorUrl, archiveDir: path.join(demo.dataDir, 'archive') }))
+    say(`  ${line}`);
+  say(`  npx reelflow doctor · npx reelflow list · npx reelflow run examples/generation-only.json`);
   await waitForAbort(demo.opts.signal);
 }
 

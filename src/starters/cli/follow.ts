@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { PipelineStatus } from '../../contract/messages';
 import { CommandContext, EXIT, type CliIo } from './output';
-import { executionStatusName, followPipeline, type PipelineOutcome } from '../client/pipeline-client';
+import { executionStatusName, failureChain, followPipeline, type PipelineOutcome } from '../client/pipeline-client';
 import { ProgressDisplay, renderFailure, renderResult } from '../client/progress';
 
 /** Exit code of an outcome: 0 completed, 1 failed/timed out, 3 cancelled/terminated. */
@@ -16,14 +16,24 @@ export function exitCodeOf(outcome: PipelineOutcome): number {
   return outcome.status === 'cancelled' || outcome.status === 'terminated' ? EXIT.cancelled : EXIT.failed;
 }
 
-/** JSON form of an outcome (what `run --json` and `result --json` print). */
+/**
+ * What an ended pipeline says, outermost first: reelflow's own message (PipelineFailedError's,
+ * docs/failures.md), then the causes under it. The SDK's "Workflow execution failed" and the
+ * top failure's own line, which that message repeats, are left out (docs/cli.md).
+ */
+export function outcomeMessages(outcome: Exclude<PipelineOutcome, { status: 'completed' }>): string[] {
+  const top = outcome.error.cause.cause;
+  return [outcome.error.message, ...(top ? failureChain(top).slice(1) : [])];
+}
+
+/** JSON form of an outcome (what `run --json` and `result --json` print); `chain` keeps every line. */
 export function outcomeDocument(outcome: PipelineOutcome): Record<string, unknown> {
   if (outcome.status === 'completed')
     return { workflowId: outcome.workflowId, status: 'completed', result: outcome.result };
   return {
     workflowId: outcome.workflowId,
     status: outcome.status,
-    error: { message: outcome.messages[0], chain: outcome.messages },
+    error: { message: outcome.error.message, chain: outcome.messages },
   };
 }
 
@@ -31,7 +41,7 @@ export function printOutcome(ctx: CommandContext, outcome: PipelineOutcome): num
   ctx.emit(outcomeDocument(outcome), () =>
     outcome.status === 'completed'
       ? renderResult(outcome.result)
-      : renderFailure(`pipeline ${outcome.workflowId} ${outcome.status}`, outcome.messages),
+      : renderFailure(`pipeline ${outcome.workflowId} ${outcome.status}`, outcomeMessages(outcome)),
   );
   return exitCodeOf(outcome);
 }

@@ -8,6 +8,7 @@ import { LIST_STAGES, LIST_STATUSES } from '../client/pipeline-client';
 import { OVERLAP_POLICIES } from '../client/schedules';
 import { RERUN_FROM } from '../client/rerun';
 import { PRIORITY_LEVELS } from '../../definition/schema';
+import { didYouMean } from '../../definition/suggest';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -682,25 +683,6 @@ export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
 
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-  }
-  return d[a.length][b.length];
-}
-
-function suggest(word: string, candidates: string[]): string {
-  const best = candidates
-    .map((c) => ({ c, d: distance(word, c) }))
-    .filter((x) => x.d <= Math.max(1, Math.floor(x.c.length / 3)))
-    .sort((x, y) => x.d - y.d)[0];
-  return best ? ` (did you mean "${best.c}"?)` : '';
-}
-
 export type ParsedCommandLine =
   | { kind: 'help'; command?: CommandSpec; group?: string }
   /** A bare `reelflow` or `reelflow <group>`: the usage goes to stderr, exit 2. */
@@ -725,7 +707,7 @@ function parseArgsError(err: unknown, command: CommandSpec, args: readonly strin
   const opt = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && opt) {
     const names = Object.keys(command.options).map((o) => `--${o}`);
-    return new UsageError(`unknown option ${opt} for "${command.name}"${suggest(opt, names)}`, opt, command.name);
+    return new UsageError(`unknown option ${opt} for "${command.name}"${didYouMean(opt, names)}`, opt, command.name);
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && opt) {
     const name = opt.replace(/^-+/, '');
@@ -782,7 +764,7 @@ function commandOf(args: string[]): { command: CommandSpec; rest: string[] } | P
     if (sub.startsWith('-'))
       throw new UsageError(`"${first}" needs a subcommand: ${subs.join(', ')}`, undefined, first);
     if (!subs.includes(sub)) {
-      throw new UsageError(`unknown subcommand "${first} ${sub}"${suggest(sub, subs)}; one of ${subs.join(', ')}`);
+      throw new UsageError(`unknown subcommand "${first} ${sub}"${didYouMean(sub, subs)}; one of ${subs.join(', ')}`);
     }
     name = `${first} ${sub}`;
     rest = rest.slice(1);
@@ -790,7 +772,7 @@ function commandOf(args: string[]): { command: CommandSpec; rest: string[] } | P
   const command = findCommand(name);
   if (!command) {
     const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))];
-    throw new UsageError(`unknown command "${first}"${suggest(first, names)}`);
+    throw new UsageError(`unknown command "${first}"${didYouMean(first, names)}`);
   }
   return { command, rest };
 }
@@ -839,7 +821,7 @@ function checkPositionals(command: CommandSpec, positionals: string[]): void {
   const [first] = positionals;
   if (command.argChoices && first !== undefined && !command.argChoices.includes(first)) {
     throw new UsageError(
-      `${names}: "${first}" is not one of ${command.argChoices.join(', ')}${suggest(first, [...command.argChoices])}`,
+      `${names}: "${first}" is not one of ${command.argChoices.join(', ')}${didYouMean(first, [...command.argChoices])}`,
       names,
       command.name,
     );

@@ -8,12 +8,14 @@ import { loadWorkerConfig, type Env, type WorkerConfig } from '../config';
 import { fail, type CheckResult } from './check';
 import { localChecks } from './local';
 import { temporalChecks } from './temporal';
-import { tenantProfilesCheck } from './tenants';
+import { tenantProfilesCheck, tenantsFileCheck } from './tenants';
 import { vendorChecks } from './vendor';
+import { webhookEndpointsCheck } from './webhooks';
 
 export { checksJson, formatChecks, type CheckResult } from './check';
 export { vendorCheckId, vendorChecks, VENDOR_INTERFACES, type VendorInterface } from './vendor';
-export { tenantProfilesCheck } from './tenants';
+export { tenantProfilesCheck, tenantsFileCheck } from './tenants';
+export { webhookEndpointsCheck } from './webhooks';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -63,5 +65,6 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     vendorChecksFromEnv(config, input.env),
     localChecks(config, input.env),
   ]);
-  return [result, ...temporal, ...vendor, ...local, tenantProfilesCheck(config)];
+  const webhooks = webhookEndpointsCheck(config, input.env);
+  return [result, ...temporal, ...vendor, ...local, webhooks, tenantsFileCheck(config), tenantProfilesCheck(config)];
 }

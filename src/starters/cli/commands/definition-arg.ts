@@ -6,7 +6,8 @@
 import { DEFAULT_TASK_QUEUE } from '../../../contract/messages';
 import type { CommandContext } from '../output';
 import { UsageError } from '../spec';
-import { loadDefinitionFile } from '../../client/definition-file';
+import { DefinitionFileError, loadDefinitionFile, type LoadedDefinition } from '../../client/definition-file';
+import { workerVerdict } from '../../client/worker-checks';
 import { MAX_PAYLOAD_ENV, resolveMaxPayloadBytes } from '../../client/payload-size';
 import { checkTenantOptions, type TenantStartOptions } from '../../client/tenant-options';
 import type { PriorityLevel } from '../../../definition/schema';
@@ -51,4 +52,25 @@ export function tenancyOf(ctx: CommandContext): TenantStartOptions {
     throw new UsageError(`option ${option}: ${err.message.replace(/^\w+: /, '')}`, option, ctx.name);
   }
   return opts;
+}
+
+/**
+ * Refuses, before anything connects, what the worker would refuse where this environment
+ * holds its variables (docs/cli.md, "What the worker checks"): exit 2, naming the field, or
+ * the flag (--tenant) that set it. Returns the notes on what only the worker can judge.
+ */
+export function refuseWhatTheWorkerWould(
+  ctx: CommandContext,
+  loaded: LoadedDefinition,
+  tenancy: TenantStartOptions = {},
+): string[] {
+  const def = loaded.definition;
+  const { issues, notes } = workerVerdict({ ...def, options: { ...def.options, ...tenancy } }, ctx.io.env);
+  const flagged = tenancy.tenant !== undefined ? issues.find((i) => i.path === 'options.tenant') : undefined;
+  if (flagged) throw new UsageError(`option --tenant: ${flagged.message}`, '--tenant', ctx.name);
+  if (issues.length > 0) {
+    const message = `${loaded.source}: the worker would refuse it (${issues.map((i) => `${i.path}: ${i.message}`).join('; ')})`;
+    throw new DefinitionFileError('definition', loaded.source, message, { issues });
+  }
+  return notes;
 }

@@ -18,6 +18,27 @@ function statusOption(status: string | undefined, waiting: boolean, command: str
   return 'waiting-operator';
 }
 
+/** The VENDOR TASKS column's width: a pipeline with many tasks keeps the table one line per pipeline. */
+export const VENDOR_TASKS_WIDTH = 60;
+
+/**
+ * The ids that fit in `width`, whole, then `… (+N more)` for the rest (`--json` and
+ * `reelflow status` give them all, docs/cli.md). An id longer than the width alone is cut.
+ */
+export function vendorTasksCell(ids: readonly string[], width = VENDOR_TASKS_WIDTH): string {
+  const shown: string[] = [];
+  for (const id of ids) {
+    const rest = ids.length - shown.length - 1;
+    const tail = rest > 0 ? `,… (+${rest} more)`.length : 0;
+    if ([...shown, id].join(',').length + tail > width) break;
+    shown.push(id);
+  }
+  const more = ids.length - shown.length;
+  if (more === 0) return shown.join(',');
+  if (shown.length === 0) return `${ids[0].slice(0, width - 1)}…${more > 1 ? ` (+${more - 1} more)` : ''}`;
+  return `${shown.join(',')},… (+${more} more)`;
+}
+
 export const list: CommandFn = async (ctx, session) => {
   const status = statusOption(ctx.str('status'), ctx.bool('waiting'), ctx.name);
   const opts: ListPipelinesOptions = {
@@ -54,7 +75,7 @@ export const list: CommandFn = async (ctx, session) => {
         p.stage,
         ...(tenants ? [p.tenant] : []),
         p.startTime,
-        p.vendorTaskIds.join(','),
+        vendorTasksCell(p.vendorTaskIds),
       ]),
     ),
     `${items.length} pipeline(s)`,

@@ -3,13 +3,14 @@ import { EXIT, type CommandContext } from '../output';
 import { UsageError } from '../spec';
 import type { CommandFn, Session } from '../session';
 import { pipelineWorkflowId, startPipeline } from '../../client/pipeline-client';
-import { loadDefinition, maxPayloadBytes, taskQueueOf, tenancyOf } from './definition-arg';
+import { loadDefinition, maxPayloadBytes, refuseWhatTheWorkerWould, taskQueueOf, tenancyOf } from './definition-arg';
 import { startBatchFile } from './start-batch';
 
 /** Starts the pipeline of the command's definition file (`start`, `run`). */
 export async function startFromDefinition(ctx: CommandContext, session: Session) {
   const tenancy = tenancyOf(ctx);
   const loaded = await loadDefinition(ctx);
+  refuseWhatTheWorkerWould(ctx, loaded, tenancy);
   const taskQueue = taskQueueOf(ctx);
   // The id first: a bad --id-prefix or --workflow-id is a usage error before anything connects.
   let workflowId = ctx.str('workflow-id');
