@@ -42,6 +42,7 @@ import {
   type VendorClient,
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
+import type { WebhookKey } from '../webhooks/binding';
 import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../webhooks/secrets';
 import { startArchiveServer, type ArchiveServer } from './archive-server';
 import { ensureWorkflowBundle } from './bundle';
@@ -105,9 +106,9 @@ function webhookSecrets(config: WorkerConfig, env: Env): WebhookSecrets {
 }
 
 interface WebhookSecrets {
-  profiles: Map<string, string>;
+  profiles: Map<string, WebhookKey>;
   /** By endpointSecretKey(id). */
-  endpoints: Map<string, string>;
+  endpoints: Map<string, WebhookKey>;
 }
 
 export function activityDeps(
