@@ -332,9 +332,9 @@ async function startHealth(p: Prepared, closers: Closers): Promise<HealthServer 
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
   const p = await prepare(opts);
   const { config, log, tracing } = p;
-  const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
-    opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
-  );
+  const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig({
+    overrideEnvVars: definedEnv(opts.env ?? process.env),
+  });
   const namespace = configuredNamespace ?? 'default';
   // Closed in reverse: the span exporter last, after the workers' final spans.
   const closers = closeList([
