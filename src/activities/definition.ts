@@ -26,6 +26,7 @@ import { FailureType } from '../failures';
 import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
 import { WEBHOOK_DELIVERY_TIMEOUT } from '../definition/deadlines';
 import { NO_PRIVATE, webhookHostRefusal } from '../webhooks/allowance';
+import { keyRefusal } from '../webhooks/binding';
 import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { resolveTenantPolicy } from '../tenants/policy';
@@ -56,28 +57,64 @@ export const PLAINTEXT_START_REFUSED =
 /** The definition's options.notify. */
 type WebhookOptions = NonNullable<PipelineDefinition['options']['notify']>;
 
+/** An InvalidDefinition issue naming the field. */
+const issue = (path: string, message: string) => new DefinitionError([{ path, message }]);
+
 /** Why the worker cannot sign or send this definition's webhooks, as an issue naming the field. */
 function webhookProblem(
   def: PipelineDefinition,
   notify: WebhookOptions,
   deps: WebhookDeps,
 ): DefinitionError | undefined {
-  const issue = (path: string, message: string) => new DefinitionError([{ path, message }]);
-  if (notify.secret !== undefined) {
-    if (!deps.endpointSecretFor?.(notify.secret))
-      return issue(
-        'options.notify.secret',
-        `the worker has no webhook signing secret "${notify.secret}" (${endpointSecretVariable(notify.secret)})`,
-      );
-  } else if (!deps.webhookSecretFor?.(def.options.profile)) {
-    return issue(
-      'options.notify.url',
-      `the worker has no webhook signing secret for credential profile "${def.options.profile}" (${webhookSecretVariable(def.options.profile)})`,
-    );
-  }
+  const unsigned = secretProblem(def, notify, deps);
+  if (unsigned) return unsigned;
   const parts = notify.url === undefined ? undefined : parseHttpUrl(notify.url);
   const refusal = parts?.ok ? webhookHostRefusal(deps.webhookAllowPrivate ?? NO_PRIVATE, parts.host) : undefined;
   return refusal ? issue('options.notify.url', refusal) : undefined;
+}
+
+/**
+ * Whether the worker has the secret that signs this definition's webhooks, and whether that
+ * secret may sign for its URL (src/webhooks/binding.ts): a trusted secret named with another URL
+ * would hand its author events the trusted endpoint verifies.
+ */
+function secretProblem(
+  def: PipelineDefinition,
+  notify: WebhookOptions,
+  deps: WebhookDeps,
+): DefinitionError | undefined {
+  return notify.secret === undefined
+    ? profileSecretProblem(def.options.profile, notify.url, deps)
+    : endpointSecretProblem(notify.secret, notify.url ?? deps.webhookDefaultUrl, deps);
+}
+
+function endpointSecretProblem(id: string, url: string | undefined, deps: WebhookDeps): DefinitionError | undefined {
+  const key = deps.endpointSecretFor?.(id);
+  if (!key)
+    return issue(
+      'options.notify.secret',
+      `the worker has no webhook signing secret "${id}" (${endpointSecretVariable(id)})`,
+    );
+  const refusal = url === undefined ? undefined : keyRefusal(key, url);
+  return refusal ? issue('options.notify.secret', `webhook signing secret "${id}" ${refusal}`) : undefined;
+}
+
+/** `url` undefined: the worker's default, which the profile's secret always signs for. */
+function profileSecretProblem(
+  profile: string,
+  url: string | undefined,
+  deps: WebhookDeps,
+): DefinitionError | undefined {
+  const key = deps.webhookSecretFor?.(profile);
+  if (!key)
+    return issue(
+      'options.notify.url',
+      `the worker has no webhook signing secret for credential profile "${profile}" (${webhookSecretVariable(profile)})`,
+    );
+  const refusal = url === undefined ? undefined : keyRefusal(key, url);
+  return refusal
+    ? issue('options.notify.url', `credential profile "${profile}"'s webhook signing secret ${refusal}`)
+    : undefined;
 }
 
 function withWorkerWebhook(def: PipelineDefinition, deps: WebhookDeps): PipelineDefinition {

@@ -4,6 +4,7 @@
  */
 import type { VendorClient } from '../vendor-api';
 import type { WebhookAllowance } from '../webhooks/allowance';
+import type { WebhookKey } from '../webhooks/binding';
 import type { TenantsConfig } from '../tenants/config';
 import type { VendorInterfaceName } from '../contract/stages';
 
@@ -24,10 +25,13 @@ export interface ActivityDeps {
   archiveAllowPrivate?: boolean;
   /** Largest archived file in bytes; default 2 GiB. */
   archiveMaxBytes?: number;
-  /** A credential profile's webhook signing secret (whsec_…; several space-separated while rotating), if any. */
-  webhookSecretFor?: (profile: string) => string | undefined;
-  /** An endpoint's own signing secret (options.notify.secret names it), same form; undefined if the worker lacks it. */
-  endpointSecretFor?: (id: string) => string | undefined;
+  /**
+   * A credential profile's webhook signing secret (whsec_…; several space-separated while rotating)
+   * and the URLs it may sign for besides the worker's default, if any.
+   */
+  webhookSecretFor?: (profile: string) => WebhookKey | undefined;
+  /** An endpoint's own signing secret (options.notify.secret names it) and its URLs; undefined if the worker lacks it. */
+  endpointSecretFor?: (id: string) => WebhookKey | undefined;
   /**
    * Webhook URL for definitions without options.notify (REELFLOW_NOTIFY_URL). Resolved by
    * the delivery activity, never copied into workflow history (its query may hold a token).

@@ -14,6 +14,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { request } from 'undici';
 import { FailureType } from '../failures';
 import { NO_PRIVATE, type WebhookAllowance } from '../webhooks/allowance';
+import { keyRefusal, type WebhookKey } from '../webhooks/binding';
 import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secrets';
 import { webhookHeaders } from '../webhooks/signing';
 import type { WebhookInput, WebhookResult } from '../contract/messages';
@@ -23,10 +24,10 @@ import { addressRefusalIn, createAddressGuard, type AddressGuard } from './publi
 export const DEFAULT_WEBHOOK_DEADLINE_MS = 30_000;
 
 export interface WebhookActivitiesOptions {
-  /** The `whsec_…` secret(s) of a credential profile, if the worker has them. */
-  secretFor?: (profile: string) => string | undefined;
-  /** The secret(s) of an endpoint that options.notify.secret names. */
-  endpointSecretFor?: (id: string) => string | undefined;
+  /** The `whsec_…` secret(s) of a credential profile and the URLs they sign for, if the worker has them. */
+  secretFor?: (profile: string) => WebhookKey | undefined;
+  /** The secret(s) of an endpoint that options.notify.secret names, and its URLs. */
+  endpointSecretFor?: (id: string) => WebhookKey | undefined;
   /** The worker's default webhook URL (REELFLOW_NOTIFY_URL). */
   defaultUrl?: string;
   /** Private targets the worker allows (REELFLOW_NOTIFY_ALLOW_PRIVATE); default none. */
@@ -52,15 +53,28 @@ function refused(message: string, type: FailureType = FailureType.WebhookAddress
   return ApplicationFailure.create({ message, type, nonRetryable: true });
 }
 
-/** The secret(s) that sign this delivery: the endpoint's own, else the profile's. */
-function secretsOf(input: WebhookInput, opts: WebhookActivitiesOptions): string {
-  const secret = input.secret === undefined ? opts.secretFor?.(input.profile) : opts.endpointSecretFor?.(input.secret);
-  if (secret) return secret;
-  const where =
+/**
+ * The secret(s) that sign this delivery to `url`: the endpoint's own, else the profile's; each
+ * only for the URLs the worker binds it to (src/webhooks/binding.ts), checked again here because
+ * an input may not have come through the definition check.
+ */
+function secretsOf(input: WebhookInput, url: string, opts: WebhookActivitiesOptions): string {
+  const key = input.secret === undefined ? opts.secretFor?.(input.profile) : opts.endpointSecretFor?.(input.secret);
+  if (!key) {
+    const where =
+      input.secret === undefined
+        ? `credential profile "${input.profile}": set ${webhookSecretVariable(input.profile)}`
+        : `endpoint "${input.secret}": set ${endpointSecretVariable(input.secret)}`;
+    throw refused(`no webhook signing secret for ${where} on the worker`, FailureType.MissingCredentialError);
+  }
+  // A profile's secret always signs for the worker's default URL (no URL in the input).
+  const refusal = input.secret === undefined && input.url === undefined ? undefined : keyRefusal(key, url);
+  if (!refusal) return key.secrets;
+  const which =
     input.secret === undefined
-      ? `credential profile "${input.profile}": set ${webhookSecretVariable(input.profile)}`
-      : `endpoint "${input.secret}": set ${endpointSecretVariable(input.secret)}`;
-  throw refused(`no webhook signing secret for ${where} on the worker`, FailureType.MissingCredentialError);
+      ? `options.notify.url: credential profile "${input.profile}"'s webhook signing secret`
+      : `options.notify.secret: webhook signing secret "${input.secret}"`;
+  throw refused(`webhook ${originOf(url)}: ${which} ${refusal}`, FailureType.WebhookEventRefused);
 }
 
 /** Guards by what the allowance lets through: a listed host name may resolve anywhere. */
@@ -99,9 +113,9 @@ export function createWebhookActivities(opts: WebhookActivitiesOptions = {}) {
 
   return {
     deliverWebhook: async (input: WebhookInput): Promise<WebhookResult> => {
-      const secrets = secretsOf(input, opts);
       const url = input.url ?? opts.defaultUrl;
       if (url === undefined) throw refused('no webhook URL: the worker has no REELFLOW_NOTIFY_URL');
+      const secrets = secretsOf(input, url, opts);
       const origin = originOf(url);
       const host = new URL(url).hostname;
       const guard = guardFor(host.replace(/^\[|\]$/g, ''));

@@ -80,3 +80,26 @@ export function localUrl(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
 }
+
+/** A listener that could not bind, naming the variable that chose its address. Never retried. */
+export class ListenError extends Error {
+  constructor(variable: string, where: string, code: string) {
+    const why = code === 'EADDRINUSE' ? 'the port is taken' : code === 'EACCES' ? 'not permitted' : code;
+    super(`${variable}: cannot listen on ${where} (${code === why ? code : `${code}: ${why}`})`);
+    this.name = 'ListenError';
+  }
+}
+
+/**
+ * Runs `start` (which listens); a failed listen becomes a ListenError naming `variable`, so the
+ * process stops at once with the setting to fix, not a stack trace. Other errors pass as they are.
+ */
+export async function listenNamed<T>(variable: string, where: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e?.syscall === 'listen' || e?.code === 'EADDRINUSE') throw new ListenError(variable, where, e.code ?? 'error');
+    throw err;
+  }
+}

@@ -5,9 +5,16 @@
  */
 import type { Env } from './env';
 
-/** The set variables only, as Temporal's `loadClientConnectConfig` takes them (`overrideEnvVars`). */
+/**
+ * The set variables only, as Temporal's `loadClientConnectConfig` takes them (`overrideEnvVars`).
+ * An empty TEMPORAL_* counts as unset: docker-compose.yml passes every connection setting as
+ * `${TEMPORAL_API_KEY:-}` (docs/deploy.md, "Docker"), and the SDK would read an empty API key
+ * as "use TLS with this key".
+ */
 export function definedEnv(env: Env): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const set = (e: [string, string | undefined]): e is [string, string] =>
+    e[1] !== undefined && !(e[1] === '' && e[0].startsWith('TEMPORAL_'));
+  return Object.fromEntries(Object.entries(env).filter(set));
 }
 
 /** An error class whose message is complete and secret-free. */

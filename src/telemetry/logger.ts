@@ -58,14 +58,21 @@ const SECRET_VARIABLE = /(SECRET|TOKEN|API_KEY|PASSWORD|_KEYS|_KEY|_KEY_DATA|_HE
 /** Shorter values are not secrets worth the name (and would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
 
-/** The parts of a value that are secret on their own: list items, "id:key", "k=v", PEM lines. */
+/** A PEM line's armour (`-----BEGIN`, `KEY-----`): no secret, and common in ordinary text. */
+const PEM_ARMOUR = /^-----|-----$/;
+
+/**
+ * The parts of a value that are secret on their own: list items, "id:key", "k=v", PEM lines,
+ * and each word of a space-separated list: a rotation pair ("whsec_new whsec_old",
+ * docs/webhooks.md) is two secrets, and either may be printed alone.
+ */
 function partsOf(value: string): string[] {
   const items = value.split(/[,\n]/).map((item) => item.trim());
   return items.flatMap((item) => [
     item,
     item.slice(item.indexOf(':') + 1).trim(),
     item.slice(item.indexOf('=') + 1).trim(),
-    item.split(/\s+/).pop() ?? '',
+    ...item.split(/\s+/).filter((word) => !PEM_ARMOUR.test(word)),
   ]);
 }
 

@@ -6,8 +6,14 @@
  * signed with a secret other endpoints trust. A value may hold several secrets separated by
  * spaces while one is rotated: each delivery is signed with all of them. Problems name the
  * variable, never its value.
+ *
+ * Each secret is bound to the URLs beside it (src/webhooks/binding.ts): an endpoint's
+ * REELFLOW_ENDPOINT_<ID>_WEBHOOK_URL is required with its secret; a profile's
+ * REELFLOW_PROFILE_<NAME>_WEBHOOK_URL is optional (without it, the profile's secret signs for
+ * the worker's REELFLOW_NOTIFY_URL only). docs/webhooks.md, the secrets.
  */
 import type { ConfigProblem, Env } from '../config/env';
+import { boundUrlProblem, boundUrlsOf, type WebhookKey } from './binding';
 import { webhookSecretListProblem } from './signing';
 
 const upper = (name: string) => name.toUpperCase().replace(/-/g, '_');
@@ -22,22 +28,54 @@ export function endpointSecretVariable(id: string): string {
   return `REELFLOW_ENDPOINT_${upper(id)}_WEBHOOK_SECRET`;
 }
 
+/** The variable holding the URLs (or prefixes) a profile's secret may sign for. */
+export function webhookUrlVariable(profile: string): string {
+  return `REELFLOW_PROFILE_${upper(profile)}_WEBHOOK_URL`;
+}
+
+/** The variable holding the URLs (or prefixes) an endpoint's secret may sign for. */
+export function endpointUrlVariable(id: string): string {
+  return `REELFLOW_ENDPOINT_${upper(id)}_WEBHOOK_URL`;
+}
+
+/** The key of a secret and the URL variable beside it; problems name the variable that is wrong. */
+function keyOf(
+  secretVariable: string,
+  secrets: string,
+  urlVariable: string,
+  env: Env,
+  urlRequired: boolean,
+): WebhookKey | ConfigProblem {
+  const problem = webhookSecretListProblem(secrets);
+  if (problem) return { variable: secretVariable, message: problem };
+  const urls = env[urlVariable]?.trim();
+  if (!urls) {
+    if (!urlRequired) return { secrets, urls: [], urlVariable };
+    return { variable: urlVariable, message: `is required with ${secretVariable}: the URL or URL prefix it signs for` };
+  }
+  const urlProblem = boundUrlProblem(urls);
+  if (urlProblem) return { variable: urlVariable, message: urlProblem };
+  return { secrets, urls: boundUrlsOf(urls), urlVariable };
+}
+
+const isProblem = (k: WebhookKey | ConfigProblem): k is ConfigProblem => 'variable' in k;
+
 const ENDPOINT_VARIABLE = /^REELFLOW_ENDPOINT_([A-Z0-9_]+)_WEBHOOK_SECRET$/;
 
 /**
  * Every endpoint secret in the environment, keyed by the variable's id part (upper case,
  * `_` for `-`): look one up with endpointSecretKey.
  */
-export function readEndpointSecrets(env: Env): { secrets: Map<string, string>; problems: ConfigProblem[] } {
-  const secrets = new Map<string, string>();
+export function readEndpointSecrets(env: Env): { secrets: Map<string, WebhookKey>; problems: ConfigProblem[] } {
+  const secrets = new Map<string, WebhookKey>();
   const problems: ConfigProblem[] = [];
   for (const [variable, raw] of Object.entries(env)) {
     const id = ENDPOINT_VARIABLE.exec(variable)?.[1];
     const value = raw?.trim();
     if (id === undefined || !value) continue;
-    const problem = webhookSecretListProblem(value);
-    if (problem) problems.push({ variable, message: problem });
-    else secrets.set(id, value);
+    const key = keyOf(variable, value, `REELFLOW_ENDPOINT_${id}_WEBHOOK_URL`, env, true);
+    if (isProblem(key)) problems.push(key);
+    else secrets.set(id, key);
   }
   return { secrets, problems };
 }
@@ -55,8 +93,8 @@ export function readWebhookSecrets(
   profiles: readonly string[],
   env: Env,
   required: boolean,
-): { secrets: Map<string, string>; problems: ConfigProblem[] } {
-  const secrets = new Map<string, string>();
+): { secrets: Map<string, WebhookKey>; problems: ConfigProblem[] } {
+  const secrets = new Map<string, WebhookKey>();
   const problems: ConfigProblem[] = [];
   for (const profile of profiles) {
     const variable = webhookSecretVariable(profile);
@@ -65,9 +103,9 @@ export function readWebhookSecrets(
       if (required) problems.push({ variable, message: 'is required with REELFLOW_NOTIFY_URL (whsec_<base64>)' });
       continue;
     }
-    const problem = webhookSecretListProblem(value);
-    if (problem) problems.push({ variable, message: problem });
-    else secrets.set(profile, value);
+    const key = keyOf(variable, value, webhookUrlVariable(profile), env, false);
+    if (isProblem(key)) problems.push(key);
+    else secrets.set(profile, key);
   }
   return { secrets, problems };
 }

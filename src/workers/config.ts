@@ -34,6 +34,7 @@
  *   REELFLOW_MAX_CACHED_WORKFLOWS        pipelines kept in the worker's cache; default the SDK's (from the heap size)
  *   REELFLOW_ISOLATE_EXECUTION_TIMEOUT   seconds one workflow activation may run; default 30 (docs/deploy.md)
  *   REELFLOW_METRICS_BIND                Prometheus scrape address, e.g. 0.0.0.0:9464; optional
+ *   REELFLOW_HEALTH_BIND                 /livez and /readyz, e.g. 127.0.0.1:8091; off when unset
  *   REELFLOW_METRICS_REFRESH             seconds between visibility counts for gauges; default 15
  *   REELFLOW_LOG_LEVEL                   trace|debug|info|warn|error; default info (JSON on stdout)
  *   REELFLOW_STRICT_START                1/true: a failed start-up check (docs/doctor.md) refuses the
@@ -89,6 +90,14 @@ export const DEFAULT_GETASSET_RATE_PER_SECOND = 9;
 
 /** The archive server's defaults (docs/deploy.md): beside the callback receiver's 8089. */
 export const DEFAULT_ARCHIVE_PORT = 8090;
+
+/** `host:port` or `[v6]:port`, as REELFLOW_METRICS_BIND and REELFLOW_HEALTH_BIND take it. */
+const HOST_PORT = /^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
+
+function hostPortOf(bind: string): { host: string; port: number } {
+  const at = bind.lastIndexOf(':');
+  return { host: bind.slice(0, at).replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(bind.slice(at + 1)) };
+}
 const DEFAULT_ARCHIVE_HOST = '0.0.0.0';
 export const MIN_ARCHIVE_TOKEN_LENGTH = 16;
 
@@ -130,6 +139,8 @@ export interface WorkerConfig {
   /** Wall seconds one workflow activation may run before the SDK stops it. */
   isolateExecutionTimeoutSeconds: number;
   metricsBind?: string;
+  /** The health listener's address (REELFLOW_HEALTH_BIND): /livez, /readyz (docs/deploy.md). */
+  healthBind?: { host: string; port: number };
   /** Seconds between the visibility counts behind reelflow_operator_waits. */
   metricsRefreshSeconds: number;
   logLevel: LogLevel;
@@ -289,13 +300,9 @@ function tuningVariables() {
     REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: optional(wholeNumber(2, 10_000)),
     REELFLOW_MAX_CACHED_WORKFLOWS: optional(wholeNumber(2, 1_000_000)),
     REELFLOW_ISOLATE_EXECUTION_TIMEOUT: optional(wholeNumber(1, 600)),
-    REELFLOW_METRICS_BIND: optional(
-      z
-        .string()
-        .trim()
-        .regex(/^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be host:port'),
-    ),
+    REELFLOW_METRICS_BIND: optional(z.string().trim().regex(HOST_PORT, 'must be host:port')),
     REELFLOW_METRICS_REFRESH: optional(wholeNumber(1, 3600)),
+    REELFLOW_HEALTH_BIND: optional(z.string().trim().regex(HOST_PORT, 'must be host:port, e.g. 127.0.0.1:8091')),
   };
 }
 
@@ -363,6 +370,7 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
   if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
   if (e.REELFLOW_CALLBACK_PORT !== undefined) config.callbackPort = e.REELFLOW_CALLBACK_PORT;
   if (e.REELFLOW_METRICS_BIND !== undefined) config.metricsBind = e.REELFLOW_METRICS_BIND;
+  if (e.REELFLOW_HEALTH_BIND !== undefined) config.healthBind = hostPortOf(e.REELFLOW_HEALTH_BIND);
   if (e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.tracingEndpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (e.REELFLOW_NOTIFY_URL !== undefined) config.webhookUrl = e.REELFLOW_NOTIFY_URL;
   if (e.REELFLOW_CALLBACK_SECRET !== undefined) {

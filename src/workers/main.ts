@@ -15,8 +15,13 @@
  *   the receiver's client encrypt every payload they write (failure messages and stacks
  *   included) and decrypt what they read.
  * - Metrics (REELFLOW_METRICS_BIND): the SDK's and reelflow's (src/metrics) on one Prometheus endpoint.
+ * - Health (REELFLOW_HEALTH_BIND, ./health.ts): /livez, and /readyz once the checks passed, the
+ *   bundle is loaded and every poller runs.
+ * - A listener that cannot bind stops the start at once, naming its variable (ListenError).
  * - SIGINT/SIGTERM: the SDK's Runtime drains the workers (its shutdownSignals); then the
- *   receiver, the connections, the vendor clients and the span exporter are closed.
+ *   receiver, the connections, the vendor clients and the span exporter are closed. A second
+ *   signal during that drain exits at once, non-zero (workerMain), so a supervisor's restart
+ *   policy sees it; a drain that completes exits 0.
  *
  * Logs: JSON lines on stdout at REELFLOW_LOG_LEVEL (src/telemetry/logger.ts), the SDK's
  * own through the same logger (./runtime.ts). They say where it listens and which task
@@ -42,8 +47,11 @@ import {
   type VendorClient,
 } from '../vendor-api';
 import { startOperatorWaitsGauge } from '../metrics/operator-waits';
+import type { WebhookKey } from '../webhooks/binding';
 import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../webhooks/secrets';
 import { startArchiveServer, type ArchiveServer } from './archive-server';
+import { startHealthServer, type HealthServer, type Readiness } from './health';
+import { ListenError, listenNamed } from '../config/http-server';
 import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
@@ -71,6 +79,8 @@ export interface RunningWorkerProcess {
   receiverUrl?: string;
   /** Where the archive server listens (REELFLOW_ARCHIVE_TOKEN set), e.g. http://127.0.0.1:8090. */
   archiveUrl?: string;
+  /** Where the health listener answers (REELFLOW_HEALTH_BIND), e.g. http://127.0.0.1:8091. */
+  healthUrl?: string;
   /** Graceful shutdown (what SIGINT/SIGTERM do). */
   shutdown(): void;
   /** Resolves once the workers have stopped and everything is closed; rejects with a worker's failure. */
@@ -105,9 +115,9 @@ function webhookSecrets(config: WorkerConfig, env: Env): WebhookSecrets {
 }
 
 interface WebhookSecrets {
-  profiles: Map<string, string>;
+  profiles: Map<string, WebhookKey>;
   /** By endpointSecretKey(id). */
-  endpoints: Map<string, string>;
+  endpoints: Map<string, WebhookKey>;
 }
 
 export function activityDeps(
@@ -163,6 +173,8 @@ interface Prepared {
   /** The Prometheus endpoint is on (reelflow's gauges go there too). */
   metricsOn: boolean;
   tracing: Tracing | undefined;
+  /** What /readyz reports; the start-up checks' part is set here. */
+  readiness: Readiness;
 }
 
 async function prepare(opts: WorkerProcessOptions): Promise<Prepared> {
@@ -171,7 +183,10 @@ async function prepare(opts: WorkerProcessOptions): Promise<Prepared> {
   const logger = workerLogger(opts, config, env);
   const log: LogLine = lineLogger(logger);
   // Before any client exists: a strict refusal leaves nothing to close.
-  const vendorCheckFailed = await runStartupChecks(config, env, log);
+  const readiness: Readiness = { checks: { state: 'pending' }, bundleLoaded: false };
+  const vendorCheckFailed = await runStartupChecks(config, env, log, (failed) => {
+    readiness.checks = failed.length ? { state: 'failed', failed: failed.join('; ') } : { state: 'passed' };
+  });
   const clients = vendorClients(config, env);
   const codec = workerCodecFromEnv(env);
   const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
@@ -182,7 +197,7 @@ async function prepare(opts: WorkerProcessOptions): Promise<Prepared> {
   const runtimeOn = installRuntime({ logger, ...(config.metricsBind ? { metricsBind: config.metricsBind } : {}) }, log);
   const metricsOn = config.metricsBind !== undefined && runtimeOn;
   const tracing = await startTracing(env, 'reelflow-worker');
-  return { env, config, logger, log, clients, codec, dataConverter, activities, metricsOn, tracing };
+  return { env, config, logger, log, clients, codec, dataConverter, activities, metricsOn, tracing, readiness };
 }
 
 type Close = () => Promise<unknown>;
@@ -273,19 +288,17 @@ async function startReceiver(
   if (config.callbackPort === undefined || !config.callbackSecret) return undefined;
   const clientConnection = await Connection.connect(connectionOptions);
   closers.push(() => clientConnection.close());
-  const receiver = await startCallbackReceiver({
-    host: config.callbackHost,
-    port: config.callbackPort,
-    secret: config.callbackSecret,
-    // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
-    client: new Client({
-      connection: clientConnection,
-      namespace,
-      ...(dataConverter ? { dataConverter } : {}),
-      ...(await tracingClientInterceptors(p.env)),
-    }),
-    log: p.log,
+  // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
+  const client = new Client({
+    connection: clientConnection,
+    namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(await tracingClientInterceptors(p.env)),
   });
+  const { callbackHost: host, callbackPort: port, callbackSecret: secret } = config;
+  const receiver = await listenNamed('REELFLOW_CALLBACK_PORT', `${host}:${port}`, () =>
+    startCallbackReceiver({ host, port, secret, client, log: p.log }),
+  );
   closers.push(() => receiver.close());
   p.log(`callback receiver listening on ${config.callbackHost}:${receiver.port} (POST /callbacks/…, GET /healthz)`);
   return receiver;
@@ -295,9 +308,23 @@ async function startReceiver(
 async function startArchive(p: Prepared, closers: Closers): Promise<ArchiveServer | undefined> {
   const { archiveServer: at, archiveToken: token, archiveRoot: root } = p.config;
   if (!at || !token) return undefined;
-  const server = await startArchiveServer({ root, token, host: at.host, port: at.port, log: p.log });
+  const server = await listenNamed('REELFLOW_ARCHIVE_PORT', `${at.host}:${at.port}`, () =>
+    startArchiveServer({ root, token, host: at.host, port: at.port, log: p.log }),
+  );
   closers.push(() => server.close());
   p.log(`archive server listening on ${at.host}:${server.port} (GET /archive/<pipeline>/<task>/<name>, bearer token)`);
+  return server;
+}
+
+/** The health listener, when REELFLOW_HEALTH_BIND is set (./health.ts). */
+async function startHealth(p: Prepared, closers: Closers): Promise<HealthServer | undefined> {
+  const bind = p.config.healthBind;
+  if (!bind) return undefined;
+  const server = await listenNamed('REELFLOW_HEALTH_BIND', `${bind.host}:${bind.port}`, () =>
+    startHealthServer(bind, p.readiness),
+  );
+  closers.push(() => server.close());
+  p.log(`health listening on ${bind.host}:${server.port} (GET /livez, /readyz)`);
   return server;
 }
 
@@ -305,9 +332,9 @@ async function startArchive(p: Prepared, closers: Closers): Promise<ArchiveServe
 export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promise<RunningWorkerProcess> {
   const p = await prepare(opts);
   const { config, log, tracing } = p;
-  const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig(
-    opts.env ? { overrideEnvVars: definedEnv(opts.env) } : {},
-  );
+  const { connectionOptions, namespace: configuredNamespace } = loadClientConnectConfig({
+    overrideEnvVars: definedEnv(opts.env ?? process.env),
+  });
   const namespace = configuredNamespace ?? 'default';
   // Closed in reverse: the span exporter last, after the workers' final spans.
   const closers = closeList([
@@ -315,14 +342,18 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
     () => Promise.all([...p.clients.values()].map((c) => c.close())),
   ]);
   try {
+    // Listeners first: one that cannot bind stops the start before any worker exists.
+    const health = await startHealth(p, closers);
     const connection = await NativeConnection.connect(connectionOptions);
     closers.push(() => connection.close());
     logStarted(p, connectionOptions, namespace);
-    if (p.metricsOn) closers.push(startGauge(p, connection, namespace));
-    const workers = await startWorkers(opts, p, connection, namespace);
     const receiver = await startReceiver(p, connectionOptions, namespace, closers);
     const archive = await startArchive(p, closers);
+    if (p.metricsOn) closers.push(startGauge(p, connection, namespace));
+    const workers = await startWorkers(opts, p, connection, namespace);
+    p.readiness.bundleLoaded = true;
     const done = workers.run().finally(closers.closeAll);
+    p.readiness.pollers = () => workers.workers.map((w) => ({ taskQueue: w.taskQueue, state: w.worker.getState() }));
     log(`polling ${workers.workers.map((w) => w.taskQueue).join(', ')}`);
     return {
       config,
@@ -330,6 +361,7 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
       taskQueues: workers.workers.map((w) => w.taskQueue),
       ...(receiver ? { receiverUrl: receiver.url } : {}),
       ...(archive ? { archiveUrl: archive.url } : {}),
+      ...(health ? { healthUrl: health.url } : {}),
       shutdown: () => workers.shutdown(),
       done,
     };
@@ -340,21 +372,57 @@ export async function startWorkerProcess(opts: WorkerProcessOptions = {}): Promi
 }
 
 /** Printed as their own message at start-up (src/config/startup.ts); any other error keeps its stack. */
-const PLAIN_STARTUP_ERRORS = [WorkerConfigError, VendorConfigError, CodecConfigError, StartupCheckError];
+const PLAIN_STARTUP_ERRORS = [WorkerConfigError, VendorConfigError, CodecConfigError, StartupCheckError, ListenError];
 
-if (require.main === module) {
+/** The exit code of a process killed by `signal`, as a shell reports it (128 + its number). */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * The first SIGINT/SIGTERM is the SDK Runtime's (it drains the workers); the second exits at
+ * once, non-zero: a drain the operator gave up on is not a clean stop. Returns the remover.
+ */
+function exitOnSecondSignal(logger: Logger, running: () => RunningWorkerProcess | undefined): () => void {
+  let seen = 0;
+  const on = (signal: keyof typeof SIGNAL_EXIT) => () => {
+    const worker = running();
+    // Before the workers run, nothing is drained: stop at once.
+    if (++seen === 1 && worker) return worker.shutdown();
+    logger.fatal(`${signal} ${worker ? 'again during shutdown' : 'during start-up'}: exiting at once`);
+    process.exit(SIGNAL_EXIT[signal]);
+  };
+  const handlers = { SIGINT: on('SIGINT'), SIGTERM: on('SIGTERM') };
+  for (const [signal, handler] of Object.entries(handlers)) process.on(signal, handler);
+  return () => {
+    for (const [signal, handler] of Object.entries(handlers)) process.off(signal, handler);
+  };
+}
+
+/**
+ * The worker as a process's whole job (`npm run worker`, `reelflow worker`): resolves to the
+ * exit code, 0 once a drain completed, 1 when it could not start (the reason named, e.g. the
+ * variable of a port that is taken) or failed. The caller exits with it: the SDK's native
+ * runtime keeps the event loop alive, so a failed start would otherwise hang.
+ */
+export async function workerMain(
+  opts: WorkerProcessOptions = {},
+  onStarted: (w: RunningWorkerProcess) => void = () => undefined,
+): Promise<number> {
   // Before the configuration is read (it may be what failed), lines go out at the default level.
   const processLogger = createLogger({ name: 'reelflow-worker' });
-  startWorkerProcess()
-    .then((w) => w.done)
-    .then(
-      () => {
-        processLogger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        processLogger.fatal(describeStartupError(err, PLAIN_STARTUP_ERRORS));
-        process.exit(1);
-      },
-    );
+  let running: RunningWorkerProcess | undefined;
+  const remove = exitOnSecondSignal(processLogger, () => running);
+  try {
+    running = await startWorkerProcess(opts);
+    onStarted(running);
+    await running.done;
+    processLogger.info('stopped');
+    return 0;
+  } catch (err) {
+    processLogger.fatal(describeStartupError(err, PLAIN_STARTUP_ERRORS));
+    return 1;
+  } finally {
+    remove();
+  }
 }
+
+if (require.main === module) void workerMain().then((code) => process.exit(code));

@@ -34,6 +34,8 @@ export async function runStartupChecks(
   config: WorkerConfig,
   env: Env,
   log: LogLine,
+  /** Told the titles of the checks that failed (none: they passed), for /readyz (./health.ts). */
+  onChecked: (failed: string[]) => void = () => undefined,
 ): Promise<NonNullable<ActivityDeps['vendorCheckFailed']>> {
   // A receiver of this process is not listening yet: its health is checked from outside (doctor).
   const { callbackBaseUrl: _unchecked, ...withoutReceiver } = config;
@@ -48,6 +50,7 @@ export async function runStartupChecks(
   for (const c of failed) log(`start-up check failed: ${said(c)}`, 'warn');
   for (const c of checks.filter((c) => c.ok && c.warning)) log(`start-up check warning: ${said(c)}`, 'warn');
   log(`start-up checks: ${formatChecks(checks).at(-1) ?? ''}`);
+  onChecked(failed.map((c) => c.title));
   if (failed.length && config.strictStart) {
     throw new StartupCheckError(
       `REELFLOW_STRICT_START=1 and ${failed.length} start-up check(s) failed: ${failed.map((c) => c.title).join('; ')}`,

@@ -6,8 +6,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createDefinitionActivities } from '../../src/activities/definition';
 import { FailureType } from '../../src/failures';
 import { parseWebhookAllowance } from '../../src/webhooks/allowance';
+import type { WebhookKey } from '../../src/webhooks/binding';
+import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../../src/webhooks/secrets';
 
 const SECRET = `whsec_${Buffer.from('a-webhook-key-of-24-bytes').toString('base64')}`;
+/** A profile's secret bound to every URL these tests name. */
+const ANY_URL: WebhookKey = {
+  secrets: SECRET,
+  urls: ['https://own.example.com/', 'https://a.example.com/', 'http://127.0.0.1:9000/'],
+  urlVariable: 'REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL',
+};
 const definition = (options: Record<string, unknown> = {}) => ({
   generation: { model: 'm', content: [{ type: 'text', text: 't' }] },
   options,
@@ -16,7 +24,7 @@ const definition = (options: Record<string, unknown> = {}) => ({
 test('the worker default URL applies to a definition without options.notify, never over one', async () => {
   const { validateDefinition } = createDefinitionActivities({
     webhookDefaultUrl: 'https://hooks.example.com/default',
-    webhookSecretFor: () => SECRET,
+    webhookSecretFor: () => ANY_URL,
   });
   // "The worker's default": no URL in the result, which history records (its query may hold a token).
   const viaDefault = await validateDefinition({ definition: definition() });
@@ -24,7 +32,7 @@ test('the worker default URL applies to a definition without options.notify, nev
   expect(JSON.stringify(viaDefault)).not.toContain('hooks.example.com');
   const own = await validateDefinition({ definition: definition({ notify: { url: 'https://own.example.com/x' } }) });
   expect(own.options.notify?.url).toBe('https://own.example.com/x');
-  const none = createDefinitionActivities({ webhookSecretFor: () => SECRET }).validateDefinition;
+  const none = createDefinitionActivities({ webhookSecretFor: () => ANY_URL }).validateDefinition;
   expect((await none({ definition: definition() })).options.notify).toBeUndefined();
 });
 
@@ -43,7 +51,7 @@ test('no signing secret for the profile: InvalidDefinition naming options.notify
 test("a private webhook host only where the worker's allow-list covers it; allowPrivateHosts does not", async () => {
   const url = 'http://127.0.0.1:9000/hook';
   const of = (list: string) =>
-    createDefinitionActivities({ webhookSecretFor: () => SECRET, webhookAllowPrivate: parseWebhookAllowance(list) })
+    createDefinitionActivities({ webhookSecretFor: () => ANY_URL, webhookAllowPrivate: parseWebhookAllowance(list) })
       .validateDefinition;
   for (const list of ['0', '10.0.0.0/8,receiver']) {
     const err: unknown = await of(list)({
@@ -60,8 +68,8 @@ test("a private webhook host only where the worker's allow-list covers it; allow
 
 test('an endpoint secret the worker lacks: InvalidDefinition naming options.notify.secret and its variable', async () => {
   const { validateDefinition } = createDefinitionActivities({
-    webhookSecretFor: () => SECRET,
-    endpointSecretFor: (id) => (id === 'orders' ? SECRET : undefined),
+    webhookSecretFor: () => ANY_URL,
+    endpointSecretFor: (id) => (id === 'orders' ? ANY_URL : undefined),
   });
   const notify = (secret: string) => ({
     definition: definition({ notify: { url: 'https://a.example.com/', secret } }),
@@ -71,4 +79,42 @@ test('an endpoint secret the worker lacks: InvalidDefinition naming options.noti
   expect((err as ApplicationFailure).message).toMatch(
     /options\.notify\.secret: the worker has no webhook signing secret "billing-eu" \(REELFLOW_ENDPOINT_BILLING_EU_WEBHOOK_SECRET\)/,
   );
+});
+
+describe("a secret signs only for the URLs the worker binds to it (the worker's own environment)", () => {
+  const ORDERS = `whsec_${Buffer.from('the-orders-endpoint-key!').toString('base64')}`;
+  const env = {
+    REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: SECRET,
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: ORDERS,
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL: 'https://orders.example.com/hooks/',
+  };
+  const endpoints = readEndpointSecrets(env).secrets;
+  const profiles = readWebhookSecrets(['default'], env, false).secrets;
+  const { validateDefinition } = createDefinitionActivities({
+    webhookSecretFor: (profile) => profiles.get(profile),
+    endpointSecretFor: (id) => endpoints.get(endpointSecretKey(id)),
+  });
+  const refusal = (notify: Record<string, string>) =>
+    validateDefinition({ definition: definition({ notify }) }).catch((e: unknown) => e as ApplicationFailure);
+
+  test("the orders secret named with an attacker's URL: InvalidDefinition naming options.notify.secret", async () => {
+    const ok = await validateDefinition({
+      definition: definition({ notify: { url: 'https://orders.example.com/hooks/reelflow', secret: 'orders' } }),
+    });
+    expect(ok.options.notify?.secret).toBe('orders');
+    const err = await refusal({ url: 'https://attacker.example.net/collect', secret: 'orders' });
+    expect((err as ApplicationFailure).type).toBe(FailureType.InvalidDefinition);
+    expect((err as ApplicationFailure).message).toMatch(
+      /options\.notify\.secret: webhook signing secret "orders" signs only for the URLs in REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL/,
+    );
+    expect((err as ApplicationFailure).message).not.toContain('attacker');
+  });
+
+  test("the profile's secret without REELFLOW_PROFILE_<NAME>_WEBHOOK_URL: the worker's default URL only", async () => {
+    const err = await refusal({ url: 'https://attacker.example.net/collect' });
+    expect((err as ApplicationFailure).type).toBe(FailureType.InvalidDefinition);
+    expect((err as ApplicationFailure).message).toMatch(
+      /options\.notify\.url: credential profile "default"'s webhook signing secret signs only for the worker's REELFLOW_NOTIFY_URL: set REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL/,
+    );
+  });
 });

@@ -12,6 +12,8 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivitiesOptions } from '../../src/activities/webhook';
 import { FailureType } from '../../src/failures';
 import { parseWebhookAllowance } from '../../src/webhooks/allowance';
+import type { WebhookKey } from '../../src/webhooks/binding';
+import { endpointSecretKey, readEndpointSecrets, readWebhookSecrets } from '../../src/webhooks/secrets';
 import { verifyWebhook } from '../../src/webhooks/signing';
 import type { WebhookInput, WebhookResult } from '../../src/contract/messages';
 import { startServer, type LocalServer } from '../support/http-server';
@@ -71,10 +73,17 @@ function input(url: string, over: Partial<WebhookInput> = {}): WebhookInput {
   };
 }
 
+/** A secret as the worker reads it, bound to the test endpoints (REELFLOW_PROFILE_<NAME>_WEBHOOK_URL). */
+const bound = (secrets: string, ...urls: string[]): WebhookKey => ({
+  secrets,
+  urls: urls.length ? urls : [`http://127.0.0.1:${port}/`, 'http://127.0.0.1:1/', `http://hooks.example.test:${port}/`],
+  urlVariable: 'REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL',
+});
+
 function deliver(i: WebhookInput, opts: WebhookActivitiesOptions = {}): Promise<WebhookResult> {
   const env = new MockActivityEnvironment({ attempt: 3 }, { logger: new DefaultLogger('ERROR') });
   const { deliverWebhook } = createWebhookActivities({
-    secretFor: () => SECRET,
+    secretFor: () => bound(SECRET),
     lookup,
     allowPrivate: LOOPBACK,
     ...opts,
@@ -153,7 +162,7 @@ test("no URL in the input: the worker's default, resolved here", async () => {
 });
 
 test("an endpoint's own secret signs; a rotation signs with both, each verifying", async () => {
-  const endpointSecretFor = (id: string) => (id === 'orders' ? `${ORDERS} ${ROTATED}` : undefined);
+  const endpointSecretFor = (id: string) => (id === 'orders' ? bound(`${ORDERS} ${ROTATED}`) : undefined);
   await deliver(input(`http://127.0.0.1:${port}/ok`, { secret: 'orders' }), { endpointSecretFor });
   const [r] = server.requests;
   const signatures = String(r.headers['webhook-signature']).split(' ');
@@ -186,4 +195,33 @@ test('no secret for the profile: not retried, the variable named', async () => {
   expect([f.type, f.nonRetryable]).toEqual([FailureType.MissingCredentialError, true]);
   expect(f.message).toContain('REELFLOW_PROFILE_SHOP_EU_WEBHOOK_SECRET');
   expect(server.requests).toEqual([]);
+});
+
+test('send time: a secret named with a URL the worker does not bind to it signs and sends nothing', async () => {
+  // As the worker reads them: the orders secret for /orders/ only, the profile's with no URL of its own.
+  const env = {
+    REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: SECRET,
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: ORDERS,
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL: `http://127.0.0.1:${port}/orders/`,
+  };
+  const endpoints = readEndpointSecrets(env).secrets;
+  const profiles = readWebhookSecrets(['default'], env, false).secrets;
+  const keys: WebhookActivitiesOptions = {
+    secretFor: (profile) => profiles.get(profile),
+    endpointSecretFor: (id) => endpoints.get(endpointSecretKey(id)),
+    defaultUrl: `http://127.0.0.1:${port}/default`,
+  };
+  await deliver(input(`http://127.0.0.1:${port}/orders/ok`, { secret: 'orders' }), keys);
+  const endpoint = await failure(deliver(input(`http://127.0.0.1:${port}/attacker`, { secret: 'orders' }), keys));
+  expect([endpoint.type, endpoint.nonRetryable]).toEqual([FailureType.WebhookEventRefused, true]);
+  expect(endpoint.message).toBe(
+    `webhook http://127.0.0.1:${port}: options.notify.secret: webhook signing secret "orders" signs only for the URLs in REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL, and this URL is not one of them`,
+  );
+  const profile = await failure(deliver(input(`http://127.0.0.1:${port}/attacker`), keys));
+  expect([profile.type, profile.message]).toEqual([
+    FailureType.WebhookEventRefused,
+    `webhook http://127.0.0.1:${port}: options.notify.url: credential profile "default"'s webhook signing secret signs only for the worker's REELFLOW_NOTIFY_URL: set REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL to allow other URLs`,
+  ]);
+  await deliver({ ...input(''), url: undefined }, keys); // the worker's default: the profile's secret signs
+  expect(server.requests.map((r) => r.url)).toEqual(['/orders/ok', '/default']);
 });

@@ -50,12 +50,24 @@ export interface ComposeConfig {
  * `vars`, validated with `profiles` on. Compose v1 lists every service whatever the profiles:
  * `activeServices` picks those a profile starts.
  */
-export function composeConfig(vars: Record<string, string> = {}, profiles: string[] = []): ComposeConfig {
+export function composeConfig(
+  vars: Record<string, string> = {},
+  profiles: string[] = [],
+  /** An env file read as compose reads `.env` (`--env-file`). */
+  envFile?: string,
+): ComposeConfig {
   const env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !COMPOSE_VARIABLES.test(k))),
     ...vars,
   };
-  const args = ['--project-directory', ROOT, '-f', 'docker-compose.yml', ...profiles.flatMap((p) => ['--profile', p])];
+  const args = [
+    '--project-directory',
+    ROOT,
+    '-f',
+    'docker-compose.yml',
+    ...(envFile ? ['--env-file', envFile] : []),
+    ...profiles.flatMap((p) => ['--profile', p]),
+  ];
   const yaml = run('docker-compose', [...args, 'config'], env);
   const json = run(
     'python3',

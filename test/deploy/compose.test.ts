@@ -128,11 +128,13 @@ test('every dependency is waited for: one-shots to succeed, the rest to be healt
   for (const name of ONE_SHOTS) expect(['always', 'unless-stopped']).not.toContain(services[name].restart);
 });
 
-test('healthchecks: pg_isready, the cluster health API, the emulator and the receiver over HTTP', () => {
+test("healthchecks: pg_isready, the cluster health API, the emulator and the worker's /readyz over HTTP", () => {
   expect(healthTest('postgresql')).toMatch(/pg_isready -h 127\.0\.0\.1 /);
   expect(healthTest('temporal')).toContain('temporal operator cluster health --address 127.0.0.1:7233');
   expect(healthTest('emulator')).toContain('http://127.0.0.1:8080/__emulator/health');
-  expect(healthTest('worker')).toContain('http://127.0.0.1:8089/healthz');
+  // Ready, not merely listening: the checks passed, the bundle is loaded, the pollers run.
+  expect(healthTest('worker')).toContain('http://127.0.0.1:8091/readyz');
+  expect(services.worker.environment?.REELFLOW_HEALTH_BIND).toBe('127.0.0.1:8091');
 });
 
 test('the one-shots run the schema tool and create the namespace', () => {

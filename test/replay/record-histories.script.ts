@@ -196,8 +196,11 @@ test('record replay histories', async () => {
 
 // `npm run record-histories -- -t notify` records this case alone.
 test('record replay histories: notify', async () => {
-  const h = await startHarness({ emulator: { profile: { generationRunningMs: 1_000 } } });
   const receiver = await startWebhookReceiver(WEBHOOK_SECRET);
+  const h = await startHarness({
+    emulator: { profile: { generationRunningMs: 1_000 } },
+    notify: { profileUrls: [`${new URL(receiver.url).origin}/`] },
+  });
   try {
     // 6. Webhooks: an operator wait, then the completion; each delivery answered 500 once, then 200.
     h.emulator.setFaults({ 'generation.create': { resetAfterCreate: { next: 1 } } });

@@ -16,6 +16,7 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../src/activities';
 import { parseWebhookAllowance } from '../../src/webhooks/allowance';
+import { endpointUrlVariable } from '../../src/webhooks/secrets';
 import { codecDataConverter } from '../../src/codec';
 import { defaultBundlePath, ensureWorkflowBundle } from '../../src/workers/bundle';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
@@ -64,8 +65,13 @@ export interface HarnessOptions {
     allowPrivate?: string;
     /** REELFLOW_NOTIFY_URL. */
     defaultUrl?: string;
-    /** REELFLOW_ENDPOINT_<ID>_WEBHOOK_SECRET values, by id. */
-    endpointSecrets?: Record<string, string>;
+    /** REELFLOW_ENDPOINT_<ID>_WEBHOOK_SECRET values and the URL prefix beside each (…_WEBHOOK_URL), by id. */
+    endpointSecrets?: Record<string, { secrets: string; url: string }>;
+    /**
+     * REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL: what the profile's WEBHOOK_SECRET signs for besides the
+     * default URL. Default none.
+     */
+    profileUrls?: string[];
   };
 }
 
@@ -153,8 +159,18 @@ export async function startHarness(opts: HarnessOptions = {}) {
       : undefined,
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
-    webhookSecretFor: (profile) => (profile === 'default' ? WEBHOOK_SECRET : undefined),
-    endpointSecretFor: (id) => opts.notify?.endpointSecrets?.[id],
+    webhookSecretFor: (profile) =>
+      profile === 'default'
+        ? {
+            secrets: WEBHOOK_SECRET,
+            urls: opts.notify?.profileUrls ?? [],
+            urlVariable: 'REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL',
+          }
+        : undefined,
+    endpointSecretFor: (id) => {
+      const endpoint = opts.notify?.endpointSecrets?.[id];
+      return endpoint && { secrets: endpoint.secrets, urls: [endpoint.url], urlVariable: endpointUrlVariable(id) };
+    },
     webhookAllowPrivate: parseWebhookAllowance(opts.notify?.allowPrivate ?? '127.0.0.1'),
     ...(opts.notify?.defaultUrl ? { webhookDefaultUrl: opts.notify.defaultUrl } : {}),
     ...(opts.codecStrict ? { codecStrict: true } : {}),

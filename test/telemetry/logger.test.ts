@@ -75,6 +75,22 @@ test('secret values come from variables named like secrets, long enough to be on
   expect(values).not.toContain('reelflow');
 });
 
+test('each key of a rotation pair is redacted on its own, wherever it is printed alone', () => {
+  const next = `whsec_${Buffer.from('the-new-webhook-key-24b!').toString('base64')}`;
+  const old = `whsec_${Buffer.from('the-old-webhook-key-24b!').toString('base64')}`;
+  const env = {
+    REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: `${next} ${old}`,
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: `${next}  ${old}`,
+  };
+  const lines: string[] = [];
+  const logger = createLogger({ name: 't', env, destination: lineDestination((l) => lines.push(l)) });
+  logger.info(`the new key alone: ${next}`);
+  logger.warn({ detail: `the old key alone: ${old}` }, 'x');
+  const all = lines.join('\n');
+  for (const key of [next, old]) expect(all).not.toContain(key.slice('whsec_'.length));
+  expect(all.match(/\[redacted\]/g)).toHaveLength(2);
+});
+
 test('lineLogger: the worker modules’ log(line, level) callbacks keep their level', () => {
   const { logger, parsed } = capture();
   const log = lineLogger(logger);

@@ -2,9 +2,11 @@
 import {
   endpointSecretKey,
   endpointSecretVariable,
+  endpointUrlVariable,
   readEndpointSecrets,
   readWebhookSecrets,
   webhookSecretVariable,
+  webhookUrlVariable,
 } from '../../src/webhooks/secrets';
 
 const GOOD = `whsec_${Buffer.from('a-webhook-key-of-24-bytes').toString('base64')}`;
@@ -16,7 +18,10 @@ test('one variable per profile, next to its vendor credentials', () => {
     { REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: ` ${GOOD} ` },
     false,
   );
-  expect([...secrets]).toEqual([['default', GOOD]]);
+  // Without REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL: it signs for the worker's default URL only.
+  expect([...secrets]).toEqual([
+    ['default', { secrets: GOOD, urls: [], urlVariable: 'REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL' }],
+  ]);
   expect(problems).toEqual([]);
 });
 
@@ -35,10 +40,15 @@ test('endpoint secrets: REELFLOW_ENDPOINT_<ID>_WEBHOOK_SECRET, several while rot
   expect(endpointSecretVariable('orders-eu')).toBe('REELFLOW_ENDPOINT_ORDERS_EU_WEBHOOK_SECRET');
   const { secrets, problems } = readEndpointSecrets({
     REELFLOW_ENDPOINT_ORDERS_EU_WEBHOOK_SECRET: `${GOOD} ${next}`,
+    REELFLOW_ENDPOINT_ORDERS_EU_WEBHOOK_URL: 'https://orders.example.com/hooks/',
     REELFLOW_ENDPOINT_BILLING_WEBHOOK_SECRET: `${GOOD} whsec_s3cret`,
     REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: GOOD,
   });
-  expect(secrets.get(endpointSecretKey('orders-eu'))).toBe(`${GOOD} ${next}`);
+  expect(secrets.get(endpointSecretKey('orders-eu'))).toEqual({
+    secrets: `${GOOD} ${next}`,
+    urls: ['https://orders.example.com/hooks/'],
+    urlVariable: 'REELFLOW_ENDPOINT_ORDERS_EU_WEBHOOK_URL',
+  });
   expect(secrets.size).toBe(1);
   expect(problems).toEqual([
     {
@@ -49,5 +59,34 @@ test('endpoint secrets: REELFLOW_ENDPOINT_<ID>_WEBHOOK_SECRET, several while rot
   expect(JSON.stringify(problems)).not.toContain('s3cret');
   // A profile's secret may be rotated the same way.
   const rotated = readWebhookSecrets(['default'], { REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: `${GOOD} ${next}` }, true);
-  expect(rotated).toEqual({ secrets: new Map([['default', `${GOOD} ${next}`]]), problems: [] });
+  expect(rotated.secrets.get('default')?.secrets).toBe(`${GOOD} ${next}`);
+  expect(rotated.problems).toEqual([]);
+});
+
+test("an endpoint's secret needs its URL beside it; a bad URL is named, never shown", () => {
+  expect(endpointUrlVariable('orders-eu')).toBe('REELFLOW_ENDPOINT_ORDERS_EU_WEBHOOK_URL');
+  expect(webhookUrlVariable('shop-eu')).toBe('REELFLOW_PROFILE_SHOP_EU_WEBHOOK_URL');
+  const { secrets, problems } = readEndpointSecrets({
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: GOOD,
+    REELFLOW_ENDPOINT_BILLING_WEBHOOK_SECRET: GOOD,
+    REELFLOW_ENDPOINT_BILLING_WEBHOOK_URL: 'https://u:s3cret@billing.example.com/',
+  });
+  expect(secrets.size).toBe(0);
+  expect(problems).toEqual([
+    {
+      variable: 'REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL',
+      message: 'is required with REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: the URL or URL prefix it signs for',
+    },
+    { variable: 'REELFLOW_ENDPOINT_BILLING_WEBHOOK_URL', message: 'must not carry a user name or password' },
+  ]);
+  expect(JSON.stringify(problems)).not.toContain('s3cret');
+  const profile = readWebhookSecrets(
+    ['shop-eu'],
+    {
+      REELFLOW_PROFILE_SHOP_EU_WEBHOOK_SECRET: GOOD,
+      REELFLOW_PROFILE_SHOP_EU_WEBHOOK_URL: 'https://a.example.com/hooks, https://b.example.com/x?k=1',
+    },
+    false,
+  );
+  expect(profile.secrets.get('shop-eu')?.urls).toEqual(['https://a.example.com/hooks', 'https://b.example.com/x?k=1']);
 });

@@ -1,18 +1,8 @@
 // Child process for main.test.ts: runs src/workers/main.ts (compiled on the fly with
 // @swc/core, as jest does) with the callback test workflows, prints READY <receiver url>,
 // and exits when the worker stops (SIGTERM/SIGINT are the SDK Runtime's to handle).
-const { transformSync } = require('@swc/core');
-const fs = require('node:fs');
+require('./swc-register');
 const path = require('node:path');
-
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = transformSync(fs.readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
 
 const { startWorkerProcess } = require('../../src/workers/main.ts');
 

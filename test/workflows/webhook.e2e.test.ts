@@ -54,7 +54,10 @@ let workerDefault: Awaited<ReturnType<typeof startWebhookReceiver>>;
 /** On 127.0.0.2: loopback, but not in the worker's allow-list (127.0.0.1). */
 let unlisted: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let orders: Awaited<ReturnType<typeof startWebhookReceiver>>;
+/** A port nothing listens on: a down endpoint. */
+let down: string;
 beforeAll(async () => {
+  down = await closedPortUrl();
   receiver = await startWebhookReceiver(WEBHOOK_SECRET);
   workerDefault = await startWebhookReceiver(WEBHOOK_SECRET);
   unlisted = await startWebhookReceiver(WEBHOOK_SECRET, '127.0.0.2');
@@ -64,7 +67,9 @@ beforeAll(async () => {
     notify: {
       allowPrivate: '127.0.0.1',
       defaultUrl: workerDefault.url.replace('token=abc', 'token=worker-s3cret-token'),
-      endpointSecrets: { orders: `${ORDERS} ${ORDERS_NEXT}` },
+      endpointSecrets: { orders: { secrets: `${ORDERS} ${ORDERS_NEXT}`, url: `${new URL(orders.url).origin}/` } },
+      // REELFLOW_PROFILE_DEFAULT_WEBHOOK_URL: the profile's secret signs for these receivers only.
+      profileUrls: [...[receiver, unlisted].map((r) => `${new URL(r.url).origin}/`), `${down}/`],
     },
   });
 });
@@ -143,7 +148,7 @@ test('a completed pipeline: one verified delivery despite a 500, a late replay r
 });
 
 test('a down endpoint: the pipeline completes, the delivery is seen retrying, then given up', async () => {
-  const url = `${await closedPortUrl()}/hook`;
+  const url = `${down}/hook`;
   const [retrying, givenUp] = await Promise.all([
     h.run(generation({ url }, 'down endpoint')),
     h.run(generation({ url, deliveryTimeout: '2s' }, 'down endpoint, short timeout')),
@@ -283,6 +288,20 @@ test("an endpoint's own secret signs; during its rotation both signatures verify
   }
   // The profile's secret, which other endpoints trust, signed nothing here.
   expect(() => verifyWebhook(WEBHOOK_SECRET, delivery.headers, delivery.body)).toThrow(/no webhook-signature matches/);
+});
+
+test('the orders secret named with another URL: refused before any paid work, nothing signed', async () => {
+  const handle = await h.start({
+    ...generation({ url: receiver.url }, 'borrowed secret'),
+    options: { archive: false, notify: { url: receiver.url, secret: 'orders' } },
+  });
+  const err = await rejection(handle.result(), WorkflowFailedError);
+  expect((err.cause as ApplicationFailure).type).toBe(FailureType.InvalidDefinition);
+  expect(err.cause?.message).toMatch(
+    /options\.notify\.secret: webhook signing secret "orders" signs only for the URLs in REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL/,
+  );
+  expect((await handle.query(statusQuery)).vendorTasks).toEqual([]);
+  expect(receiver.raw.filter((r) => r.body.includes(handle.workflowId))).toEqual([]);
 });
 
 test('notifyWebhook started raw with a made-up event signs and sends nothing', async () => {

@@ -49,13 +49,18 @@ async function main(): Promise<void> {
     console.log('  REELFLOW_ARCHIVE_ALLOW_PRIVATE=1 npm run worker   # archive from the local emulator');
   }
   console.log('\nCtrl-C stops everything.');
+  // A repeated signal while stopping changes nothing: exiting early would orphan the dev server
+  // (its stop is bounded: SIGINT, then SIGKILL after 15 s).
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await emulator?.close();
     await server.stop();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 }
 
 main().catch((err) => {

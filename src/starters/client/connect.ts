@@ -14,6 +14,7 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { definedEnv } from '../../config/startup';
 import { codecDataConverter } from '../../codec';
 import { tracingClientInterceptors } from '../../telemetry/tracing';
 
@@ -42,10 +43,6 @@ export interface ResolvedClientSettings {
 
 /** For messages when neither a profile nor the environment names an address. */
 const UNCONFIGURED_ADDRESS = "the SDK's default address (no TEMPORAL_ADDRESS or profile address set)";
-
-function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
-}
 
 /** Resolves the connection settings without connecting (no I/O but the config file). */
 export function resolveClientSettings(settings: ClientSettings = {}): ResolvedClientSettings {
