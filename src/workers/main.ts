@@ -277,6 +277,7 @@ async function startReceiver(
     host: config.callbackHost,
     port: config.callbackPort,
     secret: config.callbackSecret,
+    ...config.callbackLimits,
     // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
     client: new Client({
       connection: clientConnection,
