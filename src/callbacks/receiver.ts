@@ -558,6 +558,8 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
       host,
       timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000, checkEveryMs: 1_000 },
       maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      // A flood's burst of connections must not crowd the vendor's SYN out of the accept queue.
+      backlog: 4_096,
     },
   );
   return { url: localUrl(host, listener.port), port: listener.port, close: listener.close };

@@ -34,6 +34,11 @@ export interface HttpServerOptions {
    * of idle or slow connections is bounded here. Default: no cap.
    */
   maxConnections?: number;
+  /**
+   * Connections the kernel may hold unaccepted (listen's backlog; Node's default 511, capped
+   * by net.core.somaxconn). A burst past it drops SYNs, and a client then waits its SYN retry.
+   */
+  backlog?: number;
   /** How long close() lets requests in flight finish before it drops their connections (default 2 s; 0: at once). */
   closeGraceMs?: number;
 }
@@ -55,10 +60,10 @@ function withTimeouts(server: http.Server, { headersMs, requestMs, keepAliveMs }
   return server;
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<void> {
+function listen(server: http.Server, { port, host, backlog }: HttpServerOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, ...(backlog === undefined ? {} : { backlog }) }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -88,7 +93,7 @@ export async function startHttpServer(handler: http.RequestListener, opts: HttpS
   );
   const server = withTimeouts(created, opts.timeouts ?? {});
   if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;
-  await listen(server, opts.port, opts.host);
+  await listen(server, opts);
   const { port } = server.address() as AddressInfo;
   return { port, close: closer(server, opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS) };
 }
