@@ -1,5 +1,5 @@
 /**
- * The callback receiver under a connection flood (issue 29 item 1; docs/operations.md
+ * The callback receiver under a connection flood (docs/operations.md
  * "Callbacks", the receiver's limits). A worker process (dist/workers/main.js) runs the
  * pipelines and its own receiver; this process floods that receiver with 5,000 connections
  * that each POST 1 MiB to one valid callback URL (a decoy pipeline's) and 2,000 that trickle
