@@ -7,6 +7,9 @@
  *   REELFLOW_CALLBACK_SECRET   HMAC key, ≥ 16 characters; required
  *   REELFLOW_CALLBACK_PORT     default 8089 (0: any free port)
  *   REELFLOW_CALLBACK_HOST     interface; default 0.0.0.0
+ *   REELFLOW_CALLBACK_MAX_CONNECTIONS  open connections at most; default 8192
+ *   REELFLOW_CALLBACK_MAX_BODY_BYTES   a callback body's limit; default 65536 (64 KiB)
+ *   REELFLOW_CALLBACK_MAX_READING      bodies being read at once; default 256
  *   REELFLOW_LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT  as the worker (src/config/env.ts)
  *
  * Errors name the variable; no value is ever printed (the name and the rule are enough
@@ -37,12 +40,36 @@ export const CALLBACK_VARIABLES = {
   ),
   REELFLOW_CALLBACK_PORT: optional(wholeNumber(0, 65535)),
   REELFLOW_CALLBACK_HOST: optional(z.string().trim().min(1)),
+  REELFLOW_CALLBACK_MAX_CONNECTIONS: optional(wholeNumber(1, 1_000_000)),
+  REELFLOW_CALLBACK_MAX_BODY_BYTES: optional(wholeNumber(1024, 64 * 1024 * 1024)),
+  REELFLOW_CALLBACK_MAX_READING: optional(wholeNumber(1, 100_000)),
 };
+
+/** The receiver's resource limits a deployment may set; one left out keeps the receiver's default. */
+export interface ReceiverLimits {
+  maxConnections?: number;
+  bodyLimitBytes?: number;
+  maxReading?: number;
+}
+
+/** The limits the variables set (docs/operations.md "Callbacks", the receiver's limits). */
+export function receiverLimitsOf(e: {
+  REELFLOW_CALLBACK_MAX_CONNECTIONS?: number | undefined;
+  REELFLOW_CALLBACK_MAX_BODY_BYTES?: number | undefined;
+  REELFLOW_CALLBACK_MAX_READING?: number | undefined;
+}): ReceiverLimits {
+  const limits: ReceiverLimits = {};
+  if (e.REELFLOW_CALLBACK_MAX_CONNECTIONS !== undefined) limits.maxConnections = e.REELFLOW_CALLBACK_MAX_CONNECTIONS;
+  if (e.REELFLOW_CALLBACK_MAX_BODY_BYTES !== undefined) limits.bodyLimitBytes = e.REELFLOW_CALLBACK_MAX_BODY_BYTES;
+  if (e.REELFLOW_CALLBACK_MAX_READING !== undefined) limits.maxReading = e.REELFLOW_CALLBACK_MAX_READING;
+  return limits;
+}
 
 export interface ReceiverConfig {
   host: string;
   port: number;
   logLevel: LogLevel;
+  limits: ReceiverLimits;
   /** Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly secret: string;
 }
@@ -62,6 +89,7 @@ export function loadReceiverConfig(env: Env = process.env): ReceiverConfig {
     host: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
     port: e.REELFLOW_CALLBACK_PORT ?? DEFAULT_CALLBACK_PORT,
     logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
+    limits: receiverLimitsOf(e),
   };
   Object.defineProperty(config, 'secret', { value: e.REELFLOW_CALLBACK_SECRET, enumerable: false });
   return config as ReceiverConfig;

@@ -69,22 +69,47 @@ export class RelayGuard {
    * once (so concurrent replays are duplicates too); `forget` it when relaying failed.
    */
   admit(key: RelayKey, taskId: string | undefined, status: string | undefined): Admission {
-    const now = this.now();
-    const fp = fingerprint(key, taskId, status);
-    const until = this.relayed.get(fp);
-    const bucket = this.bucket(key, now);
-    if (until !== undefined && until > now) {
-      bucket.refused++;
+    if (this.isReplay(key, taskId, status)) {
+      this.bucket(key, this.now()).refused++;
       return { ok: false, reason: 'duplicate' };
     }
+    const taken = this.take(key);
+    if (taken.ok) this.remember(key, taskId, status);
+    return taken;
+  }
+
+  /**
+   * A token of this URL's bucket, spent before the body is read: the path alone names the
+   * URL, so a flood is refused without buffering its bodies (docs/operations.md "Callbacks").
+   */
+  take(key: RelayKey): { ok: true } | { ok: false; reason: 'rate'; retryAfterS: number } {
+    const bucket = this.bucket(key, this.now());
     if (bucket.tokens < 1) {
       bucket.refused++;
       return { ok: false, reason: 'rate', retryAfterS: Math.ceil(((1 - bucket.tokens) * this.limits.refillMs) / 1000) };
     }
     bucket.tokens -= 1;
     bucket.refused = 0;
-    touch(this.relayed, fp, now + this.limits.memoryTtlMs, this.limits.memory);
     return { ok: true };
+  }
+
+  /**
+   * After the body is read: false for an exact replay of a relayed callback, whose token goes
+   * back (a replay costs nothing); otherwise it is remembered as relayed.
+   */
+  remember(key: RelayKey, taskId: string | undefined, status: string | undefined): boolean {
+    if (this.isReplay(key, taskId, status)) {
+      const bucket = this.bucket(key, this.now());
+      bucket.tokens = Math.min(this.limits.burst, bucket.tokens + 1);
+      return false;
+    }
+    touch(this.relayed, fingerprint(key, taskId, status), this.now() + this.limits.memoryTtlMs, this.limits.memory);
+    return true;
+  }
+
+  private isReplay(key: RelayKey, taskId: string | undefined, status: string | undefined): boolean {
+    const until = this.relayed.get(fingerprint(key, taskId, status));
+    return until !== undefined && until > this.now();
   }
 
   /** Relaying failed: the same callback may be tried again (its token is not returned). */

@@ -86,6 +86,7 @@ export async function startStandaloneReceiver(opts: StandaloneReceiverOptions = 
     host: config.host,
     port: config.port,
     secret: config.secret,
+    ...config.limits,
     client: new Client({
       connection,
       namespace,

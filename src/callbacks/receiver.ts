@@ -4,8 +4,11 @@
  * The signal is a hint; a task id it names is adopted only with proof
  * (src/workflows/lib/callbacks/offers.ts). The receiver never decides a result.
  *
- * Before it signals, it drops an exact replay of a callback it relayed (guard.ts), keeps
- * each (workflowId, step, attempt) to a token bucket, and asks the stage with the query
+ * Before it reads a body, it refuses what the path alone decides (docs/operations.md
+ * "Callbacks", the receiver's limits): a run chain it knows is closed (410), a declared body
+ * over the limit (413), a URL whose token bucket is empty (429), more bodies being read at
+ * once than `maxReading` (503). A flood thus costs a connection, never a buffered body.
+ * After the read, it drops an exact replay of a callback it relayed (guard.ts), and asks the stage with the query
  * `callbackVerdict` (no history event) whether the callback is news, unless a verdict it
  * remembers already says (verdicts.ts). A callback not judged and signalled within
  * `answerWithinMs` is acknowledged with 202 and relayed after: the vendor waits 5 s for an
@@ -45,7 +48,19 @@ import { DEFAULT_VERDICT_MEMORY, VerdictMemory, type VerdictMemoryLimits } from 
 
 export { callbackStepKind, type CallbackStepKind } from './steps';
 
-export const CALLBACK_BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * The largest vendor callback is a completed review batch (50 items): about 24 KiB with
+ * 120-character media URLs, 64 KiB with 900-character ones; generation and erase callbacks
+ * are under 1 KiB (docs/operations.md "Callbacks").
+ */
+export const CALLBACK_BODY_LIMIT_BYTES = 64 * 1024;
+/** Bodies read at once, all receivers' URLs together: 256 × 64 KiB bounds them to 16 MiB. */
+export const DEFAULT_MAX_READING = 256;
+/**
+ * Open connections at most. Each costs a file descriptor and some kilobytes; a genuine
+ * vendor sends a few callbacks per task, so this is room for floods, not for the vendor.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 8_192;
 
 export interface CallbackReceiverOptions {
   /** Interface to listen on; default 0.0.0.0 (the vendor must reach it). */
@@ -56,8 +71,12 @@ export interface CallbackReceiverOptions {
   client: Client;
   /** One line per event; rejections and refusals are 'warn', failures 'error'. */
   log?: (line: string, level?: 'warn' | 'error') => void;
-  /** Default 1 MiB. */
+  /** Default CALLBACK_BODY_LIMIT_BYTES (64 KiB). */
   bodyLimitBytes?: number;
+  /** Bodies being read at once; past it 503 before reading. Default DEFAULT_MAX_READING (256). */
+  maxReading?: number;
+  /** Open connections; past it a new one is closed at once. Default DEFAULT_MAX_CONNECTIONS (8,192). */
+  maxConnections?: number;
   /** Deadline of the signal call to Temporal; past it the vendor gets 503. Default 10 s. */
   signalTimeoutMs?: number;
   /** Deadline of the `callbackVerdict` query; past it the callback is signalled anyway. Default 5 s. */
@@ -221,6 +240,10 @@ interface Receiver {
   answerWithinMs: number;
   lanes: Lanes;
   verdicts: VerdictMemory;
+  /** Bodies being read now, and the most at once. */
+  reading: { now: number; max: number };
+  /** Refusals before the read, per reason, for a log that names the first and then counts. */
+  refusals: Map<string, number>;
 }
 
 function receiverOf(opts: CallbackReceiverOptions): Receiver {
@@ -239,6 +262,8 @@ function receiverOf(opts: CallbackReceiverOptions): Receiver {
     answerWithinMs: opts.answerWithinMs ?? 500,
     lanes: new Lanes(opts.maxInFlight ?? 64, opts.maxQueued ?? 10_000),
     verdicts: new VerdictMemory(opts.verdictMemory ?? DEFAULT_VERDICT_MEMORY),
+    reading: { now: 0, max: opts.maxReading ?? DEFAULT_MAX_READING },
+    refusals: new Map(),
   };
 }
 
@@ -300,11 +325,6 @@ async function jsonBody(
   res: http.ServerResponse,
   where: string,
 ): Promise<{ body: unknown } | undefined> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > r.limit) {
-    r.log(`callback rejected: body of ${declared} bytes over the ${r.limit}-byte limit; ${where}`, 'warn');
-    return reply(res, 413, 'body too large', true);
-  }
   let raw: Buffer;
   try {
     raw = await readBody(req, r.limit);
@@ -334,22 +354,72 @@ function relayOf(target: CallbackTarget, where: string, body: unknown): Relay {
   return { workflowId: target.workflowId, key: target, signal, what };
 }
 
-/** The guard's word: false once an exact replay (204) or a flood (429) has been answered. */
-function admitted(r: Receiver, res: http.ServerResponse, { key, signal, what }: Relay): boolean {
-  const admission = r.guard.admit(key, signal.taskId, signal.status);
-  if (admission.ok) return true;
-  if (admission.reason === 'duplicate') {
-    logRefusal(r, key, `callback dropped, a replay of one already relayed (204): ${what}`);
-    reply(res, 204);
-    return false;
+/** False once an exact replay of a relayed callback has been answered 204 (its token goes back). */
+function fresh(r: Receiver, res: http.ServerResponse, { key, signal, what }: Relay): boolean {
+  if (r.guard.remember(key, signal.taskId, signal.status)) return true;
+  logRefusal(r, key, `callback dropped, a replay of one already relayed (204): ${what}`);
+  reply(res, 204);
+  return false;
+}
+
+/** Refusals before the read are logged once per reason, then every 100th: a flood must not flood the log. */
+function logEarly(r: Receiver, reason: string, line: string): void {
+  const n = (r.refusals.get(reason) ?? 0) + 1;
+  r.refusals.set(reason, n);
+  if (n === 1 || n % 100 === 0) r.log(n === 1 ? line : `${line} (${n} such refusals so far)`, 'warn');
+}
+
+/**
+ * What the path and headers alone decide, before a byte of the body is read: a closed run
+ * chain (410), a declared body over the limit (413), an empty token bucket (429). The
+ * connection is closed with the answer, so an unread body is never buffered.
+ */
+function refusedUnread(
+  r: Receiver,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  target: CallbackTarget,
+  where: string,
+): boolean {
+  if (r.verdicts.chainClosed(target)) {
+    logEarly(r, 'closed', `callback for a run chain known to be closed (410, body unread): ${where}`);
+    reply(res, 410, 'workflow not found or closed', true);
+    return true;
   }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > r.limit) {
+    logEarly(r, 'size', `callback rejected: body of ${declared} bytes over the ${r.limit}-byte limit (413): ${where}`);
+    reply(res, 413, 'body too large', true);
+    return true;
+  }
+  const taken = r.guard.take(target);
+  if (taken.ok) return false;
   logRefusal(
     r,
-    key,
-    `callback refused, over ${r.limits.burst} at once or one per ${r.limits.refillMs} ms for this URL (429): ${what}`,
+    target,
+    `callback refused, over ${r.limits.burst} at once or one per ${r.limits.refillMs} ms for this URL (429, body unread): ${where}`,
   );
-  reply(res, 429, 'too many callbacks for this URL', false, { 'retry-after': String(admission.retryAfterS) });
-  return false;
+  reply(res, 429, 'too many callbacks for this URL', true, { 'retry-after': String(taken.retryAfterS) });
+  return true;
+}
+
+/** The body in one of the `maxReading` places, or undefined once answered (503 when none is free). */
+async function readInTurn(
+  r: Receiver,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  where: string,
+): Promise<{ body: unknown } | undefined> {
+  if (r.reading.now >= r.reading.max) {
+    logEarly(r, 'reading', `callback refused, ${r.reading.max} bodies already being read (503, body unread): ${where}`);
+    return reply(res, 503, 'too many callbacks being read', true, { 'retry-after': '1' });
+  }
+  r.reading.now++;
+  try {
+    return await jsonBody(r, req, res, where);
+  } finally {
+    r.reading.now--;
+  }
 }
 
 /** How a callback is answered: the status, an error message, headers. */
@@ -377,16 +447,26 @@ function notSignalled(r: Receiver, verdict: CallbackVerdict, what: string, remem
   return NO_CONTENT;
 }
 
+/**
+ * The workflow is unknown or its latest run is closed: no run of the URL's chain is open
+ * (a workflow id has one open run at most), so later callbacks for the chain are refused
+ * before their body is read (verdicts.ts, `closeChain`).
+ */
+function gone(r: Receiver, { key, signal, what }: Relay): Answer {
+  r.guard.forget(key, signal.taskId, signal.status);
+  r.verdicts.closeChain(key);
+  r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
+  return { status: 410, message: 'workflow not found or closed' };
+}
+
 /** The stage's verdict decides; news is signalled. */
 async function judge(r: Receiver, relay: Relay): Promise<Answer> {
   const { workflowId, key, signal, what } = relay;
   const verdict = await askStage(r, workflowId, signal);
-  if (verdict === 'gone') {
-    r.guard.forget(key, signal.taskId, signal.status);
-    r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
-    return { status: 410, message: 'workflow not found or closed' };
-  }
+  if (verdict === 'gone') return gone(r, relay);
   if (verdict === 'unknown') return signalStage(r, relay);
+  // The stage's limit may lift: the vendor's retry of this callback is judged afresh, not dropped as a replay.
+  if (verdict === 'limit') r.guard.forget(key, signal.taskId, signal.status);
   r.verdicts.learn(key, signal.taskId, verdict);
   return verdict === 'new' ? signalStage(r, relay) : notSignalled(r, verdict, what, false);
 }
@@ -397,11 +477,8 @@ async function signalStage(r: Receiver, { workflowId, key, signal, what }: Relay
       r.client.workflow.getHandle(workflowId).signal(vendorCallbackSignal, signal),
     );
   } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return gone(r, { workflowId, key, signal, what });
     r.guard.forget(key, signal.taskId, signal.status);
-    if (err instanceof WorkflowNotFoundError) {
-      r.log(`callback for a workflow that is unknown or closed (410): ${what}`);
-      return { status: 410, message: 'workflow not found or closed' };
-    }
     const reason = err instanceof Error ? err.name : 'error';
     r.log(
       `callback not delivered, signalling ${r.temporal} failed (${reason}; 503, the vendor may retry): ${what}`,
@@ -457,10 +534,11 @@ async function handle(r: Receiver, req: http.IncomingMessage, res: http.ServerRe
   if (!target) return;
   const { workflowId, step, attempt, run } = target;
   const where = `workflowId=${printable(workflowId)} step=${printable(step)} attempt=${attempt}${run ? ` run=${run}` : ''}`;
-  const read = await jsonBody(r, req, res, where);
+  if (refusedUnread(r, req, res, target, where)) return;
+  const read = await readInTurn(r, req, res, where);
   if (!read) return;
   const relay = relayOf(target, where, read.body);
-  if (admitted(r, res, relay)) await relayInTime(r, res, relay);
+  if (fresh(r, res, relay)) await relayInTime(r, res, relay);
 }
 
 export async function startCallbackReceiver(opts: CallbackReceiverOptions): Promise<CallbackReceiver> {
@@ -474,8 +552,15 @@ export async function startCallbackReceiver(opts: CallbackReceiverOptions): Prom
         reply(res, 500, 'internal error', true);
       });
     },
-    // Bound slow or stuck clients; a callback is small. In-flight requests get a moment at close.
-    { port: opts.port, host, timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 } },
+    // Bound slow or stuck clients and their number; a callback is small. In-flight requests get a moment at close.
+    {
+      port: opts.port,
+      host,
+      timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000, checkEveryMs: 1_000 },
+      maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      // A flood's burst of connections must not crowd the vendor's SYN out of the accept queue.
+      backlog: 4_096,
+    },
   );
   return { url: localUrl(host, listener.port), port: listener.port, close: listener.close };
 }

@@ -26,8 +26,9 @@ export interface VerdictMemoryLimits {
 
 export const DEFAULT_VERDICT_MEMORY: VerdictMemoryLimits = { entries: 20_000, ttlMs: 15 * 60_000 };
 
-type Fact = 'settled' | 'stale' | 'own-task' | 'mismatch';
+type Fact = 'settled' | 'stale' | 'own-task' | 'mismatch' | 'closed';
 
+const chainKey = (k: RelayKey) => JSON.stringify(['chain', k.workflowId, k.run]);
 const stepKey = (k: RelayKey) => JSON.stringify(['step', k.workflowId, k.run, k.step]);
 const attemptKey = (k: RelayKey) => JSON.stringify(['attempt', k.workflowId, k.run, k.step, k.attempt]);
 const taskKey = (k: RelayKey, taskId: string) =>
@@ -61,6 +62,19 @@ export class VerdictMemory {
     else if (taskId === undefined) return;
     else if (verdict === 'passing') this.set(taskKey(key, taskId), 'own-task');
     else if (verdict === 'mismatch') this.set(taskKey(key, taskId), 'mismatch');
+  }
+
+  /**
+   * No run of the URL's chain is open (the workflow is unknown, or its latest run closed).
+   * Kept for the memory's ttl only: `temporal workflow reset` can reopen a chain.
+   */
+  closeChain(key: RelayKey): void {
+    if (key.run !== undefined) this.set(chainKey(key), 'closed');
+  }
+
+  /** Whether a callback of this URL can be refused before its body is read. */
+  chainClosed(key: RelayKey): boolean {
+    return key.run !== undefined && this.get(chainKey(key)) === 'closed';
   }
 
   get size(): number {

@@ -16,12 +16,29 @@ export interface ServerTimeouts {
   requestMs?: number;
   /** An idle keep-alive connection's life (Node's `keepAliveTimeout`). */
   keepAliveMs?: number;
+  /**
+   * How often the header and request deadlines are enforced (Node's
+   * `connectionsCheckingInterval`, default 30 s): a slow-header client lives until the next
+   * check, so a short deadline needs a short interval.
+   */
+  checkEveryMs?: number;
 }
 
 export interface HttpServerOptions {
   port: number;
   host: string;
   timeouts?: ServerTimeouts;
+  /**
+   * Open connections at most (Node's `maxConnections`); past it a new connection is closed
+   * at once, before a byte is read. Each one costs a file descriptor and a parser, so a flood
+   * of idle or slow connections is bounded here. Default: no cap.
+   */
+  maxConnections?: number;
+  /**
+   * Connections the kernel may hold unaccepted (listen's backlog; Node's default 511, capped
+   * by net.core.somaxconn). A burst past it drops SYNs, and a client then waits its SYN retry.
+   */
+  backlog?: number;
   /** How long close() lets requests in flight finish before it drops their connections (default 2 s; 0: at once). */
   closeGraceMs?: number;
 }
@@ -43,10 +60,10 @@ function withTimeouts(server: http.Server, { headersMs, requestMs, keepAliveMs }
   return server;
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<void> {
+function listen(server: http.Server, { port, host, backlog }: HttpServerOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, ...(backlog === undefined ? {} : { backlog }) }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -69,8 +86,14 @@ function closer(server: http.Server, graceMs: number): () => Promise<void> {
 
 /** Creates the server for `handler`, sets its timeouts and listens; rejects when it cannot bind. */
 export async function startHttpServer(handler: http.RequestListener, opts: HttpServerOptions): Promise<HttpListener> {
-  const server = withTimeouts(http.createServer(handler), opts.timeouts ?? {});
-  await listen(server, opts.port, opts.host);
+  const { checkEveryMs } = opts.timeouts ?? {};
+  const created = http.createServer(
+    checkEveryMs === undefined ? {} : { connectionsCheckingInterval: checkEveryMs },
+    handler,
+  );
+  const server = withTimeouts(created, opts.timeouts ?? {});
+  if (opts.maxConnections !== undefined) server.maxConnections = opts.maxConnections;
+  await listen(server, opts);
   const { port } = server.address() as AddressInfo;
   return { port, close: closer(server, opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS) };
 }

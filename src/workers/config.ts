@@ -48,7 +48,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ARCHIVE_MAX_BYTES } from '../activities/archive';
-import { CALLBACK_VARIABLES, DEFAULT_CALLBACK_HOST, SECRET_REQUIRED } from '../callbacks/config';
+import {
+  CALLBACK_VARIABLES,
+  DEFAULT_CALLBACK_HOST,
+  SECRET_REQUIRED,
+  receiverLimitsOf,
+  type ReceiverLimits,
+} from '../callbacks/config';
 import {
   ConfigError,
   LOG_VARIABLES,
@@ -131,6 +137,8 @@ export interface WorkerConfig {
   readonly callbackSecret?: string;
   callbackPort?: number;
   callbackHost: string;
+  /** REELFLOW_CALLBACK_MAX_* (src/callbacks/config.ts). */
+  callbackLimits: ReceiverLimits;
   getAssetRatePerSecond: number;
   maxConcurrentActivities: number;
   maxConcurrentWorkflowTasks: number;
@@ -355,6 +363,7 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     webhookAllowPrivate: e.REELFLOW_NOTIFY_ALLOW_PRIVATE ?? parseWebhookAllowance(undefined),
     webhookTimeoutMs: (e.REELFLOW_NOTIFY_TIMEOUT ?? DEFAULT_WEBHOOK_TIMEOUT_SECONDS) * 1000,
     callbackHost: e.REELFLOW_CALLBACK_HOST ?? DEFAULT_CALLBACK_HOST,
+    callbackLimits: receiverLimitsOf(e),
     getAssetRatePerSecond: e.REELFLOW_GETASSET_RATE ?? DEFAULT_GETASSET_RATE_PER_SECOND,
     // Activities wait on HTTP, not CPU: 10 per core. Workflow tasks: 2 per core; 8 per core
     // ran 1000 pipelines sooner but 10 later (docs/benchmarks.md, "What remains").

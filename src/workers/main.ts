@@ -297,7 +297,7 @@ async function startReceiver(
   });
   const { callbackHost: host, callbackPort: port, callbackSecret: secret } = config;
   const receiver = await listenNamed('REELFLOW_CALLBACK_PORT', `${host}:${port}`, () =>
-    startCallbackReceiver({ host, port, secret, client, log: p.log }),
+    startCallbackReceiver({ host, port, secret, ...config.callbackLimits, client, log: p.log }),
   );
   closers.push(() => receiver.close());
   p.log(`callback receiver listening on ${config.callbackHost}:${receiver.port} (POST /callbacks/…, GET /healthz)`);

@@ -21,22 +21,26 @@ function errorOf(env: Record<string, string>): ConfigError {
 
 test('defaults: port 8089 on 0.0.0.0; the secret never shows', () => {
   const c = loadReceiverConfig({ REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: ' ' });
-  expect(c).toEqual({ host: '0.0.0.0', port: 8089, logLevel: 'info' });
+  expect(c).toEqual({ host: '0.0.0.0', port: 8089, logLevel: 'info', limits: {} });
   expect(c.secret).toBe(SECRET);
   expect(JSON.stringify(c) + inspect(c, { depth: 5 }) + JSON.stringify({ ...c })).not.toContain(SECRET);
 });
 
-test('reads host and port', () => {
+test('reads host, port and the limits', () => {
   expect(
     loadReceiverConfig({
       REELFLOW_CALLBACK_SECRET: SECRET,
       REELFLOW_CALLBACK_PORT: '0',
       REELFLOW_CALLBACK_HOST: '127.0.0.1',
+      REELFLOW_CALLBACK_MAX_CONNECTIONS: '1000',
+      REELFLOW_CALLBACK_MAX_BODY_BYTES: '131072',
+      REELFLOW_CALLBACK_MAX_READING: '32',
     }),
   ).toEqual({
     host: '127.0.0.1',
     port: 0,
     logLevel: 'info',
+    limits: { maxConnections: 1000, bodyLimitBytes: 131072, maxReading: 32 },
   });
 });
 
@@ -48,7 +52,7 @@ test("the worker-only variables are not the receiver's business, even when malfo
     REELFLOW_CALLBACK_BASE_URL: 'ftp://x',
   };
   expect(() => loadWorkerConfig(env)).toThrow(/REELFLOW_GETASSET_RATE/);
-  expect(loadReceiverConfig(env)).toEqual({ host: '0.0.0.0', port: 8089, logLevel: 'info' });
+  expect(loadReceiverConfig(env)).toEqual({ host: '0.0.0.0', port: 8089, logLevel: 'info', limits: {} });
 });
 
 test.each<[string, Record<string, string>, string]>([
@@ -71,6 +75,11 @@ test.each<[string, Record<string, string>, string]>([
     'a port too big',
     { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_PORT: '70000' },
     'worker config: REELFLOW_CALLBACK_PORT must be at most 65535',
+  ],
+  [
+    'a body limit under 1 KiB',
+    { REELFLOW_CALLBACK_SECRET: SECRET, REELFLOW_CALLBACK_MAX_BODY_BYTES: '100' },
+    'worker config: REELFLOW_CALLBACK_MAX_BODY_BYTES must be at least 1024',
   ],
   [
     'an unknown log level',

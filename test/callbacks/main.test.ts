@@ -6,11 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { startStandaloneReceiver, TemporalUnreachableError } from '../../src/callbacks/main';
 import { freePort } from '../support/http-server';
+import { startTestWorker } from './test-worker';
 
 const MAIN = path.resolve(__dirname, '../../dist/callbacks/main.js');
 const SECRET = 'standalone-test-secret-0123456789';
@@ -55,15 +54,7 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
   const address = process.env.TEMPORAL_ADDRESS!;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const taskQueue = `standalone-${process.pid}-${Date.now()}`;
-  const nativeConnection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    namespace,
-    taskQueue,
-    workflowsPath: require.resolve('./callback-workflows'),
-  });
-  const workerRun = worker.run();
-  const connection = await Connection.connect({ address });
+  const tw = await startTestWorker(taskQueue);
   const logs: string[] = [];
   const standalone = await startStandaloneReceiver({
     env: {
@@ -76,7 +67,7 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
     log: (l) => logs.push(l),
   });
   try {
-    const client = new Client({ connection, namespace });
+    const { client } = tw;
     const workflowId = `${taskQueue}.wf`;
     const handle = await client.workflow.start('awaitCallbackWorkflow', {
       taskQueue,
@@ -92,10 +83,7 @@ test('Temporal up: the standalone receiver relays a callback to a workflow', asy
     );
   } finally {
     await standalone.close();
-    worker.shutdown();
-    await workerRun;
-    await connection.close();
-    await nativeConnection.close();
+    await tw.close();
   }
 });
 

@@ -3,47 +3,33 @@
  * waits for vendorCallbackSignal; HTTP requests go through node:http to the receiver.
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { buildCallbackUrl, callbackToken } from '../../src/callbacks/token';
 import { DEFAULT_GUARD_LIMITS } from '../../src/callbacks/guard';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { receivedCountQuery, verdictAsksQuery } from './callback-workflows';
+import { startTestWorker, type TestWorker } from './test-worker';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const secret = 'receiver-test-secret-0123456789';
 const taskQueue = `callbacks-${process.pid}-${Date.now()}`;
 
-let nativeConnection: NativeConnection;
-let connection: Connection;
+let tw: TestWorker;
 let client: Client;
-let worker: Worker;
-let workerRun: Promise<void>;
 let receiver: CallbackReceiver;
 const logs: string[] = [];
 let seq = 0;
 
 beforeAll(async () => {
-  nativeConnection = await NativeConnection.connect({ address });
-  worker = await Worker.create({
-    connection: nativeConnection,
-    namespace,
-    taskQueue,
-    workflowsPath: require.resolve('./callback-workflows'),
-  });
-  workerRun = worker.run();
-  connection = await Connection.connect({ address });
-  client = new Client({ connection, namespace });
+  tw = await startTestWorker(taskQueue);
+  client = tw.client;
   receiver = await startCallbackReceiver({ host: '127.0.0.1', port: 0, secret, client, log: (l) => logs.push(l) });
 });
 
 afterAll(async () => {
   await receiver?.close();
-  worker?.shutdown();
-  await workerRun;
-  await connection?.close();
-  await nativeConnection?.close();
+  await tw?.close();
 });
 
 async function startWaiting(type = 'awaitCallbackWorkflow'): Promise<string> {
@@ -218,8 +204,10 @@ test('an exact replay of a relayed callback is answered 204 without a second sig
   const url = buildCallbackUrl(receiver.url, secret, workflowId, 'erase', 1);
   const body = { task_id: 'er-7', request_id: 'rq', status: 'IN_PROGRESS' };
   expect((await post(url, body)).status).toBe(204);
-  const replays = await Promise.all(Array.from({ length: 20 }, () => post(url, { ...body, extra: 'ignored' })));
-  expect(replays.map((r) => r.status)).toEqual(Array(20).fill(204));
+  // A replay's token goes back once its body shows it is one: 20 in a row pass a burst of 10.
+  const replays = [];
+  for (let i = 0; i < 20; i++) replays.push((await post(url, { ...body, extra: 'ignored' })).status);
+  expect(replays).toEqual(Array(20).fill(204));
   // Another state of the same task is news.
   expect((await post(url, { ...body, status: 'SUCCESS', video_url: 'https://v/e.mp4' })).status).toBe(204);
 
@@ -255,7 +243,7 @@ test('each callback URL gets a burst, then 429 with Retry-After; other URLs are 
   }
   expect(await signalEvents(workflowId)).toBe(4);
   // A flood does not flood the log: the first refusal is logged, the next ones are counted.
-  expect(own.filter((l) => l.includes('(429)'))).toHaveLength(1);
+  expect(own.filter((l) => l.includes('(429'))).toHaveLength(1);
   await client.workflow.getHandle(workflowId).terminate('test done');
 });
 

@@ -25,6 +25,7 @@ test('defaults, sized for 2 cores', () => {
     webhookAllowPrivate: { all: false, hosts: [], cidrs: [] },
     webhookTimeoutMs: 30_000,
     callbackHost: '0.0.0.0',
+    callbackLimits: {},
     getAssetRatePerSecond: 9,
     maxConcurrentActivities: 20,
     maxConcurrentWorkflowTasks: 4,

@@ -1,0 +1,31 @@
+/** A real worker for the receiver's test workflows (callback-workflows.ts) and a client, on the dev server. */
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+
+export interface TestWorker {
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function startTestWorker(taskQueue: string): Promise<TestWorker> {
+  const address = process.env.TEMPORAL_ADDRESS!;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace,
+    taskQueue,
+    workflowsPath: require.resolve('./callback-workflows'),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  return {
+    client: new Client({ connection, namespace }),
+    async close() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
