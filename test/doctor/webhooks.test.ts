@@ -23,6 +23,7 @@ test('endpoints and a default URL: ✓ naming them, never a secret', () => {
     REELFLOW_NOTIFY_URL: 'https://hooks.example.com/reelflow?token=abc',
     REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET: secret(),
     REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: orders,
+    REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL: 'https://orders.example.com/hooks/',
     REELFLOW_NOTIFY_ALLOW_PRIVATE: '10.0.0.0/8',
   };
   const check = webhookEndpointsCheck(loadWorkerConfig(env), env);
@@ -44,6 +45,15 @@ test('a bad endpoint secret, or a default URL without the profile secret: ✗ na
   expect(check.detail).toContain('REELFLOW_PROFILE_DEFAULT_WEBHOOK_SECRET is required with REELFLOW_NOTIFY_URL');
   expect(check.detail).toContain('REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET ');
   expect(check.detail).not.toContain('hunter2');
+});
+
+test("an endpoint's secret without its URL: ✗ naming the URL variable, as the worker refuses to start", () => {
+  const env = { REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET: secret() };
+  const check = webhookEndpointsCheck(loadWorkerConfig(env), env);
+  expect(check).toMatchObject({ ok: false, fix: expect.stringContaining('_WEBHOOK_URL') });
+  expect(check.detail).toContain(
+    'REELFLOW_ENDPOINT_ORDERS_WEBHOOK_URL is required with REELFLOW_ENDPOINT_ORDERS_WEBHOOK_SECRET',
+  );
 });
 
 test('runDoctor lists both new checks after the local ones (no Temporal: its ✗ only)', async () => {

@@ -25,7 +25,7 @@ export function webhookEndpointsCheck(config: WorkerConfig, env: Env): CheckResu
       ID,
       TITLE,
       problems.map((p) => `${p.variable} ${p.message}`).join('; '),
-      'fix each variable named: whsec_<base64 of 16+ random bytes>, several separated by spaces while rotating',
+      'fix each variable named: a secret is whsec_<base64 of 16+ random bytes>, several separated by spaces while rotating; a _WEBHOOK_URL names the URLs or URL prefixes its secret signs for (docs/webhooks.md)',
     );
   const named = endpointNames(endpoints.secrets.keys());
   const parts = [
