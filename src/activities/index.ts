@@ -30,9 +30,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createClaimActivities(deps, taskQueries),
     ...createDefinitionActivities(deps),
     ...createPreviousRunActivities(),
-    ...createLedgerActivities(deps.tenants),
+    ...createLedgerActivities(deps.tenants, deps.codecStrict === true),
     ...createReuseSourceActivities(),
-    ...createGateActivities(),
+    ...createGateActivities(deps.codecStrict === true),
     ...createWebhookActivities({
       ...(deps.webhookSecretFor ? { secretFor: deps.webhookSecretFor } : {}),
       ...(deps.endpointSecretFor ? { endpointSecretFor: deps.endpointSecretFor } : {}),

@@ -126,7 +126,25 @@ async function settledRead(client: Client, ledger: string, chain: RunChain): Pro
   return waited ? spendRecordOf(client, ledger, chain) : first;
 }
 
-export function createLedgerActivities(tenants: TenantsConfig | undefined) {
+/** The ledger's state from its own earlier runs, else a new period inheriting the previous period's `budget set`. */
+async function openingOf(
+  client: Client,
+  input: { ledgerId: string; runId: string; continuedFrom?: string },
+  id: { tenant: string; period: string },
+  terms: LedgerTerms,
+): Promise<LedgerOpening> {
+  const read = await readLedger(client, input.ledgerId, {
+    exceptRunId: input.runId,
+    ...(input.continuedFrom ? { continuedFrom: input.continuedFrom } : {}),
+  });
+  if (read.state || !terms.known) return { terms, ...(read.state ? { state: read.state } : {}), inbox: read.inbox };
+  const previous = await readLedger(client, ledgerId(id.tenant, previousPeriod(id.period, terms.utcOffsetMinutes)));
+  const inherited = previous.state?.override;
+  return { terms, inbox: read.inbox, ...(inherited !== undefined ? { inheritedOverride: inherited } : {}) };
+}
+
+/** `codecStrict`: this worker's codec refuses plaintext; told to the ledger with its opening, so its replay does not depend on the worker. */
+export function createLedgerActivities(tenants: TenantsConfig | undefined, codecStrict = false) {
   return {
     /** Asks the current period's ledger (on this activity's clock, recorded for replay). */
     askSpend: async ({ tenant, periodKind, utcOffsetMinutes, request }: AskSpendInput): Promise<AskedLedger> => {
@@ -151,18 +169,9 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined) {
       });
     },
     openLedger: async (input: { ledgerId: string; runId: string; continuedFrom?: string }): Promise<LedgerOpening> => {
-      const { client } = Context.current();
       const id = parseLedgerId(input.ledgerId) ?? { tenant: '', period: '' };
-      const terms = termsOf(tenants, id.tenant, id.period);
-      const read = await readLedger(client, input.ledgerId, {
-        exceptRunId: input.runId,
-        ...(input.continuedFrom ? { continuedFrom: input.continuedFrom } : {}),
-      });
-      if (read.state || !terms.known) return { terms, ...(read.state ? { state: read.state } : {}), inbox: read.inbox };
-      // A new period starts from the previous period's `budget set`, if any; else the configuration.
-      const previous = await readLedger(client, ledgerId(id.tenant, previousPeriod(id.period, terms.utcOffsetMinutes)));
-      const inherited = previous.state?.override;
-      return { terms, inbox: read.inbox, ...(inherited !== undefined ? { inheritedOverride: inherited } : {}) };
+      const opening = await openingOf(Context.current().client, input, id, termsOf(tenants, id.tenant, id.period));
+      return codecStrict ? { ...opening, codecStrict: true } : opening;
     },
     verifySpendSenders: async (input: { tenant: string; ledgerId: string; chains: RunChain[] }): Promise<boolean[]> => {
       const { client } = Context.current();

@@ -15,14 +15,15 @@ export interface AskSlotInput {
   request: AcquireSlot;
 }
 
-export function createGateActivities() {
+/** `codecStrict`: this worker's codec refuses plaintext; a gate this ask starts is told so in its input. */
+export function createGateActivities(codecStrict = false) {
   return {
     /** Idempotent: the gate keeps one entry per pipeline id, so a retry neither adds nor loses one. */
     askSlot: async ({ tenant, taskQueue, request }: AskSlotInput): Promise<void> => {
       await Context.current().client.workflow.signalWithStart(GATE_WORKFLOW_TYPE, {
         workflowId: gateWorkflowId(tenant),
         taskQueue,
-        args: [{}],
+        args: [codecStrict ? { codecStrict: true } : {}],
         signal: acquireSlotSignal,
         signalArgs: [request],
       });

@@ -32,21 +32,26 @@ export function codecFromEnv(env: Env = process.env): EncryptionCodec | undefine
  */
 export const STRICT_VARIABLE = 'REELFLOW_CODEC_STRICT';
 
-/** REELFLOW_CODEC_STRICT: "1" on, unset, "" or "0" off, anything else an error. Throws CodecConfigError. */
-export function codecStrictFromEnv(env: Env = process.env): boolean {
+/**
+ * REELFLOW_CODEC_STRICT: "1" on, "0" off, unset or "" the default: on once a key is configured
+ * (a namespace whose payloads are encrypted takes no plaintext unless told to). Anything else
+ * is an error. Throws CodecConfigError.
+ */
+export function codecStrictFromEnv(env: Env = process.env, keysConfigured = false): boolean {
   const raw = env[STRICT_VARIABLE]?.trim() ?? '';
-  if (raw === '' || raw === '0') return false;
+  if (raw === '') return keysConfigured;
+  if (raw === '0') return false;
   if (raw === '1') return true;
   throw new CodecConfigError(STRICT_VARIABLE, `must be 1 (on) or 0 (off), got "${raw.slice(0, 20)}"`);
 }
 
 /**
- * A worker's codec: codecFromEnv, strict when REELFLOW_CODEC_STRICT=1. Strict without the
+ * A worker's codec: codecFromEnv, strict unless REELFLOW_CODEC_STRICT=0. Strict without the
  * codec is refused: with no key, every payload is plaintext and nothing could start.
  */
 export function workerCodecFromEnv(env: Env = process.env): EncryptionCodec | undefined {
-  const strict = codecStrictFromEnv(env);
   const keys = loadCodecKeys(env);
+  const strict = codecStrictFromEnv(env, keys !== undefined);
   if (strict && !keys)
     throw new CodecConfigError(
       STRICT_VARIABLE,

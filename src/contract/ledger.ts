@@ -160,6 +160,8 @@ export interface LedgerOpening {
   inbox: LedgerMessage[];
   /** The previous period's `budget set` amount, inherited when this period has no state yet. */
   inheritedOverride?: number;
+  /** The worker's codec refuses plaintext: a message that arrived in plaintext is refused (docs/encryption.md). */
+  codecStrict?: true;
 }
 
 /**

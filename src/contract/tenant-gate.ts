@@ -52,6 +52,11 @@ export interface GateInput {
   state?: GateState;
   /** Continue as new past this many history events (or when the server suggests it). */
   historyLimit?: number;
+  /**
+   * Started by a worker whose codec refuses plaintext: a signal that arrived in plaintext is
+   * dropped (docs/encryption.md). Carried across continue-as-new.
+   */
+  codecStrict?: true;
 }
 
 export const acquireSlotSignal = defineSignal<[AcquireSlot]>('acquireSlot');

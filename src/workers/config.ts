@@ -37,8 +37,8 @@
  *   REELFLOW_HEALTH_BIND                 /livez and /readyz, e.g. 127.0.0.1:8091; off when unset
  *   REELFLOW_METRICS_REFRESH             seconds between visibility counts for gauges; default 15
  *   REELFLOW_LOG_LEVEL                   trace|debug|info|warn|error; default info (JSON on stdout)
- *   REELFLOW_STRICT_START                1/true: a failed start-up check (docs/doctor.md) refuses the
- *                                        start; default 0 (each ✗ is logged as a warning)
+ *   REELFLOW_STRICT_START                default 1: a failed start-up check (docs/doctor.md) refuses the
+ *                                        start; 0/false opts out (each ✗ is then a warning)
  *   OTEL_EXPORTER_OTLP_ENDPOINT          OTLP/HTTP collector: tracing on when set (src/telemetry/tracing.ts)
  *
  * Errors name the variable; a secret's value is never printed (nor is any other value:
@@ -154,8 +154,8 @@ export interface WorkerConfig {
   logLevel: LogLevel;
   /** OTLP/HTTP collector base URL: tracing is on when set. */
   tracingEndpoint?: string;
-  /** REELFLOW_STRICT_START: a failed start-up check refuses the start (else: a warning). */
-  strictStart?: boolean;
+  /** REELFLOW_STRICT_START (default on): a failed start-up check refuses the start (off: a warning). */
+  strictStart: boolean;
   /** REELFLOW_TENANTS_FILE, parsed (docs/tenants.md); absent: tenants are off. */
   tenants?: TenantsConfig;
 }
@@ -372,8 +372,8 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     isolateExecutionTimeoutSeconds: e.REELFLOW_ISOLATE_EXECUTION_TIMEOUT ?? DEFAULT_ISOLATE_EXECUTION_TIMEOUT_SECONDS,
     metricsRefreshSeconds: e.REELFLOW_METRICS_REFRESH ?? DEFAULT_METRICS_REFRESH_SECONDS,
     logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
+    strictStart: e.REELFLOW_STRICT_START ?? true,
   };
-  if (e.REELFLOW_STRICT_START) config.strictStart = true;
   if (e.REELFLOW_TENANTS_FILE !== undefined) config.tenants = e.REELFLOW_TENANTS_FILE;
   if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
   if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;

@@ -233,6 +233,8 @@ function logStarted(p: Prepared, connectionOptions: NativeConnectionOptions, nam
       ? `payload codec: AES-256-GCM, encrypting with key id ${codec.keyId}${codec.strict ? ', strict (plaintext starts, signals and Updates refused)' : ''}`
       : 'payload codec: off',
   );
+  if (codec && !codec.strict)
+    log('REELFLOW_CODEC_STRICT=0: plaintext starts, signals and Updates are taken although the codec is on', 'warn');
 }
 
 /** The operator-waits gauge on the metrics endpoint; returns how to stop it. */

@@ -1,7 +1,7 @@
 /**
  * The worker's start-up checks: `reelflow doctor`'s vendor, callback, archive, codec and
  * tenant profile checks (src/workers/doctor), run once before the workers poll. Each ✗ is a
- * warning, or refuses the start with REELFLOW_STRICT_START=1; a check's own warning (`!`) is
+ * refusal of the start (the default), or a warning with REELFLOW_STRICT_START=0; a check's own warning (`!`) is
  * logged as one and never refuses. The verdict per interface and profile is kept
  * so that a create on an interface whose check failed is refused before any vendor call
  * (src/activities/vendor.ts): no extra call per create. (Temporal's own checks are left
@@ -51,10 +51,16 @@ export async function runStartupChecks(
   for (const c of checks.filter((c) => c.ok && c.warning)) log(`start-up check warning: ${said(c)}`, 'warn');
   log(`start-up checks: ${formatChecks(checks).at(-1) ?? ''}`);
   onChecked(failed.map((c) => c.title));
-  if (failed.length && config.strictStart) {
-    throw new StartupCheckError(
-      `REELFLOW_STRICT_START=1 and ${failed.length} start-up check(s) failed: ${failed.map((c) => c.title).join('; ')}`,
-    );
-  }
+  if (failed.length && config.strictStart) throw refusal(failed);
+  if (failed.length) log(`REELFLOW_STRICT_START=0: starting with ${failed.length} failed check(s)`, 'warn');
   return vendorVerdicts(checks);
+}
+
+/** Names each failed check, what it saw and its fix (they name the variable), then the opt-out. */
+function refusal(failed: readonly CheckResult[]): StartupCheckError {
+  const each = failed.map((c) => `${c.title}: ${c.detail}${c.fix ? ` (fix: ${c.fix})` : ''}`).join('; ');
+  return new StartupCheckError(
+    `${failed.length} start-up check(s) failed: ${each}. The worker refuses to start on a failed check; ` +
+      'REELFLOW_STRICT_START=0 starts it anyway (not advised: its pipelines may pay for stages that cannot finish)',
+  );
 }

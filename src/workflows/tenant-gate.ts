@@ -17,6 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
+import { isPlaintext } from '../codec/plaintext-mark';
 import {
   acquireSlotSignal,
   gateStateQuery,
@@ -39,8 +40,18 @@ const sweeping = proxyActivities<ReelflowActivities>({
 export async function tenantGate(input: GateInput = {}): Promise<void> {
   const tenant = workflowInfo().workflowId.replace(/^reelflow-gate\//, '');
   const gate = new Gate(input.state ?? { tenant, limit: 1, holders: [], queue: [] });
-  setHandler(acquireSlotSignal, (req) => gate.acquire(req));
-  setHandler(releaseSlotSignal, (req) => gate.release(req.pipelineId, 'released'));
+  // A plaintext signal to a strict gate is not from a pipeline (they encrypt): a forgery is dropped.
+  const forged = (m: object) => {
+    if (input.codecStrict !== true || !isPlaintext(m)) return false;
+    log.warn('gate signal dropped: it arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT)');
+    return true;
+  };
+  setHandler(acquireSlotSignal, (req) => {
+    if (!forged(req)) gate.acquire(req);
+  });
+  setHandler(releaseSlotSignal, (req) => {
+    if (!forged(req)) gate.release(req.pipelineId, 'released');
+  });
   setHandler(gateStateQuery, () => gate.state);
   const historyLimit = input.historyLimit ?? GATE_HISTORY_LIMIT;
   const long = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
@@ -60,7 +71,11 @@ export async function tenantGate(input: GateInput = {}): Promise<void> {
   // Grants in flight settle first (a failed one drops its holder); a signal that arrives
   // meanwhile makes the server refuse the continue-as-new and hand it to this run again.
   await condition(() => allHandlersFinished() && gate.granting === 0);
-  await continueAsNew<typeof tenantGate>({ state: gate.state, ...(input.historyLimit ? { historyLimit } : {}) });
+  await continueAsNew<typeof tenantGate>({
+    state: gate.state,
+    ...(input.historyLimit ? { historyLimit } : {}),
+    ...(input.codecStrict ? { codecStrict: true } : {}),
+  });
 }
 
 /** The gate's holders and queue; its methods run in signal handlers and the main loop. */

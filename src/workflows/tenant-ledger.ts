@@ -24,6 +24,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
+import { isPlaintext } from '../codec/plaintext-mark';
 import type { SpendRead } from '../activities/ledger';
 import {
   LEDGER_SWEEP_BATCH,
@@ -86,6 +87,8 @@ interface Book {
   terms: LedgerTerms;
   refusedChains: Set<string>;
   settling: Set<string>;
+  /** The opening said this worker's codec refuses plaintext: a plaintext message is a forgery (pipelines encrypt). */
+  codecStrict: boolean;
 }
 
 export async function tenantLedger(): Promise<void> {
@@ -104,15 +107,22 @@ export async function tenantLedger(): Promise<void> {
   );
   setHandler(
     setBudgetUpdate,
-    async ({ amount }) => {
+    async (arg) => {
       await condition(() => at.book !== undefined);
       const b = at.book!;
+      refusePlaintext(b, arg);
+      const { amount } = arg;
       b.state.override = amount;
       gauge(b);
       await wakeWaiters(b.state);
       return viewOf(tenant, period, b.state, b.terms);
     },
-    { validator: ({ amount }: { amount: unknown }) => checkAmount(amount) },
+    {
+      validator: (arg: { amount: unknown }) => {
+        if (at.book) refusePlaintext(at.book, arg);
+        checkAmount(arg.amount);
+      },
+    },
   );
   const opened = await reading.openLedger({
     ledgerId: info.workflowId,
@@ -128,6 +138,7 @@ export async function tenantLedger(): Promise<void> {
     terms: validTerms(period, opened.terms),
     refusedChains: new Set(),
     settling: new Set(),
+    codecStrict: opened.codecStrict === true,
   };
   at.book = book;
   gauge(book);
@@ -142,6 +153,13 @@ export async function tenantLedger(): Promise<void> {
   }
   await condition(() => book.settling.size === 0 && allHandlersFinished());
   await continueAsNew<typeof tenantLedger>();
+}
+
+function refusePlaintext(b: Book, arg: object): void {
+  if (b.codecStrict && isPlaintext(arg))
+    throw new Error(
+      'budget set refused: it arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT)',
+    );
 }
 
 function checkAmount(amount: unknown): void {
@@ -211,7 +229,7 @@ async function handleBatch(b: Book, batch: LedgerMessage[]): Promise<void> {
   for (const m of batch) {
     const raw = 'reserve' in m ? m.reserve : 'settle' in m ? m.settle : undefined;
     const chain = chainOf(raw);
-    if (!chain || !b.terms.known) refuse(b);
+    if (!chain || !b.terms.known || (b.codecStrict && isPlaintext(raw))) refuse(b);
     else if ('reserve' in m) reserves.push({ chain, raw });
     else settles.push(chain);
   }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers';
-import { codecDataConverterOf, CodecConfigError, workerCodecFromEnv } from '../../src/codec';
+import { codecDataConverterOf, CodecConfigError, codecFromEnv, workerCodecFromEnv } from '../../src/codec';
 import { isPlaintext, PLAINTEXT_METADATA_KEY } from '../../src/codec/plaintext-mark';
 import { payloadConverter } from '../../src/codec/payload-converter';
 
@@ -24,6 +24,14 @@ test('REELFLOW_CODEC_STRICT=1 without the codec refuses to start, naming both va
   );
   expect(workerCodecFromEnv({ ...KEYS, REELFLOW_CODEC_STRICT: '0' })!.strict).toBe(false);
   expect(workerCodecFromEnv({})).toBeUndefined();
+});
+
+test("a worker's codec is strict by default once a key is configured; REELFLOW_CODEC_STRICT=0 opts out", () => {
+  expect(workerCodecFromEnv(KEYS)!.strict).toBe(true);
+  expect(workerCodecFromEnv({ ...KEYS, REELFLOW_CODEC_STRICT: '' })!.strict).toBe(true);
+  expect(workerCodecFromEnv({ ...KEYS, REELFLOW_CODEC_STRICT: '0' })!.strict).toBe(false);
+  // Clients and the codec server never refuse: their codec is not the worker's.
+  expect(codecFromEnv(KEYS)!.strict).toBe(false);
 });
 
 test('a strict codec tags plaintext payloads only; the converter marks them, invisibly', async () => {
@@ -49,7 +57,7 @@ test('the tag never leaves the process: encode drops it, and a sender cannot set
   const [roundTrip] = await codec.decode(await codec.encode([tagged]));
   expect(roundTrip.metadata?.[PLAINTEXT_METADATA_KEY]).toBeUndefined();
   // A lenient codec (clients, the codec server) never tags.
-  const lenient = workerCodecFromEnv(KEYS)!;
+  const lenient = codecFromEnv(KEYS)!;
   const [untouched] = await lenient.decode([defaultPayloadConverter.toPayload({ a: 1 })]);
   expect(untouched.metadata?.[PLAINTEXT_METADATA_KEY]).toBeUndefined();
 });

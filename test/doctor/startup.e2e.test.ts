@@ -1,6 +1,7 @@
 /**
- * The worker's start-up checks: with a path word the vendor does not serve, strict mode
- * refuses the start naming the check; otherwise the pipeline's erase create fails at once
+ * The worker's start-up checks: with a path word the vendor does not serve, the worker
+ * refuses to start by default, naming the check and the variable; with
+ * REELFLOW_STRICT_START=0 it starts, warns, and the pipeline's erase create fails at once
  * with VendorCheckFailed, before any erase call reaches the vendor.
  */
 import { mkdtempSync } from 'node:fs';
@@ -40,18 +41,22 @@ function failureTypes(err: unknown): string[] {
   return types;
 }
 
-test('a failed check at start: strict refuses the start; otherwise the erase create fails before any erase call', async () => {
+test('a failed check at start: the default refuses the start; opted out, the erase create fails before any erase call', async () => {
   h = await startHarness({ emulator: { pathWord: 'acme' } });
   const logs: string[] = [];
-  await expect(
-    startWorkerProcess({ env: env(h.emulator.url, { REELFLOW_STRICT_START: '1' }), log: (l) => logs.push(l) }),
-  ).rejects.toThrow(/REELFLOW_STRICT_START=1 and 1 start-up check\(s\) failed: vendor erase \(profile default\)/);
+  const refused = startWorkerProcess({ env: env(h.emulator.url), log: (l) => logs.push(l) });
+  await expect(refused).rejects.toThrow(
+    /1 start-up check\(s\) failed: vendor erase \(profile default\) \(fix: [^)]*VENDOR_PATH_WORD/,
+  );
+  await expect(refused).rejects.toThrow(/REELFLOW_STRICT_START=0 starts it anyway/);
   expect(logs.join('\n')).toContain('start-up check failed: vendor erase (profile default)');
   expect(logs.join('\n')).toContain('VENDOR_PATH_WORD is \\"svc\\"');
 
-  // The same checks, not strict: the verdict the activities get. A fresh harness serves it.
-  const e = env(h.emulator.url);
-  const verdict = await runStartupChecks(loadWorkerConfig(e), e, () => undefined);
+  // The same checks, opted out: a warning, and the verdict the activities get. A fresh harness serves it.
+  const e = env(h.emulator.url, { REELFLOW_STRICT_START: '0' });
+  const warned: string[] = [];
+  const verdict = await runStartupChecks(loadWorkerConfig(e), e, (l) => warned.push(l));
+  expect(warned).toContain('REELFLOW_STRICT_START=0: starting with 1 failed check(s)');
   expect(verdict('default', 'erase')).toContain('/api/v1/svc-tasks/{id} is not a vendor endpoint');
   expect(verdict('default', 'generation')).toBeUndefined();
   await h.close();

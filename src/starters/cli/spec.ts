@@ -574,7 +574,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     {},
     {
       description:
-        "Configured by the environment (TEMPORAL_*, VENDOR_*, REELFLOW_*; see docs/deploy.md). Runs `reelflow doctor`'s checks at start and logs each ✗ (REELFLOW_STRICT_START=1 refuses to start on one). SIGINT or SIGTERM drains the running tasks, then exits.",
+        "Configured by the environment (TEMPORAL_*, VENDOR_*, REELFLOW_*; see docs/deploy.md). Runs `reelflow doctor`'s checks at start and logs each ✗ and refuses to start on one (REELFLOW_STRICT_START=0 starts anyway, warning). SIGINT or SIGTERM drains the running tasks, then exits.",
       examples: ['reelflow worker', 'REELFLOW_PROFILES=default,premium reelflow worker'],
     },
   ),

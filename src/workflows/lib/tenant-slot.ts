@@ -17,6 +17,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
+import { isPlaintext } from '../../codec/plaintext-mark';
 import { gateWorkflowId, releaseSlotSignal, slotGrantedSignal, type SlotGranted } from '../../contract/tenant-gate';
 import type { PipelineRuntime } from './pipeline-runtime';
 
@@ -34,7 +35,11 @@ export async function takeSlot(rt: PipelineRuntime): Promise<void> {
   if (!policy || limit === undefined) return;
   let granted: SlotGranted | undefined;
   // Also in a continued run: a repeated grant (a retried ask) lands here and changes nothing.
-  setHandler(slotGrantedSignal, (g) => void (granted ??= g));
+  setHandler(slotGrantedSignal, (g) => {
+    // Grants come from the gate, which encrypts: a plaintext one to a strict pipeline is forged.
+    if (rt.codecStrict && isPlaintext(g)) return log.warn('slotGranted signal dropped: it arrived in plaintext');
+    granted ??= g;
+  });
   if (rt.board.status.slot?.state === 'held') return;
   const { workflowId, taskQueue, startTime } = workflowInfo();
   rt.board.status.state = 'queued';
