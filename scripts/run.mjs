@@ -130,10 +130,48 @@ const commands = {
   screenshots: async () => (await build(), await tool('devstack/web-ui-screenshots.ts', args)),
 };
 
+/**
+ * The demo, the tests and the bench run on the Node CI runs them on (scripts/ensure-node.mjs,
+ * the image's pinned Node 24), so a developer's figures are CI's. When this process is not on
+ * it, the same command runs again under it, with its bin/ first on PATH (npm and every child
+ * then use it too). REELFLOW_SYSTEM_NODE=1 keeps the machine's Node (docs/testing.md).
+ */
+const ON_PINNED_NODE = new Set(['test', 'test:cluster', 'record-histories', 'demo', 'dev-stack', 'bench', 'chaos']);
+
+/** The pinned Node's bin/ folder (downloaded into .cache/ on first use), or undefined when it can't be had. */
+function pinnedNodeBin() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'ensure-node.mjs')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', () => resolve(undefined));
+    child.on('exit', (code) => resolve(code === 0 && out.trim() ? out.trim() : undefined));
+  });
+}
+
+async function onPinnedNode() {
+  if (!ON_PINNED_NODE.has(command) || process.env.REELFLOW_SYSTEM_NODE === '1') return;
+  const binDir = await pinnedNodeBin();
+  if (!binDir) {
+    console.error(
+      'reelflow: the pinned Node could not be had (above); running on this one. REELFLOW_SYSTEM_NODE=1 skips it.',
+    );
+    return;
+  }
+  if (path.dirname(process.execPath) === binDir) return;
+  console.error(`reelflow: ${command} runs on the pinned Node ${binDir} (this is ${process.version})`);
+  const env = { ...process.env, PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}` };
+  const self = fileURLToPath(import.meta.url);
+  process.exit(await run(path.join(binDir, 'node'), [self, command, ...args], { env, detached: true }));
+}
+
 if (!commands[command]) {
   console.error(`usage: node scripts/run.mjs <${Object.keys(commands).join('|')}> [args…]`);
   process.exit(2);
 }
+await onPinnedNode();
 // `build` runs as npm's `prepare` too, inside an install that already has the packages.
 if (command !== 'build') await ensureDependencies();
 await commands[command]();

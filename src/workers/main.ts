@@ -56,6 +56,7 @@ import { ensureWorkflowBundle } from './bundle';
 import { describeWorkerConfig, loadWorkerConfig, WorkerConfigError, type Env, type WorkerConfig } from './config';
 import { installRuntime } from './runtime';
 import { runStartupChecks, StartupCheckError } from './startup-checks';
+import { nodeSupportWarning } from '../config/node-support';
 import { definedEnv, describeStartupError } from '../config/startup';
 import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers, type ReelflowWorkers } from './worker';
@@ -411,6 +412,8 @@ export async function workerMain(
 ): Promise<number> {
   // Before the configuration is read (it may be what failed), lines go out at the default level.
   const processLogger = createLogger({ name: 'reelflow-worker' });
+  const oldNode = nodeSupportWarning();
+  if (oldNode) processLogger.warn(oldNode);
   let running: RunningWorkerProcess | undefined;
   const remove = exitOnSecondSignal(processLogger, () => running);
   try {

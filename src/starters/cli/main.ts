@@ -7,6 +7,7 @@
  * runCli() is the whole program with injectable streams and environment, so tests run
  * it in-process; the bottom of this file wires it to the real process.
  */
+import { nodeSupportWarning } from '../../config/node-support';
 import { startTracing } from '../../telemetry/tracing';
 import { reportError } from './errors';
 import { CommandContext, EXIT, type CliIo } from './output';
@@ -136,6 +137,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 }
 
 if (require.main === module) {
+  const oldNode = nodeSupportWarning();
+  if (oldNode) process.stderr.write(`reelflow: warning: ${oldNode}\n`);
   // `reelflow list | head`: a closed pipe ends the output quietly.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
