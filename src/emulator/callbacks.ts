@@ -1,8 +1,9 @@
 /**
  * Outgoing callbacks: fire-and-forget POSTs that never hold up request handling.
  * Faults can drop, delay or duplicate each one; every attempt and its outcome is kept
- * for inspection. One attempt per callback (the spec shows no retry policy), so a
- * client must keep polling — callbacks are hints.
+ * for inspection. One attempt per callback by default (the spec shows no retry policy), so a
+ * client must keep polling — callbacks are hints. `callbackRetries` (./timings.ts) makes
+ * further attempts at one that got no answer, 408, 429 or 5xx, with a doubling pause.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -11,6 +12,7 @@ import type { Counters } from './counters';
 import type { CallbackKey, FaultInjector } from './faults';
 import { hex } from './ids';
 import type { RealTimers } from './timers';
+import type { Timings } from './timings';
 
 export interface CallbackDelivery {
   /** Shared by a callback and its duplicate, so a receiver could dedupe on it. */
@@ -24,8 +26,10 @@ export interface CallbackDelivery {
   duplicate: boolean;
   delayedMs?: number;
   httpStatus?: number;
-  /** Milliseconds from sending the POST to its answer (or failure). */
+  /** Milliseconds from sending the first POST to the last one's answer (or failure). */
   answeredInMs?: number;
+  /** POSTs sent: 1, plus each retry. */
+  attempts?: number;
   error?: string;
   /** Emulator time the callback was triggered. */
   at: string;
@@ -44,7 +48,7 @@ export class CallbackDispatcher {
       faults: FaultInjector;
       counters: () => Counters;
       timers: RealTimers;
-      timeoutMs: number;
+      timings: Pick<Timings, 'callbackTimeoutMs' | 'callbackRetries' | 'callbackRetryBaseMs'>;
     },
   ) {}
 
@@ -89,23 +93,38 @@ export class CallbackDispatcher {
   private async deliver(delivery: CallbackDelivery, payload: string, delayMs: number): Promise<void> {
     if (delayMs > 0 && !(await this.deps.timers.sleep(delayMs))) return; // cancelled by close/reset
     const counters = this.deps.counters().callbacks;
+    const { callbackRetries, callbackRetryBaseMs } = this.deps.timings;
+    const sentAt = performance.now();
+    for (let attempt = 0; ; attempt++) {
+      delivery.attempts = attempt + 1;
+      counters.sent += 1;
+      await this.attempt(delivery, payload);
+      delivery.answeredInMs = Math.round(performance.now() - sentAt);
+      if (attempt >= callbackRetries || !worthRetrying(delivery)) break;
+      delivery.outcome = 'pending'; // retries remain
+      const pause = Math.min(30_000, callbackRetryBaseMs * 2 ** attempt);
+      if (!(await this.deps.timers.sleep(pause))) return; // cancelled by close/reset
+    }
+    if (delivery.outcome === 'delivered') counters.delivered += 1;
+    else counters.failed += 1;
+    if (delivery.outcome === 'delivered' && delivery.answeredInMs <= 1_000) counters.deliveredWithin1s += 1;
+  }
+
+  /** One POST; its outcome on `delivery`. */
+  private async attempt(delivery: CallbackDelivery, payload: string): Promise<void> {
     const controller = new AbortController();
     this.inFlight.add(controller);
-    counters.sent += 1;
-    const sentAt = performance.now();
+    delete delivery.error;
+    delete delivery.httpStatus;
     try {
-      delivery.httpStatus = await postJson(delivery, payload, controller.signal, this.deps.timeoutMs);
+      delivery.httpStatus = await postJson(delivery, payload, controller.signal, this.deps.timings.callbackTimeoutMs);
       delivery.outcome = delivery.httpStatus >= 200 && delivery.httpStatus < 300 ? 'delivered' : 'failed';
     } catch (err) {
       delivery.outcome = 'failed';
       delivery.error = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     } finally {
       this.inFlight.delete(controller);
-      delivery.answeredInMs = Math.round(performance.now() - sentAt);
     }
-    if (delivery.outcome === 'delivered') counters.delivered += 1;
-    else counters.failed += 1;
-    if (delivery.outcome === 'delivered' && delivery.answeredInMs <= 1_000) counters.deliveredWithin1s += 1;
   }
 
   private keep(delivery: CallbackDelivery): void {
@@ -125,6 +144,13 @@ export class CallbackDispatcher {
     this.inFlight.clear();
     this.deliveries = [];
   }
+}
+
+/** No answer (refused, reset, timed out), or one that says "later": 408, 429, 5xx. */
+function worthRetrying(d: CallbackDelivery): boolean {
+  if (d.outcome === 'delivered') return false;
+  const s = d.httpStatus;
+  return s === undefined || s === 408 || s === 429 || s >= 500;
 }
 
 /**

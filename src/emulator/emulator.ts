@@ -45,7 +45,7 @@ export class Emulator implements Controls {
       store: new Store(),
       counters: newCounters(),
       faults,
-      callbacks: new CallbackDispatcher({ clock, faults, counters, timers, timeoutMs: opts.timings.callbackTimeoutMs }),
+      callbacks: new CallbackDispatcher({ clock, faults, counters, timers, timings: opts.timings }),
       signer: new UrlSigner(),
       media: new MediaLibrary(),
       principals: new Principals(opts.apiKeys, opts.accessTokens),

@@ -24,6 +24,13 @@ export interface Timings {
   tickMs: number;
   /** One callback POST gives up after this long. */
   callbackTimeoutMs: number;
+  /**
+   * Further attempts at a callback that failed (no answer, 408, 429 or 5xx). The spec shows
+   * no retry policy, so the profiles make none; a test of the receiver under load turns it on.
+   */
+  callbackRetries: number;
+  /** Pause before the first retry; each further one doubles it, up to 30 s. */
+  callbackRetryBaseMs: number;
 }
 
 export type Profile = 'fast' | 'realistic';
@@ -41,6 +48,8 @@ export const PROFILES: Record<Profile, Timings> = {
     reviewMinQueryIntervalMs: REVIEW_MIN_QUERY_INTERVAL_MS,
     tickMs: 50,
     callbackTimeoutMs: 5_000,
+    callbackRetries: 0,
+    callbackRetryBaseMs: 1_000,
   },
   realistic: {
     generationQueuedMs: [2_000, 10_000],
@@ -54,6 +63,8 @@ export const PROFILES: Record<Profile, Timings> = {
     reviewMinQueryIntervalMs: REVIEW_MIN_QUERY_INTERVAL_MS,
     tickMs: 250,
     callbackTimeoutMs: 10_000,
+    callbackRetries: 0,
+    callbackRetryBaseMs: 1_000,
   },
 };
 
