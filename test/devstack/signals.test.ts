@@ -80,6 +80,7 @@ test('SIGTERM to the worker wrapper stops the worker', async () => {
     REELFLOW_PROFILE_DEFAULT_API_KEY: 'sk-signals-test-key',
     VENDOR_BASE_URL: 'http://127.0.0.1:9/base',
     VENDOR_IDENTITY_URL: 'http://127.0.0.1:9/identity',
+    REELFLOW_STRICT_START: '0', // no vendor listens there: start anyway
     REELFLOW_ARCHIVE_DIR: mkdtempSync(path.join(os.tmpdir(), 'reelflow-signals-')),
   });
   await until(() => /"msg":"polling /.test(w.output()) || w.child.exitCode !== null, 120_000);

@@ -32,8 +32,10 @@ test('defaults, sized for 2 cores', () => {
     isolateExecutionTimeoutSeconds: 30,
     metricsRefreshSeconds: 15,
     logLevel: 'info',
+    strictStart: true,
   });
   expect(c.callbackSecret).toBeUndefined();
+  expect(loadWorkerConfig({ REELFLOW_STRICT_START: '0' }).strictStart).toBe(false);
 });
 
 test('every variable is read; blanks count as unset', () => {
