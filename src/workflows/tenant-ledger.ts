@@ -105,25 +105,7 @@ export async function tenantLedger(): Promise<void> {
   setHandler(ledgerQuery, () =>
     viewOf(tenant, period, at.book?.state ?? emptyState(), at.book?.terms ?? UNKNOWN_TERMS),
   );
-  setHandler(
-    setBudgetUpdate,
-    async (arg) => {
-      await condition(() => at.book !== undefined);
-      const b = at.book!;
-      refusePlaintext(b, arg);
-      const { amount } = arg;
-      b.state.override = amount;
-      gauge(b);
-      await wakeWaiters(b.state);
-      return viewOf(tenant, period, b.state, b.terms);
-    },
-    {
-      validator: (arg: { amount: unknown }) => {
-        if (at.book) refusePlaintext(at.book, arg);
-        checkAmount(arg.amount);
-      },
-    },
-  );
+  handleBudgetSet(at, tenant, period);
   const opened = await reading.openLedger({
     ledgerId: info.workflowId,
     runId: info.runId,
@@ -153,6 +135,28 @@ export async function tenantLedger(): Promise<void> {
   }
   await condition(() => book.settling.size === 0 && allHandlersFinished());
   await continueAsNew<typeof tenantLedger>();
+}
+
+/** `reelflow budget set`: applied once the ledger has opened; a plaintext one to a strict ledger is refused. */
+function handleBudgetSet(at: { book?: Book }, tenant: string, period: string): void {
+  setHandler(
+    setBudgetUpdate,
+    async (arg) => {
+      await condition(() => at.book !== undefined);
+      const b = at.book!;
+      refusePlaintext(b, arg);
+      b.state.override = arg.amount;
+      gauge(b);
+      await wakeWaiters(b.state);
+      return viewOf(tenant, period, b.state, b.terms);
+    },
+    {
+      validator: (arg: { amount: unknown }) => {
+        if (at.book) refusePlaintext(at.book, arg);
+        checkAmount(arg.amount);
+      },
+    },
+  );
 }
 
 function refusePlaintext(b: Book, arg: object): void {

@@ -1,5 +1,5 @@
 /**
- * The codec's strict mode on the tenants' own messages (docs/encryption.md, "Strict mode"): a
+ * The codec's strict mode on the tenants' own messages (docs/encryption.md, "Strict mode: refusing plaintext"): a
  * strict worker's ledger, gate and pipelines drop what arrives in plaintext, since every one of
  * their genuine senders encrypts. On the real dev server with the emulator over HTTP; one client
  * with the codec, one without (a namespace user without the keys).

@@ -1,5 +1,5 @@
 /**
- * The emulator's callback retries (docs/emulator.md, "Callbacks"): off by default, as the spec
+ * The emulator's callback retries (docs/emulator.md): off by default, as the spec
  * shows no retry policy; with `callbackRetries`, a callback that got no answer, 408, 429 or 5xx
  * is sent again after a doubling pause, and a definitive refusal (4xx) is not.
  */

@@ -1,5 +1,5 @@
 /**
- * The callback receiver under a connection flood (issue 29 item 1; docs/operations.md
+ * The callback receiver under a connection flood (docs/operations.md
  * "Callbacks", the receiver's limits; docs/deploy.md "Callback receiver exposed to the
  * internet"). A worker process (dist/workers/main.js) runs the pipelines; the receiver runs
  * as its own process (dist/callbacks/main.js), as it does where the internet reaches it. This
