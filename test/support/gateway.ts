@@ -9,6 +9,8 @@ import { parseTenantsConfig } from '../../src/tenants/config';
 import { startGateway, type RunningGateway } from '../../src/starters/gateway/server';
 import type { GatewayConfig } from '../../src/starters/gateway/config';
 import type { EmulatorOptions } from '../../src/emulator';
+import type { ArchiveAccess } from '../../src/starters/gateway/context';
+import { startArchiveServer } from '../../src/workers/archive-server';
 import { startHarness, type Harness } from './harness';
 
 export interface GatewayFixture {
@@ -35,7 +37,12 @@ export function quickDefinition(extra: Partial<PipelineDefinitionInput> = {}): P
 }
 
 export async function startGatewayFixture(
-  opts: { emulator?: EmulatorOptions; config?: Partial<GatewayConfig>; archive?: boolean } = {},
+  opts: {
+    emulator?: EmulatorOptions;
+    config?: Partial<GatewayConfig>;
+    /** `server`: the worker's archive server on the harness's archive folder; else a presign seam. */
+    archive?: 'server' | Pick<ArchiveAccess, 'presign'>;
+  } = {},
 ): Promise<GatewayFixture> {
   const tag = randomUUID().slice(0, 6);
   const tenants = { a: `alpha-${tag}`, b: `beta-${tag}` };
@@ -55,7 +62,14 @@ export async function startGatewayFixture(
     pollMs: 200,
     ...opts.config,
   };
+  const archiveToken = token();
+  const archiveServer =
+    opts.archive === 'server'
+      ? await startArchiveServer({ root: h.archiveRoot, token: archiveToken, host: '127.0.0.1', port: 0 })
+      : undefined;
+  const archive = archiveServer ? { url: archiveServer.url, token: archiveToken } : opts.archive;
   const gw = await startGateway({
+    ...(archive && archive !== 'server' ? { archive } : {}),
     client: h.client,
     config,
     host: '127.0.0.1',
@@ -82,6 +96,7 @@ export async function startGatewayFixture(
       }),
     async close() {
       await gw.stop();
+      await archiveServer?.close();
       await h.close();
     },
   };
