@@ -51,6 +51,9 @@ export {
   type PipelineSummary,
 } from './starters/client/pipeline-client';
 export { ResolveRefusedError } from './starters/client/resolve-refused';
+// Changes as they happen: the poller the gateway's event streams share (docs/api.md, "Events").
+export { watchPipeline, PipelinePoller, type PipelineChange, type PipelineEnd } from './starters/client/watch';
+export { statusKey } from './starters/client/status-change';
 // What pipelineResult() and runPipeline() reject with when a pipeline did not complete.
 export { PipelineFailedError, type PipelineEndStatus } from './starters/client/pipeline-failed';
 export type { PipelineFailureDetails } from './contract/failure-details';

@@ -23,11 +23,20 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
     .find((candidate) => existsSync(candidate));
 }
 
-/** The cached binary's path for the current sources. */
-export function goClientPath(env: NodeJS.ProcessEnv = process.env): string {
+/** A Go program of this repository: its folder and the name its cached binaries share. */
+export interface GoProgram {
+  dir: string;
+  name: string;
+}
+
+const GO_CLIENT: GoProgram = { dir: GO_CLIENT_DIR, name: 'reelflow-go-client' };
+
+/** The cached binary's path for the current sources (a go.sum only when the program has one). */
+export function goClientPath(env: NodeJS.ProcessEnv = process.env, program: GoProgram = GO_CLIENT): string {
   const hash = createHash('sha256');
-  for (const file of SOURCES) hash.update(file).update(readFileSync(path.join(GO_CLIENT_DIR, file)));
-  return path.join(cacheDir(env), 'bin', `reelflow-go-client-${hash.digest('hex').slice(0, 12)}`);
+  for (const file of SOURCES.filter((f) => existsSync(path.join(program.dir, f))))
+    hash.update(file).update(readFileSync(path.join(program.dir, file)));
+  return path.join(cacheDir(env), 'bin', `${program.name}-${hash.digest('hex').slice(0, 12)}`);
 }
 
 /**
@@ -38,13 +47,14 @@ export function goClientPath(env: NodeJS.ProcessEnv = process.env): string {
 export async function buildGoClient(
   env: NodeJS.ProcessEnv = process.env,
   log: (line: string) => void = () => undefined,
+  program: GoProgram = GO_CLIENT,
 ): Promise<string> {
-  const target = goClientPath(env);
+  const target = goClientPath(env, program);
   if (existsSync(target)) return target;
   const go = onPath('go', env);
   if (!go) {
     throw new Error(
-      `the Go client test needs a Go toolchain (1.23 or later) on PATH to build ${GO_CLIENT_DIR}; ` +
+      `the Go client test needs a Go toolchain (1.23 or later) on PATH to build ${program.dir}; ` +
         `none found on PATH=${env.PATH ?? ''}. Install Go (e.g. /usr/local/go/bin) and run again.`,
     );
   }
@@ -53,7 +63,7 @@ export async function buildGoClient(
   const started = Date.now();
   try {
     await promisify(execFile)(go, ['build', '-trimpath', '-o', building, '.'], {
-      cwd: GO_CLIENT_DIR,
+      cwd: program.dir,
       env: {
         ...env,
         GOTOOLCHAIN: 'local',
@@ -63,12 +73,12 @@ export async function buildGoClient(
     });
   } catch (e) {
     const stderr = (e as { stderr?: string }).stderr ?? '';
-    throw new Error(`go build in ${GO_CLIENT_DIR} failed: ${stderr.trim() || String(e)}`);
+    throw new Error(`go build in ${program.dir} failed: ${stderr.trim() || String(e)}`);
   }
   renameSync(building, target); // atomic: a concurrent run sees the whole binary or none
   // Builds of earlier sources are 25 MB each and never used again.
   for (const old of readdirSync(path.dirname(target))) {
-    if (/^reelflow-go-client-[0-9a-f]{12}$/.test(old) && old !== path.basename(target))
+    if (old.startsWith(`${program.name}-`) && /-[0-9a-f]{12}$/.test(old) && old !== path.basename(target))
       rmSync(path.join(path.dirname(target), old), { force: true });
   }
   log(`built ${target} in ${Math.round((Date.now() - started) / 1000)} s`);

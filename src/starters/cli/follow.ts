@@ -71,10 +71,8 @@ export async function followWithDisplay(
     return await followPipeline(client, workflowId, {
       ...(opts.intervalMs ? { intervalMs: opts.intervalMs } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
-      onStatus: (s: PipelineStatus) => {
-        lastOk = Date.now();
-        display?.update(s);
-      },
+      onAnswer: () => void (lastOk = Date.now()),
+      onStatus: (s: PipelineStatus) => display?.update(s),
       onStatusError: () => {
         if (Date.now() - lastOk >= 3_000) {
           display?.note(`no answer to the status query yet: is a reelflow worker${queue} running?`);

@@ -33,6 +33,7 @@ import { schedulePause } from './commands/schedule-pause';
 import { scheduleTrigger } from './commands/schedule-trigger';
 import { scheduleUnpause } from './commands/schedule-unpause';
 import { scheduleUpdate } from './commands/schedule-update';
+import { serve } from './commands/serve';
 import { setup } from './commands/setup';
 import { start } from './commands/start';
 import { status } from './commands/status';
@@ -70,6 +71,7 @@ const PIPELINE_COMMANDS: Record<string, CommandFn> = {
   'budget show': budgetShow,
   'archive get': archiveGet,
   'codec-server': codecServer,
+  serve,
   worker,
   completion,
 };

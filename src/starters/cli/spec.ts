@@ -579,6 +579,30 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   ),
   cmd(
+    'serve',
+    '',
+    'the HTTP API and live progress (SSE) for frontends and other languages (until Ctrl-C)',
+    'temporal',
+    [0, 0],
+    {
+      host: {
+        type: 'string',
+        value: '<ip>',
+        help: 'interface to listen on (default $REELFLOW_GATEWAY_HOST or 127.0.0.1)',
+      },
+      port: {
+        type: 'string',
+        value: '<port>',
+        help: 'port (default $REELFLOW_GATEWAY_PORT or 8080; 0: any free port)',
+      },
+    },
+    {
+      description:
+        'A Temporal client only (never a worker). Bearer tokens from REELFLOW_GATEWAY_TOKENS_FILE or REELFLOW_GATEWAY_TOKENS, each mapped to a tenant or admin; see docs/api.md.',
+      examples: ['REELFLOW_GATEWAY_TOKENS_FILE=gateway-tokens.json reelflow serve --port 8080'],
+    },
+  ),
+  cmd(
     'codec-server',
     '',
     'decrypt payloads for the Web UI and the temporal CLI (until Ctrl-C)',

@@ -49,6 +49,7 @@ import { stageEnabled } from '../../contract/stages';
 import { LoadedDefinition } from './definition-file';
 import { definitionOnTheWire, resolveMaxPayloadBytes } from './payload-size';
 import { PipelineFailedError } from './pipeline-failed';
+import { statusKey } from './status-change';
 import { asResolveRefused } from './resolve-refused';
 import { checkTenantOptions, hasTenantOptions, withTenantOptions, type TenantStartOptions } from './tenant-options';
 
@@ -75,6 +76,13 @@ export interface StartPipelineOptions extends TenantStartOptions {
   batchId?: string;
   /** The earlier run whose finished outputs to reuse (see rerunPipeline, which builds it). */
   reuse?: PipelineReuse;
+  /**
+   * Refuse the workflow id while an earlier run of it is kept (retention), as a batch does:
+   * an idempotency key that maps to the id then never starts a second pipeline.
+   */
+  rejectDuplicate?: boolean;
+  /** Memo set at start (e.g. who started it: the gateway's `startedBy`). Never secrets: the memo is in history. */
+  memo?: Record<string, unknown>;
 }
 
 const ID_PART = /^[A-Za-z0-9_.-]+$/;
@@ -257,7 +265,10 @@ export async function startPipeline(
   return client.workflow.start<VideoPipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
     workflowId,
     ...pipelineStartFields(wire, def, opts),
-    ...(opts.batchId !== undefined ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
+    ...(opts.batchId !== undefined || opts.rejectDuplicate
+      ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }
+      : {}),
+    ...(opts.memo ? { memo: opts.memo } : {}),
   });
 }
 
@@ -313,8 +324,10 @@ export function outcomeOf(workflowId: string, err: unknown): Exclude<PipelineOut
 }
 
 export interface FollowOptions {
-  /** Called with every status the query returns (about once per interval). */
+  /** Called with the status when what it shows has changed (statusKey: vendor call counters aside), and once at the start. */
   onStatus?: (status: PipelineStatus) => void;
+  /** Called after every status query answered, changed or not (a sign of life). */
+  onAnswer?: () => void;
   /** Called when a status query fails (no worker yet, workflow task not done yet…). */
   onStatusError?: (err: unknown) => void;
   /** Between status queries (default 1000 ms). */
@@ -356,13 +369,18 @@ export async function followPipeline(
     () => void (ended = true),
   );
   const interval = opts.intervalMs ?? 1_000;
+  let lastKey: string | undefined;
   const poll = async (): Promise<void> => {
-    if (!opts.onStatus) return;
+    if (!opts.onStatus && !opts.onAnswer) return;
     try {
       const status = await client.withDeadline(Date.now() + (opts.queryTimeoutMs ?? 5_000), () =>
         handle.query(statusQuery),
       );
-      opts.onStatus(status);
+      opts.onAnswer?.();
+      const key = statusKey(status);
+      if (key === lastKey) return;
+      lastKey = key;
+      opts.onStatus?.(status);
     } catch (err) {
       opts.onStatusError?.(err);
     }

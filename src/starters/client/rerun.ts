@@ -160,6 +160,8 @@ export interface RerunOptions {
    * its chain's last run, which holds every task the chain created (src/contract/run-chain.ts).
    */
   runId?: string;
+  /** Memo of the new pipeline (startPipeline's). */
+  memo?: Record<string, unknown>;
 }
 
 const CLOSE_EVENT = temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
@@ -223,6 +225,7 @@ export async function rerunPipeline(
     ...(opts.workflowId !== undefined ? { workflowId: opts.workflowId } : {}),
     ...(opts.batchId !== undefined ? { batchId: opts.batchId } : {}),
     reuse: plan.reuse,
+    ...(opts.memo ? { memo: opts.memo } : {}),
   });
   return { ...plan, handle };
 }

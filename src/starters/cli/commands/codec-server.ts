@@ -79,6 +79,14 @@ function allowedHostsOf(values: string[] | undefined, env: NodeJS.ProcessEnv, ho
   return hosts;
 }
 
+/** Resolves when `signal` aborts (Ctrl-C): a server command's life. */
+export function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) resolve();
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 export const codecServer: CommandFn = async (ctx) => {
   const { env, signal } = ctx.io;
   const host = ctx.str('host') ?? '127.0.0.1';
@@ -104,10 +112,7 @@ export const codecServer: CommandFn = async (ctx) => {
     `Web UI: Settings → Codec Server → ${server.url}; temporal CLI: --codec-endpoint ${server.url}`,
   ]);
   try {
-    await new Promise<void>((resolve) => {
-      if (signal?.aborted) resolve();
-      signal?.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(signal);
   } finally {
     await server.close();
   }

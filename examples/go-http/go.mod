@@ -1,0 +1,3 @@
+module reelflow.example/go-http
+
+go 1.23
