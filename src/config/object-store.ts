@@ -44,7 +44,7 @@ export function parseArchiveStore(raw: string): ArchiveStore | { problem: string
     return { problem: 'names a bucket S3 does not allow (3-63 of a-z, 0-9, "." and "-")' };
   }
   const prefix = rest.replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+  if (prefix !== '' && prefix.split('/').some((s) => s === '' || s === '.' || s === '..')) {
     return { problem: 'has an empty, "." or ".." segment in its prefix' };
   }
   return { bucket, prefix };
