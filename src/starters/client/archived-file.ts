@@ -22,7 +22,7 @@ import { request } from 'undici';
 import { archiveBaseUrl, archiveHttpPath, archiveSegmentsOf } from '../../contract/archive-path';
 import type { ArchivedFile, PipelineResult } from '../../contract/messages';
 import { ArchiveFetchError } from './archive-fetch-error';
-import { presignedGet } from './archived-object';
+import { getPresigned, presignedGet } from './archived-object';
 import { pipelineResult } from './pipeline-client';
 
 const basename = (key: string) => posix.basename(key);
@@ -171,6 +171,8 @@ interface Source {
   headers: Record<string, string>;
   /** Names the server in "cannot reach" messages. */
   server: string;
+  /** A presigned object-store URL (fetched by ./archived-object.ts getPresigned). */
+  presigned: boolean;
   fileName: string;
 }
 
@@ -179,14 +181,32 @@ async function sourceOf(file: ArchivedFile, opts: DownloadOptions, what: string)
     const s3 = typeof opts.s3 === 'function' ? opts.s3() : opts.s3;
     const url = await presignedGet(file.bucket, file.key, s3, opts.presignSeconds);
     const shown = `s3://${file.bucket}/${file.key}`;
-    return { url, shown, headers: {}, server: `the object store (${new URL(url).host})`, fileName: basename(file.key) };
+    const server = `the object store (${new URL(url).host})`;
+    return { url, shown, headers: {}, server, fileName: basename(file.key), presigned: true };
   }
   const base = checkServerOptions(opts);
   const segments = archiveSegmentsOf(file);
   if (!segments) throw new ArchiveFetchError(`${what}: its path is not one the archive writes`, 'not-found');
   const url = `${base}${archiveHttpPath(segments)}`;
   const headers = { authorization: `Bearer ${opts.token}` };
-  return { url, shown: url, headers, server: `the archive server at ${base}`, fileName: segments[2] };
+  return { url, shown: url, headers, server: `the archive server at ${base}`, fileName: segments[2], presigned: false };
+}
+
+/** The answer to the source's GET: status, body, and a way to drop the body unread. */
+async function openSource(source: Source, timeout: number, signal: AbortSignal | undefined) {
+  if (source.presigned) {
+    const res = await getPresigned(source.url, timeout, signal);
+    return { statusCode: res.statusCode ?? 0, body: res as AsyncIterable<Buffer>, discard: () => void res.resume() };
+  }
+  const res = await request(source.url, {
+    method: 'GET',
+    headers: source.headers,
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+    ...(signal ? { signal } : {}),
+  });
+  const discard = () => void res.body.dump().catch(() => undefined);
+  return { statusCode: res.statusCode, body: res.body as AsyncIterable<Buffer>, discard };
 }
 
 /**
@@ -202,21 +222,15 @@ export async function downloadArchivedFile(file: ArchivedFile, opts: DownloadOpt
   const part = `${target}.${randomBytes(6).toString('hex')}.part`;
   const timeout = opts.timeoutMs ?? 60_000;
   try {
-    const res = await request(source.url, {
-      method: 'GET',
-      headers: source.headers,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    }).catch((err: unknown) => {
+    const res = await openSource(source, timeout, opts.signal).catch((err: unknown) => {
       const cause = err instanceof Error ? err.message : String(err);
       throw new ArchiveFetchError(`${what}: cannot reach ${source.server} (${cause})`, 'unreachable');
     });
     if (res.statusCode !== 200) {
-      await res.body.dump().catch(() => undefined);
+      res.discard();
       throw statusError(what, source.shown, res.statusCode);
     }
-    const got = await writePart(res.body as AsyncIterable<Buffer>, part);
+    const got = await writePart(res.body, part);
     if (got.bytes !== file.bytes || got.sha256 !== file.sha256) {
       throw new ArchiveFetchError(
         `${what}: the download does not match the pipeline's result (got ${got.bytes} bytes, sha256 ${got.sha256}; expected ${file.bytes} bytes, sha256 ${file.sha256}); nothing written to ${target}`,

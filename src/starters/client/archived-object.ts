@@ -4,6 +4,8 @@
  * The URL carries a signature: it is used at once and never written to a result, a log or
  * a message.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createS3Client } from '../../config/object-store';
@@ -28,4 +30,19 @@ export async function presignedGet(
       throw new ArchiveFetchError(`cannot presign a download of s3://${bucket}/${key}: ${cause}`, 'config', 's3');
     },
   );
+}
+
+/**
+ * The GET of a presigned URL, by node:http(s) rather than undici: undici 7.30 throws an
+ * uncaught assertion (client-h1 `Parser.finish`, `!this.paused`) when a store closes the
+ * connection after its answer while the body waits on a slow disk, which S3-compatible
+ * servers without keep-alive do. `timeoutMs`: the socket's longest silence, headers and body.
+ */
+export function getPresigned(url: string, timeoutMs: number, signal?: AbortSignal): Promise<http.IncomingMessage> {
+  const get = url.startsWith('https:') ? https.get : http.get;
+  return new Promise((resolve, reject) => {
+    const req = get(url, { timeout: timeoutMs, ...(signal ? { signal } : {}) }, resolve);
+    req.on('timeout', () => req.destroy(new Error(`no answer for ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
 }
