@@ -69,10 +69,15 @@ async function measure(
   a: { runs: number; parallel: number; mb: number },
 ): Promise<Figures> {
   const { archiveOutput } = createArchiveActivities({ ...opts, allowPrivate: true, maxBytes: 2 ** 40 });
-  const env = new MockActivityEnvironment();
   let n = 0;
+  // One environment per archive: each has its own cancellation signal, as each activity does.
   const one = () =>
-    env.run(archiveOutput, { pipelineId: `bench-${backend}`, taskId: `t-${n++}`, name: 'v.mp4', url: fileUrl });
+    new MockActivityEnvironment().run(archiveOutput, {
+      pipelineId: `bench-${backend}`,
+      taskId: `t-${n++}`,
+      name: 'v.mp4',
+      url: fileUrl,
+    });
   await one(); // warm: connections, the SDK's first load
   const walls: number[] = [];
   const cpu0 = process.cpuUsage();
