@@ -4,12 +4,16 @@
  * objects and sidecars hold the right sha256, and the history holds keys, never a signed
  * URL. Then the store answers 500 and SlowDown through a fault proxy: the activity fails,
  * is retried by Temporal, and ends with exactly one object and no multipart upload left.
+ * Last, the activity run again (the SDK's activity harness) finds the object and uploads
+ * nothing, unless its sidecar no longer names it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createArchiveActivities } from '../../src/activities/archive';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PipelineResult } from '../../src/contract/messages';
 import { startHarness, type Harness } from '../support/harness';
@@ -119,4 +123,37 @@ test('the store answers 500, then SlowDown: Temporal retries the archive, which 
   expect(started.lastFailure).toMatch(
     /^ArchiveStoreError: archive "generated.mp4": s3:\/\/.* failed: SlowDown \(HTTP 503\)/,
   );
+});
+
+test('a retried archive finds the object and its sidecar and uploads nothing; a changed sidecar is uploaded again', async () => {
+  const { handle, result } = await h.run({ name: 'store-idempotent', generation });
+  const [generated] = result.archived;
+  const { archiveOutput } = createArchiveActivities({
+    archiveRoot: h.archiveRoot,
+    allowPrivate: true,
+    store: { client: workerClient, bucket, prefix: 'archive' },
+  });
+  const input = {
+    pipelineId: handle.workflowId,
+    taskId: generated.taskId!,
+    name: 'generated.mp4',
+    url: result.generation!.videoUrl,
+  };
+  proxy.seen.length = 0;
+  expect(await new MockActivityEnvironment().run(archiveOutput, input)).toEqual(generated);
+  expect(proxy.seen.filter((r) => !r.startsWith('GET ') && !r.startsWith('HEAD '))).toEqual([]);
+  // A sidecar that no longer names the object (a half-done overwrite): archived again, one object.
+  await workerClient.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: `${generated.key}.sha256`,
+      Body: 'stale',
+      Metadata: { etag: 'other' },
+    }),
+  );
+  proxy.seen.length = 0;
+  expect(await new MockActivityEnvironment().run(archiveOutput, input)).toEqual(generated);
+  expect(proxy.seen.filter((r) => r.startsWith('PUT ') || r.startsWith('POST ')).length).toBeGreaterThan(1);
+  expect(await objectText(reader, bucket, `${generated.key}.sha256`)).toBe(`${generated.sha256}  generated.mp4\n`);
+  expect(await pendingUploads(reader, bucket)).toEqual([]);
 });

@@ -105,6 +105,8 @@ export interface FaultProxy {
   faulted: number;
   /** Requests held so far (never answered until close). */
   held: number;
+  /** Every request seen, as `METHOD /path` (no query). */
+  seen: string[];
   close(): Promise<void>;
 }
 
@@ -120,6 +122,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     url: '',
     faulted: 0,
     held: 0,
+    seen: [],
     inject: (match, fault, count) => void rules.push({ match, fault, left: count }),
     close: () =>
       new Promise<void>((resolve) => {
@@ -129,6 +132,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       }),
   };
   const server = http.createServer((req, res) => {
+    proxy.seen.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
     const rule = rules.find((r) => r.left > 0 && r.match(req));
     if (rule) {
       rule.left -= 1;
