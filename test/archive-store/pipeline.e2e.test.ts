@@ -15,7 +15,7 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createArchiveActivities } from '../../src/activities/archive';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { PipelineResult } from '../../src/contract/messages';
+import type { ArchivedFile, PipelineResult } from '../../src/contract/messages';
 import { startHarness, type Harness } from '../support/harness';
 import {
   isComplete,
@@ -156,4 +156,33 @@ test('a retried archive finds the object and its sidecar and uploads nothing; a 
   expect(proxy.seen.filter((r) => r.startsWith('PUT ') || r.startsWith('POST ')).length).toBeGreaterThan(1);
   expect(await objectText(reader, bucket, `${generated.key}.sha256`)).toBe(`${generated.sha256}  generated.mp4\n`);
   expect(await pendingUploads(reader, bucket)).toEqual([]);
+});
+
+test('server-side encryption on: the object (each request that writes it) and its sidecar ask the store to encrypt', async () => {
+  const { handle, result } = await h.run({ name: 'store-sse', generation });
+  const { archiveOutput } = createArchiveActivities({
+    archiveRoot: h.archiveRoot,
+    allowPrivate: true,
+    store: { client: workerClient, bucket, prefix: 'encrypted', sse: 'AES256' },
+  });
+  proxy.seen.length = 0;
+  proxy.encryption.length = 0;
+  const input = {
+    pipelineId: handle.workflowId,
+    taskId: 'sse',
+    name: 'generated.mp4',
+    url: result.generation!.videoUrl,
+  };
+  const file = await new MockActivityEnvironment().run<[typeof input], ArchivedFile, typeof archiveOutput>(
+    archiveOutput,
+    input,
+  );
+  expect(file.key).toBe(`encrypted/_shared/${handle.workflowId}/sse/generated.mp4`);
+  // CreateMultipartUpload (POST ?uploads) and the sidecar's PUT carry it; parts inherit it.
+  const asked = proxy.seen.map((r, i) => [r, proxy.encryption[i]]);
+  const starts = asked.filter(([r]) => r === `POST /${bucket}/${file.key}`);
+  expect(starts[0]?.[1]).toBe('AES256');
+  expect(asked.filter(([r]) => r === `PUT /${bucket}/${file.key}.sha256`)).toEqual([
+    [`PUT /${bucket}/${file.key}.sha256`, 'AES256'],
+  ]);
 });

@@ -107,6 +107,8 @@ export interface FaultProxy {
   held: number;
   /** Every request seen, as `METHOD /path` (no query). */
   seen: string[];
+  /** The server-side encryption each request asked for (`x-amz-server-side-encryption`), in order. */
+  encryption: (string | undefined)[];
   close(): Promise<void>;
 }
 
@@ -123,6 +125,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     faulted: 0,
     held: 0,
     seen: [],
+    encryption: [],
     inject: (match, fault, count) => void rules.push({ match, fault, left: count }),
     close: () =>
       new Promise<void>((resolve) => {
@@ -133,6 +136,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   };
   const server = http.createServer((req, res) => {
     proxy.seen.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
+    proxy.encryption.push(req.headers['x-amz-server-side-encryption'] as string | undefined);
     const rule = rules.find((r) => r.left > 0 && r.match(req));
     if (rule) {
       rule.left -= 1;
