@@ -298,9 +298,8 @@ async function commit(openFile: OpenFile, input: ArchiveInput, p: Paths, hex: st
   await syncDir(p.dir);
 }
 
-/** The checks every backend makes before any request: input, address, declared size. */
+/** The checks every backend makes before any request, once the input is valid: address, declared size. */
 function precheck(archive: Archive, input: ArchiveInput, failure: FailureContext): void {
-  validate(input);
   const refusal = archive.guard.refusalOf(new URL(input.url).hostname);
   if (refusal) throw toFailure(refusal, failure);
   if (input.expectedBytes !== undefined && input.expectedBytes > archive.maxBytes) {
@@ -311,6 +310,7 @@ function precheck(archive: Archive, input: ArchiveInput, failure: FailureContext
 /** Download `url` into the local folder with a sha256 checksum; see the module comment. */
 async function archiveToFolder(archive: Archive, input: ArchiveInput): Promise<ArchivedFile> {
   const { cancellationSignal: signal, info } = Context.current();
+  validate(input);
   const p = pathsOf(archive.root, input);
   const failure = { name: input.name, url: input.url, dir: p.dir, attempt: info.attempt, signal };
   precheck(archive, input, failure);
