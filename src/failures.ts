@@ -123,6 +123,8 @@ export const FailureType = {
   ArchiveInvalidInput: 'ArchiveInvalidInput',
   /** Another local file-system failure (permissions, I/O). */
   ArchiveWriteError: 'ArchiveWriteError',
+  /** The object store (REELFLOW_ARCHIVE_STORE) refused or failed a request: credentials, bucket, 5xx, SlowDown. Retried. */
+  ArchiveStoreError: 'ArchiveStoreError',
 
   // ---- completion webhooks: the delivery activity's failures
   /** The webhook URL's host is or resolves to a loopback, private or link-local address (not retried). */

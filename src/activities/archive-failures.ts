@@ -96,11 +96,42 @@ export function onDisk<T>(p: Promise<T>): Promise<T> {
   });
 }
 
+/** Errors of the object store's requests (tagged where they happen, see `inStore`). */
+const storeErrors = new WeakSet<object>();
+
+/** Marks a rejection as the object store's (credentials, bucket, throttling, 5xx). */
+export function inStore<T>(p: Promise<T>): Promise<T> {
+  return p.catch((e: unknown) => {
+    if (typeof e === 'object' && e !== null) storeErrors.add(e);
+    throw e;
+  });
+}
+
+/** The store's own words: its error code, HTTP status and message (never a credential: the SDK sends none back). */
+function storeFailure(c: FailureContext, e: Error): ApplicationFailure {
+  const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const where = c.store ?? 'the object store';
+  return ApplicationFailure.create({
+    type: FailureType.ArchiveStoreError,
+    message: `archive "${c.name}": ${where} failed: ${e.name}${status ? ` (HTTP ${status})` : ''}: ${e.message}`,
+    details: [{ name: c.name, code: e.name, status }],
+  });
+}
+
+/** The error, as an Error marked as the object store's. */
+export function asStoreError(err: unknown): Error {
+  const e = err instanceof Error ? err : new Error(String(err));
+  storeErrors.add(e);
+  return e;
+}
+
 export interface FailureContext {
   name: string;
   url: string;
   /** The folder being written (named in local failures). */
   dir: string;
+  /** `s3://bucket/key` when archiving to an object store (named in its failures). */
+  store?: string;
   attempt: number;
   signal: AbortSignal;
 }
@@ -142,6 +173,7 @@ export function toFailure(err: unknown, c: FailureContext): unknown {
       details: [{ name: c.name, folder: e.folder }],
     });
   }
+  if (storeErrors.has(e)) return storeFailure(c, e);
   const detail = scrub(`${e.message}${typeof code === 'string' ? ` (${code})` : ''}`, c.url);
   if (localErrors.has(e)) {
     if (code === 'ENOSPC' || code === 'EDQUOT') return diskFull(c, code);

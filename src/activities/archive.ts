@@ -25,8 +25,17 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { request } from 'undici';
 import type { ArchivedFile } from '../contract/messages';
-import { countArchivedBytes } from '../metrics/activity';
-import { invalidInput, onDisk, redactUrl, sizeMismatch, statusFailure, toFailure, tooLarge } from './archive-failures';
+import { countArchivedBytes, countArchiveFailure, observeArchiveDuration } from '../metrics/activity';
+import {
+  invalidInput,
+  onDisk,
+  redactUrl,
+  sizeMismatch,
+  statusFailure,
+  toFailure,
+  tooLarge,
+  type FailureContext,
+} from './archive-failures';
 import {
   createExclusive,
   ensureFolder,
@@ -37,6 +46,15 @@ import {
   writeSmallFile,
   type OpenFile,
 } from './archive-files';
+import {
+  abortLeftovers,
+  existingObject,
+  objectKeyOf,
+  storeResultOf,
+  tenantSegment,
+  uploadObject,
+  type ObjectStoreTarget,
+} from './archive-store';
 import { createAddressGuard, type PrivateAllowance } from './public-address';
 
 export { DISK_FULL_ATTEMPTS, redactUrl } from './archive-failures';
@@ -62,6 +80,8 @@ export const DEFAULT_ARCHIVE_MAX_BYTES = 2 ** 31;
 
 export interface ArchiveActivitiesOptions {
   archiveRoot: string;
+  /** REELFLOW_ARCHIVE_STORE: archive to this object store instead of `archiveRoot` (./archive-store.ts). */
+  store?: ObjectStoreTarget;
   /**
    * Non-public addresses (loopback, private, link-local) the download may reach: `true`
    * any (local testing: the emulator serves media on 127.0.0.1), a list of addresses or
@@ -121,6 +141,7 @@ interface Archive {
   maxBytes: number;
   openFile: OpenFile;
   guard: ReturnType<typeof createAddressGuard>;
+  store: ObjectStoreTarget | undefined;
 }
 
 function archiveOf(opts: ArchiveActivitiesOptions): Archive {
@@ -131,6 +152,7 @@ function archiveOf(opts: ArchiveActivitiesOptions): Archive {
     heartbeatEvery: opts.heartbeatIntervalMs ?? 1_000,
     maxBytes: opts.maxBytes ?? DEFAULT_ARCHIVE_MAX_BYTES,
     openFile: opts.openFile ?? open,
+    store: opts.store,
     guard: createAddressGuard({
       ...(opts.allowPrivate !== undefined ? { allowPrivate: opts.allowPrivate } : {}),
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
@@ -276,17 +298,22 @@ async function commit(openFile: OpenFile, input: ArchiveInput, p: Paths, hex: st
   await syncDir(p.dir);
 }
 
-/** Download `url` into the archive with a sha256 checksum; see the module comment. */
-async function archiveOutput(archive: Archive, input: ArchiveInput): Promise<ArchivedFile> {
-  const { cancellationSignal: signal, info } = Context.current();
-  validate(input);
-  const p = pathsOf(archive.root, input);
-  const failure = { name: input.name, url: input.url, dir: p.dir, attempt: info.attempt, signal };
+/** The checks every backend makes before any request, once the input is valid: address, declared size. */
+function precheck(archive: Archive, input: ArchiveInput, failure: FailureContext): void {
   const refusal = archive.guard.refusalOf(new URL(input.url).hostname);
   if (refusal) throw toFailure(refusal, failure);
   if (input.expectedBytes !== undefined && input.expectedBytes > archive.maxBytes) {
     throw tooLarge(input.name, input.expectedBytes, archive.maxBytes, 'expectedBytes');
   }
+}
+
+/** Download `url` into the local folder with a sha256 checksum; see the module comment. */
+async function archiveToFolder(archive: Archive, input: ArchiveInput): Promise<ArchivedFile> {
+  const { cancellationSignal: signal, info } = Context.current();
+  validate(input);
+  const p = pathsOf(archive.root, input);
+  const failure = { name: input.name, url: input.url, dir: p.dir, attempt: info.attempt, signal };
+  precheck(archive, input, failure);
   let folderIsSafe = false;
   try {
     await onDisk(ensureFolder(archive.root, p.segments));
@@ -295,7 +322,7 @@ async function archiveOutput(archive: Archive, input: ArchiveInput): Promise<Arc
     if (found) return found;
     const { hex, bytes } = await download(archive, input, p, signal);
     await onDisk(commit(archive.openFile, input, p, hex, bytes));
-    countArchivedBytes(bytes);
+    countArchivedBytes(bytes, 'local');
     return resultOf(input, p, hex, bytes);
   } catch (err) {
     if (folderIsSafe) {
@@ -304,6 +331,67 @@ async function archiveOutput(archive: Archive, input: ArchiveInput): Promise<Arc
     }
     throw toFailure(err, failure);
   }
+}
+
+/** Download `url` into the object store with a sha256 sidecar (./archive-store.ts). */
+async function archiveToStore(archive: Archive, store: ObjectStoreTarget, input: ArchiveInput): Promise<ArchivedFile> {
+  const { cancellationSignal: signal, info } = Context.current();
+  validate(input);
+  const p = pathsOf('/', input);
+  const key = objectKeyOf(store, [tenantSegment(safeSegment), ...p.segments, p.fileName]);
+  const where = `s3://${store.bucket}/${key}`;
+  const failure = { name: input.name, url: input.url, dir: where, store: where, attempt: info.attempt, signal };
+  precheck(archive, input, failure);
+  try {
+    const found = await existingObject(store, key, {
+      url: input.url,
+      taskId: input.taskId,
+      expectedBytes: input.expectedBytes,
+    });
+    if (found) return storeResultOf(input, store, key, found.sha256, found.bytes);
+    await abortLeftovers(store, key);
+    const { body, declared } = await fetchOutput(archive, input, signal);
+    const { sha256, bytes } = await uploadObject(
+      store,
+      key,
+      {
+        name: input.name,
+        url: input.url,
+        taskId: input.taskId,
+        body,
+        declared,
+        expectedBytes: input.expectedBytes,
+        maxBytes: archive.maxBytes,
+        heartbeatEvery: archive.heartbeatEvery,
+      },
+      signal,
+    );
+    countArchivedBytes(bytes, 's3');
+    return storeResultOf(input, store, key, sha256, bytes);
+  } catch (err) {
+    throw toFailure(err, failure);
+  }
+}
+
+/** Times one archive and counts its failure, by backend. */
+async function measured(backend: 'local' | 's3', run: () => Promise<ArchivedFile>): Promise<ArchivedFile> {
+  const t0 = performance.now();
+  try {
+    const file = await run();
+    observeArchiveDuration((performance.now() - t0) / 1000, backend);
+    return file;
+  } catch (err) {
+    countArchiveFailure(backend, err);
+    throw err;
+  }
+}
+
+/** Download `url` into the archive with a sha256 checksum; see the module comment. */
+function archiveOutput(archive: Archive, input: ArchiveInput): Promise<ArchivedFile> {
+  const { store } = archive;
+  return store
+    ? measured('s3', () => archiveToStore(archive, store, input))
+    : measured('local', () => archiveToFolder(archive, input));
 }
 
 export function createArchiveActivities(opts: ArchiveActivitiesOptions) {

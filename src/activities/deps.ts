@@ -3,6 +3,7 @@
  * its environment; secrets live only inside the vendor clients it returns.
  */
 import type { VendorClient } from '../vendor-api';
+import type { ObjectStoreTarget } from './archive-store';
 import type { WebhookAllowance } from '../webhooks/allowance';
 import type { WebhookKey } from '../webhooks/binding';
 import type { TenantsConfig } from '../tenants/config';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   callbackUrlFor?: (workflowId: string, step: string, attempt: number, run?: string) => string;
   /** Folder that archived outputs are written under (a sub-folder per pipeline, one per vendor task in it). */
   archiveRoot: string;
+  /** REELFLOW_ARCHIVE_STORE: archive to this object store instead (./archive-store.ts). */
+  archiveStore?: ObjectStoreTarget;
   /** Archive downloads may reach loopback/private/link-local addresses (local testing only). Default false. */
   archiveAllowPrivate?: boolean;
   /** Largest archived file in bytes; default 2 GiB. */

@@ -45,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ),
     ...createArchiveActivities({
       archiveRoot: deps.archiveRoot,
+      ...(deps.archiveStore ? { store: deps.archiveStore } : {}),
       allowPrivate: deps.archiveAllowPrivate ?? false,
       ...(deps.archiveMaxBytes !== undefined ? { maxBytes: deps.archiveMaxBytes } : {}),
     }),

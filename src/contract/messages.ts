@@ -80,6 +80,13 @@ export interface ArchivedFile {
   sourceUrl: string;
   /** The vendor task the file came from (the archive's key). */
   taskId?: string;
+  /**
+   * Set when the worker archived to an object store (REELFLOW_ARCHIVE_STORE; `path` is then
+   * `s3://<bucket>/<key>`): the bucket and the object's key. A client downloads it by a GET it
+   * presigns with its own credentials; no URL with a signature is ever kept here.
+   */
+  bucket?: string;
+  key?: string;
 }
 
 export interface PipelineResult {

@@ -47,7 +47,7 @@ export class Emulator implements Controls {
       faults,
       callbacks: new CallbackDispatcher({ clock, faults, counters, timers, timings: opts.timings }),
       signer: new UrlSigner(),
-      media: new MediaLibrary(),
+      media: new MediaLibrary(opts.mediaDir),
       principals: new Principals(opts.apiKeys, opts.accessTokens),
       timers,
       baseUrl: '',

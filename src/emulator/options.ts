@@ -44,6 +44,11 @@ export interface EmulatorOptions {
   controlToken?: string;
   /** Routes of your own, tried after the vendor's and before the gateway's 404 (see extra-routes.ts). */
   routes?: ExtraRoute[];
+  /**
+   * A folder with the generated.mp4 and erased.mp4 to serve instead of the samples (e.g. large
+   * files for the archive's tests and bench; EMULATOR_MEDIA_DIR in the CLI). Held in memory.
+   */
+  mediaDir?: string;
 }
 
 export const DEFAULT_API_KEYS = ['emu-key'];
@@ -64,6 +69,7 @@ export interface ResolvedOptions {
   pathWord: string;
   controlToken?: string;
   routes: ExtraRoute[];
+  mediaDir?: string;
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -91,5 +97,6 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     pathWord,
     ...(opts.controlToken !== undefined ? { controlToken: checkControlToken(opts.controlToken) } : {}),
     routes: [...(opts.routes ?? [])],
+    ...(opts.mediaDir !== undefined ? { mediaDir: opts.mediaDir } : {}),
   };
 }

@@ -4,10 +4,10 @@
  * function directly) nothing is emitted.
  */
 import { Context } from '@temporalio/activity';
-import type { MetricMeter } from '@temporalio/common';
+import { ApplicationFailure, type MetricMeter } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { VendorConfigError, VendorError } from '../vendor-api/errors';
-import { METRICS, type VendorCallOutcome } from './names';
+import { METRICS, type ArchiveBackend, type VendorCallOutcome } from './names';
 
 const OUTCOMES: Partial<Record<string, VendorCallOutcome>> = {
   [FailureType.RateLimitedError]: 'rate_limited',
@@ -59,7 +59,19 @@ export async function countedCall<T>(endpoint: string, call: () => Promise<T>): 
   }
 }
 
-export function countArchivedBytes(bytes: number): void {
+export function countArchivedBytes(bytes: number, backend: ArchiveBackend): void {
   const m = METRICS.archiveBytes;
-  meter()?.createCounter(m.name, 'By', m.help).add(bytes);
+  meter()?.createCounter(m.name, 'By', m.help).add(bytes, { backend });
+}
+
+export function observeArchiveDuration(seconds: number, backend: ArchiveBackend): void {
+  const m = METRICS.archiveDuration;
+  meter()?.createHistogram(m.name, 'float', 's', m.help).record(seconds, { backend });
+}
+
+/** One failed archive attempt, by its failure type (`cancelled` for a cancellation). */
+export function countArchiveFailure(backend: ArchiveBackend, err: unknown): void {
+  const m = METRICS.archiveFailures;
+  const type = err instanceof ApplicationFailure ? (err.type ?? 'unknown') : 'cancelled';
+  meter()?.createCounter(m.name, undefined, m.help).add(1, { backend, type });
 }

@@ -67,12 +67,25 @@ export const METRICS = {
     name: 'reelflow_ledger_refused_total',
     help: 'Ledger messages dropped: malformed, or not from a running pipeline of the tenant and run chain',
   },
-  /** No labels of its own. Archive activity, per file downloaded (a file found already archived adds 0). */
+  /** Labels: backend (local, s3). Archive activity, per file downloaded (a file found already archived adds 0). */
   archiveBytes: {
     name: 'reelflow_archive_bytes_total',
-    help: 'Bytes written to the archive',
+    help: 'Bytes written to the archive, by backend',
+  },
+  /** Labels: backend. Archive activity, per attempt that returned a file (found already archived included). */
+  archiveDuration: {
+    name: 'reelflow_archive_duration_seconds',
+    help: 'Archive attempts that returned a file: seconds from start to the file stored, by backend',
+  },
+  /** Labels: backend, type (the ArchiveXxx failure type, or cancelled). Archive activity, per failed attempt. */
+  archiveFailures: {
+    name: 'reelflow_archive_failures_total',
+    help: 'Archive attempts that failed, by backend and failure type',
   },
 } as const satisfies Record<string, MetricName>;
+
+/** Where the archive activity stores files (REELFLOW_ARCHIVE_STORE unset: local). */
+export type ArchiveBackend = 'local' | 's3';
 
 /** The `outcome` of a vendor call: `ok`, or what its error class says. */
 export type VendorCallOutcome =

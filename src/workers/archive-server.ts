@@ -3,13 +3,18 @@
  * to whoever holds REELFLOW_ARCHIVE_TOKEN, so a backend fetches `result.archived[]` without
  * a shell on the worker's host (docs/library.md "Archived files", `reelflow archive get`).
  *
- *   GET|HEAD /archive/<pipeline>/<task>/<name>   the file, streamed with Content-Length
+ *   GET|HEAD /archive/<pipeline>/<task>/<name>   the file, streamed with Content-Length;
+ *          one `Range: bytes=…` answers 206 with that part (a large download resumes),
+ *          416 when it lies past the end
  *     401  Authorization is not `Bearer <REELFLOW_ARCHIVE_TOKEN>` (checked before the path)
  *     400  not three archive segments (src/contract/archive-path.ts): `..`, `/` or `\`
  *          encoded, a hidden or empty name, a bad percent-encoding
  *     404  no such regular file under the root (a symlink, at any level, counts as none)
  *   GET|HEAD /archive   204 with the token: the token and the address are right (doctor)
  *   GET /healthz        200, no token
+ *
+ * Loopback by default (REELFLOW_ARCHIVE_HOST to expose it: docs/deploy.md "Running the
+ * worker"), and at most MAX_CONNECTIONS open connections: a download holds one for minutes.
  *
  * A separate listener (REELFLOW_ARCHIVE_PORT), not the callback receiver's: the receiver
  * faces the vendor and may be public, while archived videos are for the team's own
@@ -36,10 +41,12 @@ export interface ArchiveServerOptions {
   root: string;
   /** REELFLOW_ARCHIVE_TOKEN (≥ 16 characters: src/workers/config.ts). */
   token: string;
-  /** Default 0.0.0.0. */
+  /** Default 127.0.0.1 (loopback). */
   host?: string;
   /** 0 = any free port. */
   port: number;
+  /** Open connections at most; default MAX_CONNECTIONS. */
+  maxConnections?: number;
   log?: LogLine;
 }
 
@@ -105,22 +112,60 @@ async function openArchived(root: string, segments: readonly string[]) {
   return openRegular(path.join(realDir, segments[segments.length - 1]));
 }
 
-/** Streams the open file; a client that goes away mid-download is logged, not an error. */
-async function send(res: http.ServerResponse, fh: FileHandle, name: string, head: boolean): Promise<number> {
+/** Downloads at once: each holds a connection (and a file handle) for as long as it streams. */
+export const MAX_CONNECTIONS = 64;
+
+/**
+ * The one range of `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`; 'unsatisfiable'
+ * past the end; undefined for no header or one this server does not take (several ranges,
+ * another unit), which is answered with the whole file as HTTP allows.
+ */
+export function rangeOf(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    return suffix === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return undefined; // invalid: ignored, the whole file
+  return start < size ? { start, end } : 'unsatisfiable';
+}
+
+/** Streams the open file, or the part `Range` asks for; a client that goes away mid-download is logged, not an error. */
+async function send(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  fh: FileHandle,
+  name: string,
+): Promise<string> {
   const { size } = await fh.stat();
-  res.writeHead(200, {
+  const headers: http.OutgoingHttpHeaders = {
     'content-type': CONTENT_TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
-    'content-length': size,
     'content-disposition': `attachment; filename="${name}"`,
     'x-content-type-options': 'nosniff',
     'cache-control': 'no-store',
-  });
-  if (head) {
-    res.end();
-    return size;
+    'accept-ranges': 'bytes',
+  };
+  const range = rangeOf(req.headers.range, size);
+  if (range === 'unsatisfiable') {
+    reply(res, 416, 'range not satisfiable', { 'content-range': `bytes */${size}` });
+    return `nothing: the range is past ${size} bytes (416)`;
   }
-  await pipeline(fh.createReadStream({ autoClose: false }), res);
-  return size;
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`;
+  res.writeHead(range ? 206 : 200, { ...headers, 'content-length': end - start + 1 });
+  if (req.method === 'HEAD' || size === 0) {
+    res.end();
+  } else {
+    await pipeline(fh.createReadStream({ autoClose: false, start, end }), res);
+  }
+  const what = range ? `bytes ${start}-${end} of ${size}` : `${size} bytes`;
+  return req.method === 'HEAD' ? `${what}, HEAD` : what;
 }
 
 /** The request handler, without the listener (tests drive it through a real server all the same). */
@@ -152,8 +197,8 @@ function archiveHandler(opts: Pick<ArchiveServerOptions, 'root' | 'token' | 'log
       return reply(res, 404, 'no such archived file');
     }
     try {
-      const size = await send(res, fh, segments[2], head);
-      log(`archive: served ${shown} (${size} bytes${head ? ', HEAD' : ''})`);
+      const what = await send(req, res, fh, segments[2]);
+      log(`archive: served ${shown} (${what})`);
     } catch (err) {
       if (!res.destroyed && !req.destroyed) throw err;
       res.destroy();
@@ -167,7 +212,7 @@ function archiveHandler(opts: Pick<ArchiveServerOptions, 'root' | 'token' | 'log
 export async function startArchiveServer(opts: ArchiveServerOptions): Promise<ArchiveServer> {
   const log: LogLine = opts.log ?? (() => undefined);
   const handle = archiveHandler(opts);
-  const host = opts.host ?? '0.0.0.0';
+  const host = opts.host ?? '127.0.0.1';
   const listener = await startHttpServer(
     (req, res) => {
       handle(req, res).catch((err: unknown) => {
@@ -178,7 +223,12 @@ export async function startArchiveServer(opts: ArchiveServerOptions): Promise<Ar
     },
     // Headers must come quickly; a large file may take long to stream, so no overall request
     // timeout. A download in flight gets a moment at close.
-    { port: opts.port, host, timeouts: { headersMs: 10_000, requestMs: 0, keepAliveMs: 5_000 } },
+    {
+      port: opts.port,
+      host,
+      timeouts: { headersMs: 10_000, requestMs: 0, keepAliveMs: 5_000 },
+      maxConnections: opts.maxConnections ?? MAX_CONNECTIONS,
+    },
   );
   return { url: localUrl(host, listener.port), port: listener.port, close: listener.close };
 }

@@ -6,6 +6,8 @@
  *   REELFLOW_TASK_QUEUE                  default "reelflow"
  *   REELFLOW_PROFILES                    credential profiles served, comma list; default "default"
  *   REELFLOW_ARCHIVE_DIR                 default ./archive (resolved against the working dir)
+ *   REELFLOW_ARCHIVE_STORE               s3://bucket[/prefix]: archive to an object store instead
+ *                                        (+ REELFLOW_ARCHIVE_SSE, AWS_*: src/config/object-store.ts)
  *   REELFLOW_ARCHIVE_ALLOW_PRIVATE       1/true: archive downloads may reach loopback/private addresses
  *                                        (local testing against the emulator); default 0. Refused
  *                                        while VENDOR_BASE_URL is a public host (the real vendor)
@@ -13,7 +15,7 @@
  *   REELFLOW_ARCHIVE_TOKEN               bearer token, ≥ 16 chars: when set, this process serves the
  *                                        archive over HTTP (GET /archive/…, ./archive-server.ts)
  *   REELFLOW_ARCHIVE_PORT                that server's port; default 8090 (0: any free port)
- *   REELFLOW_ARCHIVE_HOST                that server's interface; default 0.0.0.0
+ *   REELFLOW_ARCHIVE_HOST                that server's interface; default 127.0.0.1 (loopback)
  *   REELFLOW_CALLBACK_BASE_URL           public base of the callback receiver; optional
  *   REELFLOW_CALLBACK_SECRET             HMAC key, ≥ 16 chars; required with the base URL or port
  *   REELFLOW_CALLBACK_PORT               when set, this process also runs the receiver
@@ -48,6 +50,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ARCHIVE_MAX_BYTES } from '../activities/archive';
+import { objectUrl, parseArchiveStore, type ArchiveStoreConfig } from '../config/object-store';
 import {
   CALLBACK_VARIABLES,
   DEFAULT_CALLBACK_HOST,
@@ -104,7 +107,8 @@ function hostPortOf(bind: string): { host: string; port: number } {
   const at = bind.lastIndexOf(':');
   return { host: bind.slice(0, at).replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(bind.slice(at + 1)) };
 }
-const DEFAULT_ARCHIVE_HOST = '0.0.0.0';
+/** Loopback: archived videos are for this host unless REELFLOW_ARCHIVE_HOST says otherwise (docs/deploy.md). */
+const DEFAULT_ARCHIVE_HOST = '127.0.0.1';
 export const MIN_ARCHIVE_TOKEN_LENGTH = 16;
 
 /** A count of the queue's waiting pipelines every 15 s: cheap for visibility, fresh enough for an alert. */
@@ -125,6 +129,11 @@ export interface WorkerConfig {
   archiveMaxBytes: number;
   /** Where the archive server listens: set when REELFLOW_ARCHIVE_TOKEN is (docs/library.md "Archived files"). */
   archiveServer?: { host: string; port: number };
+  /**
+   * REELFLOW_ARCHIVE_STORE and its encryption: archive to this object store rather than
+   * `archiveRoot` (src/config/object-store.ts). Its client reads the AWS variables.
+   */
+  archiveStore?: ArchiveStoreConfig;
   /** REELFLOW_ARCHIVE_TOKEN. Non-enumerable: JSON.stringify, util.inspect and spreads never show it. */
   readonly archiveToken?: string;
   webhookUrl?: string;
@@ -288,6 +297,22 @@ function deploymentVariables() {
   };
 }
 
+/** The archive's object store (src/config/object-store.ts); its client reads the AWS_* variables itself. */
+const ARCHIVE_STORE_VARIABLES = {
+  REELFLOW_ARCHIVE_STORE: optional(
+    z.string().transform((raw, ctx) => {
+      const store = parseArchiveStore(raw);
+      if ('problem' in store) {
+        ctx.addIssue({ code: 'custom', message: store.problem });
+        return z.NEVER;
+      }
+      return store;
+    }),
+  ),
+  REELFLOW_ARCHIVE_SSE: optional(z.enum(['AES256', 'aws:kms'], { error: 'must be AES256 or aws:kms' })),
+  REELFLOW_ARCHIVE_SSE_KMS_KEY_ID: optional(z.string().trim().min(1)),
+};
+
 /** How hard the worker works: the GetAsset rate, concurrency, cache, metrics. */
 function tuningVariables() {
   return {
@@ -317,6 +342,7 @@ function tuningVariables() {
 const workerVariables = () =>
   z.object({
     ...deploymentVariables(),
+    ...ARCHIVE_STORE_VARIABLES,
     ...CALLBACK_VARIABLES,
     ...TRACING_VARIABLES,
     ...tuningVariables(),
@@ -339,6 +365,15 @@ function crossChecks(e: WorkerVariables, ctx: z.RefinementCtx<WorkerVariables>):
     ctx.addIssue({ code: 'custom', path: ['REELFLOW_ARCHIVE_ALLOW_PRIVATE'], message: archiveProblem });
   }
   for (const issue of archiveServerProblems(e)) ctx.addIssue({ code: 'custom', ...issue });
+  for (const v of ['REELFLOW_ARCHIVE_SSE', 'REELFLOW_ARCHIVE_SSE_KMS_KEY_ID'] as const) {
+    if (e[v] !== undefined && e.REELFLOW_ARCHIVE_STORE === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [v],
+        message: 'applies to an object store: set REELFLOW_ARCHIVE_STORE too',
+      });
+    }
+  }
   // A tenant bound to a profile no worker of this queue serves could never run (docs/tenants.md).
   const tenants = e.REELFLOW_TENANTS_FILE;
   for (const message of tenants ? unservedProfiles(tenants, e.REELFLOW_PROFILES ?? ['default']) : []) {
@@ -374,6 +409,13 @@ function toWorkerConfig(e: WorkerVariables, cores: number): WorkerConfig {
     logLevel: e.REELFLOW_LOG_LEVEL ?? DEFAULT_LOG_LEVEL,
     strictStart: e.REELFLOW_STRICT_START ?? true,
   };
+  if (e.REELFLOW_ARCHIVE_STORE !== undefined) {
+    config.archiveStore = {
+      ...e.REELFLOW_ARCHIVE_STORE,
+      ...(e.REELFLOW_ARCHIVE_SSE ? { sse: e.REELFLOW_ARCHIVE_SSE } : {}),
+      ...(e.REELFLOW_ARCHIVE_SSE_KMS_KEY_ID ? { sseKmsKeyId: e.REELFLOW_ARCHIVE_SSE_KMS_KEY_ID } : {}),
+    };
+  }
   if (e.REELFLOW_TENANTS_FILE !== undefined) config.tenants = e.REELFLOW_TENANTS_FILE;
   if (e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined) config.maxCachedWorkflows = e.REELFLOW_MAX_CACHED_WORKFLOWS;
   if (e.REELFLOW_CALLBACK_BASE_URL !== undefined) config.callbackBaseUrl = e.REELFLOW_CALLBACK_BASE_URL;
@@ -415,7 +457,9 @@ export function describeWorkerConfig(c: WorkerConfig): string {
   const parts = [
     `taskQueue=${c.taskQueue}`,
     `profiles=${c.profiles.join(',')}`,
-    `archiveRoot=${c.archiveRoot}`,
+    c.archiveStore
+      ? `archiveStore=${objectUrl(c.archiveStore.bucket, c.archiveStore.prefix)}${c.archiveStore.sse ? ` (sse ${c.archiveStore.sse})` : ''}`
+      : `archiveRoot=${c.archiveRoot}`,
     `archiveMaxBytes=${c.archiveMaxBytes}`,
     `getAssetRate=${c.getAssetRatePerSecond}/s`,
     `maxConcurrentActivities=${c.maxConcurrentActivities}`,

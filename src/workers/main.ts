@@ -33,6 +33,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Runtime, type NativeConnectionOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { createS3Client } from '../config/object-store';
 import { buildCallbackUrl } from '../callbacks/token';
 import { CodecConfigError, codecDataConverterOf, workerCodecFromEnv, type EncryptionCodec } from '../codec';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver';
@@ -125,6 +126,8 @@ export function activityDeps(
   config: WorkerConfig,
   clients: Map<string, VendorClient>,
   secrets: WebhookSecrets = { profiles: new Map(), endpoints: new Map() },
+  /** Where the object store's client reads its AWS variables (REELFLOW_ARCHIVE_STORE). */
+  env: Env = process.env,
 ): ActivityDeps {
   const deps: ActivityDeps = {
     vendorFor(profile: string): VendorClient {
@@ -138,6 +141,7 @@ export function activityDeps(
       return client;
     },
     archiveRoot: config.archiveRoot,
+    ...(config.archiveStore ? { archiveStore: { ...config.archiveStore, client: createS3Client(env) } } : {}),
     archiveAllowPrivate: config.archiveAllowPrivate,
     archiveMaxBytes: config.archiveMaxBytes,
     webhookSecretFor: (profile) => secrets.profiles.get(profile),
@@ -191,7 +195,7 @@ async function prepare(opts: WorkerProcessOptions): Promise<Prepared> {
   const clients = vendorClients(config, env);
   const codec = workerCodecFromEnv(env);
   const dataConverter = codec ? codecDataConverterOf(codec) : undefined;
-  const deps = { ...activityDeps(config, clients, webhookSecrets(config, env)), vendorCheckFailed };
+  const deps = { ...activityDeps(config, clients, webhookSecrets(config, env), env), vendorCheckFailed };
   // validateDefinition tells each pipeline whether this worker refuses plaintext (codec strict mode).
   const activities = createActivities({ ...deps, ...(codec?.strict ? { codecStrict: true } : {}) });
   // Before any connection: the Runtime is created with the first one.

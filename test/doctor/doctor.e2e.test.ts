@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CALLBACK_SECRET, startHarness, type Harness } from '../support/harness';
-import { API_KEY, USER_1 } from '../support/emulator';
+import { CALLBACK_SECRET, startHarness, workerEnv, type Harness } from '../support/harness';
+import { API_KEY } from '../support/emulator';
 import type { CheckResult } from '../../src/workers/doctor';
 import { cli } from '../support/cli';
 
@@ -27,14 +27,8 @@ afterAll(() => h?.close());
 
 function env(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    VENDOR_BASE_URL: h.emulator.url,
-    VENDOR_IDENTITY_URL: h.emulator.url,
+    ...workerEnv(h),
     VENDOR_PATH_WORD: PATH_WORD,
-    REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
-    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
-    REELFLOW_TASK_QUEUE: h.taskQueue,
     REELFLOW_ARCHIVE_DIR: h.archiveRoot,
     REELFLOW_ARCHIVE_MAX_BYTES: String(1024 * 1024),
     REELFLOW_CALLBACK_BASE_URL: h.receiver!.url,

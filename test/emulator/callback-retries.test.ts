@@ -45,9 +45,9 @@ test.each([503, 429, 408, 500])('with retries, an answer %i is retried until it 
 
 test('with retries, a definitive refusal (410, 413) is not retried, and retries stop at their number', async () => {
   expect((await firstCallback(3, failingFirst(5, 410))).delivery).toMatchObject({ outcome: 'failed', attempts: 1 });
-  emu?.close();
+  await emu?.close();
   expect((await firstCallback(3, failingFirst(5, 413))).delivery).toMatchObject({ outcome: 'failed', attempts: 1 });
-  emu?.close();
+  await emu?.close();
   const spent = await firstCallback(2, failingFirst(5, 503));
   expect(spent.delivery).toMatchObject({ outcome: 'failed', httpStatus: 503, attempts: 3 });
   expect(spent.received).toBe(3);

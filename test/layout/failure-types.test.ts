@@ -101,6 +101,7 @@ test('the failure type strings never change', () => {
     ...['PipelineFailed'],
     ...['ArchiveUrlGone', 'ArchiveHttpError', 'ArchiveNetworkError', 'ArchiveSizeMismatch', 'ArchiveTooLarge'],
     ...['ArchiveAddressRefused', 'ArchiveUnsafePath', 'ArchiveDiskFull', 'ArchiveInvalidInput', 'ArchiveWriteError'],
+    ...['ArchiveStoreError'],
     ...['WebhookAddressRefused', 'WebhookHttpError', 'WebhookNetworkError'],
     ...['WebhookEventRefused', 'WebhookPipelineNotClosed'],
   ]);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { startLocalTemporal } from '../../tools/devstack/local-temporal';
 import { checkExistingServer } from './existing-server';
+import { startObjectStore } from '../../tools/devstack/object-store';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { writeFileSync } from 'node:fs';
 
@@ -31,6 +32,7 @@ export default async function globalSetup(): Promise<void> {
     writeFileSync(codePath, bundle.code);
     process.env.REELFLOW_TEST_BUNDLE = codePath;
   });
+  await startTestObjectStore(dir);
   const existing = process.env.REELFLOW_TEST_TEMPORAL_ADDRESS;
   if (existing) {
     const namespace = process.env.REELFLOW_TEST_TEMPORAL_NAMESPACE ?? 'default';
@@ -54,4 +56,22 @@ export default async function globalSetup(): Promise<void> {
   process.env.REELFLOW_TEST_DIR = dir;
   process.stderr.write(`\ntemporal dev server for tests: ${server.address} (log: ${dir}/temporal.log)\n`);
   (globalThis as { __reelflowDevServer?: typeof server }).__reelflowDevServer = server;
+}
+
+/** The object store for the tests; without one (no binary, no Go) its tests fail saying so. */
+async function startTestObjectStore(dir: string): Promise<void> {
+  // The AWS SDK's notice that its 2027 releases need Node 22, once per process: noise in test output.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const store = await startObjectStore({
+    dataDir: path.join(dir, 's3'),
+    logFile: path.join(dir, 'versitygw.log'),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (!store) return;
+  process.env.REELFLOW_TEST_S3_ENDPOINT = store.endpoint;
+  process.env.REELFLOW_TEST_S3_REGION = store.region;
+  process.env.REELFLOW_TEST_S3_ACCESS_KEY = store.accessKeyId;
+  process.env.REELFLOW_TEST_S3_SECRET_KEY = store.secretAccessKey;
+  process.stderr.write(`\nobject store for tests: ${store.endpoint} (log: ${dir}/versitygw.log)\n`);
+  (globalThis as { __reelflowObjectStore?: typeof store }).__reelflowObjectStore = store;
 }

@@ -13,8 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PipelineResult } from '../../src/contract/messages';
 import { cli } from '../support/cli';
-import { API_KEY, USER_1 } from '../support/emulator';
-import { spawnWorker, startHarness, type Harness } from '../support/harness';
+import { spawnWorker, startHarness, workerEnv, type Harness } from '../support/harness';
 import { freePort } from '../support/http-server';
 import { until } from '../support/poll';
 
@@ -119,13 +118,7 @@ test('a missing variable or an unknown name: an error naming it', async () => {
 
 test("doctor checks the archive server with the worker's token", async () => {
   const doctorEnv = (token: string): NodeJS.ProcessEnv => ({
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    VENDOR_BASE_URL: h.emulator.url,
-    VENDOR_IDENTITY_URL: h.emulator.url,
-    REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
-    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
-    REELFLOW_TASK_QUEUE: h.taskQueue,
+    ...workerEnv(h),
     REELFLOW_ARCHIVE_DIR: h.archiveRoot,
     REELFLOW_ARCHIVE_URL: archiveUrl,
     REELFLOW_ARCHIVE_TOKEN: token,

@@ -27,6 +27,7 @@ import { startEmulator, type EmulatorOptions } from '../../src/emulator';
 import { createVendorClient } from '../../src/vendor-api';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import type { TenantsConfig } from '../../src/tenants/config';
+import type { ObjectStoreTarget } from '../../src/activities/archive-store';
 import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src/contract/messages';
 import { videoPipeline } from '../../src/workflows';
 import { API_KEY, USER_1, USER_2 } from './emulator';
@@ -49,6 +50,8 @@ export interface HarnessOptions {
   inProcessWorkers?: boolean;
   /** false: the main worker only, nobody polls the GetAsset queue (a backlog builds; `restartWorkers` adds it). */
   getAssetWorkers?: boolean;
+  /** REELFLOW_ARCHIVE_STORE: the in-process workers archive to this object store (test/support/object-store.ts). */
+  archiveStore?: ObjectStoreTarget;
   /** The worker's REELFLOW_TENANTS_FILE, parsed (docs/tenants.md). */
   tenants?: TenantsConfig;
   /** The client's and the workers' (e.g. the payload codec). */
@@ -159,6 +162,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
       : undefined,
     archiveRoot,
     archiveAllowPrivate: true, // the emulator serves media on 127.0.0.1
+    ...(opts.archiveStore ? { archiveStore: opts.archiveStore } : {}),
     webhookSecretFor: (profile) =>
       profile === 'default'
         ? {
@@ -247,6 +251,19 @@ export async function startHarness(opts: HarnessOptions = {}) {
 
 const WORKER_MAIN = path.resolve(__dirname, '../../dist/workers/main.js');
 
+/** What a worker process, and `reelflow doctor` beside it, need to serve this harness: Temporal, the emulator, the queue. */
+export function workerEnv(h: Harness): Record<string, string | undefined> {
+  return {
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    VENDOR_BASE_URL: h.emulator.url,
+    VENDOR_IDENTITY_URL: h.emulator.url,
+    REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
+    REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
+    REELFLOW_TASK_QUEUE: h.taskQueue,
+  };
+}
+
 /**
  * The real worker entry (dist/workers/main.js, built by `npm test` before jest starts)
  * as a child process serving this harness (start it with `inProcessWorkers: false`); its
@@ -263,13 +280,7 @@ export function spawnWorker(h: Harness, name: string, env: Record<string, string
     stdio: ['ignore', log, log],
     env: {
       PATH: process.env.PATH,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-      VENDOR_BASE_URL: h.emulator.url,
-      VENDOR_IDENTITY_URL: h.emulator.url,
-      REELFLOW_PROFILE_DEFAULT_API_KEY: API_KEY,
-      REELFLOW_PROFILE_DEFAULT_ACCESS_TOKEN: USER_1,
-      REELFLOW_TASK_QUEUE: h.taskQueue,
+      ...workerEnv(h),
       REELFLOW_ARCHIVE_DIR: h.archiveRoot,
       REELFLOW_ARCHIVE_ALLOW_PRIVATE: '1', // the emulator serves media on 127.0.0.1
       ...testCodecEnv(),

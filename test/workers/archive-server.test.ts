@@ -8,10 +8,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startArchiveServer, type ArchiveServer } from '../../src/workers/archive-server';
 import { loadWorkerConfig, WorkerConfigError } from '../../src/workers/config';
+import { until } from '../support/poll';
 
 const TOKEN = 'archive-token-0123456789-abcdef';
 const VIDEO = Buffer.from('not really an mp4, but bytes all the same '.repeat(1000));
@@ -29,14 +31,17 @@ interface Answer {
 }
 
 /** One request with the path exactly as written (no URL normalization). */
-function raw(rawPath: string, opts: { token?: string | null; method?: string; authorization?: string } = {}) {
+function raw(
+  rawPath: string,
+  opts: { token?: string | null; method?: string; authorization?: string; range?: string; port?: number } = {},
+) {
   const token = opts.token === undefined ? TOKEN : opts.token;
-  const headers: http.OutgoingHttpHeaders = {};
+  const headers: http.OutgoingHttpHeaders = opts.range !== undefined ? { range: opts.range } : {};
   if (opts.authorization !== undefined) headers.authorization = opts.authorization;
   else if (token !== null) headers.authorization = `Bearer ${token}`;
   return new Promise<Answer>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: server.port, path: rawPath, method: opts.method ?? 'GET', headers },
+      { host: '127.0.0.1', port: opts.port ?? server.port, path: rawPath, method: opts.method ?? 'GET', headers },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -179,16 +184,82 @@ test('the token never reaches the log', () => {
   expect(logged).toContain('archive request refused: missing or wrong token (401)');
 });
 
+test('Range: one byte range answers 206 with that part, so a download resumes; past the end 416', async () => {
+  const file = '/archive/pipe-1/cgt-1/generated.mp4';
+  const whole = await raw(file);
+  expect(whole.headers['accept-ranges']).toBe('bytes');
+  const cases: [string, number, number][] = [
+    ['bytes=100-199', 100, 199],
+    ['bytes=40000-', 40000, VIDEO.length - 1],
+    ['bytes=-10', VIDEO.length - 10, VIDEO.length - 1],
+    ['bytes=0-99999999', 0, VIDEO.length - 1],
+  ];
+  for (const [range, start, end] of cases) {
+    const part = await raw(file, { range });
+    expect(part.status).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes ${start}-${end}/${VIDEO.length}`);
+    expect(part.headers['content-length']).toBe(String(end - start + 1));
+    expect(part.body.equals(VIDEO.subarray(start, end + 1))).toBe(true);
+  }
+  // A download cut at 1000 bytes, resumed from there, is the file.
+  const resumed = Buffer.concat([whole.body.subarray(0, 1000), (await raw(file, { range: 'bytes=1000-' })).body]);
+  expect(resumed.equals(VIDEO)).toBe(true);
+  const past = await raw(file, { range: `bytes=${VIDEO.length}-` });
+  expect(past.status).toBe(416);
+  expect(past.headers['content-range']).toBe(`bytes */${VIDEO.length}`);
+  // Several ranges, or another unit: the whole file, as HTTP allows.
+  for (const range of ['bytes=0-1,5-6', 'items=0-1'])
+    expect((await raw(file, { range })).body.equals(VIDEO)).toBe(true);
+  // The token still comes first.
+  expect((await raw(file, { range: 'bytes=0-1', token: null })).status).toBe(401);
+});
+
+test('connections are capped: past the cap a new one is closed before a byte is read', async () => {
+  const capped = await startArchiveServer({ root, token: TOKEN, port: 0, maxConnections: 2 });
+  const sockets = await Promise.all([0, 1].map(() => openSocket(capped.port)));
+  try {
+    await new Promise((r) => setTimeout(r, 100)); // the server has accepted both
+    await expect(raw('/archive/pipe-1/cgt-1/generated.mp4', { port: capped.port })).rejects.toThrow(
+      /socket hang up|ECONNRESET/,
+    );
+    sockets[0].destroy();
+    await until('a slot is free again', async () =>
+      (await raw('/archive/pipe-1/cgt-1/generated.mp4', { port: capped.port }).catch(() => undefined))?.status === 200
+        ? true
+        : undefined,
+    );
+  } finally {
+    sockets.forEach((s) => s.destroy());
+    await capped.close();
+  }
+});
+
+test('listens on loopback unless told otherwise', async () => {
+  const local = await startArchiveServer({ root, token: TOKEN, port: 0 });
+  try {
+    expect(local.url).toBe(`http://127.0.0.1:${local.port}`);
+  } finally {
+    await local.close();
+  }
+});
+
+function openSocket(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  });
+}
+
 describe('configuration', () => {
-  test('off without REELFLOW_ARCHIVE_TOKEN; on with it, default port 8090 on 0.0.0.0; the token never shows', () => {
+  test('off without REELFLOW_ARCHIVE_TOKEN; on with it, default port 8090 on loopback; the token never shows', () => {
     expect(loadWorkerConfig({}, { cores: 2 }).archiveServer).toBeUndefined();
     const c = loadWorkerConfig({ REELFLOW_ARCHIVE_TOKEN: TOKEN }, { cores: 2 });
-    expect(c.archiveServer).toEqual({ host: '0.0.0.0', port: 8090 });
+    expect(c.archiveServer).toEqual({ host: '127.0.0.1', port: 8090 });
     expect(c.archiveToken).toBe(TOKEN);
     expect(JSON.stringify(c)).not.toContain(TOKEN);
     expect(JSON.stringify({ ...c })).not.toContain(TOKEN);
-    const set = { REELFLOW_ARCHIVE_TOKEN: TOKEN, REELFLOW_ARCHIVE_PORT: '0', REELFLOW_ARCHIVE_HOST: '127.0.0.1' };
-    expect(loadWorkerConfig(set, { cores: 2 }).archiveServer).toEqual({ host: '127.0.0.1', port: 0 });
+    const set = { REELFLOW_ARCHIVE_TOKEN: TOKEN, REELFLOW_ARCHIVE_PORT: '0', REELFLOW_ARCHIVE_HOST: '0.0.0.0' };
+    expect(loadWorkerConfig(set, { cores: 2 }).archiveServer).toEqual({ host: '0.0.0.0', port: 0 });
   });
 
   test.each([

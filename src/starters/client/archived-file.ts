@@ -1,9 +1,13 @@
 /**
- * An archived file, fetched from the worker that archived it (docs/library.md "Archived
- * files"): `result.archived[].path` is on the worker's disk, so the worker serves it over
- * HTTP to holders of REELFLOW_ARCHIVE_TOKEN (src/workers/archive-server.ts) and this
- * downloads it, checks `bytes` and `sha256` against the pipeline's result, and only then
- * puts it at `out` (an atomic rename: `out` never holds a partial or wrong file).
+ * An archived file, fetched from where it was archived (docs/library.md "Archived files"),
+ * checked against `bytes` and `sha256` of the pipeline's result, and only then put at `out`
+ * (an atomic rename: `out` never holds a partial or wrong file).
+ *
+ * - In an object store (`bucket` and `key` set, REELFLOW_ARCHIVE_STORE): a GET presigned
+ *   here with the caller's own S3 credentials (a read-only key is enough), valid a few
+ *   minutes; no worker needs to be running (./archived-object.ts).
+ * - On a worker's disk: that worker serves it over HTTP to holders of REELFLOW_ARCHIVE_TOKEN
+ *   (src/workers/archive-server.ts).
  *
  * Why HTTP and not Temporal: a video is far above a payload's size limit (2 MB by default)
  * and would stay in the history; the file lives on one worker's disk, which only that
@@ -11,12 +15,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { open, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import path, { posix } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Client } from '@temporalio/client';
 import { request } from 'undici';
 import { archiveBaseUrl, archiveHttpPath, archiveSegmentsOf } from '../../contract/archive-path';
 import type { ArchivedFile, PipelineResult } from '../../contract/messages';
+import { ArchiveFetchError } from './archive-fetch-error';
+import { getPresigned, presignedGet } from './archived-object';
 import { pipelineResult } from './pipeline-client';
+
+const basename = (key: string) => posix.basename(key);
 
 export interface FetchArchivedFileOptions {
   /**
@@ -24,10 +33,18 @@ export interface FetchArchivedFileOptions {
    * which is the erased video when the pipeline erased, else the generated one.
    */
   name?: string;
-  /** The worker's archive server, e.g. http://worker:8090 (REELFLOW_ARCHIVE_URL). */
-  archiveUrl: string;
-  /** The worker's REELFLOW_ARCHIVE_TOKEN. Sent as a bearer token, never in a message. */
-  token: string;
+  /** The worker's archive server, e.g. http://worker:8090 (REELFLOW_ARCHIVE_URL). Files on a worker's disk only. */
+  archiveUrl?: string;
+  /** The worker's REELFLOW_ARCHIVE_TOKEN. Sent as a bearer token, never in a message. Files on a worker's disk only. */
+  token?: string;
+  /**
+   * The S3 client that presigns downloads of files in an object store, or a function that
+   * makes it when first needed. Default: one built from the AWS variables of this process
+   * (src/config/object-store.ts).
+   */
+  s3?: S3Client | (() => S3Client);
+  /** How long a presigned download stays valid, in seconds. Default 300. */
+  presignSeconds?: number;
   /** Where to write the file; an existing folder gets the file under its archived name. */
   out: string;
   signal?: AbortSignal;
@@ -44,20 +61,7 @@ export interface FetchedArchivedFile {
   sha256: string;
 }
 
-export type ArchiveFetchReason =
-  'config' | 'none-archived' | 'unknown-name' | 'unauthorized' | 'not-found' | 'http' | 'unreachable' | 'mismatch';
-
-export class ArchiveFetchError extends Error {
-  override readonly name = 'ArchiveFetchError';
-  constructor(
-    message: string,
-    readonly reason: ArchiveFetchReason,
-    /** The option or variable at fault (reason `config`), e.g. "archiveUrl", "REELFLOW_ARCHIVE_TOKEN". */
-    readonly option?: string,
-  ) {
-    super(message);
-  }
-}
+export { ArchiveFetchError, type ArchiveFetchReason } from './archive-fetch-error';
 
 /** The archived file `name` names, or the last one archived; throws ArchiveFetchError. */
 export function pickArchivedFile(result: PipelineResult, name?: string): ArchivedFile {
@@ -73,7 +77,14 @@ export function pickArchivedFile(result: PipelineResult, name?: string): Archive
   throw new ArchiveFetchError(`pipeline ${id} archived no file "${name}" (it archived: ${names})`, 'unknown-name');
 }
 
-function checkOptions(opts: FetchArchivedFileOptions): string {
+function checkOut(opts: Pick<FetchArchivedFileOptions, 'out'>): void {
+  if (typeof opts.out !== 'string' || opts.out === '') {
+    throw new ArchiveFetchError('out must be a file or folder path', 'config', 'out');
+  }
+}
+
+/** The archive server's base URL, checked with the token (files on a worker's disk). */
+function checkServerOptions(opts: Pick<FetchArchivedFileOptions, 'archiveUrl' | 'token'>): string {
   const base = typeof opts.archiveUrl === 'string' ? archiveBaseUrl(opts.archiveUrl) : undefined;
   if (!base) {
     throw new ArchiveFetchError(
@@ -86,9 +97,6 @@ function checkOptions(opts: FetchArchivedFileOptions): string {
   if (typeof opts.token !== 'string' || opts.token === '' || /[\u0000-\u001f\u007f]/.test(opts.token)) {
     throw new ArchiveFetchError('token must be a non-empty string without control characters', 'config', 'token');
   }
-  if (typeof opts.out !== 'string' || opts.out === '') {
-    throw new ArchiveFetchError('out must be a file or folder path', 'config', 'out');
-  }
   return base;
 }
 
@@ -99,7 +107,24 @@ async function targetOf(out: string, fileName: string): Promise<string> {
   return st?.isDirectory() ? path.join(resolved, fileName) : resolved;
 }
 
+function storeStatusError(what: string, object: string, status: number): ArchiveFetchError {
+  if (status === 403) {
+    return new ArchiveFetchError(
+      `${what}: the object store refused the presigned GET of ${object} (403): this process's AWS credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) must be able to read it (s3:GetObject)`,
+      'unauthorized',
+    );
+  }
+  if (status === 404) {
+    return new ArchiveFetchError(
+      `${what}: ${object} is not in the store (404): removed since, or another endpoint (AWS_ENDPOINT_URL_S3)`,
+      'not-found',
+    );
+  }
+  return new ArchiveFetchError(`${what}: the object store answered HTTP ${status} for ${object}`, 'http');
+}
+
 function statusError(what: string, url: string, status: number): ArchiveFetchError {
+  if (url.startsWith('s3://')) return storeStatusError(what, url, status);
   if (status === 401) {
     return new ArchiveFetchError(
       `${what}: ${url} refused the token (401): it must be the worker's REELFLOW_ARCHIVE_TOKEN`,
@@ -138,35 +163,74 @@ async function writePart(body: AsyncIterable<Buffer>, part: string): Promise<{ b
 
 type DownloadOptions = Omit<FetchArchivedFileOptions, 'name'> & { workflowId?: string };
 
-/**
- * Downloads one archived file (an entry of `result.archived`) from the archive server to
- * `out`, verified against its `bytes` and `sha256`. On any failure the partial file is removed.
- */
-export async function downloadArchivedFile(file: ArchivedFile, opts: DownloadOptions): Promise<FetchedArchivedFile> {
-  const base = checkOptions(opts);
-  const what = `archived file "${file.name}"${opts.workflowId ? ` of ${opts.workflowId}` : ''}`;
+/** Where one archived file is fetched from: URL, headers, and what the messages call it. */
+interface Source {
+  url: string;
+  /** Shown in messages: never a presigned URL's query (a credential). */
+  shown: string;
+  headers: Record<string, string>;
+  /** Names the server in "cannot reach" messages. */
+  server: string;
+  /** A presigned object-store URL (fetched by ./archived-object.ts getPresigned). */
+  presigned: boolean;
+  fileName: string;
+}
+
+async function sourceOf(file: ArchivedFile, opts: DownloadOptions, what: string): Promise<Source> {
+  if (file.bucket !== undefined && file.key !== undefined) {
+    const s3 = typeof opts.s3 === 'function' ? opts.s3() : opts.s3;
+    const url = await presignedGet(file.bucket, file.key, s3, opts.presignSeconds);
+    const shown = `s3://${file.bucket}/${file.key}`;
+    const server = `the object store (${new URL(url).host})`;
+    return { url, shown, headers: {}, server, fileName: basename(file.key), presigned: true };
+  }
+  const base = checkServerOptions(opts);
   const segments = archiveSegmentsOf(file);
   if (!segments) throw new ArchiveFetchError(`${what}: its path is not one the archive writes`, 'not-found');
   const url = `${base}${archiveHttpPath(segments)}`;
-  const target = await targetOf(opts.out, segments[2]);
+  const headers = { authorization: `Bearer ${opts.token}` };
+  return { url, shown: url, headers, server: `the archive server at ${base}`, fileName: segments[2], presigned: false };
+}
+
+/** The answer to the source's GET: status, body, and a way to drop the body unread. */
+async function openSource(source: Source, timeout: number, signal: AbortSignal | undefined) {
+  if (source.presigned) {
+    const res = await getPresigned(source.url, timeout, signal);
+    return { statusCode: res.statusCode ?? 0, body: res as AsyncIterable<Buffer>, discard: () => void res.resume() };
+  }
+  const res = await request(source.url, {
+    method: 'GET',
+    headers: source.headers,
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+    ...(signal ? { signal } : {}),
+  });
+  const discard = () => void res.body.dump().catch(() => undefined);
+  return { statusCode: res.statusCode, body: res.body as AsyncIterable<Buffer>, discard };
+}
+
+/**
+ * Downloads one archived file (an entry of `result.archived`) from its object store or its
+ * worker's archive server to `out`, verified against its `bytes` and `sha256`. On any
+ * failure the partial file is removed.
+ */
+export async function downloadArchivedFile(file: ArchivedFile, opts: DownloadOptions): Promise<FetchedArchivedFile> {
+  checkOut(opts);
+  const what = `archived file "${file.name}"${opts.workflowId ? ` of ${opts.workflowId}` : ''}`;
+  const source = await sourceOf(file, opts, what);
+  const target = await targetOf(opts.out, source.fileName);
   const part = `${target}.${randomBytes(6).toString('hex')}.part`;
   const timeout = opts.timeoutMs ?? 60_000;
   try {
-    const res = await request(url, {
-      method: 'GET',
-      headers: { authorization: `Bearer ${opts.token}` },
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    }).catch((err: unknown) => {
+    const res = await openSource(source, timeout, opts.signal).catch((err: unknown) => {
       const cause = err instanceof Error ? err.message : String(err);
-      throw new ArchiveFetchError(`${what}: cannot reach the archive server at ${base} (${cause})`, 'unreachable');
+      throw new ArchiveFetchError(`${what}: cannot reach ${source.server} (${cause})`, 'unreachable');
     });
     if (res.statusCode !== 200) {
-      await res.body.dump().catch(() => undefined);
-      throw statusError(what, url, res.statusCode);
+      res.discard();
+      throw statusError(what, source.shown, res.statusCode);
     }
-    const got = await writePart(res.body as AsyncIterable<Buffer>, part);
+    const got = await writePart(res.body, part);
     if (got.bytes !== file.bytes || got.sha256 !== file.sha256) {
       throw new ArchiveFetchError(
         `${what}: the download does not match the pipeline's result (got ${got.bytes} bytes, sha256 ${got.sha256}; expected ${file.bytes} bytes, sha256 ${file.sha256}); nothing written to ${target}`,
@@ -190,7 +254,7 @@ export async function fetchArchivedFile(
   workflowId: string,
   opts: FetchArchivedFileOptions,
 ): Promise<FetchedArchivedFile> {
-  checkOptions(opts);
+  checkOut(opts);
   const file = pickArchivedFile(await pipelineResult(client, workflowId), opts.name);
   return downloadArchivedFile(file, { ...opts, workflowId });
 }

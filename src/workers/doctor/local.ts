@@ -1,6 +1,7 @@
 /**
  * Local preflight: the callback receiver's public URL answers its health path, the
- * archive folder is writable and has room for one largest file, the archive server takes
+ * archive folder is writable and has room for one largest file (or, with
+ * REELFLOW_ARCHIVE_STORE, the object store's bucket answers: ./object-store.ts), the archive server takes
  * the token (when REELFLOW_ARCHIVE_URL is set), and the codec keys parse.
  */
 import { constants } from 'node:fs';
@@ -12,6 +13,7 @@ import { ARCHIVE_HTTP_PREFIX, archiveBaseUrl } from '../../contract/archive-path
 import type { Env } from '../../vendor-api/config';
 import type { WorkerConfig } from '../config';
 import { fail, guarded, pass, type CheckResult } from './check';
+import { objectStoreCheck } from './object-store';
 
 /** The receiver's health path (src/callbacks/receiver.ts). */
 const HEALTH_PATH = '/healthz';
@@ -106,7 +108,11 @@ export async function localChecks(config: WorkerConfig, env: Env): Promise<Check
     guarded('callbacks', 'callback receiver', 'start the receiver, or fix REELFLOW_CALLBACK_BASE_URL', () =>
       callbackCheck(config),
     ),
-    guarded('archive', 'archive folder', 'fix REELFLOW_ARCHIVE_DIR', () => archiveCheck(config)),
+    config.archiveStore
+      ? guarded('archive.store', 'archive object store', 'fix REELFLOW_ARCHIVE_STORE and the AWS_* variables', () =>
+          objectStoreCheck(config, env),
+        )
+      : guarded('archive', 'archive folder', 'fix REELFLOW_ARCHIVE_DIR', () => archiveCheck(config)),
     guarded('archive.server', 'archive server', ARCHIVE_URL_FIX, () => archiveServerCheck(config, env)),
     guarded('codec', 'codec keys', 'fix REELFLOW_CODEC_KEYS / REELFLOW_CODEC_KEY_ID as the message says', () =>
       Promise.resolve(codecCheck(env)),
