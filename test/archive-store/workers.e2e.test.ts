@@ -158,13 +158,14 @@ test('wrong credentials and a missing bucket: named by doctor and by strict star
     ['strict-wrong-key', { AWS_SECRET_ACCESS_KEY: wrongSecret }, 'refused the credentials'],
     ['strict-no-bucket', { REELFLOW_ARCHIVE_STORE: 's3://no-such-bucket-here/archive' }, 'no such bucket'],
   ] as const) {
-    const w = worker(name, { REELFLOW_STRICT_START: '1', ...extra });
+    // Strict start is the default: no variable needed to refuse.
+    const w = worker(name, extra);
     const code = await new Promise<number | null>((resolve) => w.once('exit', (c) => resolve(c)));
     expect(code).not.toBe(0);
     const log = logOf(name);
     expect(log).toContain('archive object store');
     expect(log).toContain(said);
-    expect(log).toContain('REELFLOW_STRICT_START=1');
+    expect(log).toContain('The worker refuses to start on a failed check');
     expect(log).not.toContain(wrongSecret);
     expect(log).not.toContain(store.secretAccessKey);
   }
