@@ -13,6 +13,7 @@
  * is dropped and counted; nothing a message holds can throw in this workflow's task.
  */
 import {
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -159,9 +160,10 @@ function handleBudgetSet(at: { book?: Book }, tenant: string, period: string): v
   );
 }
 
+/** An ApplicationFailure: thrown in the handler too, it fails the Update, never the ledger's workflow task. */
 function refusePlaintext(b: Book, arg: object): void {
   if (b.codecStrict && isPlaintext(arg))
-    throw new Error(
+    throw ApplicationFailure.nonRetryable(
       'budget set refused: it arrived in plaintext and this worker refuses plaintext (REELFLOW_CODEC_STRICT)',
     );
 }
