@@ -33,7 +33,12 @@ test('serve listens with its tokens until aborted, then exits 0', async () => {
   const url = await until('the listening line', () => /listening on (http:\/\/\S+)/.exec(stdout)?.[1]);
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
   expect((await fetch(`${url}/v1/pipelines`)).status).toBe(401);
-  expect((await fetch(`${url}/v1/pipelines`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(200);
+  // A batch no pipeline is in: the answer does not depend on what other tests left in the namespace
+  // (some with encrypted payloads, which this gateway, without the codec keys, cannot read).
+  const none = await fetch(`${url}/v1/pipelines?batch=serve-cli-${Date.now()}`, {
+    headers: { authorization: `Bearer ${admin}` },
+  });
+  expect(none.status).toBe(200);
   abort.abort();
   expect(await exit).toBe(0);
 });
