@@ -105,6 +105,24 @@ function startRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps): void {
   });
 }
 
+type RawExecution = Parameters<typeof executionInfoFromRaw>[0];
+
+/**
+ * One listed execution. Its memo is a payload: one this gateway cannot decode (encrypted by a
+ * codec whose keys it lacks) leaves the pipeline listed from its search attributes alone,
+ * rather than failing the whole page.
+ */
+async function readableInfo(client: GatewayDeps['client'], raw: RawExecution) {
+  const { loadedDataConverter, namespace } = client.options;
+  try {
+    return await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace);
+  } catch {
+    // On the message itself: a copy would lose the defaults its prototype holds (a Long, say).
+    raw.memo = null;
+    return executionInfoFromRaw(raw, loadedDataConverter, raw, namespace);
+  }
+}
+
 function readRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps): void {
   app.openapi(R.listPipelinesRoute, async (c) => {
     const caller = c.get('caller');
@@ -127,11 +145,7 @@ function readRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps): void {
       pageSize: q.pageSize ?? 50,
       ...(q.pageToken ? { nextPageToken: Buffer.from(q.pageToken, 'base64url') } : {}),
     });
-    const infos = await Promise.all(
-      page.executions.map((raw) =>
-        executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace),
-      ),
-    );
+    const infos = await Promise.all(page.executions.map((raw) => readableInfo(client, raw)));
     const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
     return c.json({ pipelines: infos.map(summarizeExecution), ...(next ? { nextPageToken: next } : {}) }, 200);
   });
