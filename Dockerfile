@@ -22,9 +22,10 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY examples ./examples
 COPY deploy/docker/with-generated-secret.sh /usr/local/bin/with-generated-secret
-# The archive and the worker's state (its generated callback secret) are volumes in
-# docker-compose.yml. A new named volume copies these directories' owner, so the
+# The archive, the worker's state (its generated callback secret) and its archive token are
+# volumes in docker-compose.yml. A new named volume copies these directories' owner, so the
 # unprivileged user can write there.
-RUN mkdir -p /archive /var/lib/reelflow && chown node:node /archive /var/lib/reelflow
+RUN mkdir -p /archive /var/lib/reelflow /var/lib/reelflow-archive \
+  && chown node:node /archive /var/lib/reelflow /var/lib/reelflow-archive
 USER node
 CMD ["node", "dist/workers/main.js"]

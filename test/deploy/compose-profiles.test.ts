@@ -9,7 +9,14 @@ import path from 'node:path';
 import { hostAllowList } from '../../src/codec/host-allow-list';
 import { loadVendorConfig } from '../../src/vendor-api/config';
 import { loadWorkerConfig } from '../../src/workers/config';
-import { activeServices, composeConfig, ensureDockerCompose, ROOT, type ComposeConfig } from './compose-tool';
+import {
+  activeServices,
+  composeConfig,
+  ensureDockerCompose,
+  ROOT,
+  startedEnv,
+  type ComposeConfig,
+} from './compose-tool';
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const VENDOR_VARIABLES = [
@@ -64,10 +71,7 @@ test('.env.example names every variable compose reads, and its values make a wor
     expect({ variable, named: names.has(variable) }).toEqual({ variable, named: true });
 
   const real = composeConfig(values);
-  const workerEnv = {
-    ...Object.fromEntries(Object.entries(env(real, 'worker')).map(([k, v]) => [k, v ?? undefined])),
-    REELFLOW_CALLBACK_SECRET: 'generated-at-first-start-0123456789',
-  };
+  const workerEnv = startedEnv(real.services.worker);
   const worker = loadWorkerConfig(workerEnv, { cores: 2 });
   expect(worker).toMatchObject({
     archiveAllowPrivate: false,
@@ -105,12 +109,9 @@ test("metrics: the worker's Prometheus endpoint and the Temporal server's, publi
   expect(workerPort).toBeDefined();
   expect(published(config, 'worker')).toContainEqual(['127.0.0.1', workerPort, workerPort]);
   expect(
-    loadWorkerConfig(
-      { ...env(config, 'worker'), REELFLOW_CALLBACK_SECRET: 'x'.repeat(32) },
-      {
-        cores: 2,
-      },
-    ).metricsBind,
+    loadWorkerConfig(startedEnv(config.services.worker), {
+      cores: 2,
+    }).metricsBind,
   ).toBe(`0.0.0.0:${workerPort}`);
   const serverPort = /^0\.0\.0\.0:(\d+)$/.exec(env(config, 'temporal').PROMETHEUS_ENDPOINT ?? '')?.[1];
   expect(serverPort).toBeDefined();

@@ -11,7 +11,7 @@ import { definedEnv } from '../../src/config/startup';
 import { resolveClientSettings } from '../../src/starters/client/connect';
 import { composeConfig, ensureDockerCompose } from './compose-tool';
 
-const CLIENTS = ['worker', 'cli', 'setup', 'codec-server'];
+const CLIENTS = ['worker', 'receiver', 'cli', 'setup', 'codec-server', 'gateway'];
 
 /** A Temporal Cloud `.env`: API key, TLS server name, a temporal.toml profile in the mounted folder. */
 const CLOUD: Record<string, string> = {
@@ -28,7 +28,7 @@ const CLOUD: Record<string, string> = {
 
 beforeAll(() => ensureDockerCompose(), 600_000);
 
-test('a Cloud-style .env reaches the worker, the cli, setup and the codec server unchanged', () => {
+test('a Cloud-style .env reaches the worker, the receiver, the cli, setup, the codec server and the gateway unchanged', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-compose-env-'));
   const envFile = path.join(dir, '.env');
   writeFileSync(

@@ -84,3 +84,16 @@ export function activeServices(config: ComposeConfig, profiles: string[] = []): 
     .filter(([, s]) => !s.profiles?.length || s.profiles.some((p) => profiles.includes(p)))
     .map(([name]) => name);
 }
+
+/** What with-generated-secret supplies at first start: the secrets compose leaves empty. */
+export const GENERATED_SECRETS = {
+  REELFLOW_CALLBACK_SECRET: 'generated-at-first-start-0123456789',
+  REELFLOW_ARCHIVE_TOKEN: 'generated-archive-token-0123456789',
+};
+
+/** A service's environment as its process sees it: nulls unset, the generated secrets filled in. */
+export function startedEnv(service: ComposeService): Record<string, string | undefined> {
+  const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, v ?? undefined]));
+  for (const [k, v] of Object.entries(GENERATED_SECRETS)) if (k in env && !env[k]) env[k] = v;
+  return env;
+}

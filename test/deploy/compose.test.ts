@@ -8,7 +8,16 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { findCommand } from '../../src/starters/cli/spec';
 import { loadWorkerConfig, WorkerConfigError } from '../../src/workers/config';
-import { composeConfig, ensureDockerCompose, ROOT, type ComposeConfig, type ComposeService } from './compose-tool';
+import { loadReceiverConfig } from '../../src/callbacks/config';
+import {
+  composeConfig,
+  ensureDockerCompose,
+  GENERATED_SECRETS,
+  ROOT,
+  startedEnv,
+  type ComposeConfig,
+  type ComposeService,
+} from './compose-tool';
 
 let config: ComposeConfig;
 let services: Record<string, ComposeService>;
@@ -32,25 +41,26 @@ test('the file is valid with no variable set (the CLI needs no secret)', () => {
 });
 
 test('no published secret: the emulator control token, like the callback secret, is generated at first start', () => {
-  for (const [name, variable] of [
-    ['emulator', 'EMULATOR_CONTROL_TOKEN'],
-    ['worker', 'REELFLOW_CALLBACK_SECRET'],
+  for (const [name, variables] of [
+    ['emulator', ['EMULATOR_CONTROL_TOKEN']],
+    ['worker', ['REELFLOW_CALLBACK_SECRET', 'REELFLOW_ARCHIVE_TOKEN']],
+    ['receiver', ['REELFLOW_CALLBACK_SECRET']],
+    ['gateway', ['REELFLOW_ARCHIVE_TOKEN']],
   ] as const) {
     const service = services[name];
-    expect(service.environment![variable] ?? '').toBe('');
-    expect(service.entrypoint).toEqual(['with-generated-secret', variable]);
-    expect(service.environment![`${variable}_FILE`]).toMatch(/^\/var\/lib\/reelflow\//);
+    expect(service.entrypoint).toEqual(variables.flatMap((v) => ['with-generated-secret', v]));
+    for (const variable of variables) {
+      expect(service.environment![variable] ?? '').toBe('');
+      expect(service.environment![`${variable}_FILE`]).toMatch(/^\/var\/lib\/reelflow(-archive)?\//);
+    }
   }
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   expect(dockerfile).toContain('COPY deploy/docker/with-generated-secret.sh /usr/local/bin/with-generated-secret');
 });
 
 test('private archive downloads: on against the emulator; a public VENDOR_BASE_URL alone makes the worker refuse to start', () => {
-  // The entrypoint supplies the generated callback secret.
-  const workerEnv = (c: ComposeConfig) => ({
-    ...Object.fromEntries(Object.entries(c.services.worker.environment!).map(([k, v]) => [k, v ?? undefined])),
-    REELFLOW_CALLBACK_SECRET: 'generated-at-first-start-0123456789',
-  });
+  // The entrypoint supplies the generated secrets.
+  const workerEnv = (c: ComposeConfig) => startedEnv(c.services.worker);
   const local = loadWorkerConfig(workerEnv(config), { cores: 2 });
   expect(local.archiveAllowPrivate).toBe(true);
   const real = workerEnv(composeConfig({ VENDOR_BASE_URL: 'https://api.vendor.example.com' }));
@@ -114,6 +124,29 @@ test('start order: schema, server healthy, namespace, search attributes, then th
     setup: 'service_completed_successfully',
     temporal: 'service_healthy',
   });
+  // Each reads a secret the worker makes at its first start.
+  expect(dependsOn('receiver')).toEqual({ worker: 'service_healthy' });
+  expect(dependsOn('gateway')).toEqual({ temporal: 'service_healthy', worker: 'service_healthy' });
+});
+
+test('the callback receiver is a service of its own: no connection from outside reaches the worker', () => {
+  const receiver = services.receiver;
+  expect(receiver.command).toEqual(['node', 'dist/callbacks/main.js']);
+  expect(receiver.ports?.map((p) => p.replace(/\/tcp$/, ''))).toEqual(['127.0.0.1:8089:8089']);
+  expect(healthTest('receiver')).toContain('http://127.0.0.1:8089/healthz');
+  // The worker listens for no callback and publishes only its metrics.
+  expect(Object.keys(services.worker.environment!)).not.toContain('REELFLOW_CALLBACK_PORT');
+  expect((services.worker.ports ?? []).join(' ')).not.toContain('8089');
+  // Its URLs name the receiver, which verifies them with the worker's secret, read-only.
+  expect(services.worker.environment!.REELFLOW_CALLBACK_BASE_URL).toBe('http://receiver:8089');
+  expect(services.cli.environment!.REELFLOW_CALLBACK_BASE_URL).toBe('http://receiver:8089');
+  expect(receiver.environment!.REELFLOW_CALLBACK_SECRET_FILE).toBe(
+    services.worker.environment!.REELFLOW_CALLBACK_SECRET_FILE,
+  );
+  expect(receiver.volumes).toContain('worker-state:/var/lib/reelflow:ro');
+  const config = loadReceiverConfig(startedEnv(receiver));
+  expect(config).toMatchObject({ port: 8089, host: '0.0.0.0' });
+  expect(config.secret.toString()).toBe(GENERATED_SECRETS.REELFLOW_CALLBACK_SECRET);
 });
 
 test('every dependency is waited for: one-shots to succeed, the rest to be healthy', () => {
@@ -165,14 +198,15 @@ function imageUser(): { user: string; owned: string[] } {
   return { user, owned };
 }
 
-test('the archive and the worker state are named volumes the image user owns', () => {
+test('the archive, the worker state and the archive token are named volumes the image user owns', () => {
   const { user, owned } = imageUser();
   expect(user).not.toBe('root');
   const worker = services.worker;
   const mounts = Object.fromEntries(worker.volumes!.map((v) => v.split(':').slice(0, 2).reverse() as [string, string]));
   const archive = worker.environment!.REELFLOW_ARCHIVE_DIR!;
   const state = path.posix.dirname(worker.environment!.REELFLOW_CALLBACK_SECRET_FILE!);
-  for (const dir of [archive, state]) {
+  const archiveToken = path.posix.dirname(worker.environment!.REELFLOW_ARCHIVE_TOKEN_FILE!);
+  for (const dir of [archive, state, archiveToken]) {
     expect(Object.keys(config.volumes ?? {})).toContain(mounts[dir]);
     expect(owned).toContain(dir);
   }

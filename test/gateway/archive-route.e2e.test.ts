@@ -1,7 +1,7 @@
 /**
  * GET /v1/pipelines/{id}/archive (docs/api.md, "Routes"): with the local archive, the file
  * streamed from the worker's archive server, whose token stays in the gateway; with an object
- * store, a redirect to the URL its presign seam gives.
+ * store (the test S3 server), a redirect to a GET the gateway presigned with its own key.
  */
 import { createHash } from 'node:crypto';
 import type { PipelineResult } from '../../src/contract/messages';
@@ -43,19 +43,23 @@ describe('with the local archive', () => {
 describe('with an object store', () => {
   let f: GatewayFixture;
   beforeAll(async () => {
-    f = await startGatewayFixture({
-      archive: { presign: (file, id) => Promise.resolve(`https://objects.example.com/${id}/${file.name}?sig=x`) },
-    });
+    f = await startGatewayFixture({ archive: 'object-store' });
   });
   afterAll(() => f?.close());
 
-  test('the route redirects to the presigned URL', async () => {
+  test('the route redirects to a GET the gateway presigned, which serves the object; another tenant gets 404', async () => {
     const { id, result } = await completed(f);
+    const last = result.archived[result.archived.length - 1];
+    expect(last.bucket).toBeDefined();
     const res = await f.call(f.tokens.a, `/v1/pipelines/${id}/archive`, { redirect: 'manual' });
     expect(res.status).toBe(302);
-    const last = result.archived[result.archived.length - 1];
-    expect(res.headers.get('location')).toBe(
-      `https://objects.example.com/${decodeURIComponent(id)}/${last.name}?sig=x`,
-    );
+    const location = new URL(res.headers.get('location')!);
+    expect(location.pathname).toBe(`/${last.bucket}/${last.key}`);
+    expect(location.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    const object = await fetch(location);
+    expect(object.status).toBe(200);
+    const bytes = Buffer.from(await object.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(last.sha256);
+    expect((await f.call(f.tokens.b, `/v1/pipelines/${id}/archive`, { redirect: 'manual' })).status).toBe(404);
   });
 });

@@ -12,6 +12,7 @@ import type { EmulatorOptions } from '../../src/emulator';
 import type { ArchiveAccess } from '../../src/starters/gateway/context';
 import { startArchiveServer } from '../../src/workers/archive-server';
 import { startHarness, type Harness } from './harness';
+import { newBucket, s3Client, target, testStore } from './object-store';
 
 export interface GatewayFixture {
   h: Harness;
@@ -36,18 +37,32 @@ export function quickDefinition(extra: Partial<PipelineDefinitionInput> = {}): P
   };
 }
 
+/** A bucket of its own on the test S3 server (test/support/object-store.ts). */
+async function objectStore() {
+  const client = s3Client(testStore());
+  return { target: target(client, await newBucket(client, 'gateway')) };
+}
+
 export async function startGatewayFixture(
   opts: {
     emulator?: EmulatorOptions;
     config?: Partial<GatewayConfig>;
-    /** `server`: the worker's archive server on the harness's archive folder; else a presign seam. */
-    archive?: 'server' | Pick<ArchiveAccess, 'presign'>;
+    /**
+     * `server`: the worker's archive server on the harness's archive folder; `object-store`:
+     * the worker archives to a bucket of the test S3 server, which the gateway presigns for.
+     */
+    archive?: 'server' | 'object-store';
   } = {},
 ): Promise<GatewayFixture> {
   const tag = randomUUID().slice(0, 6);
   const tenants = { a: `alpha-${tag}`, b: `beta-${tag}` };
   const tenantsConfig = parseTenantsConfig({ tenants: { [tenants.a]: {}, [tenants.b]: {} } });
-  const h = await startHarness({ tenants: tenantsConfig, ...(opts.emulator ? { emulator: opts.emulator } : {}) });
+  const store = opts.archive === 'object-store' ? await objectStore() : undefined;
+  const h = await startHarness({
+    tenants: tenantsConfig,
+    ...(opts.emulator ? { emulator: opts.emulator } : {}),
+    ...(store ? { archiveStore: store.target } : {}),
+  });
   const tokens = { a: token(), b: token(), admin: token() };
   const config: GatewayConfig = {
     tokens: [
@@ -67,9 +82,11 @@ export async function startGatewayFixture(
     opts.archive === 'server'
       ? await startArchiveServer({ root: h.archiveRoot, token: archiveToken, host: '127.0.0.1', port: 0 })
       : undefined;
-  const archive = archiveServer ? { url: archiveServer.url, token: archiveToken } : opts.archive;
+  const archive: ArchiveAccess | undefined = archiveServer
+    ? { url: archiveServer.url, token: archiveToken }
+    : store && { s3: store.target.client };
   const gw = await startGateway({
-    ...(archive && archive !== 'server' ? { archive } : {}),
+    ...(archive ? { archive } : {}),
     client: h.client,
     config,
     host: '127.0.0.1',

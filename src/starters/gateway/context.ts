@@ -1,4 +1,5 @@
 /** What every route handler reaches: the gateway's dependencies and the request's caller. */
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Client } from '@temporalio/client';
 import type pino from 'pino';
 import type { TenantsConfig } from '../../tenants/config';
@@ -8,12 +9,15 @@ import type { GatewayMetrics } from './metrics';
 import type { StatusHub } from './status-hub';
 
 /**
- * Where an archived file is read from: the worker's archive server (proxied), or a presigned
- * URL of an object-store backend (`presign`: the seam for it; undefined keeps the proxy).
+ * Where an archived file is read from (docs/api.md, "Archived files"): a file in an object
+ * store by a redirect to a GET presigned with `s3` (default: a client from this process's
+ * AWS_* variables); a file on a worker's disk through that worker's archive server (`url`,
+ * `token`, proxied). `presign` replaces the object-store step for another backend.
  */
 export interface ArchiveAccess {
   url?: string;
   token?: string;
+  s3?: S3Client | (() => S3Client);
   presign?: (file: ArchivedFile, pipelineId: string) => Promise<string | undefined>;
 }
 

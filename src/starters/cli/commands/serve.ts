@@ -3,6 +3,8 @@
  * Ctrl-C. A Temporal client only: it starts, reads and streams pipelines, and runs no
  * workflow or activity. Configured by REELFLOW_GATEWAY_* (src/gateway/config.ts).
  */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { createS3Client } from '../../../config/object-store';
 import { gatewayConfigFromEnv } from '../../gateway/config';
 import { startGateway } from '../../gateway/server';
 import { loadTenantsConfig } from '../../../tenants/config';
@@ -21,6 +23,12 @@ function portOf(value: string | undefined): number {
   return Number(value);
 }
 
+/** The S3 client that presigns archived objects (AWS_* variables), made on first use. */
+function s3Of(env: NodeJS.ProcessEnv): () => S3Client {
+  let client: S3Client | undefined;
+  return () => (client ??= createS3Client(env));
+}
+
 export const serve: CommandFn = async (ctx, session) => {
   const { env, signal } = ctx.io;
   const config = gatewayConfigFromEnv(env);
@@ -36,7 +44,7 @@ export const serve: CommandFn = async (ctx, session) => {
     port,
     ...(env.REELFLOW_TASK_QUEUE ? { taskQueue: env.REELFLOW_TASK_QUEUE } : {}),
     ...(tenantsFile ? { tenants: loadTenantsConfig(tenantsFile) } : {}),
-    ...(archiveUrl && archiveToken ? { archive: { url: archiveUrl, token: archiveToken } } : {}),
+    archive: { ...(archiveUrl && archiveToken ? { url: archiveUrl, token: archiveToken } : {}), s3: s3Of(env) },
   });
   ctx.emit({ url: gateway.url, tokens: config.tokens.length, cors: config.corsOrigins }, () => [
     `reelflow gateway listening on ${gateway.url} (API under /v1, OpenAPI at /v1/openapi.json)`,
