@@ -111,7 +111,7 @@ test('Temporal runs from temporalio/server with matching admin-tools, never the 
   expect(services.temporal.volumes!.join(' ')).toContain('deploy/dynamicconfig.yaml:');
 });
 
-test('start order: schema, server healthy, namespace, search attributes, then the worker', () => {
+test('start order: schema, server healthy, namespace, search attributes and the receiver, then the worker', () => {
   expect(dependsOn('temporal-admin-tools')).toEqual({ postgresql: 'service_healthy' });
   expect(dependsOn('temporal')).toEqual({ 'temporal-admin-tools': 'service_completed_successfully' });
   expect(dependsOn('temporal-create-namespace')).toEqual({ temporal: 'service_healthy' });
@@ -120,12 +120,17 @@ test('start order: schema, server healthy, namespace, search attributes, then th
     'temporal-create-namespace': 'service_completed_successfully',
   });
   // Not the emulator: it is in the demo profile only (compose-profiles.test.ts).
+  // The worker's start-up check calls the receiver's /healthz (REELFLOW_CALLBACK_BASE_URL),
+  // so the receiver is up first; it makes the callback secret, the worker the archive token.
+  expect(dependsOn('receiver')).toEqual({
+    temporal: 'service_healthy',
+    'temporal-create-namespace': 'service_completed_successfully',
+  });
   expect(dependsOn('worker')).toEqual({
     setup: 'service_completed_successfully',
     temporal: 'service_healthy',
+    receiver: 'service_healthy',
   });
-  // Each reads a secret the worker makes at its first start.
-  expect(dependsOn('receiver')).toEqual({ worker: 'service_healthy' });
   expect(dependsOn('gateway')).toEqual({ temporal: 'service_healthy', worker: 'service_healthy' });
 });
 
@@ -137,13 +142,13 @@ test('the callback receiver is a service of its own: no connection from outside 
   // The worker listens for no callback and publishes only its metrics.
   expect(Object.keys(services.worker.environment!)).not.toContain('REELFLOW_CALLBACK_PORT');
   expect((services.worker.ports ?? []).join(' ')).not.toContain('8089');
-  // Its URLs name the receiver, which verifies them with the worker's secret, read-only.
+  // Its URLs name the receiver, which verifies them with the same secret, kept in the worker's state.
   expect(services.worker.environment!.REELFLOW_CALLBACK_BASE_URL).toBe('http://receiver:8089');
   expect(services.cli.environment!.REELFLOW_CALLBACK_BASE_URL).toBe('http://receiver:8089');
   expect(receiver.environment!.REELFLOW_CALLBACK_SECRET_FILE).toBe(
     services.worker.environment!.REELFLOW_CALLBACK_SECRET_FILE,
   );
-  expect(receiver.volumes).toContain('worker-state:/var/lib/reelflow:ro');
+  expect(receiver.volumes).toContain('worker-state:/var/lib/reelflow:rw');
   const config = loadReceiverConfig(startedEnv(receiver));
   expect(config).toMatchObject({ port: 8089, host: '0.0.0.0' });
   expect(config.secret.toString()).toBe(GENERATED_SECRETS.REELFLOW_CALLBACK_SECRET);
