@@ -70,3 +70,34 @@ test('a failed check at start: the default refuses the start; opted out, the era
   expect(requests.some((r) => r.endpoint === 'generation.create')).toBe(true);
   expect(requests.filter((r) => r.path.includes('-tools/'))).toEqual([]);
 });
+
+test('a moment of trouble at start (a reset, a 502, a 429) is asked again, and the start goes ahead', async () => {
+  await h?.close();
+  h = await startHarness({
+    emulator: {
+      faults: {
+        'generation.get': { resetBeforeCreate: { next: 1 } },
+        'erase.get': { upstream502: { next: 2 } },
+        'assets.ListAssetGroups': { rateLimit429: { next: 1, retryAfterSeconds: 0 } },
+      },
+    },
+  });
+  const e = env(h.emulator.url);
+  const logs: string[] = [];
+  const failed: string[][] = [];
+  await runStartupChecks(
+    loadWorkerConfig(e),
+    e,
+    (l) => logs.push(l),
+    (f) => failed.push(f),
+  );
+  expect(failed).toEqual([[]]);
+  const requests = h.emulator.inspect().requests;
+  const count = (endpoint: string) => requests.filter((r) => r.endpoint === endpoint).length;
+  expect([count('generation.get'), count('erase.get'), count('assets.ListAssetGroups')]).toEqual([2, 3, 2]);
+  expect(h.emulator.inspect().counters.faultsInjected).toMatchObject({
+    resetBeforeCreate: 1,
+    upstream502: 2,
+    rateLimit429: 1,
+  });
+});

@@ -17,7 +17,7 @@ import {
 } from '../../vendor-api';
 import type { Env } from '../../vendor-api/config';
 import { fail, guarded, pass, wrong, type CheckResult } from './check';
-import { probe, probeTaskId, type ProbeVerdict } from './vendor-probe';
+import { PROBE_RETRY_MS, PROBE_TRIES, probe, probeTaskId, type ProbeVerdict } from './vendor-probe';
 import { VENDOR_INTERFACES, type VendorInterfaceName as VendorInterface } from '../../contract/stages';
 
 // One check per vendor interface of the stage table (docs/architecture.md, "How to add a stage").
@@ -88,7 +88,7 @@ function verdictResult(id: string, title: string, v: ProbeVerdict, t: Target, cr
 async function assetsCheck(vendor: VendorConfig, creds: VendorCredentials, id: string, title: string, credFix: string) {
   const client = createVendorClient({ ...vendor, accessToken: creds.accessToken ?? '' });
   try {
-    const res = await client.assets.listAssetGroups({});
+    const res = await listGroupsTrying(client);
     return pass(id, title, `credentials accepted, ListAssetGroups listed ${res.Total} group(s)`);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -104,6 +104,20 @@ async function assetsCheck(vendor: VendorConfig, creds: VendorCredentials, id: s
     return fail(id, title, message, fix);
   } finally {
     await client.close();
+  }
+}
+
+/** ListAssetGroups, asked again like a probe (./vendor-probe.ts) after an error that may be a moment's. */
+async function listGroupsTrying(client: ReturnType<typeof createVendorClient>) {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await client.assets.listAssetGroups({});
+    } catch (err) {
+      const lasting =
+        err instanceof UnauthorizedError || err instanceof ForbiddenError || err instanceof ResponseShapeError;
+      if (lasting || tried >= PROBE_TRIES) throw err;
+      await new Promise((r) => setTimeout(r, PROBE_RETRY_MS * tried));
+    }
   }
 }
 
