@@ -50,23 +50,18 @@ export const PROBE_TRIES = 3;
 export const PROBE_RETRY_MS = 500;
 
 /** Nothing, 429 or 5xx: the vendor was busy or unreachable for a moment, which a try later may not see. */
-const passing = (v: ProbeVerdict) =>
+const momentary = (v: ProbeVerdict) =>
   v.kind === 'unreachable' || (v.kind === 'unexpected' && (v.status === 429 || v.status >= 500));
 
 /**
  * GETs `url` with `headers` (at most `timeoutMs` for the headers and the body each), up to
- * PROBE_TRIES times while the answer is a passing one, so that one reset or 503 at a
+ * PROBE_TRIES times while the answer is a momentary one, so that one reset or 503 at a
  * worker's start does not refuse it; the last verdict stands.
  */
-export async function probe(
-  url: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  retryMs = PROBE_RETRY_MS,
-): Promise<ProbeVerdict> {
+export async function probe(url: string, headers: Record<string, string>, timeoutMs: number): Promise<ProbeVerdict> {
   let verdict = await probeOnce(url, headers, timeoutMs);
-  for (let tried = 1; tried < PROBE_TRIES && passing(verdict); tried++) {
-    await new Promise((r) => setTimeout(r, retryMs * tried));
+  for (let tried = 1; tried < PROBE_TRIES && momentary(verdict); tried++) {
+    await new Promise((r) => setTimeout(r, PROBE_RETRY_MS * tried));
     verdict = await probeOnce(url, headers, timeoutMs);
   }
   return verdict;
