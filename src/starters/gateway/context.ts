@@ -9,7 +9,7 @@ import type { GatewayMetrics } from './metrics';
 import type { StatusHub } from './status-hub';
 
 /**
- * Where an archived file is read from (docs/api.md, "Archived files"): a file in an object
+ * Where an archived file is read from (docs/api.md, "Routes"): a file in an object
  * store by a redirect to a GET presigned with `s3` (default: a client from this process's
  * AWS_* variables); a file on a worker's disk through that worker's archive server (`url`,
  * `token`, proxied). `presign` replaces the object-store step for another backend.

@@ -1,5 +1,5 @@
 /**
- * An archived file of a completed pipeline (docs/api.md, "Archived files"): a file in an
+ * An archived file of a completed pipeline (docs/api.md, "Routes"): a file in an
  * object store answers a redirect to a GET presigned with the gateway's own S3 credentials;
  * a file on a worker's disk is streamed through from that worker's archive server
  * (REELFLOW_ARCHIVE_URL and REELFLOW_ARCHIVE_TOKEN), whose token never leaves the gateway.
