@@ -1,0 +1,331 @@
+/**
+ * The two runs of each mechanism in the stream-mechanisms bench (docs/benchmarks.md, "Gateway
+ * event streams"):
+ *
+ * - history: W workflows with 0, 1 and 10 subscribers each; every history is read after its
+ *   end and its events counted, by type;
+ * - load: W workflows × S subscribers at once; measured from the first start to the last
+ *   subscriber's end: latency from a change (its workflow-time `changedAt`) to its arrival
+ *   at each subscriber, the bench process's (subscriber side's) and the worker's CPU and RSS,
+ *   queries, Updates and sink pushes per second, the machine's load.
+ */
+import os from 'node:os';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { readMachineCpu, readProcStats } from '../processes';
+import { percentile } from '../stats';
+import type { Feed, Mechanism, SinkReceiver } from './feeds';
+import { workflowMechanism } from './feeds';
+import type { Snapshot, StreamBenchInput, streamBenchWorkflow } from './workflow';
+
+/** Queries and Updates this process sent (a client interceptor counts them). */
+export interface CallCounts {
+  queries: number;
+  updates: number;
+}
+
+export interface RunContext {
+  client: Client;
+  calls: CallCounts;
+  receiver: SinkReceiver;
+  feed: Feed;
+  mechanism: Mechanism;
+  taskQueue: string;
+  workerPid: number;
+  changes: number;
+  gapMs: number;
+  say: (line: string) => void;
+}
+
+interface Watcher {
+  attachedAt: number;
+  /** Distinct versions received. */
+  received: number;
+  lastVersion: number;
+  latencies: number[];
+  sawLast: boolean;
+  ended: boolean;
+  error?: string;
+}
+
+/** One subscriber: counts each new version, and times each change made after it attached. */
+function watch(feed: Feed, workflowId: string): { watcher: Watcher; done: Promise<void> } {
+  const w: Watcher = {
+    attachedAt: Date.now(),
+    received: 0,
+    lastVersion: -1,
+    latencies: [],
+    sawLast: false,
+    ended: false,
+  };
+  const onSnapshot = (s: Snapshot) => {
+    const now = Date.now();
+    if (s.version <= w.lastVersion) return;
+    w.lastVersion = s.version;
+    w.received++;
+    if (s.version > 0 && s.changedAt >= w.attachedAt) w.latencies.push(now - s.changedAt);
+    if (s.last) w.sawLast = true;
+  };
+  const done = feed.subscribe(workflowId, onSnapshot).then(
+    () => void (w.ended = true),
+    (err: unknown) => void (w.error = err instanceof Error ? err.message : String(err)),
+  );
+  return { watcher: w, done };
+}
+
+interface Started {
+  ids: string[];
+  watchers: Watcher[];
+  /** Every subscriber's end and every workflow's result. */
+  finished: Promise<unknown>;
+  startSeconds: number;
+}
+
+/** Starts `n` workflows, 8 starts in flight, and attaches `subscribers` to each as soon as it has started. */
+async function startWatched(ctx: RunContext, n: number, subscribers: number, tag: string): Promise<Started> {
+  const input: StreamBenchInput = {
+    mechanism: workflowMechanism(ctx.mechanism),
+    changes: ctx.changes,
+    gapMs: ctx.gapMs,
+  };
+  const ids: string[] = [];
+  const watchers: Watcher[] = [];
+  const waits: Promise<unknown>[] = [];
+  const t0 = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(8, n) }, async () => {
+      while (next < n) {
+        const workflowId = `${ctx.taskQueue}-${tag}-${next++}`;
+        const handle = await ctx.client.workflow.start<typeof streamBenchWorkflow>('streamBenchWorkflow', {
+          workflowId,
+          taskQueue: ctx.taskQueue,
+          args: [input],
+        });
+        ids.push(workflowId);
+        waits.push(handle.result());
+        for (let s = 0; s < subscribers; s++) {
+          const { watcher, done } = watch(ctx.feed, workflowId);
+          watchers.push(watcher);
+          waits.push(done);
+        }
+      }
+    }),
+  );
+  return { ids, watchers, finished: Promise.all(waits), startSeconds: (Date.now() - t0) / 1000 };
+}
+
+const EVENT_NAMES = temporal.api.enums.v1.EventType as unknown as Record<number, string | undefined>;
+
+/** EVENT_TYPE_WORKFLOW_TASK_COMPLETED → WorkflowTaskCompleted. */
+export function eventName(type: number | null | undefined): string {
+  const raw = EVENT_NAMES[type ?? 0] ?? `EVENT_${String(type)}`;
+  return raw
+    .replace(/^EVENT_TYPE_/, '')
+    .toLowerCase()
+    .replace(/(^|_)([a-z])/g, (_, __: string, c: string) => c.toUpperCase());
+}
+
+/** Events of one workflow's history, by type, and `total`. */
+async function historyCounts(client: Client, workflowId: string): Promise<Record<string, number>> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const counts: Record<string, number> = { total: history.events?.length ?? 0 };
+  for (const e of history.events ?? []) {
+    const name = eventName(e.eventType);
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
+export interface HistorySummary {
+  workflows: number;
+  /** Mean events per workflow, by type (`total` for all). */
+  meanByType: Record<string, number>;
+  minTotal: number;
+  maxTotal: number;
+}
+
+async function summarizeHistories(client: Client, ids: string[]): Promise<HistorySummary> {
+  const all = await Promise.all(ids.map((id) => historyCounts(client, id)));
+  const sums: Record<string, number> = {};
+  for (const counts of all) for (const [k, v] of Object.entries(counts)) sums[k] = (sums[k] ?? 0) + v;
+  const meanByType = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / all.length]));
+  const totals = all.map((c) => c.total);
+  return { workflows: all.length, meanByType, minTotal: Math.min(...totals), maxTotal: Math.max(...totals) };
+}
+
+/**
+ * Waits for a run's subscribers and workflows; past `timeoutMs`, terminates its workflows (which
+ * ends every mechanism's streams) so the next run starts clean. Returns whether it timed out.
+ */
+async function finish(ctx: RunContext, started: Started, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    started.finished.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  if (!timedOut) return false;
+  ctx.say(`${ctx.mechanism}: not done after ${timeoutMs / 1000} s: terminating its workflows`);
+  await Promise.all(
+    started.ids.map((id) => settle(ctx.client.workflow.getHandle(id).terminate('stream bench: run timed out'))),
+  );
+  await Promise.race([started.finished, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+  return true;
+}
+
+const settle = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    () => undefined,
+  );
+
+/** A run's time limit: the workflows' own time, plus two minutes. */
+const limitMs = (ctx: RunContext) => ctx.changes * ctx.gapMs + 120_000;
+
+/** A few short workflows nobody watches, so every mechanism's measurements start on a warm worker. */
+export async function warmUp(ctx: RunContext, workflows: number): Promise<void> {
+  const started = await startWatched({ ...ctx, changes: 1, gapMs: 0 }, workflows, 0, 'warm');
+  await finish(ctx, started, 60_000);
+}
+
+/** History events per workflow with 0, 1 and 10 subscribers (`workflows` of each, run together). */
+export async function historyRun(ctx: RunContext, workflows: number): Promise<Record<string, HistorySummary>> {
+  const out: Record<string, HistorySummary> = {};
+  for (const subscribers of [0, 1, 10]) {
+    const started = await startWatched(ctx, workflows, subscribers, `h${subscribers}`);
+    if (await finish(ctx, started, limitMs(ctx))) ctx.say(`${ctx.mechanism}: history run ${subscribers} timed out`);
+    out[String(subscribers)] = await summarizeHistories(ctx.client, started.ids);
+    ctx.say(
+      `${ctx.mechanism}: ${subscribers} subscribers: ${out[String(subscribers)].meanByType.total} events/workflow`,
+    );
+  }
+  return out;
+}
+
+/** The explicit GC (to read the bench process's RSS from a settled heap), from V8's flag at run time. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+interface ProcessUse {
+  cpuPercent: number;
+  /** RSS before the run (bench: after a GC) and its peak during the run, MB. */
+  rssBeforeMb: number;
+  peakRssMb: number;
+}
+
+/** The bench process's and the worker's CPU and RSS over a run, and the machine's load. */
+class Meter {
+  private readonly t0 = Date.now();
+  private readonly benchCpu0 = process.cpuUsage();
+  private readonly workerCpu0: number;
+  private readonly machine0 = readMachineCpu();
+  private readonly load0 = os.loadavg()[0];
+  private readonly rss0: { bench: number; worker: number };
+  private peak = { bench: 0, worker: 0 };
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly workerPid: number) {
+    const worker = readProcStats(workerPid);
+    this.workerCpu0 = worker?.cpuSeconds ?? NaN;
+    this.rss0 = { bench: process.memoryUsage().rss / 2 ** 20, worker: (worker?.rssKb ?? NaN) / 1024 };
+    this.timer = setInterval(() => this.sample(), 250);
+  }
+
+  private sample(): void {
+    this.peak = {
+      bench: Math.max(this.peak.bench, process.memoryUsage().rss / 2 ** 20),
+      worker: Math.max(this.peak.worker, (readProcStats(this.workerPid)?.rssKb ?? 0) / 1024),
+    };
+  }
+
+  stop() {
+    this.sample();
+    clearInterval(this.timer);
+    const seconds = (Date.now() - this.t0) / 1000;
+    const bench = process.cpuUsage(this.benchCpu0);
+    const workerCpu = (readProcStats(this.workerPid)?.cpuSeconds ?? NaN) - this.workerCpu0;
+    const machine1 = readMachineCpu();
+    const busy =
+      this.machine0 && machine1
+        ? (machine1.busySeconds - this.machine0.busySeconds) / (machine1.totalSeconds - this.machine0.totalSeconds)
+        : NaN;
+    const use = (cpuSeconds: number, rssBeforeMb: number, peakRssMb: number): ProcessUse => ({
+      cpuPercent: (100 * cpuSeconds) / seconds,
+      rssBeforeMb,
+      peakRssMb,
+    });
+    return {
+      seconds,
+      bench: use((bench.user + bench.system) / 1e6, this.rss0.bench, this.peak.bench),
+      worker: use(workerCpu, this.rss0.worker, this.peak.worker),
+      machine: { busyPercent: 100 * busy, loadAverage1m: { start: this.load0, end: os.loadavg()[0] } },
+    };
+  }
+}
+
+export interface LoadResult {
+  workflows: number;
+  subscribers: number;
+  /** Not done within the limit: its workflows were terminated, the figures are of what it managed. */
+  timedOut: boolean;
+  seconds: number;
+  startsPerSecond: number;
+  /** Distinct versions received over all subscribers, of (changes + 1) × subscribers. */
+  versionsReceived: number;
+  versionsExpected: number;
+  /** Subscribers that never saw the last change, or whose stream failed. */
+  missedLast: number;
+  failed: number;
+  errors: string[];
+  latencyMs: { n: number; p50: number; p95: number; max: number };
+  bench: ProcessUse;
+  worker: ProcessUse;
+  machine: { busyPercent: number; loadAverage1m: { start: number; end: number } };
+  queriesPerSecond: number;
+  updatesPerSecond: number;
+  pushesPerSecond: number;
+  history: HistorySummary;
+}
+
+export async function loadRun(ctx: RunContext, workflows: number, subscribers: number): Promise<LoadResult> {
+  collectGarbage();
+  const calls0 = { ...ctx.calls };
+  const pushes0 = ctx.receiver.pushes;
+  const meter = new Meter(ctx.workerPid);
+  const started = await startWatched(ctx, workflows, subscribers, 'load');
+  const timedOut = await finish(ctx, started, limitMs(ctx));
+  const use = meter.stop();
+  const history = await summarizeHistories(ctx.client, started.ids);
+  const latencies = started.watchers.flatMap((w) => w.latencies);
+  const perSecond = (n: number) => n / use.seconds;
+  return {
+    workflows,
+    subscribers: started.watchers.length,
+    timedOut,
+    seconds: use.seconds,
+    startsPerSecond: workflows / started.startSeconds,
+    versionsReceived: started.watchers.reduce((n, w) => n + w.received, 0),
+    versionsExpected: started.watchers.length * (ctx.changes + 1),
+    missedLast: started.watchers.filter((w) => !w.sawLast).length,
+    failed: started.watchers.filter((w) => w.error !== undefined).length,
+    errors: [...new Set(started.watchers.flatMap((w) => (w.error ? [w.error] : [])))].slice(0, 5),
+    latencyMs: {
+      n: latencies.length,
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      max: latencies.length ? Math.max(...latencies) : NaN,
+    },
+    bench: use.bench,
+    worker: use.worker,
+    machine: use.machine,
+    queriesPerSecond: perSecond(ctx.calls.queries - calls0.queries),
+    updatesPerSecond: perSecond(ctx.calls.updates - calls0.updates),
+    pushesPerSecond: perSecond(ctx.receiver.pushes - pushes0),
+    history,
+  };
+}
