@@ -143,6 +143,7 @@ async function runMechanism(setup: Setup, opts: Options, mechanism: Mechanism, i
     mechanism,
     taskQueue,
     workerPid: worker.pid,
+    serverPid: setup.server.pid,
     changes: opts.changes,
     gapMs: opts.gapMs,
     say,

@@ -113,6 +113,7 @@ function loadRows(runs: MechanismRun[]): [string, ...string[]][] {
     row('… above nobody watching, per 100 subscribers', (l) => above(l, base, 'bench')),
     row('worker CPU / peak RSS', (l) => `${f(l.worker.cpuPercent, 1)} % / ${f(l.worker.peakRssMb)} MB`),
     row('… above nobody watching, per 100 subscribers', (l) => above(l, base, 'worker')),
+    row('dev server CPU / peak RSS', (l) => `${f(l.server.cpuPercent, 1)} % / ${f(l.server.peakRssMb)} MB`),
     row(
       'queries / Updates / sink pushes, per s',
       (l) => `${f(l.queriesPerSecond, 1)} / ${f(l.updatesPerSecond, 1)} / ${f(l.pushesPerSecond, 1)}`,

@@ -9,15 +9,12 @@
  *   at each subscriber, the bench process's (subscriber side's) and the worker's CPU and RSS,
  *   queries, Updates and sink pushes per second, the machine's load.
  */
-import os from 'node:os';
-import { runInNewContext } from 'node:vm';
-import { setFlagsFromString } from 'node:v8';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { readMachineCpu, readProcStats } from '../processes';
 import { percentile } from '../stats';
 import type { Feed, Mechanism, SinkReceiver } from './feeds';
 import { workflowMechanism } from './feeds';
+import { collectGarbage, Meter, type ProcessUse } from './meter';
 import type { Snapshot, StreamBenchInput, streamBenchWorkflow } from './workflow';
 
 /** Queries and Updates this process sent (a client interceptor counts them). */
@@ -34,6 +31,7 @@ export interface RunContext {
   mechanism: Mechanism;
   taskQueue: string;
   workerPid: number;
+  serverPid: number;
   changes: number;
   gapMs: number;
   say: (line: string) => void;
@@ -205,69 +203,6 @@ export async function historyRun(ctx: RunContext, workflows: number): Promise<Re
   return out;
 }
 
-/** The explicit GC (to read the bench process's RSS from a settled heap), from V8's flag at run time. */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
-interface ProcessUse {
-  cpuPercent: number;
-  /** RSS before the run (bench: after a GC) and its peak during the run, MB. */
-  rssBeforeMb: number;
-  peakRssMb: number;
-}
-
-/** The bench process's and the worker's CPU and RSS over a run, and the machine's load. */
-class Meter {
-  private readonly t0 = Date.now();
-  private readonly benchCpu0 = process.cpuUsage();
-  private readonly workerCpu0: number;
-  private readonly machine0 = readMachineCpu();
-  private readonly load0 = os.loadavg()[0];
-  private readonly rss0: { bench: number; worker: number };
-  private peak = { bench: 0, worker: 0 };
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(private readonly workerPid: number) {
-    const worker = readProcStats(workerPid);
-    this.workerCpu0 = worker?.cpuSeconds ?? NaN;
-    this.rss0 = { bench: process.memoryUsage().rss / 2 ** 20, worker: (worker?.rssKb ?? NaN) / 1024 };
-    this.timer = setInterval(() => this.sample(), 250);
-  }
-
-  private sample(): void {
-    this.peak = {
-      bench: Math.max(this.peak.bench, process.memoryUsage().rss / 2 ** 20),
-      worker: Math.max(this.peak.worker, (readProcStats(this.workerPid)?.rssKb ?? 0) / 1024),
-    };
-  }
-
-  stop() {
-    this.sample();
-    clearInterval(this.timer);
-    const seconds = (Date.now() - this.t0) / 1000;
-    const bench = process.cpuUsage(this.benchCpu0);
-    const workerCpu = (readProcStats(this.workerPid)?.cpuSeconds ?? NaN) - this.workerCpu0;
-    const machine1 = readMachineCpu();
-    const busy =
-      this.machine0 && machine1
-        ? (machine1.busySeconds - this.machine0.busySeconds) / (machine1.totalSeconds - this.machine0.totalSeconds)
-        : NaN;
-    const use = (cpuSeconds: number, rssBeforeMb: number, peakRssMb: number): ProcessUse => ({
-      cpuPercent: (100 * cpuSeconds) / seconds,
-      rssBeforeMb,
-      peakRssMb,
-    });
-    return {
-      seconds,
-      bench: use((bench.user + bench.system) / 1e6, this.rss0.bench, this.peak.bench),
-      worker: use(workerCpu, this.rss0.worker, this.peak.worker),
-      machine: { busyPercent: 100 * busy, loadAverage1m: { start: this.load0, end: os.loadavg()[0] } },
-    };
-  }
-}
-
 export interface LoadResult {
   workflows: number;
   subscribers: number;
@@ -285,6 +220,7 @@ export interface LoadResult {
   latencyMs: { n: number; p50: number; p95: number; max: number };
   bench: ProcessUse;
   worker: ProcessUse;
+  server: ProcessUse;
   machine: { busyPercent: number; loadAverage1m: { start: number; end: number } };
   queriesPerSecond: number;
   updatesPerSecond: number;
@@ -296,7 +232,7 @@ export async function loadRun(ctx: RunContext, workflows: number, subscribers: n
   collectGarbage();
   const calls0 = { ...ctx.calls };
   const pushes0 = ctx.receiver.pushes;
-  const meter = new Meter(ctx.workerPid);
+  const meter = new Meter({ worker: ctx.workerPid, server: ctx.serverPid });
   const started = await startWatched(ctx, workflows, subscribers, 'load');
   const timedOut = await finish(ctx, started, limitMs(ctx));
   const use = meter.stop();
@@ -320,8 +256,9 @@ export async function loadRun(ctx: RunContext, workflows: number, subscribers: n
       p95: percentile(latencies, 95),
       max: latencies.length ? Math.max(...latencies) : NaN,
     },
-    bench: use.bench,
-    worker: use.worker,
+    bench: use.processes.bench,
+    worker: use.processes.worker,
+    server: use.processes.server,
     machine: use.machine,
     queriesPerSecond: perSecond(ctx.calls.queries - calls0.queries),
     updatesPerSecond: perSecond(ctx.calls.updates - calls0.updates),
