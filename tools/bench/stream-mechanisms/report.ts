@@ -2,14 +2,14 @@
  * The stream-mechanisms bench's report (docs/benchmarks.md, "Gateway event streams"): the
  * JSON as run, and Markdown tables with the mechanisms side by side in the order they ran.
  */
-import type { HistorySummary, LoadResult } from './runs';
+import type { HistoryLevel, HistorySummary, LatencySummary, LoadResult } from './runs';
 import type { Mechanism } from './feeds';
 
 export interface MechanismRun {
   mechanism: Mechanism;
   taskQueue: string;
   /** By subscribers per workflow ("0", "1", "10"); absent for the unwatched baseline. */
-  history?: Record<string, HistorySummary>;
+  history?: Record<string, HistoryLevel>;
   load: LoadResult;
   workerExit: string;
 }
@@ -68,29 +68,36 @@ function historyCell(h: HistorySummary | undefined): string {
   return `${f(m.total, 1)}${range}: ${f(m.WorkflowTaskCompleted ?? 0, 1)} WFT completed, ${f(updates, 1)} update events`;
 }
 
+const latencyCell = (l: LatencySummary | undefined) => (l?.n ? `${f(l.p50)} / ${f(l.p95)} ms (${f(l.max)})` : '—');
+
 function historyTable(report: StreamBenchReport): string {
   const runs = report.runs.filter((r) => r.history);
   if (!runs.length) return '(no history run)';
-  const rows = ['0', '1', '10'].map(
-    (s) =>
-      [`${s} subscriber${s === '1' ? '' : 's'}`, ...runs.map((r) => historyCell(r.history?.[s]))] as [
-        string,
-        ...string[],
-      ],
-  );
-  return table(headers(runs), rows);
+  const row = (label: string, cell: (r: MechanismRun) => string): [string, ...string[]] => [label, ...runs.map(cell)];
+  return table(headers(runs), [
+    ...['0', '1', '10'].map((s) => row(`${s} subscriber${s === '1' ? '' : 's'}`, (r) => historyCell(r.history?.[s]))),
+    ...['1', '10'].map((s) =>
+      row(`change → subscriber with ${s}, p50 / p95 (max)`, (r) => latencyCell(r.history?.[s]?.latencyMs)),
+    ),
+  ]);
 }
 
 const per100 = (value: number, subscribers: number) => (subscribers > 0 ? (100 * value) / subscribers : NaN);
 const updateEvents = (h: HistorySummary) => UPDATE_TYPES.reduce((n, t) => n + (h.meanByType[t] ?? 0), 0);
 
-/** A process's CPU and peak RSS above the unwatched run's, per 100 subscribers. */
+/**
+ * A process's cost per 100 subscribers: its CPU above the unwatched run's, and its RSS growth
+ * during the run (peak minus start) above the unwatched run's growth.
+ */
 function above(l: LoadResult, base: LoadResult | undefined, side: 'bench' | 'worker'): string {
   if (!base || l.subscribers === 0) return '—';
+  const growth = (x: LoadResult) => x[side].peakRssMb - x[side].rssBeforeMb;
   const cpu = per100(l[side].cpuPercent - base[side].cpuPercent, l.subscribers);
-  const rss = per100(l[side].peakRssMb - base[side].peakRssMb, l.subscribers);
+  const rss = per100(growth(l) - growth(base), l.subscribers);
   return `${f(cpu, 1)} % / ${f(rss, 1)} MB`;
 }
+
+const use = (p: LoadResult['bench']) => `${f(p.cpuPercent, 1)} % / ${f(p.rssBeforeMb)} → ${f(p.peakRssMb)} MB`;
 
 function loadRows(runs: MechanismRun[]): [string, ...string[]][] {
   const base = runs.find((r) => r.mechanism === 'none')?.load;
@@ -109,11 +116,11 @@ function loadRows(runs: MechanismRun[]): [string, ...string[]][] {
     row('changes timed', (l) => String(l.latencyMs.n)),
     row('versions received / sent', (l) => `${l.versionsReceived} / ${l.versionsExpected}`),
     row('subscribers without the last change / failed', (l) => `${l.missedLast} / ${l.failed}`),
-    row('bench (subscriber side) CPU / peak RSS', (l) => `${f(l.bench.cpuPercent, 1)} % / ${f(l.bench.peakRssMb)} MB`),
-    row('… above nobody watching, per 100 subscribers', (l) => above(l, base, 'bench')),
-    row('worker CPU / peak RSS', (l) => `${f(l.worker.cpuPercent, 1)} % / ${f(l.worker.peakRssMb)} MB`),
-    row('… above nobody watching, per 100 subscribers', (l) => above(l, base, 'worker')),
-    row('dev server CPU / peak RSS', (l) => `${f(l.server.cpuPercent, 1)} % / ${f(l.server.peakRssMb)} MB`),
+    row('bench (subscriber side) CPU / RSS start → peak', (l) => use(l.bench)),
+    row('… per 100 subscribers, above nobody watching: CPU / RSS growth', (l) => above(l, base, 'bench')),
+    row('worker CPU / RSS start → peak', (l) => use(l.worker)),
+    row('… per 100 subscribers, above nobody watching: CPU / RSS growth', (l) => above(l, base, 'worker')),
+    row('dev server CPU / RSS start → peak', (l) => use(l.server)),
     row(
       'queries / Updates / sink pushes, per s',
       (l) => `${f(l.queriesPerSecond, 1)} / ${f(l.updatesPerSecond, 1)} / ${f(l.pushesPerSecond, 1)}`,

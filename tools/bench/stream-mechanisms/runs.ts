@@ -145,6 +145,25 @@ export interface HistorySummary {
   maxTotal: number;
 }
 
+export interface LatencySummary {
+  n: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+function latencySummary(latencies: number[]): LatencySummary {
+  return {
+    n: latencies.length,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    max: latencies.length ? Math.max(...latencies) : NaN,
+  };
+}
+
+/** A history run's level: its histories, and the latency its subscribers saw (a light load). */
+export type HistoryLevel = HistorySummary & { latencyMs: LatencySummary };
+
 async function summarizeHistories(client: Client, ids: string[]): Promise<HistorySummary> {
   const all = await Promise.all(ids.map((id) => historyCounts(client, id)));
   const sums: Record<string, number> = {};
@@ -190,15 +209,17 @@ export async function warmUp(ctx: RunContext, workflows: number): Promise<void> 
 }
 
 /** History events per workflow with 0, 1 and 10 subscribers (`workflows` of each, run together). */
-export async function historyRun(ctx: RunContext, workflows: number): Promise<Record<string, HistorySummary>> {
-  const out: Record<string, HistorySummary> = {};
+export async function historyRun(ctx: RunContext, workflows: number): Promise<Record<string, HistoryLevel>> {
+  const out: Record<string, HistoryLevel> = {};
   for (const subscribers of [0, 1, 10]) {
     const started = await startWatched(ctx, workflows, subscribers, `h${subscribers}`);
     if (await finish(ctx, started, limitMs(ctx))) ctx.say(`${ctx.mechanism}: history run ${subscribers} timed out`);
-    out[String(subscribers)] = await summarizeHistories(ctx.client, started.ids);
-    ctx.say(
-      `${ctx.mechanism}: ${subscribers} subscribers: ${out[String(subscribers)].meanByType.total} events/workflow`,
-    );
+    const level = {
+      ...(await summarizeHistories(ctx.client, started.ids)),
+      latencyMs: latencySummary(started.watchers.flatMap((w) => w.latencies)),
+    };
+    out[String(subscribers)] = level;
+    ctx.say(`${ctx.mechanism}: ${subscribers} subscribers: ${level.meanByType.total} events/workflow`);
   }
   return out;
 }
@@ -217,7 +238,7 @@ export interface LoadResult {
   missedLast: number;
   failed: number;
   errors: string[];
-  latencyMs: { n: number; p50: number; p95: number; max: number };
+  latencyMs: LatencySummary;
   bench: ProcessUse;
   worker: ProcessUse;
   server: ProcessUse;
@@ -250,12 +271,7 @@ export async function loadRun(ctx: RunContext, workflows: number, subscribers: n
     missedLast: started.watchers.filter((w) => !w.sawLast).length,
     failed: started.watchers.filter((w) => w.error !== undefined).length,
     errors: [...new Set(started.watchers.flatMap((w) => (w.error ? [w.error] : [])))].slice(0, 5),
-    latencyMs: {
-      n: latencies.length,
-      p50: percentile(latencies, 50),
-      p95: percentile(latencies, 95),
-      max: latencies.length ? Math.max(...latencies) : NaN,
-    },
+    latencyMs: latencySummary(latencies),
     bench: use.processes.bench,
     worker: use.processes.worker,
     server: use.processes.server,
