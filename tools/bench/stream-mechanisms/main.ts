@@ -32,7 +32,7 @@ const USAGE = `usage: npx tsx tools/bench/stream-mechanisms/main.ts [options]
   --subscribers N        load run: subscribers on each (default 10)
   --history-workflows N  history run: workflows with 0, 1 and 10 subscribers each (default 10)
   --changes N            status changes per workflow (default 12)
-  --gap-ms N             between changes, a workflow timer (default 1000)
+  --gap-ms N             mean time between changes, a workflow timer drawn from 0.5..1.5 × N (default 1000)
   --mechanisms LIST      run in this order (default none,query,streams,streams-shared,sinks,query):
                          none (the same workflows, nobody watching: the worker's baseline),
                          query, streams, streams-shared (one subscription per workflow), sinks

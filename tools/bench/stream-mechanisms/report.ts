@@ -147,7 +147,8 @@ export function markdownOf(report: StreamBenchReport): string {
     '',
     `Commit ${report.commit}; ${m.cores} cores (${m.cpuModel}), ${f(m.memoryGiB, 1)} GiB, Node ${m.node}; ` +
       `load average at start ${m.loadAverageAtStart.map((x) => f(x, 2)).join(' / ')}; ${report.server}.`,
-    `Each workflow: ${o.changes} changes, ${o.gapMs} ms apart (a timer each); query poll every ${o.pollMs} ms. ` +
+    `Each workflow: ${o.changes} changes, ${o.gapMs} ms apart on average (a timer each, 0.5..1.5 × that); ` +
+      `query poll every ${o.pollMs} ms. ` +
       `Whole run ${f(report.seconds)} s.`,
     '',
     `## History events per workflow (${o.historyWorkflows} workflows each; mean, (min–max))`,

@@ -2,9 +2,12 @@
  * The bench workflow of the stream-mechanisms bench (docs/benchmarks.md, "Gateway event
  * streams"): a stand-in for a pipeline's status changes, not a pipeline. It holds a snapshot
  * {version, stage, state, changedAt} and changes it `changes` times, each after a timer of
- * `gapMs`; `changedAt` is workflow time (the workflow task's), so a subscriber's receive time
- * minus it is the latency from the change to the event. How the change leaves the workflow is
- * the input's mechanism:
+ * `gapMs` on average (drawn from 0.5..1.5 × gapMs with the workflow's seeded Math.random, so
+ * replay draws the same): with a fixed gap, a poller started with the workflow and polling at
+ * half that gap would meet every change at the same phase, and its latency would be that
+ * phase, not the interval's. `changedAt` is workflow time (the workflow task's), so a
+ * subscriber's receive time minus it is the latency from the change to the event. How the
+ * change leaves the workflow is the input's mechanism:
  *
  * - query: a `benchStatus` query handler answers the snapshot (the gateway polls it);
  * - streams: each snapshot is published on the `status` topic of a Workflow Stream
@@ -78,7 +81,7 @@ export async function streamBenchWorkflow(input: StreamBenchInput): Promise<Snap
   const publish = publisher(input.mechanism, () => snapshot);
   publish(snapshot);
   for (let version = 1; version <= input.changes; version++) {
-    await sleep(input.gapMs);
+    await sleep(Math.round(input.gapMs * (0.5 + Math.random())));
     snapshot = snapshotAt(version, input.changes);
     publish(snapshot);
   }
