@@ -44,7 +44,6 @@ interface Watcher {
   lastVersion: number;
   latencies: number[];
   sawLast: boolean;
-  ended: boolean;
   error?: string;
 }
 
@@ -56,7 +55,6 @@ function watch(feed: Feed, workflowId: string): { watcher: Watcher; done: Promis
     lastVersion: -1,
     latencies: [],
     sawLast: false,
-    ended: false,
   };
   const onSnapshot = (s: Snapshot) => {
     const now = Date.now();
@@ -66,10 +64,9 @@ function watch(feed: Feed, workflowId: string): { watcher: Watcher; done: Promis
     if (s.version > 0 && s.changedAt >= w.attachedAt) w.latencies.push(now - s.changedAt);
     if (s.last) w.sawLast = true;
   };
-  const done = feed.subscribe(workflowId, onSnapshot).then(
-    () => void (w.ended = true),
-    (err: unknown) => void (w.error = err instanceof Error ? err.message : String(err)),
-  );
+  const done = feed.subscribe(workflowId, onSnapshot).catch((err: unknown) => {
+    w.error = err instanceof Error ? err.message : String(err);
+  });
   return { watcher: w, done };
 }
 
@@ -118,7 +115,7 @@ async function startWatched(ctx: RunContext, n: number, subscribers: number, tag
 const EVENT_NAMES = temporal.api.enums.v1.EventType as unknown as Record<number, string | undefined>;
 
 /** EVENT_TYPE_WORKFLOW_TASK_COMPLETED → WorkflowTaskCompleted. */
-export function eventName(type: number | null | undefined): string {
+function eventName(type: number | null | undefined): string {
   const raw = EVENT_NAMES[type ?? 0] ?? `EVENT_${String(type)}`;
   return raw
     .replace(/^EVENT_TYPE_/, '')
