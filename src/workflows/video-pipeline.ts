@@ -48,6 +48,7 @@ import { WebhookSender } from './webhook';
 import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
 import { endSpend, reservePlan } from './create/spend';
+import { listenBeforeRuntime } from './create/operator';
 import { plannedCreates } from './lib/plan';
 
 /**
@@ -68,10 +69,16 @@ export async function pipelineOf(input: PipelineInput, stages: readonly AnyStage
   const behaviour = decideBehaviour(input); // first, before any command (behaviour.ts)
   // While a continued run's carry is checked (a local activity), `status` answers from it;
   // the runtime's own handler replaces this one (a query writes no history).
-  if (input.resume) setHandler(statusQuery, () => input.resume!.runtime.status);
+  // And an operator's answer sent as the run continued is taken, not rejected (operator.ts).
+  const early: { rt?: PipelineRuntime } = {};
+  if (input.resume) {
+    setHandler(statusQuery, () => input.resume!.runtime.status);
+    listenBeforeRuntime(input.resume.runtime.status.waiting, () => early.rt?.creates.operator);
+  }
   const refused = retiredInputField(input) ?? (await refusedResume(input.resume));
   const resume = refused ? undefined : input.resume;
   const { rt, result } = startRuntime(input, resume, behaviour, stages);
+  early.rt = rt;
   let def: PipelineDefinition;
   try {
     if (refused) throw refused; // a forged `resume` or a retired field: fails before any vendor call

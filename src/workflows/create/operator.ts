@@ -50,6 +50,16 @@ export class OperatorDecisions {
     });
   }
 
+  /** An Update taken before the runtime existed (listenBeforeRuntime): judged as the validator would, then resolved. */
+  async answer(input: ResolveCreateInput): Promise<ResolveCreateResult> {
+    try {
+      this.validate(input);
+    } catch (err) {
+      throw ApplicationFailure.create({ message: failureMessage(err), nonRetryable: true });
+    }
+    return this.resolve(input);
+  }
+
   /** An accepted decision not yet taken by its stage: it must be answered in this run. */
   get undelivered(): boolean {
     return this.decisions.size > 0;
@@ -151,6 +161,32 @@ export class OperatorDecisions {
     board.refresh();
     return decision ?? { proven: book.provenTask(step, attempt)! };
   }
+}
+
+/**
+ * A continued run checks its carry (a local activity) before its runtime exists, and an
+ * Update delivered in that first workflow task would find no handler and be rejected. This
+ * handler takes it, judged by the carry's wait, and hands it to the runtime's desk once that
+ * exists; the desk's own handler replaces this one. A rejected Update leaves no history, so
+ * runs that rejected one replay alike.
+ */
+export function listenBeforeRuntime(
+  waiting: PendingDecision | undefined,
+  desk: () => OperatorDecisions | undefined,
+): void {
+  setHandler(
+    resolveCreateUpdate,
+    async (input) => {
+      await condition(() => desk() !== undefined);
+      return desk()!.answer(input);
+    },
+    {
+      validator: (input: ResolveCreateInput) => {
+        if (!waiting) throw new Error(`${workflowInfo().workflowId} is not waiting for an operator decision`);
+        validateDecision(input.decision);
+      },
+    },
+  );
 }
 
 export function validateDecision(decision: unknown): asserts decision is CreateDecision {
