@@ -6,10 +6,11 @@
  * spent from the pipeline's own record: nothing a message says is taken on trust.
  */
 import { Context } from '@temporalio/activity';
-import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import {
   LEDGER_WORKFLOW,
   SPEND_MEMO,
+  budgetRaisedSignal,
   ledgerId,
   ledgerStartOptions,
   parseLedgerId,
@@ -19,14 +20,17 @@ import {
   previousPeriod,
   reserveSignal,
   settleSignal,
+  spendAnsweredSignal,
   type LedgerOpening,
   type LedgerTerms,
   type ReserveRequest,
   type RunChain,
   type SettleHint,
+  type SpenderNote,
   type SpendRecord,
 } from '../contract/ledger';
 import { statusQuery } from '../contract/messages';
+import { TENANT } from '../contract/search-attributes';
 import type { BudgetPeriod } from '../contract/tenancy';
 import { priceTable, type TenantsConfig } from '../tenants/config';
 import { readLedger } from '../tenants/ledger-read';
@@ -73,14 +77,28 @@ function ownRecord(d: WorkflowExecutionDescription, chain: RunChain): SpendRecor
 
 /**
  * A pipeline of `tenant` whose chain starts at `firstRunId`: the server's word, and the
- * pipeline's own, its status while it runs, or, once it has ended (a pipeline that waits for
- * no answer may end first), its record naming this ledger.
+ * pipeline's own, once it has ended (a pipeline that waits for no answer may end first) its
+ * record naming this ledger. While it runs on this ledger's task queue, the `ReelflowTenant`
+ * search attribute its runtime upserts (docs/tenants.md) says so without a query; when that
+ * is absent or names another tenant (a raw start may set it to anything), its status does.
  */
-async function isTenantPipeline(client: Client, tenant: string, ledger: string, chain: RunChain): Promise<boolean> {
+async function isTenantPipeline(
+  client: Client,
+  to: { tenant: string; ledger: string; taskQueue: string },
+  chain: RunChain,
+): Promise<boolean | null> {
   const d = await describeChainEnd(client, chain.pipelineId, chain.firstRunId);
   if (d?.type !== PIPELINE_TYPE) return false;
-  if (d.status.name !== 'RUNNING') return ownRecord(d, chain)?.ledgers?.[ledger] !== undefined;
-  return (await client.workflow.getHandle(chain.pipelineId, d.runId).query(statusQuery)).tenant === tenant;
+  if (d.status.name !== 'RUNNING') return ownRecord(d, chain)?.ledgers?.[to.ledger] !== undefined;
+  if (d.taskQueue === to.taskQueue && d.typedSearchAttributes.get(TENANT) === to.tenant) return true;
+  // A workflow no worker runs never answers: null (unknown), so a forgery cannot hold the ledger in retries.
+  return client.workflow
+    .getHandle(chain.pipelineId, d.runId)
+    .query(statusQuery)
+    .then(
+      (status) => status.tenant === to.tenant,
+      () => null,
+    );
 }
 
 /** What a ledger reads of a chain's pipeline for a settle. */
@@ -105,6 +123,24 @@ async function spendRecordOf(client: Client, ledger: string, chain: RunChain): P
   const mine = ownRecord(d, chain)?.ledgers?.[ledger];
   if (mine) return { ended: true, seen: true, record: mine, ...closed };
   return { ended: d.status.name !== 'RUNNING', seen: true, ...closed };
+}
+
+/** At most this many signals in flight at once: a burst of 1000 answers does not flood the server. */
+const TELL_CONCURRENCY = 32;
+
+/** One note to its pipeline: an answer, or a wake-up (budget raised); a pipeline that has closed needs neither. */
+async function tell(client: Client, note: SpenderNote): Promise<void> {
+  const handle = client.workflow.getHandle(note.pipelineId);
+  try {
+    await (note.answer ? handle.signal(spendAnsweredSignal, note.answer) : handle.signal(budgetRaisedSignal));
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+}
+
+/** A ledger's chosen wait before a read, at most 5 s (well inside the activity's timeout). */
+async function pause(ms: number | undefined): Promise<void> {
+  if (ms) await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 5_000)));
 }
 
 /** How long a settle waits for its pipeline to close: it settles in its last workflow task. */
@@ -173,24 +209,49 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined, codec
       const opening = await openingOf(Context.current().client, input, id, termsOf(tenants, id.tenant, id.period));
       return codecStrict ? { ...opening, codecStrict: true } : opening;
     },
-    verifySpendSenders: async (input: { tenant: string; ledgerId: string; chains: RunChain[] }): Promise<boolean[]> => {
-      const { client } = Context.current();
-      return Promise.all(input.chains.map((c) => isTenantPipeline(client, input.tenant, input.ledgerId, c)));
+    /**
+     * Per chain: true (a running pipeline of this tenant), false (not one), null (its pipeline
+     * did not answer: unknown, checked again at its next ask). `afterMs`: checked that long after
+     * the activity starts; the asks that arrive meanwhile make the ledger's next batch.
+     */
+    verifySpendSenders: async (input: {
+      tenant: string;
+      ledgerId: string;
+      chains: RunChain[];
+      afterMs?: number;
+    }): Promise<(boolean | null)[]> => {
+      const { client, info } = Context.current();
+      await pause(input.afterMs);
+      const to = { tenant: input.tenant, ledger: input.ledgerId, taskQueue: info.taskQueue };
+      return Promise.all(input.chains.map((c) => isTenantPipeline(client, to, c)));
     },
-    /** Each chain's record for this ledger; a pipeline still running is given a moment to close (it settles as it ends). */
-    /** `wait: false` (a sweep): what the server shows now, without waiting for a running pipeline to close. */
+    /**
+     * Each chain's record for this ledger; a pipeline still running is given a moment to close
+     * (it settles as it ends). `wait: false` (a sweep): what the server shows now, without
+     * waiting. `afterMs`: read that long after the activity starts, when the pipelines that
+     * settled in their last workflow task have closed (one read each instead of three).
+     */
     readSpendRecords: async ({
       ledgerId: id,
       chains,
       wait,
+      afterMs,
     }: {
       ledgerId: string;
       chains: RunChain[];
       wait?: boolean;
+      afterMs?: number;
     }) => {
       const { client } = Context.current();
+      await pause(afterMs);
       const read = wait === false ? spendRecordOf : settledRead;
       return Promise.all(chains.map((c) => read(client, id, c)));
+    },
+    /** The ledger's answers and wake-ups, signalled together (docs/tenants.md, "Budgets"): no event per signal in the ledger. */
+    tellSpenders: async ({ notes }: { notes: SpenderNote[] }): Promise<void> => {
+      const { client } = Context.current();
+      for (let i = 0; i < notes.length; i += TELL_CONCURRENCY)
+        await Promise.all(notes.slice(i, i + TELL_CONCURRENCY).map((n) => tell(client, n)));
     },
   };
 }

@@ -209,6 +209,17 @@ export interface SpendAnswer {
   amount: number;
   /** Refused by a rule, not by the budget (a malformed request, a settled chain): why. */
   refused?: string;
+  /**
+   * The chain asked for: a pipeline takes only an answer for its own chain (its workflow id
+   * may hold a newer pipeline by the time the answer arrives). Absent from 0.2.0's ledgers.
+   */
+  firstRunId?: string;
+}
+
+/** What a ledger sends a pipeline through its `tellSpenders` activity: an answer, or (none) a wake-up. */
+export interface SpenderNote {
+  pipelineId: string;
+  answer?: SpendAnswer;
 }
 
 /** A settle is a hint: the ledger reads what was spent from the ended pipeline itself (SPEND_MEMO). */

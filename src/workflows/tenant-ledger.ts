@@ -7,8 +7,9 @@
  *
  * Messages queue in an inbox and are handled in batches. A reserve is counted only from a
  * sender the server shows as a running pipeline of this tenant and run chain (checked once
- * per chain), priced here, and answered by signal; a settle is a hint, and what was spent is
- * read from the ended pipeline's own record. A pipeline that closed without settling
+ * per chain), priced here, and answered by signal (a batch's answers by one activity); a
+ * settle is a hint, and what was spent is read from the ended pipeline's own record. A
+ * pipeline that closed without settling
  * (terminated) is found by a sweep and settled from what the server shows. What fails a check
  * is dropped and counted; nothing a message holds can throw in this workflow's task.
  */
@@ -19,6 +20,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   metricMeter,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -46,6 +48,7 @@ import {
   type LedgerTerms,
   type RunChain,
   type SpendAnswer,
+  type SpenderNote,
 } from '../contract/ledger';
 import { MAX_AMOUNT_MINOR, fitsMoney } from '../contract/tenancy';
 import { METRICS } from '../metrics/names';
@@ -70,6 +73,27 @@ const reading = proxyActivities<ReelflowActivities>({
   retry: { initialInterval: '1s', maximumInterval: '10s' },
 });
 
+/**
+ * Since 0.3 (docs/architecture.md, "Versioning"): a batch's answers go out by one activity
+ * (`tellSpenders`), not a signal command each (two events apiece in this history, and a
+ * workflow task as each is confirmed); settles are read one batch at a time, a moment after
+ * they arrive. Asked once, before the run's first command: a run that 0.2.0 started keeps
+ * 0.2.0's commands on replay.
+ */
+const BATCHED_IO_PATCH = 'ledger-batched-io';
+
+/** Answers per `tellSpenders` activity: its input stays well under the server's payload limit. */
+const NOTES_PER_TELL = 500;
+
+/** A settle arrives in its pipeline's last workflow task: read this long after, the pipeline has closed. */
+const SETTLE_READ_AFTER_MS = 1_000;
+
+/**
+ * Batched: senders are checked this long after their asks arrive, so a burst is checked (and
+ * answered) in a few batches instead of one activity per ask or two.
+ */
+const SENDER_CHECK_AFTER_MS = 250;
+
 /** Senders checked and refused in this run: a forgery repeated costs no further check. */
 const MAX_REFUSED_KEPT = 1_000;
 
@@ -90,6 +114,11 @@ interface Book {
   settling: Set<string>;
   /** The opening said this worker's codec refuses plaintext: a plaintext message is a forgery (pipelines encrypt). */
   codecStrict: boolean;
+  /** BATCHED_IO_PATCH: answers by activity, settles read a batch at a time. */
+  batched: boolean;
+  /** Settles waiting for the read in flight to finish (batched): read together next. */
+  settleQueue: Map<string, RunChain>;
+  settleReading: boolean;
 }
 
 export async function tenantLedger(): Promise<void> {
@@ -107,6 +136,7 @@ export async function tenantLedger(): Promise<void> {
     viewOf(tenant, period, at.book?.state ?? emptyState(), at.book?.terms ?? UNKNOWN_TERMS),
   );
   handleBudgetSet(at, tenant, period);
+  const batched = patched(BATCHED_IO_PATCH); // before the first command
   const opened = await reading.openLedger({
     ledgerId: info.workflowId,
     runId: info.runId,
@@ -122,6 +152,9 @@ export async function tenantLedger(): Promise<void> {
     refusedChains: new Set(),
     settling: new Set(),
     codecStrict: opened.codecStrict === true,
+    batched,
+    settleQueue: new Map(),
+    settleReading: false,
   };
   at.book = book;
   gauge(book);
@@ -148,7 +181,7 @@ function handleBudgetSet(at: { book?: Book }, tenant: string, period: string): v
       refusePlaintext(b, arg);
       b.state.override = arg.amount;
       gauge(b);
-      await wakeWaiters(b.state);
+      await wakeWaiters(b, b.state);
       return viewOf(tenant, period, b.state, b.terms);
     },
     {
@@ -214,7 +247,7 @@ async function sweep(b: Book, keys: string[], closedBefore: number): Promise<voi
     });
     if (settled === 0) return;
     gauge(b);
-    await wakeWaiters(b.state);
+    await wakeWaiters(b, b.state);
   } finally {
     keys.forEach((key) => b.settling.delete(key));
   }
@@ -243,14 +276,33 @@ async function handleBatch(b: Book, batch: LedgerMessage[]): Promise<void> {
     b,
     reserves.map((r) => r.chain),
   );
-  const answers: Promise<void>[] = [];
+  const notes: SpenderNote[] = [];
   for (const r of reserves) {
-    if (!verified.has(chainKey(r.chain))) refuse(b);
-    else answers.push(answerReserve(b, r.chain, r.raw));
+    const answer = verified.has(chainKey(r.chain)) ? answerOf(b, r.chain, r.raw) : refuse(b);
+    if (answer) notes.push({ pipelineId: r.chain.pipelineId, answer });
   }
   gauge(b);
-  await Promise.all(answers);
+  await tell(b, notes);
   startSettles(b, settles);
+}
+
+/** 0.2.0's way: a signal command per answer (closed pipelines need none; a live one asks again if it is lost). */
+async function signalNote({ pipelineId, answer }: SpenderNote): Promise<void> {
+  const handle = getExternalWorkflowHandle(pipelineId);
+  await (answer ? handle.signal(spendAnsweredSignal, answer) : handle.signal(budgetRaisedSignal)).catch(
+    () => undefined,
+  );
+}
+
+/**
+ * Answers and wake-ups: batched, by one activity per NOTES_PER_TELL; else a signal command
+ * each. Awaited either way: the messages that arrive meanwhile make the next batch.
+ */
+async function tell(b: Book, notes: SpenderNote[]): Promise<void> {
+  if (!b.batched) return void (await Promise.all(notes.map((n) => signalNote(n))));
+  const parts: SpenderNote[][] = [];
+  for (let i = 0; i < notes.length; i += NOTES_PER_TELL) parts.push(notes.slice(i, i + NOTES_PER_TELL));
+  await Promise.all(parts.map((part) => reading.tellSpenders({ notes: part })));
 }
 
 /** The chains the server shows as running pipelines of this tenant; known chains need no new check. */
@@ -267,16 +319,21 @@ async function verifySenders(b: Book, chains: RunChain[]): Promise<Set<string>> 
     tenant: b.tenant,
     ledgerId: workflowInfo().workflowId,
     chains: [...toCheck.values()],
+    ...(b.batched ? { afterMs: SENDER_CHECK_AFTER_MS } : {}),
   });
   for (const [i, key] of [...toCheck.keys()].entries()) {
     if (checked[i] === true) ok.add(key);
-    else if (b.refusedChains.size < MAX_REFUSED_KEPT) b.refusedChains.add(key);
+    // Unknown (null: the pipeline did not answer) is dropped now and checked again at its next ask.
+    else if (checked[i] === false && b.refusedChains.size < MAX_REFUSED_KEPT) b.refusedChains.add(key);
   }
   return ok;
 }
 
-/** A verified sender gets an answer: a grant, a budget refusal, or why its request breaks a rule (also counted). */
-async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<void> {
+/**
+ * A verified sender's answer: a grant, a budget refusal, or why its request breaks a rule (also
+ * counted); undefined when the request wants none.
+ */
+function answerOf(b: Book, chain: RunChain, raw: unknown): SpendAnswer | undefined {
   const req = checkReserve(raw);
   let answer: SpendAnswer;
   if ('refused' in req) {
@@ -291,14 +348,11 @@ async function answerReserve(b: Book, chain: RunChain, raw: unknown): Promise<vo
     };
   } else {
     answer = reserve(b.state, b.terms, req, new Date().toISOString(), MAX_AMOUNT_MINOR);
-    if (!req.answer && !answer.refused) return;
+    if (!req.answer && !answer.refused) return undefined;
   }
   // A refusal by a rule (not by the budget) is counted too: reelflow's own pipelines never earn one.
   if (answer.refused) refuse(b);
-  // A closed pipeline needs no answer; a live one asks again if this is lost.
-  await getExternalWorkflowHandle(chain.pipelineId)
-    .signal(spendAnsweredSignal, answer)
-    .catch(() => undefined);
+  return b.batched ? { ...answer, firstRunId: chain.firstRunId } : answer;
 }
 
 /**
@@ -316,14 +370,42 @@ function startSettles(b: Book, chains: RunChain[]): void {
   }
   if (fresh.size === 0) return;
   for (const key of fresh.keys()) b.settling.add(key);
+  if (b.batched) {
+    fresh.forEach((chain, key) => b.settleQueue.set(key, chain));
+    return readQueuedSettles(b);
+  }
   void reading
     .readSpendRecords({ ledgerId: workflowInfo().workflowId, chains: [...fresh.values()] })
     .then(async (reads) => {
       [...fresh.entries()].forEach(([key, chain], i) => applySettle(b, key, chain, reads[i]));
       gauge(b);
-      await wakeWaiters(b.state);
+      await wakeWaiters(b, b.state);
     })
     .finally(() => fresh.forEach((_, key) => b.settling.delete(key)));
+}
+
+/** Batched: one read in flight; the settles that arrive meanwhile are read together when it ends. */
+function readQueuedSettles(b: Book): void {
+  if (b.settleReading || b.settleQueue.size === 0) return;
+  const batch = new Map(b.settleQueue);
+  b.settleQueue.clear();
+  b.settleReading = true;
+  void reading
+    .readSpendRecords({
+      ledgerId: workflowInfo().workflowId,
+      chains: [...batch.values()],
+      afterMs: SETTLE_READ_AFTER_MS,
+    })
+    .then(async (reads) => {
+      [...batch.entries()].forEach(([key, chain], i) => applySettle(b, key, chain, reads[i]));
+      gauge(b);
+      await wakeWaiters(b, b.state);
+    })
+    .finally(() => {
+      batch.forEach((_, key) => b.settling.delete(key));
+      b.settleReading = false;
+      readQueuedSettles(b);
+    });
 }
 
 function applySettle(b: Book, key: string, chain: RunChain, read: SpendRead | undefined): void {
@@ -336,23 +418,17 @@ function applySettle(b: Book, key: string, chain: RunChain, read: SpendRead | un
   for (const [kind, amount] of Object.entries(spent ?? {})) count(b, kind, amount);
 }
 
-function refuse(b: Book): void {
+function refuse(b: Book): undefined {
   b.state.refused++;
   const m = METRICS.ledgerRefused;
   metricMeter.createCounter(m.name, undefined, m.help).add(1, b.terms.known ? { tenant: b.tenant } : {});
 }
 
 /** Signals every waiting pipeline once; each asks again (a closed one is skipped). */
-async function wakeWaiters(s: LedgerState): Promise<void> {
-  const waiters = s.waiters;
+async function wakeWaiters(b: Book, s: LedgerState): Promise<void> {
+  const notes = s.waiters.map((pipelineId): SpenderNote => ({ pipelineId }));
   s.waiters = [];
-  await Promise.all(
-    waiters.map((id) =>
-      getExternalWorkflowHandle(id)
-        .signal(budgetRaisedSignal)
-        .catch(() => undefined),
-    ),
-  );
+  await tell(b, notes);
 }
 
 /** Only tenants of the worker's file label metrics: their number is bounded. */

@@ -151,6 +151,8 @@ describe('spend budgets', () => {
     const waiting = await waitForStatus(handle, (s) => s.state === 'waiting-budget');
     expect(waiting.stages.generation.detail).toContain('waiting for budget');
     expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    // The first pipeline's settle is read a second after it arrives (docs/tenants.md, "Budgets").
+    await ledgerUntil(T.wait, (x) => x.spent === 1_000_000);
     const shown = await cli(['budget', 'show', '--tenant', T.wait], { env });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`${T.wait}\\s+\\S+\\s+1\\s+1\\s+1\\s+0\\s+0`));

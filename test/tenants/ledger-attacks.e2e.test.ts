@@ -17,6 +17,7 @@ import {
   type LedgerView,
 } from '../../src/contract/ledger';
 import { resolveCreateUpdate } from '../../src/contract/messages';
+import { TENANT } from '../../src/contract/search-attributes';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { createLedgerActivities, type SpendRead } from '../../src/activities/ledger';
 import { setTenantBudget } from '../../src/starters/client/ledger';
@@ -34,6 +35,8 @@ const T = {
   override: `override-${tag}`,
   late: `late-${tag}`,
   swept: `swept-${tag}`,
+  batched: `batched-${tag}`,
+  deaf: `deaf-${tag}`,
 };
 const oneCny = { budget: { period: 'day', amount: '1' } };
 const config = parseTenantsConfig({
@@ -46,6 +49,8 @@ const config = parseTenantsConfig({
     [T.override]: oneCny,
     [T.late]: { budget: { period: 'day', amount: '100' } },
     [T.swept]: { budget: { period: 'day', amount: '100' } },
+    [T.batched]: { budget: { period: 'day', amount: '100' } },
+    [T.deaf]: { budget: { period: 'day', amount: '100' } },
   },
 });
 
@@ -230,7 +235,8 @@ describe('a ledger under operator mistakes and forged messages', () => {
     h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
     const p = await h.start(generationOnly(T.other));
     await waitForStatus(p, (s) => s.state === 'waiting-operator');
-    const before = await ledgerUntil(T.other, (v) => v.reserved >= 1_000_000);
+    // Its reservation alone: an earlier test's pipeline of this tenant has been settled.
+    const before = await ledgerUntil(T.other, (v) => v.reserved === 1_000_000);
     await h.client.workflow
       .getHandle(idOf(T.other))
       .signal('settleSpend', { chain: { pipelineId: p.workflowId, firstRunId: p.firstExecutionRunId } });
@@ -248,12 +254,85 @@ describe('a ledger under operator mistakes and forged messages', () => {
     h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
     const p = await h.start(generationOnly(T.other));
     await waitForStatus(p, (s) => s.state === 'waiting-operator');
-    const before = await ledgerUntil(T.other, (v) => v.reserved >= 1_000_000);
+    const before = await ledgerUntil(T.other, (v) => v.reserved === 1_000_000);
     await h.client.workflow.getHandle(idOf(T.other)).terminate('test: an operator terminates the ledger');
     await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
     await p.result();
     const after = await ledgerUntil(T.other, (v) => v.spent === before.spent + 1_000_000);
     expect(after.reserved).toBe(before.reserved - 1_000_000);
+  });
+
+  test('a ledger answers by one activity per batch and issues no signal command of its own', async () => {
+    await Promise.all([1, 2, 3].map(() => h.run(generationOnly(T.batched))));
+    await ledgerUntil(T.batched, (v) => v.spent === 3_000_000 && v.reserved === 0);
+    const events = (await h.client.workflow.getHandle(idOf(T.batched)).fetchHistory()).events ?? [];
+    const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toContain('tellSpenders');
+    expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+  });
+
+  test("an answer for another chain of the pipeline's workflow id is not taken; its own is", async () => {
+    // The ledger id started on a queue no worker polls: the pipeline's ask reaches it and is never answered.
+    const deaf = await h.client.workflow.start(LEDGER_WORKFLOW, {
+      workflowId: idOf(T.deaf),
+      taskQueue: `nobody-${tag}`,
+      args: [],
+    });
+    const p = await h.start(generationOnly(T.deaf));
+    const historyOf = async () => (await p.fetchHistory()).events ?? [];
+    await until(
+      () => `the ask of ${p.workflowId} at the deaf ledger`,
+      async () => ((await deaf.fetchHistory()).events ?? []).some((e) => e.workflowExecutionSignaledEventAttributes),
+    );
+    const answer = { key: 'plan', ask: 1, granted: true, committed: 1_000_000, amount: 1_000_000 };
+    await p.signal('spendAnswered', { ...answer, firstRunId: `${p.firstExecutionRunId}-earlier` });
+    // The task that took the signal has completed: had it taken the answer, it would have scheduled the create.
+    const afterSignal = await until(
+      () => `a completed workflow task after the forged answer to ${p.workflowId}`,
+      async () => {
+        const events = await historyOf();
+        const at = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered');
+        const done = at >= 0 && events.slice(at).some((e) => e.workflowTaskCompletedEventAttributes);
+        return done && events.slice(at);
+      },
+    );
+    expect(afterSignal.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
+    expect(h.emulator.inspect().generationTasks).toHaveLength(0);
+    await p.signal('spendAnswered', { ...answer, firstRunId: p.firstExecutionRunId });
+    await p.result();
+    expect(h.emulator.inspect().generationTasks).toHaveLength(1);
+    await deaf.terminate('test: the deaf ledger is done');
+  });
+
+  test('a sender is checked by its tenant attribute, else by its status; a workflow no worker runs is unknown, never a retry loop', async () => {
+    h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
+    const p = await h.start(generationOnly(T.other));
+    await waitForStatus(p, (s) => s.state === 'waiting-operator');
+    await until('the tenant attribute its runtime upserts', async () => {
+      return (await p.describe()).typedSearchAttributes.get(TENANT) === T.other;
+    });
+    // The pipeline's type on a queue no worker polls, its attribute naming the tenant: it never answers a query.
+    const fake = await h.client.workflow.start('videoPipeline', {
+      taskQueue: `nobody-${tag}`,
+      workflowId: `fake-pipeline-${tag}`,
+      args: [{ definition: generationOnly(T.other) }],
+      typedSearchAttributes: [{ key: TENANT, value: T.other }],
+    });
+    const env = new MockActivityEnvironment({ taskQueue: h.taskQueue }, { client: h.client });
+    const { verifySpendSenders } = createLedgerActivities(config);
+    const chainOf = (w: { workflowId: string; firstExecutionRunId: string }) => ({
+      pipelineId: w.workflowId,
+      firstRunId: w.firstExecutionRunId,
+    });
+    const check = (tenant: string, chains: ReturnType<typeof chainOf>[]) =>
+      env.run(verifySpendSenders, { tenant, ledgerId: idOf(tenant), chains });
+    const own = await check(T.other, [chainOf(p), chainOf(fake)]);
+    const foreign = await check(T.forged, [chainOf(p)]);
+    await fake.terminate('test over');
+    await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { abandon: true } }] });
+    await rejection(p.result(), WorkflowFailedError);
+    expect(own).toEqual([true, null]);
+    expect(foreign).toEqual([false]);
   });
 
   test('`budget set` survives a terminate of the ledger, as spend does', async () => {

@@ -43,8 +43,10 @@ export class SpendBook {
 
   listen(): void {
     setHandler(spendAnsweredSignal, (a: SpendAnswer) => {
-      // Anyone may signal a pipeline: a malformed answer is ignored, never thrown.
-      if (a && typeof a === 'object' && this.asks[a.key] === a.ask) this.answers[a.key] = a;
+      // Anyone may signal a pipeline: a malformed answer, or one for another chain of this
+      // workflow id (an earlier pipeline's, late), is ignored, never thrown.
+      if (!a || typeof a !== 'object' || this.asks[a.key] !== a.ask) return;
+      if (a.firstRunId === undefined || a.firstRunId === workflowInfo().firstExecutionRunId) this.answers[a.key] = a;
     });
     setHandler(budgetRaisedSignal, () => void this.wakes++);
   }
