@@ -9,9 +9,9 @@
  * sender the server shows as a running pipeline of this tenant and run chain (checked once
  * per chain), priced here, and answered by signal (a batch's answers by one activity); a
  * settle is a hint, and what was spent is read from the ended pipeline's own record. A
- * pipeline that closed without settling
- * (terminated) is found by a sweep and settled from what the server shows. What fails a check
- * is dropped and counted; nothing a message holds can throw in this workflow's task.
+ * pipeline that closed without settling (terminated) is found by a sweep and settled from
+ * what the server shows. What fails a check is dropped and counted; nothing a message holds
+ * can throw in this workflow's task.
  */
 import {
   ApplicationFailure,
@@ -74,11 +74,11 @@ const reading = proxyActivities<ReelflowActivities>({
 });
 
 /**
- * Since 0.3 (docs/architecture.md, "Versioning"): a batch's answers go out by one activity
- * (`tellSpenders`), not a signal command each (two events apiece in this history, and a
- * workflow task as each is confirmed); settles are read one batch at a time, a moment after
- * they arrive. Asked once, before the run's first command: a run that 0.2.0 started keeps
- * 0.2.0's commands on replay.
+ * After 0.2.0 (docs/architecture.md, "Versioning"): a batch's senders are checked a moment
+ * after they arrive, its answers go out by one activity (`tellSpenders`), not a signal command
+ * each (two events apiece in this history, and a workflow task as each is confirmed), and
+ * settles are read one batch at a time, a moment after they arrive. Asked once, before the
+ * run's first command: a run that 0.2.0 started keeps 0.2.0's commands on replay.
  */
 const BATCHED_IO_PATCH = 'ledger-batched-io';
 
@@ -181,7 +181,7 @@ function handleBudgetSet(at: { book?: Book }, tenant: string, period: string): v
       refusePlaintext(b, arg);
       b.state.override = arg.amount;
       gauge(b);
-      await wakeWaiters(b, b.state);
+      await wakeWaiters(b);
       return viewOf(tenant, period, b.state, b.terms);
     },
     {
@@ -247,7 +247,7 @@ async function sweep(b: Book, keys: string[], closedBefore: number): Promise<voi
     });
     if (settled === 0) return;
     gauge(b);
-    await wakeWaiters(b, b.state);
+    await wakeWaiters(b);
   } finally {
     keys.forEach((key) => b.settling.delete(key));
   }
@@ -379,7 +379,7 @@ function startSettles(b: Book, chains: RunChain[]): void {
     .then(async (reads) => {
       [...fresh.entries()].forEach(([key, chain], i) => applySettle(b, key, chain, reads[i]));
       gauge(b);
-      await wakeWaiters(b, b.state);
+      await wakeWaiters(b);
     })
     .finally(() => fresh.forEach((_, key) => b.settling.delete(key)));
 }
@@ -399,7 +399,7 @@ function readQueuedSettles(b: Book): void {
     .then(async (reads) => {
       [...batch.entries()].forEach(([key, chain], i) => applySettle(b, key, chain, reads[i]));
       gauge(b);
-      await wakeWaiters(b, b.state);
+      await wakeWaiters(b);
     })
     .finally(() => {
       batch.forEach((_, key) => b.settling.delete(key));
@@ -425,9 +425,9 @@ function refuse(b: Book): undefined {
 }
 
 /** Signals every waiting pipeline once; each asks again (a closed one is skipped). */
-async function wakeWaiters(b: Book, s: LedgerState): Promise<void> {
-  const notes = s.waiters.map((pipelineId): SpenderNote => ({ pipelineId }));
-  s.waiters = [];
+async function wakeWaiters(b: Book): Promise<void> {
+  const notes = b.state.waiters.map((pipelineId): SpenderNote => ({ pipelineId }));
+  b.state.waiters = [];
   await tell(b, notes);
 }
 
