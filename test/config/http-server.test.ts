@@ -14,6 +14,21 @@ async function started(handler: http.RequestListener, opts: Partial<Parameters<t
   return listener;
 }
 
+/**
+ * A handler that holds every request unanswered and says when one has reached it: a test closes
+ * the server only once its request is in flight (a fixed wait lost that race under CI load).
+ */
+function held() {
+  let arrive: () => void = () => undefined;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const at: { res?: http.ServerResponse } = {};
+  const handler: http.RequestListener = (_req, res) => {
+    at.res = res;
+    arrive();
+  };
+  return { handler, arrived, at };
+}
+
 /** A GET on a connection of its own, its answer read whole; or the error code that ended it. */
 function get(port: number): Promise<{ status: number; body: string } | { code: string }> {
   const failed = (err: NodeJS.ErrnoException) => ({ code: err.code ?? err.message });
@@ -62,31 +77,33 @@ test('rejects when the port cannot be bound', async () => {
 });
 
 test('close lets a request in flight finish within the grace, and is the same promise each time', async () => {
-  let finish: () => void = () => undefined;
-  const listener = await started((_req, res) => (finish = () => res.end('late')), { closeGraceMs: 5_000 });
+  const h = held();
+  const listener = await started(h.handler, { closeGraceMs: 5_000 });
   const answer = get(listener.port);
-  await new Promise((r) => setTimeout(r, 50));
+  await h.arrived;
   const closing = listener.close();
   expect(listener.close()).toBe(closing);
-  finish();
+  h.at.res?.end('late');
   expect(await answer).toEqual({ status: 200, body: 'late' });
   await closing;
   expect(await get(listener.port)).toEqual({ code: 'ECONNREFUSED' });
 });
 
 test('close drops a request still in flight when the grace ends', async () => {
-  const listener = await started(() => undefined, { closeGraceMs: 100 });
+  const h = held();
+  const listener = await started(h.handler, { closeGraceMs: 100 });
   const answer = get(listener.port);
-  await new Promise((r) => setTimeout(r, 50));
+  await h.arrived;
   const closed = listener.close();
   expect(await answer).toEqual({ code: 'ECONNRESET' });
   await closed;
 });
 
 test('close with no grace drops a request in flight at once', async () => {
-  const listener = await started(() => undefined, { closeGraceMs: 0 });
+  const h = held();
+  const listener = await started(h.handler, { closeGraceMs: 0 });
   const answer = get(listener.port);
-  await new Promise((r) => setTimeout(r, 50));
+  await h.arrived;
   await listener.close();
   expect(await answer).toEqual({ code: 'ECONNRESET' });
 });
