@@ -19,8 +19,11 @@
  * no flag: those runs stay lenient on replay (docs/encryption.md, "Encrypted payloads").
  *
  * And the tenant policy (docs/tenants.md): which configured tenant the pipeline runs as, its
- * priority, limits, budget and prices, from the worker's REELFLOW_TENANTS_FILE.
+ * priority, limits, budget and prices, from the worker's REELFLOW_TENANTS_FILE. Asked to
+ * (`askPlan`), it also reserves the pipeline's plan in its tenant's ledger, saving the pipeline
+ * an activity of its own ("Budgets"); a failed ask is left to the pipeline, which asks again.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../failures';
 import { DefinitionError, parseDefinition, type PipelineDefinition } from '../definition/definition';
@@ -31,7 +34,10 @@ import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secre
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { resolveTenantPolicy } from '../tenants/policy';
 import type { TenantPolicy } from '../contract/tenancy';
+import type { CreateCount, RunChain } from '../contract/ledger';
+import { plannedCreates } from '../contract/plan';
 import type { ActivityDeps } from './deps';
+import { askLedger, type AskedLedger } from './ledger';
 
 type WebhookDeps = Pick<
   ActivityDeps,
@@ -43,13 +49,49 @@ export interface ValidateDefinitionInput {
   definition: unknown;
   /** Set by the workflow only when its input carries the strict codec's plaintext mark. */
   plaintext?: boolean;
+  /** A new pipeline's chain: reserve its plan now, when its tenant has prices and no concurrency limit. */
+  askPlan?: { chain: RunChain };
 }
+
+/** The plan asked for by the check (ask 1 of key `plan`), and the ledger asked. */
+export type PlanAsk = AskedLedger & { creates: CreateCount[] };
 
 /**
  * The parsed definition; `codecStrict` when the worker refuses plaintext, `tenantPolicy` when
  * tenants apply (docs/tenants.md). Both are absent in older results: those runs replay as they ran.
  */
-export type ValidatedDefinition = PipelineDefinition & { codecStrict?: true; tenantPolicy?: TenantPolicy };
+export type ValidatedDefinition = PipelineDefinition & {
+  codecStrict?: true;
+  tenantPolicy?: TenantPolicy;
+  planAsk?: PlanAsk;
+};
+
+/** The ask spend.ts would make first, made here; undefined when not wanted, or when it failed (the pipeline asks). */
+async function askPlan(
+  def: PipelineDefinition,
+  policy: TenantPolicy | undefined,
+  ask: ValidateDefinitionInput['askPlan'],
+): Promise<PlanAsk | undefined> {
+  // A tenant's slot comes before its reservation (tenant-slot.ts): the pipeline asks after it.
+  if (!ask || !policy || policy.concurrency !== undefined) return undefined;
+  const creates = plannedCreates(def);
+  if (creates.length === 0) return undefined;
+  const request = {
+    chain: ask.chain,
+    key: 'plan',
+    creates,
+    wait: policy.overBudget === 'wait',
+    answer: policy.budget !== undefined,
+    ask: 1,
+  };
+  const { client, info } = Context.current();
+  const { tenant, utcOffsetMinutes } = policy;
+  const periodKind = policy.budget?.period ?? 'month';
+  return askLedger(client, info.taskQueue, { tenant, periodKind, utcOffsetMinutes, request }).then(
+    (asked) => ({ ...asked, creates }),
+    () => undefined,
+  );
+}
 
 export const PLAINTEXT_START_REFUSED =
   'the pipeline was started with a plaintext input, and this worker refuses plaintext (REELFLOW_CODEC_STRICT=1): start it from a client with the payload codec (REELFLOW_CODEC_KEYS)';
@@ -136,10 +178,12 @@ export function createDefinitionActivities(deps: WebhookDeps = {}) {
       try {
         const def = withWorkerWebhook(parseDefinition(input.definition), deps);
         const tenantPolicy = resolveTenantPolicy(def, deps.tenants);
+        const planAsk = await askPlan(def, tenantPolicy, input.askPlan);
         return {
           ...def,
           ...(deps.codecStrict ? { codecStrict: true as const } : {}),
           ...(tenantPolicy ? { tenantPolicy } : {}),
+          ...(planAsk ? { planAsk } : {}),
         };
       } catch (err) {
         if (err instanceof DefinitionError)

@@ -35,6 +35,7 @@ import type { BudgetPeriod } from '../contract/tenancy';
 import { priceTable, type TenantsConfig } from '../tenants/config';
 import { readLedger } from '../tenants/ledger-read';
 import { describeChainEnd } from './chain-runs';
+import { TenantIdSchema } from '../definition/schema';
 
 /** The workflow type of a pipeline: only a pipeline spends. */
 const PIPELINE_TYPE = 'videoPipeline';
@@ -52,6 +53,18 @@ export interface AskedLedger {
   ledgerId: string;
   period: string;
   periodEndMs: number;
+}
+
+/** A reserve by signal-with-start (the period's first ask starts its ledger), on this activity's clock. */
+export async function askLedger(client: Client, taskQueue: string, input: AskSpendInput): Promise<AskedLedger> {
+  const { tenant, periodKind, utcOffsetMinutes, request } = input;
+  const period = periodOf(Date.now(), periodKind, utcOffsetMinutes);
+  await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
+    ...ledgerStartOptions(tenant, period, taskQueue),
+    signal: reserveSignal,
+    signalArgs: [request],
+  });
+  return { ledgerId: ledgerId(tenant, period), period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
 }
 
 /** The tenant's terms in this worker's file; unknown when the file lacks the tenant or reserves per another period. */
@@ -125,6 +138,37 @@ async function spendRecordOf(client: Client, ledger: string, chain: RunChain): P
   return { ended: d.status.name !== 'RUNNING', seen: true, ...closed };
 }
 
+/** A closed pipeline of the ledger's tenant, as visibility lists it, with its record for this ledger. */
+export interface ClosedSpender {
+  chain: RunChain;
+  record: SpendRecord['ledgers'][string];
+  closedMs: number;
+  /** The row is the chain's first run itself: its record is the chain's own, with no read of the chain. */
+  firstRun: boolean;
+}
+
+/** At most this many rows per listing (oldest first): the activity's result stays well under the payload limit. */
+const LIST_MAX_ROWS = 2_000;
+
+/**
+ * The tenant's pipelines closed since `sinceMs` whose record names this ledger, oldest first:
+ * the ledger settles from them without a signal (docs/tenants.md, "Budgets").
+ */
+async function closedSpenders(client: Client, ledger: string, tenant: string, sinceMs: number) {
+  const query =
+    `WorkflowType = '${PIPELINE_TYPE}' AND ${TENANT.name} = '${tenant}' ` +
+    `AND ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew' AND CloseTime >= '${new Date(sinceMs).toISOString()}'`;
+  const rows: ClosedSpender[] = [];
+  for await (const w of client.workflow.list({ query })) {
+    const record = w.memo?.[SPEND_MEMO] as SpendRecord | undefined;
+    const mine = typeof record?.firstRunId === 'string' ? record.ledgers?.[ledger] : undefined;
+    if (!mine || !w.closeTime) continue;
+    const chain = { pipelineId: w.workflowId, firstRunId: record!.firstRunId };
+    rows.push({ chain, record: mine, closedMs: w.closeTime.getTime(), firstRun: w.runId === chain.firstRunId });
+  }
+  return rows.sort((a, b) => a.closedMs - b.closedMs).slice(0, LIST_MAX_ROWS);
+}
+
 /** At most this many signals in flight at once: a burst of 1000 answers does not flood the server. */
 const TELL_CONCURRENCY = 32;
 
@@ -183,15 +227,9 @@ async function openingOf(
 export function createLedgerActivities(tenants: TenantsConfig | undefined, codecStrict = false) {
   return {
     /** Asks the current period's ledger (on this activity's clock, recorded for replay). */
-    askSpend: async ({ tenant, periodKind, utcOffsetMinutes, request }: AskSpendInput): Promise<AskedLedger> => {
+    askSpend: async (input: AskSpendInput): Promise<AskedLedger> => {
       const { client, info } = Context.current();
-      const period = periodOf(Date.now(), periodKind, utcOffsetMinutes);
-      await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
-        ...ledgerStartOptions(tenant, period, info.taskQueue),
-        signal: reserveSignal,
-        signalArgs: [request],
-      });
-      return { ledgerId: ledgerId(tenant, period), period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
+      return askLedger(client, info.taskQueue, input);
     },
     /** A settle for a ledger with no open run: signal-with-start, so its next run opens and reads it. */
     settleSpend: async ({ ledgerId: id, hint }: { ledgerId: string; hint: SettleHint }): Promise<void> => {
@@ -246,6 +284,10 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined, codec
       await pause(afterMs);
       const read = wait === false ? spendRecordOf : settledRead;
       return Promise.all(chains.map((c) => read(client, id, c)));
+    },
+    listClosedSpenders: async (input: { ledgerId: string; tenant: string; sinceMs: number }) => {
+      if (!TenantIdSchema.safeParse(input.tenant).success) return []; // no quote can reach the query
+      return closedSpenders(Context.current().client, input.ledgerId, input.tenant, input.sinceMs);
     },
     /** The ledger's answers and wake-ups, signalled together (docs/tenants.md, "Budgets"): no event per signal in the ledger. */
     tellSpenders: async ({ notes }: { notes: SpenderNote[] }): Promise<void> => {

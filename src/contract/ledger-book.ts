@@ -111,6 +111,7 @@ export function priceOf(creates: CreateCount[], t: LedgerTerms): number {
  * Grants when the budget covers everything committed plus this amount. A key the chain has
  * counted already is granted again, never counted twice. A reserve that wants no answer
  * (no budget) cannot be refused. `maxTotal` bounds the period's total so minor units stay exact.
+ * `committed`: committedOf(s), when the caller keeps it as a running total over a batch.
  */
 export function reserve(
   s: LedgerState,
@@ -118,10 +119,10 @@ export function reserve(
   req: ReserveRequest,
   nowIso: string,
   maxTotal: number,
+  committed = committedOf(s),
 ): SpendAnswer {
   const key = chainKey(req.chain);
   const budget = budgetOf(s, t);
-  const committed = committedOf(s);
   const amount = priceOf(req.creates, t);
   const answer = (granted: boolean, total: number, refused?: string): SpendAnswer => ({
     key: req.key,

@@ -82,6 +82,23 @@ const reading = proxyActivities<ReelflowActivities>({
  */
 const BATCHED_IO_PATCH = 'ledger-batched-io';
 
+/**
+ * After 0.2.0: the ledger lists its tenant's pipelines closed since its last look (visibility;
+ * their memo holds their record) and settles them, so a pipeline ends without a settle signal
+ * (behaviour `spendInCheck`). Asked once per run, like BATCHED_IO_PATCH; an older run still
+ * settles such a pipeline, by its sweep.
+ */
+const LISTS_CLOSED_PATCH = 'ledger-lists-closed';
+
+/** The listing's spacing: this soon after it settled something, doubling while it finds nothing, up to the most. */
+const LIST_EVERY_MS = { least: 2_000, most: 30_000 };
+
+/**
+ * A pipeline's close may reach visibility after a later one's (the cluster writes visibility
+ * asynchronously): each listing looks this far behind the newest close it has seen.
+ */
+const LIST_OVERLAP_MS = 10_000;
+
 /** Answers per `tellSpenders` activity: its input stays well under the server's payload limit. */
 const NOTES_PER_TELL = 500;
 
@@ -116,6 +133,8 @@ interface Book {
   codecStrict: boolean;
   /** BATCHED_IO_PATCH: answers by activity, settles read a batch at a time. */
   batched: boolean;
+  /** LISTS_CLOSED_PATCH: closed pipelines found by listing, not by their settle signal. */
+  lists: boolean;
   /** Settles waiting for the read in flight to finish (batched): read together next. */
   settleQueue: Map<string, RunChain>;
   settleReading: boolean;
@@ -137,6 +156,7 @@ export async function tenantLedger(): Promise<void> {
   );
   handleBudgetSet(at, tenant, period);
   const batched = patched(BATCHED_IO_PATCH); // before the first command
+  const lists = patched(LISTS_CLOSED_PATCH);
   const opened = await reading.openLedger({
     ledgerId: info.workflowId,
     runId: info.runId,
@@ -153,12 +173,14 @@ export async function tenantLedger(): Promise<void> {
     settling: new Set(),
     codecStrict: opened.codecStrict === true,
     batched,
+    lists,
     settleQueue: new Map(),
     settleReading: false,
   };
   at.book = book;
   gauge(book);
   void sweepLoop(book, inbox);
+  if (lists) void listLoop(book);
   const due = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > LEDGER_HISTORY_LIMIT;
   for (;;) {
     await condition(() => inbox.length > 0 || due());
@@ -253,6 +275,44 @@ async function sweep(b: Book, keys: string[], closedBefore: number): Promise<voi
   }
 }
 
+/**
+ * While it holds reservations (LISTS_CLOSED_PATCH): the tenant's pipelines closed since the
+ * earliest open reservation or the last look, settled from their records. A row that is the
+ * chain's first run carries the chain's own record; a continued chain is read as a settle is.
+ */
+async function listLoop(b: Book): Promise<void> {
+  let seen = 0; // the newest close listed so far (epoch ms)
+  let every = LIST_EVERY_MS.least;
+  for (;;) {
+    await condition(() => Object.keys(b.state.chains).length > 0);
+    await sleep(every);
+    const since = Math.max(seen - LIST_OVERLAP_MS, earliestOpen(b));
+    const rows = await reading.listClosedSpenders({
+      ledgerId: workflowInfo().workflowId,
+      tenant: b.tenant,
+      sinceMs: since,
+    });
+    const open = rows.filter((r) => b.state.chains[chainKey(r.chain)] && !b.settling.has(chainKey(r.chain)));
+    for (const r of open.filter((row) => row.firstRun))
+      applySettle(b, chainKey(r.chain), r.chain, { ended: true, seen: true, record: r.record });
+    startSettles(
+      b,
+      open.filter((row) => !row.firstRun).map((row) => row.chain),
+    );
+    seen = Math.max(seen, ...rows.map((r) => r.closedMs));
+    every = open.length > 0 ? LIST_EVERY_MS.least : Math.min(every * 2, LIST_EVERY_MS.most);
+    if (open.some((row) => row.firstRun)) {
+      gauge(b);
+      await wakeWaiters(b);
+    }
+  }
+}
+
+/** When the oldest open reservation was made: no pipeline that closed before it holds one. */
+function earliestOpen(b: Book): number {
+  return Math.min(...Object.values(b.state.chains).map((r) => Date.parse(r.since) || 0));
+}
+
 function chainFromKey(key: string): RunChain {
   const slash = key.lastIndexOf('/');
   return { pipelineId: key.slice(0, slash), firstRunId: key.slice(slash + 1) };
@@ -277,8 +337,9 @@ async function handleBatch(b: Book, batch: LedgerMessage[]): Promise<void> {
     reserves.map((r) => r.chain),
   );
   const notes: SpenderNote[] = [];
+  const total = { committed: committedOf(b.state) }; // kept as the batch goes: no sum per reserve
   for (const r of reserves) {
-    const answer = verified.has(chainKey(r.chain)) ? answerOf(b, r.chain, r.raw) : refuse(b);
+    const answer = verified.has(chainKey(r.chain)) ? answerOf(b, r.chain, r.raw, total) : refuse(b);
     if (answer) notes.push({ pipelineId: r.chain.pipelineId, answer });
   }
   gauge(b);
@@ -333,7 +394,7 @@ async function verifySenders(b: Book, chains: RunChain[]): Promise<Set<string>> 
  * A verified sender's answer: a grant, a budget refusal, or why its request breaks a rule (also
  * counted); undefined when the request wants none.
  */
-function answerOf(b: Book, chain: RunChain, raw: unknown): SpendAnswer | undefined {
+function answerOf(b: Book, chain: RunChain, raw: unknown, total: { committed: number }): SpendAnswer | undefined {
   const req = checkReserve(raw);
   let answer: SpendAnswer;
   if ('refused' in req) {
@@ -342,12 +403,13 @@ function answerOf(b: Book, chain: RunChain, raw: unknown): SpendAnswer | undefin
       key: String(r.key).slice(0, 40),
       ask: Number(r.ask) || 0,
       granted: false,
-      committed: committedOf(b.state),
+      committed: total.committed,
       amount: 0,
       refused: req.refused,
     };
   } else {
-    answer = reserve(b.state, b.terms, req, new Date().toISOString(), MAX_AMOUNT_MINOR);
+    answer = reserve(b.state, b.terms, req, new Date().toISOString(), MAX_AMOUNT_MINOR, total.committed);
+    total.committed = answer.committed;
     if (!req.answer && !answer.refused) return undefined;
   }
   // A refusal by a rule (not by the budget) is counted too: reelflow's own pipelines never earn one.

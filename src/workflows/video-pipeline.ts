@@ -49,7 +49,7 @@ import type { StageCommon } from './lib/stage-common';
 import { giveSlot, takeSlot } from './lib/tenant-slot';
 import { endSpend, reservePlan } from './create/spend';
 import { listenBeforeRuntime } from './create/operator';
-import { plannedCreates } from './lib/plan';
+import { plannedCreates } from '../contract/plan';
 
 /**
  * The product's stages, in the stage table's order (src/contract/stages.ts): each is its
@@ -163,10 +163,15 @@ async function validated(input: PipelineInput, rt: PipelineRuntime): Promise<Pip
   try {
     // Only a marked input adds the flag: an unmarked start asks exactly what it asked before.
     const plaintext = isPlaintext(input) ? { plaintext: true } : {};
-    const { codecStrict, tenantPolicy, ...def } = await validating.validateDefinition({
+    // A new pipeline's plan is asked for by the check itself (behaviour.ts, spend.ts).
+    const askPlan = rt.behaviour.spendInCheck && !input.resume && !input.reuse;
+    if (askPlan) rt.creates.spend.expectCheckAsk();
+    const { codecStrict, tenantPolicy, planAsk, ...def } = await validating.validateDefinition({
       definition: input.definition,
       ...plaintext,
+      ...(askPlan ? { askPlan: { chain: rt.creates.spend.chain } } : {}),
     });
+    rt.creates.spend.checkAsked(planAsk);
     rt.codecStrict = codecStrict === true;
     // A continued run keeps its first run's tenant (its slot and prices are that tenant's).
     rt.tenantPolicy ??= tenantPolicy;

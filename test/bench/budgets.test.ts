@@ -1,7 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { parseDefinition } from '../../src/definition/definition';
 import { PAID_KINDS, parseTenantsConfig, toMinorUnits } from '../../src/tenants/config';
-import { plannedCreates } from '../../src/workflows/lib/plan';
+import { plannedCreates } from '../../src/contract/plan';
 import {
   BENCH_PRICES,
   budgetFor,
@@ -28,7 +28,7 @@ describe('the budgets plan', () => {
     ['generation and erase only', workload({ stages: ['generation', 'erase'] })],
   ])("%s: the plan is the pipeline's own (src/workflows/lib/plan.ts)", (_, w) => {
     const def = parseDefinition(pipelineDefinition(w, { tag: 't', index: 0, callbacks: false, groupId: 'g1' }));
-    expect(plannedCreatesOf(w)).toEqual(plannedCreates(def, {} as Parameters<typeof plannedCreates>[1]));
+    expect(plannedCreatesOf(w)).toEqual(plannedCreates(def));
   });
 
   test('every paid kind has a price above 0', () => {

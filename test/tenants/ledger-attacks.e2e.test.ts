@@ -24,6 +24,7 @@ import { setTenantBudget } from '../../src/starters/client/ledger';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
 import { until, type PollOptions } from '../support/poll';
+import { ledgerMessagesOf } from '../../tools/bench/history-counts';
 
 const quick = { generationQueuedMs: 300, generationRunningMs: 600, eraseInProgressMs: 300 };
 const tag = randomUUID().slice(0, 6);
@@ -37,6 +38,7 @@ const T = {
   swept: `swept-${tag}`,
   batched: `batched-${tag}`,
   deaf: `deaf-${tag}`,
+  listed: `listed-${tag}`,
 };
 const oneCny = { budget: { period: 'day', amount: '1' } };
 const config = parseTenantsConfig({
@@ -51,6 +53,7 @@ const config = parseTenantsConfig({
     [T.swept]: { budget: { period: 'day', amount: '100' } },
     [T.batched]: { budget: { period: 'day', amount: '100' } },
     [T.deaf]: { budget: { period: 'day', amount: '100' } },
+    [T.listed]: { budget: { period: 'day', amount: '100' } },
   },
 });
 
@@ -250,7 +253,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
     );
   });
 
-  test('a settle sent while the ledger has no open run (terminated) starts its next run, which counts it', async () => {
+  test("a pipeline that ended while its ledger had no open run (terminated) is counted by the ledger's next run", async () => {
     h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
     const p = await h.start(generationOnly(T.other));
     await waitForStatus(p, (s) => s.state === 'waiting-operator');
@@ -258,8 +261,24 @@ describe('a ledger under operator mistakes and forged messages', () => {
     await h.client.workflow.getHandle(idOf(T.other)).terminate('test: an operator terminates the ledger');
     await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
     await p.result();
-    const after = await ledgerUntil(T.other, (v) => v.spent === before.spent + 1_000_000);
+    // The tenant's next ask opens the ledger again; its run reads the open reservation and finds p closed.
+    await h.run(generationOnly(T.other));
+    const after = await ledgerUntil(T.other, (v) => v.spent === before.spent + 2_000_000);
     expect(after.reserved).toBe(before.reserved - 1_000_000);
+  });
+
+  test('a new pipeline asks in its definition check and ends without a settle: its ledger lists it closed', async () => {
+    const p = await h.start(generationOnly(T.listed));
+    await p.result();
+    const view = await ledgerUntil(T.listed, (v) => v.spent === 1_000_000);
+    expect(view.reserved).toBe(0);
+    // No askSpend and no settleSpend local activity in the pipeline: its answer is its one ledger message.
+    expect(ledgerMessagesOf((await p.fetchHistory()).events ?? [])).toEqual({ asks: 0, answers: 1, settles: 0 });
+    const ledgerEvents = (await h.client.workflow.getHandle(idOf(T.listed)).fetchHistory()).events ?? [];
+    const signals = ledgerEvents.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+    expect(signals).toEqual(['reserveSpendAsk']);
+    const activities = ledgerEvents.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toContain('listClosedSpenders');
   });
 
   test('a ledger answers by one activity per batch and issues no signal command of its own', async () => {

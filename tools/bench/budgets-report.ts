@@ -236,7 +236,7 @@ function ledgerSideCell(s: LedgerSide | undefined): string {
 /** One row per tenancy. */
 function sideBySide(rows: BudgetsRow[]): string[] {
   return [
-    '| tenancy | completed | wall | ÷ none | CPU s per pipeline (worker + server) | ÷ none | events / workflow tasks p50 | start to first activity p50 | ledger messages per pipeline (asks + answers + settles) | ledger per pipeline: signals in / out; events / workflow tasks / activities | budget consumed | worker peak RSS |',
+    '| tenancy | completed | wall | ÷ none | CPU s per pipeline (worker + server) | ÷ none | events / workflow tasks p50 | start to first activity p50 | ledger messages per pipeline (ask activities + answers + settle activities) | ledger per pipeline: signals in / out; events / workflow tasks / activities | budget consumed | worker peak RSS |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>

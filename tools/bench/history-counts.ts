@@ -29,6 +29,8 @@ export interface HistoryCounts {
  * A pipeline's messages to and from its tenant ledgers (docs/tenants.md, "Budgets"): asks
  * (each an askSpend local activity, a signal-with-start to the ledger, one marker), answers
  * received (spendAnswered signals) and settles sent (each a settleSpend local activity, one marker).
+ * Since behaviour `spendInCheck` the plan's ask rides in the definition check and a pipeline
+ * sends no settle: those show only on the ledger's side (its reserveSpendAsk signals).
  */
 export interface LedgerMessages {
   asks: number;

@@ -13,6 +13,7 @@ import {
   type SpendRecord,
 } from '../../contract/ledger';
 import type { SpendCarry } from '../../contract/carry';
+import type { PlanAsk } from '../../activities/definition';
 import type { VendorTaskKind } from '../../contract/status';
 
 type Counts = Partial<Record<VendorTaskKind, number>>;
@@ -21,11 +22,16 @@ const add = (c: Counts, kind: VendorTaskKind, n: number) => {
   if (c[kind] === 0) delete c[kind];
 };
 
+/** The reservation of a pipeline's plan: the ask the definition check may make for it. */
+export const PLAN_KEY = 'plan';
+
 export class SpendBook {
   readonly carry: SpendCarry;
   private readonly asks: Record<string, number> = {};
   private readonly answers: Record<string, SpendAnswer> = {};
   private wakes = 0;
+  /** The plan's ask made by the definition check (behaviour `spendInCheck`), until spend.ts takes it. */
+  private checkAsk: PlanAsk | undefined;
 
   constructor(carry: SpendCarry | undefined) {
     this.carry = carry ?? { ledgers: {}, attempts: {}, extras: 0 };
@@ -49,6 +55,23 @@ export class SpendBook {
       if (a.firstRunId === undefined || a.firstRunId === workflowInfo().firstExecutionRunId) this.answers[a.key] = a;
     });
     setHandler(budgetRaisedSignal, () => void this.wakes++);
+  }
+
+  /** The check will ask for the plan: its answer is ask 1 of key `plan`, taken from now on. */
+  expectCheckAsk(): void {
+    this.nextAsk(PLAN_KEY);
+  }
+
+  /** What the check asked, once it has (absent: it asked nothing, and the pipeline asks itself). */
+  checkAsked(asked: PlanAsk | undefined): void {
+    this.checkAsk = asked;
+  }
+
+  /** The check's ask of `key`, the first time it is wanted; then the pipeline asks itself. */
+  takeCheckAsk(key: string): { asked: PlanAsk; n: number } | undefined {
+    const asked = key === PLAN_KEY ? this.checkAsk : undefined;
+    this.checkAsk = undefined;
+    return asked && { asked, n: this.asks[key] };
   }
 
   nextAsk(key: string): number {

@@ -5,8 +5,8 @@
  * BudgetExceeded, or wait (`waiting-budget`) until the budget is raised or the period rolls
  * over. Each create attempt then takes one reserved create of its kind and gives it back
  * when provably not made; a create beyond the plan (a resubmit after an ambiguous outcome)
- * reserves one more first. As the pipeline ends it records what it spent in its memo and
- * tells each ledger to read it: one ask, one answer and one settle per pipeline.
+ * reserves one more first. As the pipeline ends it records what it spent in its memo, where
+ * its ledger reads it: one ask (made by the definition check) and one answer per pipeline.
  * Reservations belong to the run chain (the workflow id and first run id), so a reused
  * workflow id is a new pipeline that pays and is counted like any other.
  */
@@ -23,12 +23,14 @@ import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
 import type { StatusBoard } from '../lib/status/status-board';
-import type { SpendBook } from './spend-book';
+import { PLAN_KEY, type SpendBook } from './spend-book';
+import type { Behaviour } from '../lib/behaviour';
 import { duration } from '../lib/status/summaries';
 
 /** What spending reads of its pipeline: PipelineRuntime gives it (the create desk hands it on, desk.ts). */
 export interface SpendRuntime {
   readonly tenantPolicy: TenantPolicy | undefined;
+  readonly behaviour: Behaviour;
   readonly board: StatusBoard;
   readonly creates: { readonly spend: SpendBook };
   inTurn<T>(call: () => Promise<T>): Promise<T>;
@@ -55,7 +57,7 @@ const listed = (creates: CreateCount[]) => creates.map((c) => `${c.count} × ${c
 export async function reservePlan(rt: SpendRuntime, plan: CreateCount[]): Promise<void> {
   const creates = plan.filter((c) => c.count > 0);
   if (!rt.tenantPolicy || creates.length === 0 || Object.keys(rt.creates.spend.carry.ledgers).length > 0) return;
-  await reserve(rt, 'plan', creates, `its plan (${listed(creates)})`);
+  await reserve(rt, PLAN_KEY, creates, `its plan (${listed(creates)})`);
 }
 
 /** Before a create attempt: one reserved create of its kind, reserving one more when the plan has none left. */
@@ -100,21 +102,26 @@ async function reserve(rt: SpendRuntime, key: string, creates: CreateCount[], wh
 async function ask(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
   const answer = p.budget !== undefined;
   for (;;) {
-    const n = rt.creates.spend.nextAsk(key);
-    const request = { chain: rt.creates.spend.chain, key, creates, wait: p.overBudget === 'wait', answer, ask: n };
-    const asked = await rt.inTurn(() =>
-      asking.askSpend({
-        tenant: p.tenant,
-        periodKind: p.budget?.period ?? 'month',
-        utcOffsetMinutes: p.utcOffsetMinutes,
-        request,
-      }),
-    );
+    const { asked, n } = rt.creates.spend.takeCheckAsk(key) ?? (await askOnce(rt, p, key, creates, answer));
     rt.creates.spend.granted(asked.ledgerId, []); // asked: settled at the end, whatever the answer
     if (!answer) return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: undefined };
     if (await condition(() => rt.creates.spend.answered(key, n) !== undefined, ANSWER_WAIT_MS))
       return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: rt.creates.spend.answered(key, n)! };
   }
+}
+
+async function askOnce(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[], answer: boolean) {
+  const n = rt.creates.spend.nextAsk(key);
+  const request = { chain: rt.creates.spend.chain, key, creates, wait: p.overBudget === 'wait', answer, ask: n };
+  const asked = await rt.inTurn(() =>
+    asking.askSpend({
+      tenant: p.tenant,
+      periodKind: p.budget?.period ?? 'month',
+      utcOffsetMinutes: p.utcOffsetMinutes,
+      request,
+    }),
+  );
+  return { asked, n };
 }
 
 function budgetExceeded(message: string): ApplicationFailure {
@@ -139,13 +146,15 @@ async function waitForBudget(rt: SpendRuntime, seen: number, untilNextPeriodMs: 
 /**
  * The pipeline's last step: it records what it spent per ledger (creates whose outcome it
  * never learned are unresolved) in its memo, where each ledger reads it once the pipeline has
- * closed, and tells each ledger so (a local activity: no workflow task of its own).
+ * closed. Since `spendInCheck` that is all: the ledger lists its tenant's closed pipelines
+ * (docs/tenants.md, "Budgets"). Before, it told each ledger so (a local activity).
  */
 export async function endSpend(rt: SpendRuntime): Promise<void> {
   const ledgers = Object.keys(rt.creates.spend.carry.ledgers);
   if (ledgers.length === 0 || rt.creates.spend.carry.ended) return;
   rt.creates.spend.carry.ended = true;
   upsertMemo({ [SPEND_MEMO]: rt.creates.spend.record() });
+  if (rt.behaviour.spendInCheck) return;
   const hint = { chain: rt.creates.spend.chain };
   // Signal-with-start: a ledger with no open run (terminated by hand) opens again and counts it.
   await CancellationScope.nonCancellable(() =>

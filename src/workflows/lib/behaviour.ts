@@ -6,19 +6,26 @@
  * local activity's result may reach a replay a workflow task earlier than the live run saw
  * it; a signal may be handled in this very task). Code elsewhere reads the field, never asks.
  */
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, patched } from '@temporalio/workflow';
 import type { PipelineInput } from '../../contract/messages';
 import { FailureType } from '../../failures';
 
 /**
- * Empty in 0.2.0, the first release: no released version runs other code. A later release
- * adds a field here for each `patched` call it needs, and only for decisions that vary by run.
+ * Empty in 0.2.0, the first release. Each later change to a pipeline's commands adds a field
+ * here for its `patched` call: a run 0.2.0 started keeps 0.2.0's commands on replay.
  */
-export type Behaviour = Readonly<Record<never, never>>;
+export interface Behaviour {
+  /**
+   * `spend-in-check` (after 0.2.0; docs/tenants.md, "Budgets"): the definition check's local
+   * activity also asks the ledger for the pipeline's plan, and the pipeline ends without a
+   * settle activity (its ledger finds it closed, by visibility). Two activations fewer.
+   */
+  readonly spendInCheck: boolean;
+}
 
 /** Call in the first workflow task, before any command. */
 export function decideBehaviour(_input: PipelineInput): Behaviour {
-  return Object.freeze({});
+  return Object.freeze({ spendInCheck: patched('spend-in-check') });
 }
 
 /**

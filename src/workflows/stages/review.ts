@@ -74,7 +74,7 @@ export const REVIEW: StageDefinition<ReviewStageInput, ReviewStageResult> = {
 };
 
 /** Valid batches (at most 50 URLs, one media type each); a medium that fits none fails the stage. */
-export function planBatches(input: Pick<ReviewStageInput, 'media' | 'assetType'>): ReviewBatch[] {
+function planBatches(input: Pick<ReviewStageInput, 'media' | 'assetType'>): ReviewBatch[] {
   try {
     return planReviewBatches(input.media, { assetType: input.assetType });
   } catch (err) {

@@ -3,21 +3,21 @@
  * has to run will create, priced as if every create were new (the asset group, each asset
  * item). It is an upper bound: what a stage finds already made is given back at the end.
  */
-import type { CreateCount } from '../../contract/ledger';
-import type { PipelineResult } from '../../contract/messages';
-import type { PipelineDefinition } from '../../definition/definition';
-import { planBatches } from '../stages/review';
+import type { CreateCount } from './ledger';
+import type { PipelineResult } from './messages';
+import type { PipelineDefinition } from '../definition/definition';
+import { planReviewBatches } from '../vendor-api/batching';
 
 /** Review batches the media make; none when they cannot be batched (the stage then fails before any create). */
 function reviewBatches(review: NonNullable<PipelineDefinition['review']>): number {
   try {
-    return planBatches(review).length;
+    return planReviewBatches(review.media, { assetType: review.assetType }).length;
   } catch {
     return 0;
   }
 }
 
-export function plannedCreates(def: PipelineDefinition, result: PipelineResult): CreateCount[] {
+export function plannedCreates(def: PipelineDefinition, result: Partial<PipelineResult> = {}): CreateCount[] {
   const plan: CreateCount[] = [];
   if (def.review && !result.review) plan.push({ kind: 'review', count: reviewBatches(def.review) });
   if (def.assets && !result.assets) {
