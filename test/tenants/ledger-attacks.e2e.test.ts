@@ -20,7 +20,7 @@ import { resolveCreateUpdate } from '../../src/contract/messages';
 import { TENANT } from '../../src/contract/search-attributes';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { createLedgerActivities, type SpendRead } from '../../src/activities/ledger';
-import { setTenantBudget } from '../../src/starters/client/ledger';
+import { setTenantBudget, tenantUsage } from '../../src/starters/client/ledger';
 import { parseTenantsConfig } from '../../src/tenants/config';
 import { rejection, startHarness, waitForStatus, type Harness } from '../support/harness';
 import { until, type PollOptions } from '../support/poll';
@@ -253,7 +253,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
     );
   });
 
-  test("a pipeline that ended while its ledger had no open run (terminated) is counted by the ledger's next run", async () => {
+  test('a pipeline that ended while its ledger had no open run (terminated) is counted once `reelflow usage` opens the ledger again', async () => {
     h.emulator.setFaults({ 'generation.create': { resetBeforeCreate: { next: 1 } } });
     const p = await h.start(generationOnly(T.other));
     await waitForStatus(p, (s) => s.state === 'waiting-operator');
@@ -261,9 +261,10 @@ describe('a ledger under operator mistakes and forged messages', () => {
     await h.client.workflow.getHandle(idOf(T.other)).terminate('test: an operator terminates the ledger');
     await p.executeUpdate(resolveCreateUpdate, { args: [{ decision: { resubmit: true } }] });
     await p.result();
-    // The tenant's next ask opens the ledger again; its run reads the open reservation and finds p closed.
-    await h.run(generationOnly(T.other));
-    const after = await ledgerUntil(T.other, (v) => v.spent === before.spent + 2_000_000);
+    // The read finds the last run terminated with a reservation open, and starts the next run, which finds p closed.
+    const [shown] = await tenantUsage(h.client, { tenant: T.other });
+    expect(shown.reserved).toBe(before.reserved);
+    const after = await ledgerUntil(T.other, (v) => v.spent === before.spent + 1_000_000);
     expect(after.reserved).toBe(before.reserved - 1_000_000);
   });
 

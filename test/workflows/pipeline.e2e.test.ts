@@ -241,10 +241,12 @@ describe('versioning: what a start asks (docs/architecture.md, "Versioning")', (
     ).length,
   });
 
-  test('a full pipeline of the first release records no patch marker, creates assets unlisted and reads them late', async () => {
+  test('a full pipeline records the one patch since the first release (spend-in-check), creates assets unlisted and reads them late', async () => {
     const { handle, result } = await h.run(fullDefinition({ options: { archive: false } }));
     const events = (await handle.fetchHistory()).events ?? [];
-    expect(patchEvents(events)).toEqual({ markers: 0, changeVersions: 0 });
+    expect(patchEvents(events)).toEqual({ markers: 1, changeVersions: 1 });
+    // Asked in the first workflow task, before the definition check's marker (behaviour.ts).
+    expect(events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? [])[0]).toBe('core_patch');
     expect(result.assets?.items.map((i) => i.status)).toEqual(['Active', 'Active']);
     expect(result.calls['assets.ListAssets'] ?? 0).toBe(0);
     expectFirstReadWaits(events, result);

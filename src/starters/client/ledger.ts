@@ -86,7 +86,23 @@ export async function tenantUsage(
 async function readView(client: Client, id: string): Promise<LedgerView | undefined> {
   const { tenant, period } = parseLedgerId(id)!;
   const snap = await readLedger(client, id);
+  if (snap.state && Object.keys(snap.state.chains).length > 0) await reopenIfEnded(client, { tenant, period });
   return snap.state && snap.terms ? viewOf(tenant, period, snap.state, snap.terms) : undefined;
+}
+
+/**
+ * A ledger whose last run was ended by hand (terminated, cancelled) while it held
+ * reservations is started again on its queue: its next run reads the money and settles the
+ * pipelines that closed meanwhile, which send it no settle (docs/tenants.md, "Budgets").
+ */
+async function reopenIfEnded(client: Client, id: { tenant: string; period: string }): Promise<void> {
+  const d = await client.workflow
+    .getHandle(ledgerId(id.tenant, id.period))
+    .describe()
+    .catch(() => undefined);
+  if (!d || ['RUNNING', 'CONTINUED_AS_NEW'].includes(d.status.name)) return;
+  // USE_EXISTING: a run someone else started meanwhile is kept.
+  await client.workflow.start(LEDGER_WORKFLOW, ledgerStartOptions(id.tenant, id.period, d.taskQueue));
 }
 
 export interface BudgetLine {
