@@ -1,12 +1,10 @@
 /**
- * A worker process's reserves, batched per ledger (docs/tenants.md, "Budgets"): while one
- * signal-with-start to a ledger is in flight, the asks its pipelines make to that ledger wait,
- * and go together as the next one (`reserveSpendAsks`), so a burst of pipelines wakes the
- * ledger once per batch instead of once per pipeline. No ask waits for a timer: a local
- * activity holds its workflow task meanwhile. Only a ledger run that takes the batch signal
- * gets one: a run of this code shows the patch `ledger-lists-closed` in its
- * `TemporalChangeVersion` search attribute. A run 0.2.0 started gets each ask alone
- * (`reserveSpendAsk`), as before.
+ * A worker process's reserves, batched per ledger (docs/tenants.md, "Budgets"): the asks its
+ * pipelines make within BATCH_MS reach their ledger as one signal-with-start
+ * (`reserveSpendAsks`), so a burst of pipelines wakes the ledger once per batch instead of
+ * once per pipeline. Only a ledger run that takes the batch signal gets one: a run of this code
+ * shows the patch `ledger-lists-closed` in its `TemporalChangeVersion` search attribute. A run
+ * 0.2.0 started gets each ask alone (`reserveSpendAsk`), as before.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
@@ -17,6 +15,9 @@ import {
   reserveSignal,
   type ReserveRequest,
 } from '../contract/ledger';
+
+/** How long an ask waits for others to the same ledger: its answer waits longer for the sender check anyway. */
+const BATCH_MS = 250;
 
 /** A ledger run not yet known to take batches is looked at again after this long. */
 const RECHECK_MS = 30_000;
@@ -29,51 +30,47 @@ interface Ask {
   done: (err?: Error) => void;
 }
 
-interface Queue {
+interface Pending {
   to: { tenant: string; period: string; taskQueue: string };
   asks: Ask[];
-  sending: boolean;
 }
 
 export class AskBatcher {
-  private readonly queues = new Map<string, Queue>();
+  private readonly pending = new Map<string, Pending>();
   /** Per ledger id: it takes batches (kept for good: its runs continue as new on this code), or when it was found not to. */
   private readonly checked = new Map<string, Promise<boolean> | { notBefore: number }>();
 
   constructor(private readonly client: Client) {}
 
   /** Resolves once the ask has reached the server (alone or in its batch). */
-  async ask(ledger: string, to: Queue['to'], request: ReserveRequest): Promise<void> {
+  async ask(ledger: string, to: Pending['to'], request: ReserveRequest): Promise<void> {
     if (!(await this.takesBatches(ledger))) return this.signal(to, [request], false);
     return new Promise<void>((resolve, reject) => {
-      const q = this.queues.get(ledger) ?? { to, asks: [], sending: false };
-      this.queues.set(ledger, q);
-      q.asks.push({ request, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (!q.sending) this.send(ledger, q);
+      let p = this.pending.get(ledger);
+      if (!p) {
+        p = { to, asks: [] };
+        this.pending.set(ledger, p);
+        setTimeout(() => this.flush(ledger, p!), BATCH_MS);
+      }
+      p.asks.push({ request, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (p.asks.length >= MAX_ASKS_PER_BATCH) this.flush(ledger, p);
     });
   }
 
-  /** The asks waiting for this ledger, as one signal; those that arrive meanwhile go next. */
-  private send(ledger: string, q: Queue): void {
-    const asks = q.asks.splice(0, MAX_ASKS_PER_BATCH);
-    q.sending = true;
+  private flush(ledger: string, p: Pending): void {
+    if (this.pending.get(ledger) !== p) return; // sent already (full)
+    this.pending.delete(ledger);
     this.signal(
-      q.to,
-      asks.map((a) => a.request),
+      p.to,
+      p.asks.map((a) => a.request),
       true,
-    )
-      .then(
-        () => asks.forEach((a) => a.done()),
-        (err: unknown) => asks.forEach((a) => a.done(err instanceof Error ? err : new Error(String(err)))),
-      )
-      .finally(() => {
-        q.sending = false;
-        if (q.asks.length > 0) this.send(ledger, q);
-        else this.queues.delete(ledger);
-      });
+    ).then(
+      () => p.asks.forEach((a) => a.done()),
+      (err: unknown) => p.asks.forEach((a) => a.done(err instanceof Error ? err : new Error(String(err)))),
+    );
   }
 
-  private async signal(to: Queue['to'], requests: ReserveRequest[], batch: boolean): Promise<void> {
+  private async signal(to: Pending['to'], requests: ReserveRequest[], batch: boolean): Promise<void> {
     await this.client.workflow.signalWithStart(LEDGER_WORKFLOW, {
       ...ledgerStartOptions(to.tenant, to.period, to.taskQueue),
       ...(batch
