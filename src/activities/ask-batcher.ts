@@ -16,8 +16,8 @@ import {
   type ReserveRequest,
 } from '../contract/ledger';
 
-/** How long an ask waits for others to the same ledger: its answer waits longer for the sender check anyway. */
-const BATCH_MS = 250;
+/** How long an ask waits for others to the same ledger: the answer takes longer than this anyway. */
+const BATCH_MS = 100;
 
 /** A ledger run not yet known to take batches is looked at again after this long. */
 const RECHECK_MS = 30_000;

@@ -109,11 +109,9 @@ const SETTLE_READ_AFTER_MS = 1_000;
 
 /**
  * Batched: senders are checked this long after their asks arrive, so a burst is checked (and
- * answered) in a few batches instead of one activity per ask or two: a quarter of a second,
- * and a second while a burst arrives (a batch of BURST_ASKS or more), so its next batch is larger.
+ * answered) in a few batches instead of one activity per ask or two.
  */
-const SENDER_CHECK_AFTER_MS = { alone: 250, burst: 1_000 };
-const BURST_ASKS = 10;
+const SENDER_CHECK_AFTER_MS = 250;
 
 /** Senders checked and refused in this run: a forgery repeated costs no further check. */
 const MAX_REFUSED_KEPT = 1_000;
@@ -390,7 +388,7 @@ async function verifySenders(b: Book, chains: RunChain[]): Promise<Set<string>> 
     tenant: b.tenant,
     ledgerId: workflowInfo().workflowId,
     chains: [...toCheck.values()],
-    ...(b.batched ? { afterMs: SENDER_CHECK_AFTER_MS[toCheck.size >= BURST_ASKS ? 'burst' : 'alone'] } : {}),
+    ...(b.batched ? { afterMs: SENDER_CHECK_AFTER_MS } : {}),
   });
   for (const [i, key] of [...toCheck.keys()].entries()) {
     if (checked[i] === true) ok.add(key);

@@ -272,7 +272,7 @@ describe('spend budgets', () => {
       expect(ledgerMessagesOf(events)).toEqual({ asks: 0, answers: 1, settles: 0 });
       expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     }
-    // The worker batches the asks it makes within 250 ms to one ledger: fewer signals than asks.
+    // The worker batches the asks it makes within 100 ms to one ledger: fewer signals than asks.
     const signals = await signalsTo(ledgerId(T.burst, periodOf(Date.now(), 'day', 0)));
     expect(new Set(signals)).toEqual(new Set(['reserveSpendAsks']));
     expect(signals.length).toBeLessThan(30);

@@ -220,24 +220,6 @@ describe('a ledger under operator mistakes and forged messages', () => {
       ['settleSpend', { key: 'x/generation/1', outcome: 'release' }],
       ['settleSpend', null],
       ['reserveSpendAsk', 'a string'],
-      // Batches, as a worker sends them: each ask in one is checked alone; a malformed one is one refusal.
-      [
-        'reserveSpendAsks',
-        {
-          asks: [
-            {
-              chain: foreignChain,
-              key: 'plan',
-              creates: [{ kind: 'generation', count: 1 }],
-              wait: false,
-              answer: true,
-              ask: 10,
-            },
-          ],
-        },
-      ],
-      ['reserveSpendAsks', { asks: 'not a list' }],
-      ['reserveSpendAsks', null],
     ];
     for (const [name, payload] of forged) await ledger.signal(name, payload);
     const after = await ledgerUntil(T.forged, (v) => v.refused >= forged.length);
