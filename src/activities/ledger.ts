@@ -18,6 +18,7 @@ import {
   periodKindOf,
   periodOf,
   previousPeriod,
+  reserveSignal,
   settleSignal,
   spendAnsweredSignal,
   type LedgerOpening,
@@ -34,7 +35,6 @@ import type { BudgetPeriod } from '../contract/tenancy';
 import { priceTable, type TenantsConfig } from '../tenants/config';
 import { readLedger } from '../tenants/ledger-read';
 import { describeChainEnd } from './chain-runs';
-import { AskBatcher } from './ask-batcher';
 import { TenantIdSchema } from '../definition/schema';
 
 /** The workflow type of a pipeline: only a pipeline spends. */
@@ -55,21 +55,16 @@ export interface AskedLedger {
   periodEndMs: number;
 }
 
-/** A reserve by signal-with-start (the period's first ask starts its ledger), on this activity's clock, batched with the process's other asks to that ledger. */
+/** A reserve by signal-with-start (the period's first ask starts its ledger), on this activity's clock. */
 export async function askLedger(client: Client, taskQueue: string, input: AskSpendInput): Promise<AskedLedger> {
   const { tenant, periodKind, utcOffsetMinutes, request } = input;
   const period = periodOf(Date.now(), periodKind, utcOffsetMinutes);
-  const id = ledgerId(tenant, period);
-  await batcherOf(client).ask(id, { tenant, period, taskQueue }, request);
-  return { ledgerId: id, period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
-}
-
-/** One batcher per worker client: the asks of every pipeline the process runs go through it. */
-const batchers = new WeakMap<Client, AskBatcher>();
-function batcherOf(client: Client): AskBatcher {
-  let b = batchers.get(client);
-  if (!b) batchers.set(client, (b = new AskBatcher(client)));
-  return b;
+  await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
+    ...ledgerStartOptions(tenant, period, taskQueue),
+    signal: reserveSignal,
+    signalArgs: [request],
+  });
+  return { ledgerId: ledgerId(tenant, period), period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
 }
 
 /** The tenant's terms in this worker's file; unknown when the file lacks the tenant or reserves per another period. */

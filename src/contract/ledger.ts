@@ -262,10 +262,6 @@ export interface LedgerView {
 }
 
 export const reserveSignal = defineSignal<[ReserveRequest]>('reserveSpendAsk');
-/** A worker's asks to one ledger, batched (src/activities/ask-batcher.ts); each checked like a reserve of its own. */
-export const reserveBatchSignal = defineSignal<[{ asks: ReserveRequest[] }]>('reserveSpendAsks');
-/** At most this many asks per batch signal: the rest of a forged one is dropped. */
-export const MAX_ASKS_PER_BATCH = 200;
 export const spendAnsweredSignal = defineSignal<[SpendAnswer]>('spendAnswered');
 export const settleSignal = defineSignal<[SettleHint]>('settleSpend');
 export const setBudgetUpdate = defineUpdate<LedgerView, [{ amount: number }]>('setBudget');

@@ -32,7 +32,6 @@ import type { SpendRead } from '../activities/ledger';
 import {
   LEDGER_SWEEP_BATCH,
   LEDGER_SWEEP_MS,
-  MAX_ASKS_PER_BATCH,
   budgetRaisedSignal,
   chainKey,
   ledgerQuery,
@@ -40,7 +39,6 @@ import {
   parseLedgerId,
   periodKindOf,
   periodOf,
-  reserveBatchSignal,
   reserveSignal,
   setBudgetUpdate,
   settleSignal,
@@ -148,12 +146,6 @@ export async function tenantLedger(): Promise<void> {
   const inbox: LedgerMessage[] = [];
   const at: { book?: Book } = {}; // set once the ledger has opened
   setHandler(reserveSignal, (m: unknown) => void inbox.push({ reserve: m }));
-  setHandler(reserveBatchSignal, (m: unknown) => {
-    const asks = (m as { asks?: unknown } | undefined)?.asks;
-    // Malformed, or plaintext to a strict worker (the mark is on the batch): refused as one reserve.
-    if (!Array.isArray(asks) || isPlaintext(m)) return void inbox.push({ reserve: m });
-    for (const ask of asks.slice(0, MAX_ASKS_PER_BATCH)) inbox.push({ reserve: ask });
-  });
   setHandler(settleSignal, (m: unknown) => void inbox.push({ settle: m }));
   setHandler(ledgerSnapshotQuery, () => ({
     ...(at.book ? { state: at.book.state, terms: at.book.terms } : {}),
