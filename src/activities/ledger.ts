@@ -287,6 +287,7 @@ export function createLedgerActivities(tenants: TenantsConfig | undefined, codec
     },
     listClosedSpenders: async (input: { ledgerId: string; tenant: string; sinceMs: number }) => {
       if (!TenantIdSchema.safeParse(input.tenant).success) return []; // no quote can reach the query
+      if (!Number.isFinite(input.sinceMs)) return [];
       return closedSpenders(Context.current().client, input.ledgerId, input.tenant, input.sinceMs);
     },
     /** The ledger's answers and wake-ups, signalled together (docs/tenants.md, "Budgets"): no event per signal in the ledger. */

@@ -286,6 +286,7 @@ async function listLoop(b: Book): Promise<void> {
   for (;;) {
     await condition(() => Object.keys(b.state.chains).length > 0);
     await sleep(every);
+    if (Object.keys(b.state.chains).length === 0) continue; // all settled meanwhile (by a sweep)
     const since = Math.max(seen - LIST_OVERLAP_MS, earliestOpen(b));
     const rows = await reading.listClosedSpenders({
       ledgerId: workflowInfo().workflowId,

@@ -280,6 +280,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
     expect(signals).toEqual(['reserveSpendAsk']);
     const activities = ledgerEvents.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toContain('listClosedSpenders');
+    expect(activities).not.toContain('readSpendRecords'); // not settled by a sweep, nor by a settle hint
   });
 
   test('a ledger answers by one activity per batch and issues no signal command of its own', async () => {
