@@ -34,7 +34,7 @@ import { endpointSecretVariable, webhookSecretVariable } from '../webhooks/secre
 import { parseHttpUrl } from '../vendor-api/schemas/common';
 import { resolveTenantPolicy } from '../tenants/policy';
 import type { TenantPolicy } from '../contract/tenancy';
-import type { CreateCount, RunChain } from '../contract/ledger';
+import { PLAN_KEY, askOf, type CreateCount, type RunChain } from '../contract/ledger';
 import { plannedCreates } from '../contract/plan';
 import type { ActivityDeps } from './deps';
 import { askLedger, type AskedLedger } from './ledger';
@@ -76,18 +76,8 @@ async function askPlan(
   if (!ask || !policy || policy.concurrency !== undefined) return undefined;
   const creates = plannedCreates(def);
   if (creates.length === 0) return undefined;
-  const request = {
-    chain: ask.chain,
-    key: 'plan',
-    creates,
-    wait: policy.overBudget === 'wait',
-    answer: policy.budget !== undefined,
-    ask: 1,
-  };
   const { client, info } = Context.current();
-  const { tenant, utcOffsetMinutes } = policy;
-  const periodKind = policy.budget?.period ?? 'month';
-  return askLedger(client, info.taskQueue, { tenant, periodKind, utcOffsetMinutes, request }).then(
+  return askLedger(client, info.taskQueue, askOf(policy, ask.chain, PLAN_KEY, creates, 1)).then(
     (asked) => ({ ...asked, creates }),
     () => undefined,
   );

@@ -9,7 +9,7 @@
  * itself, and checks each sender against the server before it counts a message.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { PRIORITY_KEYS, type BudgetPeriod } from './tenancy';
+import { PRIORITY_KEYS, type BudgetPeriod, type TenantPolicy } from './tenancy';
 import { TENANT } from './search-attributes';
 import type { StageName, VendorTaskKind } from './status';
 
@@ -194,6 +194,25 @@ export interface ReserveRequest {
   answer: boolean;
   /** Which ask of this key the answer is for (a late answer to an earlier ask is ignored). */
   ask: number;
+}
+
+/** The key of a pipeline's plan reservation: the ask its definition check may make for it. */
+export const PLAN_KEY = 'plan';
+
+/**
+ * What an ask sends, from the pipeline's policy: the pipeline's own asks (spend.ts) and the
+ * one its definition check makes for its plan (src/activities/definition.ts) alike.
+ */
+export function askOf(p: TenantPolicy, chain: RunChain, key: string, creates: CreateCount[], ask: number) {
+  const request: ReserveRequest = {
+    chain,
+    key,
+    creates,
+    wait: p.overBudget === 'wait',
+    answer: p.budget !== undefined,
+    ask,
+  };
+  return { tenant: p.tenant, periodKind: p.budget?.period ?? 'month', utcOffsetMinutes: p.utcOffsetMinutes, request };
 }
 
 /** The ledger's answer to a reserve, by signal to the pipeline. */

@@ -5,6 +5,7 @@
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import {
+  PLAN_KEY,
   budgetRaisedSignal,
   spendAnsweredSignal,
   type CreateCount,
@@ -21,9 +22,6 @@ const add = (c: Counts, kind: VendorTaskKind, n: number) => {
   c[kind] = (c[kind] ?? 0) + n;
   if (c[kind] === 0) delete c[kind];
 };
-
-/** The reservation of a pipeline's plan: the ask the definition check may make for it. */
-export const PLAN_KEY = 'plan';
 
 export class SpendBook {
   readonly carry: SpendCarry;

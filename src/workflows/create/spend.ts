@@ -18,12 +18,12 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
-import { SPEND_MEMO, type CreateCount } from '../../contract/ledger';
+import { PLAN_KEY, SPEND_MEMO, askOf, type CreateCount } from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
 import type { StatusBoard } from '../lib/status/status-board';
-import { PLAN_KEY, type SpendBook } from './spend-book';
+import type { SpendBook } from './spend-book';
 import type { Behaviour } from '../lib/behaviour';
 import { duration } from '../lib/status/summaries';
 
@@ -102,7 +102,7 @@ async function reserve(rt: SpendRuntime, key: string, creates: CreateCount[], wh
 async function ask(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
   const answer = p.budget !== undefined;
   for (;;) {
-    const { asked, n } = rt.creates.spend.takeCheckAsk(key) ?? (await askOnce(rt, p, key, creates, answer));
+    const { asked, n } = rt.creates.spend.takeCheckAsk(key) ?? (await askOnce(rt, p, key, creates));
     rt.creates.spend.granted(asked.ledgerId, []); // asked: settled at the end, whatever the answer
     if (!answer) return { ledger: asked.ledgerId, periodEndMs: asked.periodEndMs, answer: undefined };
     if (await condition(() => rt.creates.spend.answered(key, n) !== undefined, ANSWER_WAIT_MS))
@@ -110,17 +110,9 @@ async function ask(rt: SpendRuntime, p: TenantPolicy, key: string, creates: Crea
   }
 }
 
-async function askOnce(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[], answer: boolean) {
+async function askOnce(rt: SpendRuntime, p: TenantPolicy, key: string, creates: CreateCount[]) {
   const n = rt.creates.spend.nextAsk(key);
-  const request = { chain: rt.creates.spend.chain, key, creates, wait: p.overBudget === 'wait', answer, ask: n };
-  const asked = await rt.inTurn(() =>
-    asking.askSpend({
-      tenant: p.tenant,
-      periodKind: p.budget?.period ?? 'month',
-      utcOffsetMinutes: p.utcOffsetMinutes,
-      request,
-    }),
-  );
+  const asked = await rt.inTurn(() => asking.askSpend(askOf(p, rt.creates.spend.chain, key, creates, n)));
   return { asked, n };
 }
 
