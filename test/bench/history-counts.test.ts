@@ -20,7 +20,7 @@ test('a run: its events, its completed workflow tasks and the run it continued a
       workflowExecutionContinuedAsNewEventAttributes: { newExecutionRunId: 'run-2' },
     },
   ];
-  const untimed = { taskQueuedMs: 0, taskRunningMs: 0 };
+  const untimed = { taskQueuedMs: 0, taskRunningMs: 0, taskTimeouts: 0 };
   expect(countRun(events)).toEqual({ events: 9, workflowTasks: 2, nextRunId: 'run-2', ...untimed });
   expect(countRun(events.slice(0, 8))).toEqual({ events: 8, workflowTasks: 2, ...untimed });
   expect(countRun([])).toEqual({ events: 0, workflowTasks: 0, ...untimed });
@@ -50,4 +50,30 @@ test("workflow tasks' time: queued from scheduled to started, running from start
     taskQueuedMs: 300 + 10 + 100 + 50,
     taskRunningMs: 40 + 10 + 20,
   });
+});
+
+test("a ledger answer's wait, from the first spendAnswered signal to the workflow task that reads it, and tasks timed out", () => {
+  const signal = (ms: number) => ({
+    eventType: T.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+    workflowExecutionSignaledEventAttributes: { signalName: 'spendAnswered' },
+    ...at(ms),
+  });
+  const events = [
+    { eventType: T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, ...at(0) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(0) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(100) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(150) },
+    signal(900),
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(900) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, ...at(10_900) }, // the sticky queue's timeout
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(10_900) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(12_400) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(12_450) },
+    signal(20_000), // a later answer (an extra reservation) is not the first one's
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(20_000) },
+    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(20_010) },
+  ];
+  expect(countRun(events)).toMatchObject({ answerWaitMs: 12_400 - 900, taskTimeouts: 1 });
+  expect(countRun(events.slice(0, 6)).answerWaitMs).toBeUndefined(); // not read yet
+  expect(countRun(events.slice(0, 4)).answerWaitMs).toBeUndefined(); // no answer (no budget)
 });

@@ -72,7 +72,11 @@ export interface BudgetsRow {
   cpuRatio: number | null;
   eventsP50: number;
   workflowTasksP50: number;
+  /** Workflow tasks timed out on a sticky queue, mean per pipeline (median over rounds; NaN when not read). */
+  taskTimeouts: number;
   firstActivityP50Ms: number;
+  /** Budget rows: the ledger's answer to the pipeline's workflow task that read it, p50 (NaN without answers). */
+  answerWaitP50Ms: number;
   /** Pipeline side, per pipeline: asks, answers received, settles sent. */
   ledgerMessages?: LedgerMessages & { total: number };
   ledgerSide?: LedgerSide;
@@ -158,7 +162,9 @@ export function budgetsRows(runs: BudgetsRun[]): BudgetsRow[] {
       cpuRatio: vsNone(cpuPerPipeline),
       eventsP50: median(results.map((r) => r.historyEvents?.p50 ?? NaN)),
       workflowTasksP50: median(results.map((r) => r.workflowTasks?.p50 ?? NaN)),
+      taskTimeouts: median(results.map((r) => r.taskTimeoutsPerPipeline ?? NaN)),
       firstActivityP50Ms: median(results.map((r) => r.firstActivityMs?.p50 ?? NaN)),
+      answerWaitP50Ms: median(results.map((r) => r.answerWaitMs?.p50 ?? NaN)),
       ...(ledgerMessages ? { ledgerMessages } : {}),
       ...(ledgerSide ? { ledgerSide } : {}),
       ...(consumed !== undefined ? { consumed } : {}),
@@ -236,13 +242,13 @@ function ledgerSideCell(s: LedgerSide | undefined): string {
 /** One row per tenancy. */
 function sideBySide(rows: BudgetsRow[]): string[] {
   return [
-    '| tenancy | completed | wall | ÷ none | CPU s per pipeline (worker + server) | ÷ none | events / workflow tasks p50 | start to first activity p50 | ledger messages per pipeline (ask activities + answers + settle activities) | ledger per pipeline: signals in / out; events / workflow tasks / activities | budget consumed | worker peak RSS |',
+    '| tenancy | completed | wall | ÷ none | CPU s per pipeline (worker + server) | ÷ none | events / workflow tasks p50; tasks timed out per pipeline | start to first activity p50 (of it, the answer queued for a workflow task, p50) | ledger messages per pipeline (ask activities + answers + settle activities) | ledger per pipeline: signals in / out; events / workflow tasks / activities | budget consumed | worker peak RSS |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
         `| ${TITLES[r.tenancy]} | ${r.completed}/${r.pipelines * r.rounds} | ${secs(r.wallMs)} | ${times(r.wallRatio)} | ` +
-        `${num(r.cpuPerPipeline, 3)} | ${times(r.cpuRatio)} | ${num(r.eventsP50)} / ${num(r.workflowTasksP50)} | ` +
-        `${secs(r.firstActivityP50Ms)} | ${messagesCell(r.ledgerMessages)} | ${ledgerSideCell(r.ledgerSide)} | ` +
+        `${num(r.cpuPerPipeline, 3)} | ${times(r.cpuRatio)} | ${num(r.eventsP50)} / ${num(r.workflowTasksP50)}; ${num(r.taskTimeouts, 1)} | ` +
+        `${secs(r.firstActivityP50Ms)}${Number.isFinite(r.answerWaitP50Ms) ? ` (${secs(r.answerWaitP50Ms)})` : ''} | ${messagesCell(r.ledgerMessages)} | ${ledgerSideCell(r.ledgerSide)} | ` +
         `${r.consumed !== undefined ? pct(r.consumed) : '—'} | ${num(r.workerPeakRssMb, 0)} MB |`,
     ),
   ];

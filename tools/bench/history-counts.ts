@@ -14,12 +14,22 @@ const T = temporal.api.enums.v1.EventType;
 export interface HistoryCounts {
   events: number;
   workflowTasks: number;
+  /**
+   * Workflow tasks that timed out before a worker took them (WorkflowTaskTimedOut): in practice
+   * a task that waited 10 s on its worker's sticky queue, scheduled again on the shared queue.
+   */
+  taskTimeouts: number;
   /** Workflow tasks' time from scheduled to started: queued for a worker's workflow thread. */
   taskQueuedMs: number;
   /** Workflow tasks' time from started to completed (or failed): on the worker, local activities included. */
   taskRunningMs: number;
   /** The first run's start to its first activity scheduled: what comes before the first vendor call. */
   firstActivityMs?: number;
+  /**
+   * The first run's first ledger answer (a spendAnswered signal) to the workflow task that reads
+   * it: how long that task waited for the worker (docs/benchmarks.md, "What a budget costs").
+   */
+  answerWaitMs?: number;
   /** Messages to and from tenant ledgers; absent when there were none (tenants off). */
   ledger?: LedgerMessages;
   runs: number;
@@ -72,8 +82,10 @@ export function countRun(events: readonly HistoryEvent[]): RunCounts {
   return {
     events: events.length,
     workflowTasks: events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length,
+    taskTimeouts: events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT).length,
     ...taskTimes(events),
     ...firstActivity(events),
+    ...answerWait(events),
     ...(ledger.asks + ledger.answers + ledger.settles > 0 ? { ledger } : {}),
     ...(nextRunId ? { nextRunId } : {}),
   };
@@ -109,6 +121,13 @@ function firstActivity(events: readonly HistoryEvent[]): { firstActivityMs?: num
   return started && first ? { firstActivityMs: tsToMs(first) - tsToMs(started) } : {};
 }
 
+function answerWait(events: readonly HistoryEvent[]): { answerWaitMs?: number } {
+  const i = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered');
+  const started = i < 0 ? undefined : events.slice(i).find((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_STARTED);
+  const [from, to] = [events[i]?.eventTime, started?.eventTime];
+  return from && to ? { answerWaitMs: tsToMs(to) - tsToMs(from) } : {};
+}
+
 function addMessages(a: LedgerMessages | undefined, b: LedgerMessages): LedgerMessages {
   return a ? { asks: a.asks + b.asks, answers: a.answers + b.answers, settles: a.settles + b.settles } : { ...b };
 }
@@ -120,16 +139,25 @@ export async function historyCounts(
   firstRunId: string,
   maxRuns = 100,
 ): Promise<HistoryCounts> {
-  const total: HistoryCounts = { events: 0, workflowTasks: 0, taskQueuedMs: 0, taskRunningMs: 0, runs: 0 };
+  const total: HistoryCounts = {
+    events: 0,
+    workflowTasks: 0,
+    taskTimeouts: 0,
+    taskQueuedMs: 0,
+    taskRunningMs: 0,
+    runs: 0,
+  };
   let runId: string | undefined = firstRunId;
   while (runId && total.runs < maxRuns) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const run = countRun(history.events ?? []);
     total.events += run.events;
     total.workflowTasks += run.workflowTasks;
+    total.taskTimeouts += run.taskTimeouts;
     total.taskQueuedMs += run.taskQueuedMs;
     total.taskRunningMs += run.taskRunningMs;
     if (total.runs === 0 && run.firstActivityMs !== undefined) total.firstActivityMs = run.firstActivityMs;
+    if (total.runs === 0 && run.answerWaitMs !== undefined) total.answerWaitMs = run.answerWaitMs;
     if (run.ledger) total.ledger = addMessages(total.ledger, run.ledger);
     total.runs += 1;
     runId = run.nextRunId;

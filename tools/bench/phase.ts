@@ -188,11 +188,15 @@ export interface PhaseResult {
   historyEvents?: Summary;
   /** reelflow only: WorkflowTaskCompleted events per pipeline, summed over its continue-as-new runs. */
   workflowTasks?: Summary;
+  /** reelflow only: workflow tasks timed out before a worker took them, mean per pipeline (history-counts.ts). */
+  taskTimeoutsPerPipeline?: number;
   /** reelflow only: per pipeline, its workflow tasks' time queued for a workflow thread, and running (history-counts.ts). */
   taskQueuedMs?: Summary;
   taskRunningMs?: Summary;
   /** reelflow only: per pipeline, its start to its first activity scheduled (history-counts.ts). */
   firstActivityMs?: Summary;
+  /** reelflow with a budget only: per pipeline, its ledger answer to the workflow task that read it (history-counts.ts). */
+  answerWaitMs?: Summary;
   /** reelflow with tenants only: messages to and from tenant ledgers, mean per pipeline (history-counts.ts). */
   ledgerMessages?: LedgerMessages;
   /** The system's own processes (worker(s), or the baseline process). */
@@ -239,9 +243,11 @@ export interface Measured {
     closeMs?: number;
     historyEvents?: number;
     workflowTasks?: number;
+    taskTimeouts?: number;
     taskQueuedMs?: number;
     taskRunningMs?: number;
     firstActivityMs?: number;
+    answerWaitMs?: number;
     ledger?: LedgerMessages;
     stageMs?: Partial<Record<StageTiming, number>>;
   }[];
@@ -312,9 +318,11 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
   );
   const history = m.outcomes.map((o) => o.historyEvents).filter((h): h is number => h !== undefined);
   const tasks = m.outcomes.map((o) => o.workflowTasks).filter((h): h is number => h !== undefined);
+  const timeouts = m.outcomes.map((o) => o.taskTimeouts).filter((h): h is number => h !== undefined);
   const queued = m.outcomes.map((o) => o.taskQueuedMs).filter((h): h is number => h !== undefined);
   const running = m.outcomes.map((o) => o.taskRunningMs).filter((h): h is number => h !== undefined);
   const firstActivity = m.outcomes.map((o) => o.firstActivityMs).filter((h): h is number => h !== undefined);
+  const answerWait = m.outcomes.map((o) => o.answerWaitMs).filter((h): h is number => h !== undefined);
   const natural429 = natural429s(state.counters);
   const ledgerMessages = meanLedgerMessages(m.outcomes);
   const completed = ok.length;
@@ -343,8 +351,10 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     extraVendorTasks,
     ...(history.length ? { historyEvents: summarize(history) } : {}),
     ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
+    ...(timeouts.length ? { taskTimeoutsPerPipeline: timeouts.reduce((a, b) => a + b, 0) / timeouts.length } : {}),
     ...(queued.length ? { taskQueuedMs: summarize(queued), taskRunningMs: summarize(running) } : {}),
     ...(firstActivity.length ? { firstActivityMs: summarize(firstActivity) } : {}),
+    ...(answerWait.length ? { answerWaitMs: summarize(answerWait) } : {}),
     ...(ledgerMessages ? { ledgerMessages } : {}),
     processes: m.processes,
     context: m.context,

@@ -274,9 +274,11 @@ async function outcomesOf(client: Client, started: Started[], results: Waited[],
       stageMs: r.timings,
       historyEvents: counts.events,
       workflowTasks: counts.workflowTasks,
+      taskTimeouts: counts.taskTimeouts,
       taskQueuedMs: counts.taskQueuedMs,
       taskRunningMs: counts.taskRunningMs,
       ...(counts.firstActivityMs !== undefined ? { firstActivityMs: counts.firstActivityMs } : {}),
+      ...(counts.answerWaitMs !== undefined ? { answerWaitMs: counts.answerWaitMs } : {}),
       ...(counts.ledger ? { ledger: counts.ledger } : {}),
     };
   });
