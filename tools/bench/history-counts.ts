@@ -27,7 +27,7 @@ export interface HistoryCounts {
   firstActivityMs?: number;
   /**
    * The first run's first ledger answer (a spendAnswered signal) to the workflow task that reads
-   * it: how long that task waited for the worker (docs/benchmarks.md, "What a budget costs").
+   * it: how long that task waited for the worker (docs/benchmarks.md, "Budgets (--scenario budgets)").
    */
   answerWaitMs?: number;
   /** Messages to and from tenant ledgers; absent when there were none (tenants off). */
