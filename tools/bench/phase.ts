@@ -286,6 +286,27 @@ export function meanLedgerMessages(outcomes: Measured['outcomes']): LedgerMessag
   return { asks: total('asks'), answers: total('answers'), settles: total('settles') };
 }
 
+/** The pipelines' history figures (history-counts.ts), each summarized over the pipelines that have it. */
+function historySummaries(outcomes: Measured['outcomes']) {
+  const of = (k: keyof Measured['outcomes'][number]) =>
+    outcomes.map((o) => o[k]).filter((v): v is number => typeof v === 'number');
+  const [history, tasks, timeouts] = [of('historyEvents'), of('workflowTasks'), of('taskTimeouts')];
+  const [queued, running, firstActivity, answerWait] = [
+    of('taskQueuedMs'),
+    of('taskRunningMs'),
+    of('firstActivityMs'),
+    of('answerWaitMs'),
+  ];
+  return {
+    ...(history.length ? { historyEvents: summarize(history) } : {}),
+    ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
+    ...(timeouts.length ? { taskTimeoutsPerPipeline: timeouts.reduce((a, b) => a + b, 0) / timeouts.length } : {}),
+    ...(queued.length ? { taskQueuedMs: summarize(queued), taskRunningMs: summarize(running) } : {}),
+    ...(firstActivity.length ? { firstActivityMs: summarize(firstActivity) } : {}),
+    ...(answerWait.length ? { answerWaitMs: summarize(answerWait) } : {}),
+  };
+}
+
 /** Stops the emulator's drain, reads its state and builds the run's summary. */
 export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Measured): Promise<PhaseResult> {
   await emulator.collector.stop();
@@ -316,13 +337,6 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
       (Object.keys(expectedTasks) as BenchStage[]).reduce((s, k) => s + Math.max(0, w.tasks[k] - expectedTasks[k]), 0),
     0,
   );
-  const history = m.outcomes.map((o) => o.historyEvents).filter((h): h is number => h !== undefined);
-  const tasks = m.outcomes.map((o) => o.workflowTasks).filter((h): h is number => h !== undefined);
-  const timeouts = m.outcomes.map((o) => o.taskTimeouts).filter((h): h is number => h !== undefined);
-  const queued = m.outcomes.map((o) => o.taskQueuedMs).filter((h): h is number => h !== undefined);
-  const running = m.outcomes.map((o) => o.taskRunningMs).filter((h): h is number => h !== undefined);
-  const firstActivity = m.outcomes.map((o) => o.firstActivityMs).filter((h): h is number => h !== undefined);
-  const answerWait = m.outcomes.map((o) => o.answerWaitMs).filter((h): h is number => h !== undefined);
   const natural429 = natural429s(state.counters);
   const ledgerMessages = meanLedgerMessages(m.outcomes);
   const completed = ok.length;
@@ -349,12 +363,7 @@ export async function finishPhase(ctx: PhaseContext, emulator: Emulator, m: Meas
     natural429Total: sum(natural429),
     getAssetBusiestWindow: emulator.collector.getAsset.worst(),
     extraVendorTasks,
-    ...(history.length ? { historyEvents: summarize(history) } : {}),
-    ...(tasks.length ? { workflowTasks: summarize(tasks) } : {}),
-    ...(timeouts.length ? { taskTimeoutsPerPipeline: timeouts.reduce((a, b) => a + b, 0) / timeouts.length } : {}),
-    ...(queued.length ? { taskQueuedMs: summarize(queued), taskRunningMs: summarize(running) } : {}),
-    ...(firstActivity.length ? { firstActivityMs: summarize(firstActivity) } : {}),
-    ...(answerWait.length ? { answerWaitMs: summarize(answerWait) } : {}),
+    ...historySummaries(m.outcomes),
     ...(ledgerMessages ? { ledgerMessages } : {}),
     processes: m.processes,
     context: m.context,
