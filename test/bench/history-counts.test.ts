@@ -65,10 +65,23 @@ test("a ledger answer's wait, from the first spendAnswered signal to the workflo
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(150) },
     signal(900),
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(900) },
-    { eventType: T.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, ...at(10_900) }, // the sticky queue's timeout
+    {
+      eventType: T.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+      workflowTaskTimedOutEventAttributes: {
+        timeoutType: temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+      },
+      ...at(10_900),
+    }, // the sticky queue's timeout
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(10_900) },
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(12_400) },
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, ...at(12_450) },
+    {
+      eventType: T.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, // started, then too slow: not a wait for a worker
+      workflowTaskTimedOutEventAttributes: {
+        timeoutType: temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+      },
+      ...at(15_000),
+    },
     signal(20_000), // a later answer (an extra reservation) is not the first one's
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ...at(20_000) },
     { eventType: T.EVENT_TYPE_WORKFLOW_TASK_STARTED, ...at(20_010) },

@@ -72,7 +72,7 @@ export interface BudgetsRow {
   cpuRatio: number | null;
   eventsP50: number;
   workflowTasksP50: number;
-  /** Workflow tasks timed out on a sticky queue, mean per pipeline (median over rounds; NaN when not read). */
+  /** Workflow tasks timed out before a worker took them, mean per pipeline (median over rounds; NaN when not read). */
   taskTimeouts: number;
   firstActivityP50Ms: number;
   /** Budget rows: the ledger's answer to the pipeline's workflow task that read it, p50 (NaN without answers). */

@@ -10,13 +10,14 @@ import { tsToMs } from '@temporalio/common/lib/time';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const T = temporal.api.enums.v1.EventType;
+const { TIMEOUT_TYPE_SCHEDULE_TO_START } = temporal.api.enums.v1.TimeoutType;
 
 export interface HistoryCounts {
   events: number;
   workflowTasks: number;
   /**
-   * Workflow tasks that timed out before a worker took them (WorkflowTaskTimedOut): in practice
-   * a task that waited 10 s on its worker's sticky queue, scheduled again on the shared queue.
+   * Workflow tasks that timed out before a worker took them (WorkflowTaskTimedOut, schedule to
+   * start): a task that waited 10 s on its worker's sticky queue, scheduled again on the shared one.
    */
   taskTimeouts: number;
   /** Workflow tasks' time from scheduled to started: queued for a worker's workflow thread. */
@@ -82,7 +83,9 @@ export function countRun(events: readonly HistoryEvent[]): RunCounts {
   return {
     events: events.length,
     workflowTasks: events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length,
-    taskTimeouts: events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT).length,
+    taskTimeouts: events.filter(
+      (e) => e.workflowTaskTimedOutEventAttributes?.timeoutType === TIMEOUT_TYPE_SCHEDULE_TO_START,
+    ).length,
     ...taskTimes(events),
     ...firstActivity(events),
     ...answerWait(events),
