@@ -125,6 +125,22 @@ export default tseslint.config(
     },
   },
   {
+    // A client connection's retry must not throw after close (src/config/temporal-connection.ts).
+    files: ['src/**/*.ts', 'test/**/*.ts', 'tools/**/*.ts'],
+    ignores: ['src/config/temporal-connection.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['connect', 'lazy'].map((property) => ({
+          object: 'Connection',
+          property,
+          message:
+            'use connectTemporal / lazyTemporal (src/config/temporal-connection.ts): their retries end cleanly after close',
+        })),
+      ],
+    },
+  },
+  {
     // jest's asymmetric matchers (expect.any, expect.stringMatching, …) are typed `any`.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },

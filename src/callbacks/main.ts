@@ -26,6 +26,7 @@ import { ConfigError } from '../config/env';
 import { definedEnv, describeStartupError } from '../config/startup';
 import { loadReceiverConfig } from './config';
 import { startCallbackReceiver, type CallbackReceiver } from './receiver';
+import { connectTemporal } from '../config/temporal-connection';
 
 /** What the SDK connects to when no address is configured. */
 const SDK_DEFAULT_ADDRESS = 'localhost:7233';
@@ -72,7 +73,7 @@ export async function startStandaloneReceiver(opts: StandaloneReceiverOptions = 
   const address = connectionOptions.address ?? SDK_DEFAULT_ADDRESS;
   let connection: Connection;
   try {
-    connection = await Connection.connect(connectionOptions);
+    connection = await connectTemporal(connectionOptions);
   } catch (err) {
     throw new TemporalUnreachableError(address, err);
   }

@@ -28,7 +28,7 @@
  * queues it polls; never a secret. Tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set
  * (src/telemetry/tracing.ts, ./tracing.ts).
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Runtime, type NativeConnectionOptions } from '@temporalio/worker';
@@ -61,6 +61,7 @@ import { nodeSupportWarning } from '../config/node-support';
 import { definedEnv, describeStartupError } from '../config/startup';
 import { tracingWorkerOptions } from './tracing';
 import { createReelflowWorkers, type ReelflowWorkers } from './worker';
+import { connectTemporal } from '../config/temporal-connection';
 
 export interface WorkerProcessOptions {
   /** Default process.env. */
@@ -293,7 +294,7 @@ async function startReceiver(
 ): Promise<CallbackReceiver | undefined> {
   const { config, dataConverter } = p;
   if (config.callbackPort === undefined || !config.callbackSecret) return undefined;
-  const clientConnection = await Connection.connect(connectionOptions);
+  const clientConnection = await connectTemporal(connectionOptions);
   closers.push(() => clientConnection.close());
   // Traced, each callback is a trace of its own: the receiver's signal → the workflow's handler.
   const client = new Client({

@@ -15,6 +15,7 @@ import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { VENDOR_TASK_IDS } from '../../src/contract/search-attributes';
 import { API_KEY, USER_1 } from '../support/emulator';
 import { until } from '../support/poll';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 let emulator: RunningEmulator;
 let vendor: VendorClient;
@@ -32,7 +33,7 @@ beforeAll(async () => {
     apiKey: API_KEY,
     accessToken: USER_1,
   });
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
   client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   env = new MockActivityEnvironment(undefined, { client, logger: new DefaultLogger('ERROR') });
 });

@@ -2,13 +2,14 @@
  * The callback receiver against the REAL dev server: a real worker runs a workflow that
  * waits for vendorCallbackSignal; HTTP requests go through node:http to the receiver.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { buildCallbackUrl, callbackToken } from '../../src/callbacks/token';
 import { DEFAULT_GUARD_LIMITS } from '../../src/callbacks/guard';
 import { startCallbackReceiver, type CallbackReceiver } from '../../src/callbacks/receiver';
 import { receivedCountQuery, verdictAsksQuery } from './callback-workflows';
 import { startTestWorker, type TestWorker } from './test-worker';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -175,7 +176,7 @@ test('malformed path 404, wrong method 405, non-JSON 400, oversized 413, healthz
 });
 
 test('signalling failure gets 503 so a retrying vendor tries again; the log names where Temporal was', async () => {
-  const deadConnection = await Connection.connect({ address });
+  const deadConnection = await connectTemporal({ address });
   const deadClient = new Client({ connection: deadConnection, namespace });
   await deadConnection.close();
   const own: string[] = [];

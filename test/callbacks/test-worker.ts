@@ -1,6 +1,7 @@
 /** A real worker for the receiver's test workflows (callback-workflows.ts) and a client, on the dev server. */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 export interface TestWorker {
   client: Client;
@@ -18,7 +19,7 @@ export async function startTestWorker(taskQueue: string): Promise<TestWorker> {
     workflowsPath: require.resolve('./callback-workflows'),
   });
   const running = worker.run();
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   return {
     client: new Client({ connection, namespace }),
     async close() {

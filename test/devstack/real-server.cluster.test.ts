@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startCluster, type ClusterOptions, type RunningCluster } from '../../tools/devstack/cluster/cluster';
 import { databaseFromEnv, dropDatabases } from '../../tools/devstack/cluster/postgres';
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const DATABASE = 'reelflow_test_cluster_check';
 // A role of its own, with a password: the one `npm run cluster` uses is left alone.
@@ -52,7 +53,7 @@ afterAll(() => {
 });
 
 async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   try {
     return await fn(connection);
   } finally {

@@ -3,10 +3,11 @@
  * the document with its method, and every operation the document lists is a route. Needs no
  * server: a lazy client is never dialled.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createGateway, OPENAPI_PATH } from '../../src/starters/gateway/app';
 import { parseTokens } from '../../src/starters/gateway/config';
 import pino from 'pino';
+import { lazyTemporal } from '../../src/config/temporal-connection';
 
 const config = {
   tokens: parseTokens({ tokens: [{ name: 'ops', token: 'o'.repeat(32), admin: true }] }, 'test'),
@@ -18,7 +19,7 @@ const config = {
 };
 
 const gateway = createGateway({
-  client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
+  client: new Client({ connection: lazyTemporal({ address: '127.0.0.1:1' }) }),
   config,
   log: pino({ level: 'silent' }),
 });

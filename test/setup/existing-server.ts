@@ -4,11 +4,12 @@
  * their own. The namespace must exist and carry reelflow's search attributes: checked
  * here, so a missing one fails the run at once with the fix, not every test later.
  */
-import { Connection } from '@temporalio/client';
+
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 export async function checkExistingServer(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: 10_000 });
+  const connection = await connectTemporal({ address, connectTimeout: 10_000 });
   try {
     await connection.workflowService.describeNamespace({ namespace }).catch((err: unknown) => {
       throw new Error(`REELFLOW_TEST_TEMPORAL_ADDRESS=${address}: namespace '${namespace}' unusable: ${String(err)}`);

@@ -10,6 +10,7 @@ import { DefinitionError, type PipelineDefinitionInput } from '../../src/definit
 import { DEFAULT_MAX_PAYLOAD_BYTES, workflowInputBytes } from '../../src/starters/client/payload-size';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { cli } from '../support/cli';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 /** A generation-only definition whose prompt is `n` characters. */
 const withPrompt = (n: number): PipelineDefinitionInput => ({
@@ -83,7 +84,7 @@ describe('library startPipeline against the dev server', () => {
   let connection: Connection;
   let client: Client;
   beforeAll(async () => {
-    connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
     client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   });
   afterAll(async () => connection?.close());

@@ -1,8 +1,9 @@
 /** `reelflow setup` registers the search attributes on a namespace, once, on the real server. */
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
+
 import { runCli } from '../../src/starters/cli/main';
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 async function cli(args: string[]) {
   let out = '';
@@ -18,7 +19,7 @@ async function cli(args: string[]) {
 
 test('setup registers the search attributes on a fresh namespace, then finds them there', async () => {
   const namespace = `setup-${randomUUID().slice(0, 8)}`;
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
   try {
     await connection.workflowService.registerNamespace({
       namespace,

@@ -15,6 +15,7 @@ import { DefinitionFileError, loadDefinitionFile } from '../../src/starters/clie
 import { definitionOnTheWire, measuredOnTheWire } from '../../src/starters/client/payload-size';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { cli } from '../support/cli';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 jest.mock('../../src/definition/definition', () => {
   const actual = jest.requireActual<typeof import('../../src/definition/definition')>(
@@ -50,7 +51,7 @@ const withPrompt = (text: string): PipelineDefinitionInput => ({
 let connection: Connection;
 let client: Client;
 beforeAll(async () => {
-  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
   client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
 });
 afterAll(async () => connection?.close());

@@ -8,9 +8,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { cli } from '../support/cli';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-worker-checks-'));
 const file = (name: string, value: unknown) => {
@@ -108,7 +109,7 @@ test('on the real dev server: start --tenant <unknown> starts no workflow', asyn
     env: envWith({ REELFLOW_TENANTS_FILE: tenants }),
   });
   expect(r.code).toBe(2);
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
+  const connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS });
   try {
     const describe = new Client({ connection }).workflow.getHandle(workflowId).describe();
     await expect(describe).rejects.toBeInstanceOf(WorkflowNotFoundError);

@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../src/activities';
@@ -32,6 +32,7 @@ import { statusQuery, type PipelineResult, type PipelineStatus } from '../../src
 import { videoPipeline } from '../../src/workflows';
 import { API_KEY, USER_1, USER_2 } from './emulator';
 import { until } from './poll';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 export const CALLBACK_SECRET = 'test-callback-secret-0123456789';
 /** The default profile's webhook signing secret (whsec_ + base64 of 24 bytes). */
@@ -127,7 +128,7 @@ export async function startHarness(opts: HarnessOptions = {}) {
   });
   const taskQueue = `wf-${randomUUID()}`;
   const archiveRoot = mkdtempSync(path.join(os.tmpdir(), 'reelflow-archive-'));
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const converter = opts.dataConverter ?? envDataConverter();
   const dataConverter = converter ? { dataConverter: converter } : {};

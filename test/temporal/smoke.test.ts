@@ -2,9 +2,10 @@
  * Smoke test of the test stack itself: the dev server started by the global setup runs
  * a trivial workflow on a real worker, and our search attributes are registered.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 
@@ -17,7 +18,7 @@ test('a trivial workflow runs on a real worker against the dev server', async ()
     workflowsPath: require.resolve('./smoke-workflows'),
     activities: { greet: (name: string) => Promise.resolve(`hello ${name}`) },
   });
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   try {
     const client = new Client({ connection });
     const result = await worker.runUntil(

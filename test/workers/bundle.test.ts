@@ -1,6 +1,6 @@
 /** The prebuilt workflow bundle: built when missing, reused when fresh, rebuilt when a source changes, and runnable. */
 import { Context } from '@temporalio/activity';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +9,7 @@ import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../../src/codec'
 import { defaultBundlePath, ensureWorkflowBundle, isBundleFresh } from '../../src/workers/bundle';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { getAssetTaskQueue } from '../../src/contract/messages';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs workflows from the bundle', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reelflow-bundle-'));
@@ -63,7 +64,7 @@ test('ensureWorkflowBundle builds, reuses, rebuilds on change; a worker runs wor
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const taskQueue = `bundle-${process.pid}-${Date.now()}`;
   const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   try {
     const here = (): Promise<string> => Promise.resolve(Context.current().info.taskQueue);
     const workers = await createReelflowWorkers({

@@ -15,6 +15,7 @@ import { createVendorClient, type VendorClient } from '../../src/vendor-api';
 import { DEFAULT_GETASSET_RATE_PER_SECOND } from '../../src/workers/config';
 import { createReelflowWorkers, type ReelflowWorkers } from '../../src/workers/worker';
 import { API_KEY, USER_1 } from '../support/emulator';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const BURST = 60;
@@ -39,7 +40,7 @@ beforeAll(async () => {
     })
   ).Id;
   nativeConnection = await NativeConnection.connect({ address });
-  connection = await Connection.connect({ address });
+  connection = await connectTemporal({ address });
   client = new Client({ connection });
 });
 afterAll(async () => {

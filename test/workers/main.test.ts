@@ -6,11 +6,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { buildCallbackUrl } from '../../src/callbacks/token';
 import { activityDeps, startWorkerProcess } from '../../src/workers/main';
 import { loadWorkerConfig } from '../../src/workers/config';
 import { getAssetTaskQueue } from '../../src/contract/messages';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -53,7 +54,7 @@ test('starts the workers, the receiver and the archive server from the environme
     workflowsPath: require.resolve('../callbacks/callback-workflows'),
     log: (l) => logs.push(l),
   });
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   try {
     expect(w.namespace).toBe(namespace);
     expect(w.taskQueues).toEqual([

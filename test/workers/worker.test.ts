@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { createReelflowWorkers } from '../../src/workers/worker';
 import { getAssetTaskQueue } from '../../src/contract/messages';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const address = process.env.TEMPORAL_ADDRESS!;
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -18,7 +19,7 @@ let client: Client;
 
 beforeAll(async () => {
   nativeConnection = await NativeConnection.connect({ address });
-  connection = await Connection.connect({ address });
+  connection = await connectTemporal({ address });
   client = new Client({ connection, namespace });
 });
 afterAll(async () => {

@@ -56,6 +56,7 @@ import type { BenchServer } from './temporal-server';
 
 import type { ChaosLedgerMoves, ChaosOptions, ChaosReport } from './chaos-types';
 import type { PlannedPipeline } from './chaos-plan';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 export type { ChaosOptions, ChaosReport };
 
@@ -179,7 +180,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await workers.startPolling(opts.workers);
     log(`chaos: ${opts.workers} worker process(es) polling ${taskQueue}`);
 
-    connection = await Connection.connect({ address: temporal.address });
+    connection = await connectTemporal({ address: temporal.address });
     const dataConverter = codecDataConverter(process.env);
     const client = new Client({
       connection,

@@ -16,12 +16,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DEFAULT_ACCESS_TOKENS, DEFAULT_API_KEYS, startEmulator } from '../../src/emulator';
 import type { PipelineStatus } from '../../src/contract/status';
 import { readProcStats, spawnNode, killAllSpawned, type NodeProcess, type ProcStats } from './processes';
 import { percentile } from './stats';
 import { startBenchServer } from './temporal-server';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const ROOT = path.resolve(__dirname, '../..');
 const arg = (name: string, fallback: number) => {
@@ -213,7 +214,7 @@ async function main() {
     },
   });
   await gateway.waitForLine(/listening on/, 60_000);
-  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  const client = new Client({ connection: await connectTemporal({ address: server.address }) });
   const stack: Stack = { url: `http://127.0.0.1:${port}`, token, client, gateway, worker };
   try {
     const history: Record<string, number[]> = {};

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { Client, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { codecDataConverter, codecEnv } from '../../src/codec';
 import { freePort } from '../devstack/dev-server';
 import type { PipelineResult } from '../../src/contract/messages';
@@ -30,6 +30,7 @@ import {
   type PhaseResult,
 } from './phase';
 import { spawnNode, type NodeProcess, type ProcStats, type Sampler } from './processes';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 /** Pipelines started together, `afterMs` after the run's start, as one tenant at one priority. */
 export interface StartWave {
@@ -299,7 +300,7 @@ export async function runReelflow(opts: ReelflowRunOptions): Promise<PhaseResult
   const mode = ctx.callbacks ? 'on' : 'off';
   const emulator = await startEmulatorProcess(ctx, `reelflow-${runName(opts)}`);
   let workers: NodeProcess[] = [];
-  const connection = await Connection.connect({ address: opts.temporal.address });
+  const connection = await connectTemporal({ address: opts.temporal.address });
   try {
     const dataConverter = codecDataConverter(process.env);
     const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });

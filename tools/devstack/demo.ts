@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import {
   DEFAULT_ACCESS_TOKENS,
@@ -35,6 +35,7 @@ import { startWorkerProcess, type RunningWorkerProcess } from '../../src/workers
 import { freePort, type DevServer } from './dev-server';
 import { startLocalTemporal } from './local-temporal';
 import { repoRoot } from './temporal-cli';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 export const DEMO_TASK_QUEUE = 'reelflow';
 
@@ -263,7 +264,7 @@ async function runPipeline(
   report: DemoReport,
 ): Promise<boolean> {
   const { say, opts } = demo;
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await connectTemporal({ address: server.address });
   demo.stack.add('client connection', () => connection.close());
   const client = new Client({ connection, namespace: server.namespace });
   const handle = await startPipeline(client, loaded.input, { taskQueue: DEMO_TASK_QUEUE });

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 /** Resolves with a connection once the frontend answers; the caller closes it. */
 export async function waitUntilServing(
@@ -17,7 +18,7 @@ export async function waitUntilServing(
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${what} exited early (code ${child.exitCode})`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      const connection = await connectTemporal({ address, connectTimeout: 2_000 });
       await connection.workflowService.getSystemInfo({});
       return connection;
     } catch (err) {

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
@@ -24,6 +24,7 @@ import { localWorkerEnv } from './demo';
 import { freePort } from './dev-server';
 import { startLocalTemporal } from './local-temporal';
 import { repoRoot } from './temporal-cli';
+import { connectTemporal } from '../../src/config/temporal-connection';
 
 const TASK_QUEUE = 'reelflow-screenshots';
 const SIZE = { width: 1400, height: 1000 };
@@ -69,7 +70,7 @@ async function startStack(scratch: string): Promise<Stack> {
       worker.shutdown();
       await worker.done.catch(() => undefined);
     });
-    const connection = await Connection.connect({ address: server.address });
+    const connection = await connectTemporal({ address: server.address });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: server.namespace });
     return { client, emulator, uiUrl: server.uiUrl, namespace: server.namespace, stop };

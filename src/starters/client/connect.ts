@@ -17,6 +17,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { definedEnv } from '../../config/startup';
 import { codecDataConverter } from '../../codec';
 import { tracingClientInterceptors } from '../../telemetry/tracing';
+import { connectTemporal } from '../../config/temporal-connection';
 
 export interface ClientSettings {
   /** Temporal config profile (default: $TEMPORAL_PROFILE, else "default"). */
@@ -90,7 +91,7 @@ export async function connectClient(settings: ClientSettings = {}): Promise<Conn
   const dataConverter = settings.dataConverter ?? codecDataConverter(settings.env ?? process.env);
   let connection: Connection;
   try {
-    connection = await Connection.connect(resolved.connectionOptions);
+    connection = await connectTemporal(resolved.connectionOptions);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(

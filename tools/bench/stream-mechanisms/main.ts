@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { killAllSpawned, spawnNode } from '../processes';
 import { writeReportFiles } from '../report-files';
@@ -23,6 +23,7 @@ import { startBenchServer, type BenchServer } from '../temporal-server';
 import { feedFor, MECHANISMS, SinkReceiver, type Mechanism } from './feeds';
 import { markdownOf, type MechanismRun, type StreamBenchReport } from './report';
 import { historyRun, loadRun, warmUp, type CallCounts, type RunContext } from './runs';
+import { connectTemporal } from '../../../src/config/temporal-connection';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const POLL_MS = 500; // REELFLOW_GATEWAY_POLL_MS's default (docs/api.md, "Events")
@@ -114,7 +115,7 @@ async function setUp(): Promise<Setup> {
   writeFileSync(bundle, code);
   const receiver = await SinkReceiver.start();
   const calls: CallCounts = { queries: 0, updates: 0 };
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await connectTemporal({ address: server.address });
   const client = new Client({ connection, interceptors: { workflow: [counting(calls)] } });
   return { dir, server, bundle, receiver, client, calls };
 }
