@@ -39,7 +39,7 @@ function endedCall(reason: string): Call {
 }
 
 /** The SDK's retry interceptor, with its defaults; a retry after close ends instead of throwing. */
-export function closeSafeRetryInterceptor(): Interceptor {
+function closeSafeRetryInterceptor(): Interceptor {
   const retrying = makeGrpcRetryInterceptor(defaultGrpcRetryOptions());
   return (options, nextCall) => {
     let first = true; // the first attempt runs in the caller's turn: a throw there rejects the call already

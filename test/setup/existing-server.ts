@@ -4,7 +4,6 @@
  * their own. The namespace must exist and carry reelflow's search attributes: checked
  * here, so a missing one fails the run at once with the fix, not every test later.
  */
-
 import { REELFLOW_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 import { connectTemporal } from '../../src/config/temporal-connection';
 
