@@ -75,6 +75,11 @@ export const FailureType = {
    * create; raised before that create is sent (docs/tenants.md, "Budgets").
    */
   BudgetExceeded: 'BudgetExceeded',
+  /**
+   * A create activity found its pipeline's plan not granted (yet) and sent nothing: the
+   * pipeline asks again or applies its budget policy; never a pipeline's own failure.
+   */
+  SpendNotGranted: 'SpendNotGranted',
   /** A create kept failing retryably (not sent, 429, 502) past its retry limit: an outage. */
   VendorUnavailable: 'VendorUnavailable',
   /** Policy `resubmit`: the create's outcome stayed unknown too many times in a row. */

@@ -77,7 +77,7 @@ async function askPlan(
   const creates = plannedCreates(def);
   if (creates.length === 0) return undefined;
   const { client, info } = Context.current();
-  return askLedger(client, info.taskQueue, askOf(policy, ask.chain, PLAN_KEY, creates, 1)).then(
+  return askLedger(client, info.taskQueue, askOf(policy, ask.chain, PLAN_KEY, creates, 1, true)).then(
     (asked) => ({ ...asked, creates }),
     () => undefined,
   );

@@ -12,6 +12,8 @@ import { MIN_QUERY_INTERVAL_MS, RATE_LIMIT_WAIT_MS } from '../vendor-api/assumed
 import { toFailureInfo, VendorConfigError, VendorError } from '../vendor-api/errors';
 import { countedCall } from '../metrics/activity';
 import { QuerySpacing, taskKey } from './query-spacing';
+import { GrantReader, awaitGrant } from './grant-pull';
+import type { PulledAsk } from '../contract/ledger';
 import type { ActivityDeps, VendorInterfaceName } from './deps';
 
 /** Which callback URL, if any, a create should carry: chosen by the workflow, built here. */
@@ -76,6 +78,11 @@ export interface ProfileInput {
   profile: string;
 }
 
+/** A create's input: its profile, and the plan grant to read before the call (grant-pull.ts), if any. */
+export interface CreateInput extends ProfileInput {
+  grant?: PulledAsk;
+}
+
 /**
  * A create on an interface whose start-up check failed for this profile fails here, before
  * any vendor call: non-retryable, naming the check (docs/doctor.md, "At worker start").
@@ -89,12 +96,18 @@ function refuseUnchecked(deps: ActivityDeps, profile: string, iface: VendorInter
   );
 }
 
+/** Before any create's vendor call: the interface's start-up check, then the pipeline's grant. */
+async function beforeCreate(deps: ActivityDeps, grants: GrantReader, input: CreateInput, iface: VendorInterfaceName) {
+  refuseUnchecked(deps, input.profile, iface);
+  await awaitGrant(grants, input.grant);
+}
+
 /** Review: submit a batch, read its task. */
-function reviewActivities(deps: ActivityDeps, spacing: QuerySpacing) {
+function reviewActivities(deps: ActivityDeps, spacing: QuerySpacing, grants: GrantReader) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
     reviewSubmit: async (
-      input: ProfileInput & {
+      input: CreateInput & {
         urls: string[];
         assetType: string;
         groupId?: string;
@@ -102,7 +115,7 @@ function reviewActivities(deps: ActivityDeps, spacing: QuerySpacing) {
         callback?: CallbackRef;
       },
     ): Promise<{ taskId: string; callbackUsed: boolean }> => {
-      refuseUnchecked(deps, input.profile, 'review');
+      await beforeCreate(deps, grants, input, 'review');
       const url = callbackUrl(deps, input.callback);
       const res = await call('review.submitAsync', (signal) =>
         v(input.profile).review.submitAsync(
@@ -143,7 +156,7 @@ function reviewActivities(deps: ActivityDeps, spacing: QuerySpacing) {
 }
 
 /** Asset management: groups, assets, and GetAsset (on its own rate-limited queue). */
-function assetActivities(deps: ActivityDeps) {
+function assetActivities(deps: ActivityDeps, grants: GrantReader) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
     listAssetGroups: async (input: ProfileInput) => {
@@ -158,8 +171,8 @@ function assetActivities(deps: ActivityDeps) {
       );
       return { id: g.Id, name: g.Name };
     },
-    createAssetGroup: async (input: ProfileInput & { name: string; description?: string }) => {
-      refuseUnchecked(deps, input.profile, 'assets');
+    createAssetGroup: async (input: CreateInput & { name: string; description?: string }) => {
+      await beforeCreate(deps, grants, input, 'assets');
       const g = await call('assets.CreateAssetGroup', (signal) =>
         v(input.profile).assets.createAssetGroup(
           { Name: input.name, ...(input.description ? { Description: input.description } : {}) },
@@ -177,8 +190,8 @@ function assetActivities(deps: ActivityDeps) {
       );
       return { total: r.Total, assets: r.Assets.map((a) => ({ id: a.Id, name: a.Name, status: a.Status })) };
     },
-    createAsset: async (input: ProfileInput & { groupId: string; url: string; assetType: string; name: string }) => {
-      refuseUnchecked(deps, input.profile, 'assets');
+    createAsset: async (input: CreateInput & { groupId: string; url: string; assetType: string; name: string }) => {
+      await beforeCreate(deps, grants, input, 'assets');
       const r = await call('assets.CreateAsset', (signal) =>
         v(input.profile).assets.createAsset(
           { GroupId: input.groupId, URL: input.url, AssetType: input.assetType as 'Image', Name: input.name },
@@ -201,11 +214,11 @@ function assetActivities(deps: ActivityDeps) {
 }
 
 /** Generation (query shape assumed: docs/vendor-contract.md). */
-function generationActivities(deps: ActivityDeps, spacing: QuerySpacing) {
+function generationActivities(deps: ActivityDeps, spacing: QuerySpacing, grants: GrantReader) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
-    generationCreate: async (input: ProfileInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
-      refuseUnchecked(deps, input.profile, 'generation');
+    generationCreate: async (input: CreateInput & { request: Record<string, unknown>; callback?: CallbackRef }) => {
+      await beforeCreate(deps, grants, input, 'generation');
       const url = callbackUrl(deps, input.callback);
       const r = await call('generation.create', (signal) =>
         v(input.profile).generation.create(
@@ -237,11 +250,11 @@ function generationActivities(deps: ActivityDeps, spacing: QuerySpacing) {
 }
 
 /** Subtitle erase. */
-function eraseActivities(deps: ActivityDeps, spacing: QuerySpacing) {
+function eraseActivities(deps: ActivityDeps, spacing: QuerySpacing, grants: GrantReader) {
   const v = (profile: string) => deps.vendorFor(profile);
   return {
-    eraseCreate: async (input: ProfileInput & { videoUrl: string; callback?: CallbackRef }) => {
-      refuseUnchecked(deps, input.profile, 'erase');
+    eraseCreate: async (input: CreateInput & { videoUrl: string; callback?: CallbackRef }) => {
+      await beforeCreate(deps, grants, input, 'erase');
       const url = callbackUrl(deps, input.callback);
       const r = await call('erase.create', (signal) =>
         v(input.profile).erase.create({ video_url: input.videoUrl, ...(url ? { callback_url: url } : {}) }, { signal }),
@@ -265,13 +278,14 @@ function eraseActivities(deps: ActivityDeps, spacing: QuerySpacing) {
 
 /**
  * Every vendor activity; its key is the activity type the workflows schedule. `spacing` holds
- * task queries apart (GetAsset is paced per profile by its own queue instead).
+ * task queries apart (GetAsset is paced per profile by its own queue instead); `grants` reads
+ * the plan grants creates wait on, one ledger query for all of them.
  */
-export function createVendorActivities(deps: ActivityDeps, spacing = new QuerySpacing()) {
+export function createVendorActivities(deps: ActivityDeps, spacing = new QuerySpacing(), grants = new GrantReader()) {
   return {
-    ...reviewActivities(deps, spacing),
-    ...assetActivities(deps),
-    ...generationActivities(deps, spacing),
-    ...eraseActivities(deps, spacing),
+    ...reviewActivities(deps, spacing, grants),
+    ...assetActivities(deps, grants),
+    ...generationActivities(deps, spacing, grants),
+    ...eraseActivities(deps, spacing, grants),
   };
 }

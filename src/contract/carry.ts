@@ -8,6 +8,7 @@
 import type { Offer, OfferExpectation, OfferedTaskKind } from './offers';
 import type { PipelineStatus, VendorTaskKind } from './status';
 import type { TenantPolicy } from './tenancy';
+import type { CreateCount, PulledAsk } from './ledger';
 
 /** What continue-as-new carries besides the finished stages' outputs. */
 export interface RuntimeCarry {
@@ -39,6 +40,11 @@ export interface SpendCarry {
   extras: number;
   /** The pipeline has recorded its spend and told its ledgers. */
   ended?: true;
+  /**
+   * The plan's ask whose answer the next create reads (behaviour `grantInCreate`): its
+   * creates are held as reserved until a create finds them granted or refused.
+   */
+  pull?: PulledAsk & { creates: CreateCount[]; periodEndMs: number };
 }
 
 /** The book as continue-as-new carries it (plain data). */

@@ -99,6 +99,7 @@ export function checkReserve(m: unknown): ReserveRequest | { refused: string } {
     wait: r.wait === true,
     answer: r.answer !== false,
     creates: r.creates.map(({ kind, count }) => ({ kind, count })),
+    ...(r.pull === true ? { pull: true } : {}),
   };
 }
 

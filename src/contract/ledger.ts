@@ -194,6 +194,11 @@ export interface ReserveRequest {
   answer: boolean;
   /** Which ask of this key the answer is for (a late answer to an earlier ask is ignored). */
   ask: number;
+  /**
+   * The pipeline reads the answer itself (`spendAnswersQuery`, from its first create activity):
+   * the ledger sends no answer signal, so no workflow task of the pipeline's waits on it.
+   */
+  pull?: boolean;
 }
 
 /** The key of a pipeline's plan reservation: the ask its definition check may make for it. */
@@ -203,7 +208,14 @@ export const PLAN_KEY = 'plan';
  * What an ask sends, from the pipeline's policy: the pipeline's own asks (spend.ts) and the
  * one its definition check makes for its plan (src/activities/definition.ts) alike.
  */
-export function askOf(p: TenantPolicy, chain: RunChain, key: string, creates: CreateCount[], ask: number) {
+export function askOf(
+  p: TenantPolicy,
+  chain: RunChain,
+  key: string,
+  creates: CreateCount[],
+  ask: number,
+  pull?: boolean,
+) {
   const request: ReserveRequest = {
     chain,
     key,
@@ -211,6 +223,7 @@ export function askOf(p: TenantPolicy, chain: RunChain, key: string, creates: Cr
     wait: p.overBudget === 'wait',
     answer: p.budget !== undefined,
     ask,
+    ...(pull ? { pull: true } : {}),
   };
   return { tenant: p.tenant, periodKind: p.budget?.period ?? 'month', utcOffsetMinutes: p.utcOffsetMinutes, request };
 }
@@ -234,6 +247,17 @@ export interface SpendAnswer {
    */
   firstRunId?: string;
 }
+
+/** An ask whose answer its pipeline reads by `spendAnswersQuery` (ReserveRequest.pull). */
+export interface PulledAsk {
+  ledgerId: string;
+  chain: RunChain;
+  key: string;
+  ask: number;
+}
+
+/** A pulled ask's answer: granted (its key is reserved), a refusal, or null (not answered yet). */
+export type PulledAnswer = Pick<SpendAnswer, 'granted'> | SpendAnswer | null;
 
 /** What a ledger sends a pipeline through its `tellSpenders` activity: an answer, or (none) a wake-up. */
 export interface SpenderNote {
@@ -285,6 +309,8 @@ export const spendAnsweredSignal = defineSignal<[SpendAnswer]>('spendAnswered');
 export const settleSignal = defineSignal<[SettleHint]>('settleSpend');
 export const setBudgetUpdate = defineUpdate<LedgerView, [{ amount: number }]>('setBudget');
 export const ledgerQuery = defineQuery<LedgerView>('ledger');
+/** The answers to pulled asks (ReserveRequest.pull), in the order asked: read by a create activity. */
+export const spendAnswersQuery = defineQuery<PulledAnswer[], [Omit<PulledAsk, 'ledgerId'>[]]>('spendAnswers');
 /** The state a later run of the same ledger id (or `reelflow usage`) reads. */
 export const ledgerSnapshotQuery = defineQuery<LedgerSnapshot>('ledgerSnapshot');
 /** Sent by a ledger to the pipelines waiting for budget when it is raised. */

@@ -43,9 +43,11 @@ import {
   setBudgetUpdate,
   settleSignal,
   spendAnsweredSignal,
+  spendAnswersQuery,
   type LedgerMessage,
   type LedgerState,
   type LedgerTerms,
+  type PulledAnswer,
   type RunChain,
   type SpendAnswer,
   type SpenderNote,
@@ -114,6 +116,9 @@ const SENDER_CHECK_AFTER_MS = 250;
 /** Senders checked and refused in this run: a forgery repeated costs no further check. */
 const MAX_REFUSED_KEPT = 1_000;
 
+/** Refusals of pulled asks kept for their pipelines to read (a grant is read from the reservation itself). */
+const MAX_PULLED_KEPT = 1_000;
+
 /** Terms of a ledger whose opening has not answered yet: nothing is known, nothing is granted. */
 const UNKNOWN_TERMS: LedgerTerms = {
   known: false,
@@ -138,6 +143,8 @@ interface Book {
   /** Settles waiting for the read in flight to finish (batched): read together next. */
   settleQueue: Map<string, RunChain>;
   settleReading: boolean;
+  /** Pulled asks refused (ReserveRequest.pull), by chain and key, until their pipeline reads them. */
+  pulled: Map<string, SpendAnswer>;
 }
 
 export async function tenantLedger(): Promise<void> {
@@ -154,6 +161,7 @@ export async function tenantLedger(): Promise<void> {
   setHandler(ledgerQuery, () =>
     viewOf(tenant, period, at.book?.state ?? emptyState(), at.book?.terms ?? UNKNOWN_TERMS),
   );
+  setHandler(spendAnswersQuery, (asks: unknown) => pulledAnswers(at.book, asks));
   handleBudgetSet(at, tenant, period);
   const batched = patched(BATCHED_IO_PATCH); // before the first command
   const lists = patched(LISTS_CLOSED_PATCH);
@@ -176,6 +184,7 @@ export async function tenantLedger(): Promise<void> {
     lists,
     settleQueue: new Map(),
     settleReading: false,
+    pulled: new Map(),
   };
   at.book = book;
   gauge(book);
@@ -412,10 +421,35 @@ function answerOf(b: Book, chain: RunChain, raw: unknown, total: { committed: nu
     answer = reserve(b.state, b.terms, req, new Date().toISOString(), MAX_AMOUNT_MINOR, total.committed);
     total.committed = answer.committed;
     if (!req.answer && !answer.refused) return undefined;
+    if (req.pull) return keepPulled(b, chain, answer);
   }
   // A refusal by a rule (not by the budget) is counted too: reelflow's own pipelines never earn one.
   if (answer.refused) refuse(b);
   return b.batched ? { ...answer, firstRunId: chain.firstRunId } : answer;
+}
+
+/** A pulled ask's answer is read, not sent: a grant is its reservation, a refusal is kept (bounded). */
+function keepPulled(b: Book, chain: RunChain, answer: SpendAnswer): undefined {
+  if (answer.refused) refuse(b);
+  if (answer.granted) return;
+  if (b.pulled.size >= MAX_PULLED_KEPT) b.pulled.delete(b.pulled.keys().next().value!);
+  b.pulled.set(`${chainKey(chain)}#${answer.key}`, answer);
+}
+
+/**
+ * `spendAnswersQuery`: per ask, granted once its key is reserved for its chain, the refusal
+ * kept for that very ask, else null (not answered yet). Malformed asks read null; nothing throws.
+ */
+function pulledAnswers(b: Book | undefined, asks: unknown): PulledAnswer[] {
+  if (!Array.isArray(asks)) return [];
+  return asks.slice(0, MAX_PULLED_KEPT).map((a: unknown) => {
+    const chain = chainOf(a);
+    const { key, ask } = (a ?? {}) as { key?: unknown; ask?: unknown };
+    if (!b || !chain || typeof key !== 'string') return null;
+    if (b.state.chains[chainKey(chain)]?.keys.includes(key)) return { granted: true };
+    const kept = b.pulled.get(`${chainKey(chain)}#${key}`);
+    return kept && kept.ask === ask ? kept : null;
+  });
 }
 
 /**

@@ -4,13 +4,12 @@
  * size exceeds limit". The limit's default is the real dev server's (checked at the byte).
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { DefinitionError, type PipelineDefinitionInput } from '../../src/definition/definition';
 import { DEFAULT_MAX_PAYLOAD_BYTES, workflowInputBytes } from '../../src/starters/client/payload-size';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { cli } from '../support/cli';
-import { connectTemporal } from '../../src/config/temporal-connection';
+import { devServerClient } from '../support/dev-client';
 
 /** A generation-only definition whose prompt is `n` characters. */
 const withPrompt = (n: number): PipelineDefinitionInput => ({
@@ -81,35 +80,32 @@ describe('CLI', () => {
 });
 
 describe('library startPipeline against the dev server', () => {
-  let connection: Connection;
-  let client: Client;
-  beforeAll(async () => {
-    connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
-    client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
-  });
-  afterAll(async () => connection?.close());
+  const dev = devServerClient();
 
   const taskQueue = `size-${randomUUID()}`; // no worker: nothing runs
 
   test('at the byte: the largest definition within 2 MiB starts; one byte more is refused by reelflow, and by the server when reelflow lets it through', async () => {
     const fits = longestPromptWithin(DEFAULT_MAX_PAYLOAD_BYTES);
     expect(workflowInputBytes(withPrompt(fits + 1))).toBeGreaterThan(DEFAULT_MAX_PAYLOAD_BYTES);
-    const handle = await startPipeline(client, withPrompt(fits), {
+    const handle = await startPipeline(dev.client, withPrompt(fits), {
       taskQueue,
       workflowId: `size-fits-${randomUUID()}`,
     });
     await handle.terminate('test: nothing to run');
 
     const workflowId = `size-over-${randomUUID()}`;
-    const err = await startPipeline(client, withPrompt(fits + 1), { taskQueue, workflowId }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DefinitionError);
-    expect((err as DefinitionError).issues).toEqual([{ path: '', message: expect.stringMatching(SIZE_MESSAGE) }]);
-    await expect(client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-
-    // The default is the server's own limit: raised past it, the server refuses.
-    const server = await startPipeline(client, withPrompt(fits + 1), { taskQueue, maxPayloadBytes: 3_000_000 }).catch(
+    const err = await startPipeline(dev.client, withPrompt(fits + 1), { taskQueue, workflowId }).catch(
       (e: unknown) => e,
     );
+    expect(err).toBeInstanceOf(DefinitionError);
+    expect((err as DefinitionError).issues).toEqual([{ path: '', message: expect.stringMatching(SIZE_MESSAGE) }]);
+    await expect(dev.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+
+    // The default is the server's own limit: raised past it, the server refuses.
+    const server = await startPipeline(dev.client, withPrompt(fits + 1), {
+      taskQueue,
+      maxPayloadBytes: 3_000_000,
+    }).catch((e: unknown) => e);
     expect(String((server as Error).cause ?? server)).toMatch(/Blob data size exceeds limit/);
   });
 });

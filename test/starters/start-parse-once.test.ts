@@ -8,14 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, WorkflowNotFoundError } from '@temporalio/common';
 import { parseDefinition, type PipelineDefinitionInput } from '../../src/definition/definition';
 import { DefinitionFileError, loadDefinitionFile } from '../../src/starters/client/definition-file';
 import { definitionOnTheWire, measuredOnTheWire } from '../../src/starters/client/payload-size';
 import { startPipeline } from '../../src/starters/client/pipeline-client';
 import { cli } from '../support/cli';
-import { connectTemporal } from '../../src/config/temporal-connection';
+import { devServerClient } from '../support/dev-client';
 
 jest.mock('../../src/definition/definition', () => {
   const actual = jest.requireActual<typeof import('../../src/definition/definition')>(
@@ -48,13 +47,7 @@ const withPrompt = (text: string): PipelineDefinitionInput => ({
   options: { archive: false },
 });
 
-let connection: Connection;
-let client: Client;
-beforeAll(async () => {
-  connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
-  client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
-});
-afterAll(async () => connection?.close());
+const dev = devServerClient();
 beforeEach(() => jest.clearAllMocks());
 
 const taskQueue = `start-once-${randomUUID()}`; // no worker: nothing runs
@@ -71,11 +64,11 @@ test('reelflow start parses and measures the file once, and starts the definitio
     expect(measuredOnTheWire).toHaveBeenCalledTimes(1);
     expect(definitionOnTheWire).not.toHaveBeenCalled();
     // What the workflow received: the file's definition, as written.
-    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await dev.client.workflow.getHandle(workflowId).fetchHistory();
     const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
     expect(defaultPayloadConverter.fromPayload(payload)).toEqual({ definition: def });
   } finally {
-    await client.workflow.getHandle(workflowId).terminate('test: nothing to run');
+    await dev.client.workflow.getHandle(workflowId).terminate('test: nothing to run');
   }
 });
 
@@ -97,7 +90,7 @@ test('startPipeline takes a loaded definition unparsed, and holds its size again
   const loaded = await loadDefinitionFile(file);
   jest.clearAllMocks();
   const workflowId = `start-once-${randomUUID()}`;
-  const err = await startPipeline(client, loaded, { taskQueue, workflowId, maxPayloadBytes: 300 }).catch(
+  const err = await startPipeline(dev.client, loaded, { taskQueue, workflowId, maxPayloadBytes: 300 }).catch(
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(DefinitionFileError);
@@ -109,9 +102,9 @@ test('startPipeline takes a loaded definition unparsed, and holds its size again
       ),
     ),
   ]);
-  await expect(client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  await expect(dev.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
-  const handle = await startPipeline(client, loaded, { taskQueue, workflowId });
+  const handle = await startPipeline(dev.client, loaded, { taskQueue, workflowId });
   await handle.terminate('test: nothing to run');
   expect(parseDefinition).not.toHaveBeenCalled();
   expect(measuredOnTheWire).not.toHaveBeenCalled();

@@ -8,8 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { ledgerId, ledgerQuery, periodOf, type LedgerView } from '../../src/contract/ledger';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { ledgerId, ledgerQuery, periodOf, spendAnswersQuery, type LedgerView } from '../../src/contract/ledger';
 import { resolveCreateUpdate } from '../../src/contract/messages';
 import type { PipelineDefinitionInput } from '../../src/definition/definition';
 import { rerunPipeline } from '../../src/starters/client/rerun';
@@ -58,6 +59,15 @@ const file = {
   },
 };
 const config = parseTenantsConfig(file);
+
+/** The inputs a history's generation create activities were scheduled with. */
+const createInputsOf = (events: temporal.api.history.v1.IHistoryEvent[]) =>
+  events.flatMap((e) => {
+    const a = e.activityTaskScheduledEventAttributes;
+    return a?.activityType?.name === 'generationCreate'
+      ? [defaultPayloadConverter.fromPayload(a.input!.payloads![0])]
+      : [];
+  });
 
 const generationOnly = (tenant: string, options: PipelineDefinitionInput['options'] = {}): PipelineDefinitionInput => ({
   generation: { model: 'video-model-1', content: [{ type: 'text', text: 'budget test' }] },
@@ -136,7 +146,7 @@ describe('spend budgets', () => {
     expect(v.remaining).toBe(0);
   });
 
-  test('policy fail and a plan of four creates over budget: BudgetExceeded before any vendor call', async () => {
+  test('policy fail and a plan of four creates over budget: BudgetExceeded before any paid create; the refusal is what the create read', async () => {
     const handle = await h.start({
       assets: {
         group: { name: `stage-${tag}` },
@@ -151,11 +161,28 @@ describe('spend budgets', () => {
     const cause = err.cause?.cause as ApplicationFailure;
     expect(cause.type).toBe('BudgetExceeded');
     expect(cause.message).toContain('cannot cover its plan (1 × assetGroup + 2 × asset + 1 × generation) at 1.08 CNY');
+    // The group create read the refusal before its call (it looked the group up first, unpaid).
     const calls = (await handle.query<{ calls: Record<string, number> }>('status')).calls;
-    expect(calls).toEqual({});
+    expect(calls).toEqual({ 'assets.ListAssetGroups': 1 });
     expect(h.emulator.inspect().groups.filter((g) => g.Name === `stage-${tag}`)).toEqual([]);
     // A refusal reserves nothing: the whole budget is still there.
     expect(await ledger(T.stage)).toMatchObject({ spent: 0, reserved: 0, remaining: 50_000 });
+    // What a create reads: the refusal for that very ask; another ask, a malformed one, or none read null.
+    const chain = { pipelineId: handle.workflowId, firstRunId: handle.firstExecutionRunId };
+    const read = await h.client.workflow
+      .getHandle(ledgerId(T.stage, periodOf(Date.now(), 'day', 0)))
+      .query(spendAnswersQuery, [
+        { chain, key: 'plan', ask: 1 },
+        { chain, key: 'plan', ask: 2 },
+        { chain, key: 'extra-1', ask: 1 },
+        { key: 'plan', ask: 1 } as never,
+      ]);
+    expect(read).toEqual([
+      expect.objectContaining({ key: 'plan', ask: 1, granted: false, amount: 1_080_000, budget: 50_000 }),
+      null,
+      null,
+      null,
+    ]);
   });
 
   test('policy wait: waiting-budget, no create, then goes on when `reelflow budget set` raises the budget', async () => {
@@ -256,7 +283,7 @@ describe('spend budgets', () => {
     expect(v.unresolved).toEqual([]);
   });
 
-  test('a burst of 30 reserves at once (a server takes 10 Updates in flight): each asked by signal once, settled once without a signal, counted once', async () => {
+  test('a burst of 30 reserves at once: each asked once by its definition check, its grant read by its create (no answer signal), settled without a signal, counted once', async () => {
     const handles = await Promise.all(Array.from({ length: 30 }, () => h.start(generationOnly(T.burst))));
     await Promise.all(handles.map((p) => p.result()));
     const v = await ledgerUntil(T.burst, (x) => x.confirmed.generation?.generation?.count === 30 && x.reserved === 0);
@@ -265,11 +292,11 @@ describe('spend budgets', () => {
       const events = (await p.fetchHistory()).events ?? [];
       const types = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
       expect(types).not.toContain('reserveSpend');
-      expect(
-        events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'spendAnswered'),
-      ).toHaveLength(1);
-      // The ask rides in the definition check, and the ledger lists the pipeline closed: no ledger activity here.
-      expect(ledgerMessagesOf(events)).toEqual({ asks: 0, answers: 1, settles: 0 });
+      // The ask rides in the definition check, its grant is read by the create activity, and the
+      // ledger lists the pipeline closed: no ledger message in the pipeline's history.
+      expect(ledgerMessagesOf(events)).toEqual({ asks: 0, answers: 0, settles: 0 });
+      const inputs = createInputsOf(events);
+      expect(inputs).toEqual([expect.objectContaining({ grant: expect.objectContaining({ key: 'plan', ask: 1 }) })]);
       expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     }
     const signals = await signalsTo(ledgerId(T.burst, periodOf(Date.now(), 'day', 0)));

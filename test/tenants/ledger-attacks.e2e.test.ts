@@ -51,7 +51,8 @@ const config = parseTenantsConfig({
     [T.override]: oneCny,
     [T.late]: { budget: { period: 'day', amount: '100' } },
     [T.swept]: { budget: { period: 'day', amount: '100' } },
-    [T.batched]: { budget: { period: 'day', amount: '100' } },
+    // A concurrency limit: its slot comes first, so its pipelines ask by their own local activity.
+    [T.batched]: { budget: { period: 'day', amount: '100' }, concurrency: 10 },
     [T.deaf]: { budget: { period: 'day', amount: '100' } },
     [T.listed]: { budget: { period: 'day', amount: '100' } },
   },
@@ -273,8 +274,8 @@ describe('a ledger under operator mistakes and forged messages', () => {
     await p.result();
     const view = await ledgerUntil(T.listed, (v) => v.spent === 1_000_000);
     expect(view.reserved).toBe(0);
-    // No askSpend and no settleSpend local activity in the pipeline: its answer is its one ledger message.
-    expect(ledgerMessagesOf((await p.fetchHistory()).events ?? [])).toEqual({ asks: 0, answers: 1, settles: 0 });
+    // No askSpend, no answer signal (its create read the grant) and no settleSpend in the pipeline.
+    expect(ledgerMessagesOf((await p.fetchHistory()).events ?? [])).toEqual({ asks: 0, answers: 0, settles: 0 });
     const ledgerEvents = (await h.client.workflow.getHandle(idOf(T.listed)).fetchHistory()).events ?? [];
     const signals = ledgerEvents.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
     expect(signals).toEqual(['reserveSpendAsk']);
@@ -283,7 +284,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
     expect(activities).not.toContain('readSpendRecords'); // not settled by a sweep, nor by a settle hint
   });
 
-  test('a ledger answers by one activity per batch and issues no signal command of its own', async () => {
+  test('a ledger answers asks made by signal by one activity per batch and issues no signal command of its own', async () => {
     await Promise.all([1, 2, 3].map(() => h.run(generationOnly(T.batched))));
     await ledgerUntil(T.batched, (v) => v.spent === 3_000_000 && v.reserved === 0);
     const events = (await h.client.workflow.getHandle(idOf(T.batched)).fetchHistory()).events ?? [];
@@ -292,8 +293,8 @@ describe('a ledger under operator mistakes and forged messages', () => {
     expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
   });
 
-  test("an answer for another chain of the pipeline's workflow id is not taken; its own is", async () => {
-    // The ledger id started on a queue no worker polls: the pipeline's ask reaches it and is never answered.
+  test('a plan grant no ledger answers: the create sends nothing and the pipeline asks by signal; an answer for another chain is not taken, its own is', async () => {
+    // The ledger id started on a queue no worker polls: the pipeline's asks reach it and are never answered.
     const deaf = await h.client.workflow.start(LEDGER_WORKFLOW, {
       workflowId: idOf(T.deaf),
       taskQueue: `nobody-${tag}`,
@@ -301,11 +302,20 @@ describe('a ledger under operator mistakes and forged messages', () => {
     });
     const p = await h.start(generationOnly(T.deaf));
     const historyOf = async () => (await p.fetchHistory()).events ?? [];
+    // The check's ask (pulled), then, once the create found no answer within its 20 s, the pipeline's own.
     await until(
-      () => `the ask of ${p.workflowId} at the deaf ledger`,
-      async () => ((await deaf.fetchHistory()).events ?? []).some((e) => e.workflowExecutionSignaledEventAttributes),
+      () => `two asks of ${p.workflowId} at the deaf ledger`,
+      async () =>
+        ((await deaf.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length ===
+        2,
+      { timeoutMs: 60_000 },
     );
-    const answer = { key: 'plan', ask: 1, granted: true, committed: 1_000_000, amount: 1_000_000 };
+    const failed = (await historyOf()).flatMap((e) => e.activityTaskFailedEventAttributes?.failure ?? []);
+    expect(failed).toEqual([
+      expect.objectContaining({ applicationFailureInfo: expect.objectContaining({ type: 'SpendNotGranted' }) }),
+    ]);
+    expect(h.emulator.inspect().generationTasks).toHaveLength(0);
+    const answer = { key: 'plan', ask: 2, granted: true, committed: 1_000_000, amount: 1_000_000 };
     await p.signal('spendAnswered', { ...answer, firstRunId: `${p.firstExecutionRunId}-earlier` });
     // The task that took the signal has completed: had it taken the answer, it would have scheduled the create.
     const afterSignal = await until(

@@ -7,7 +7,8 @@
  * `resubmit` or `ask` an operator. A task id offered and refused means a task may exist:
  * then an operator is asked whatever the policy, with every offered id and why it failed.
  */
-import { ApplicationFailure, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, sleep } from '@temporalio/workflow';
+import type { PulledAnswer, PulledAsk } from '../../contract/ledger';
 import { RATE_LIMIT_FLOOR_MS, RATE_LIMIT_WAIT_MS } from '../../vendor-api/assumed-values';
 import type { CreateDecision, VendorTaskKind, VendorTaskRecord } from '../../contract/messages';
 import type { ProofSpec } from '../../contract/carry';
@@ -33,7 +34,8 @@ export interface CreateSpec<T> {
   /** Endpoint name counted per call, e.g. "generation.create". */
   endpoint: string;
   firstAttempt?: number;
-  create(attempt: number): Promise<T>;
+  /** `grant`: the plan's ask the create reads before its vendor call, while unread (spend.ts). */
+  create(attempt: number, grant?: PulledAsk): Promise<T>;
   taskIdOf(value: T): string;
   /** Looks for the task an ambiguous attempt may have created. */
   reconcile(attempt: number): Promise<T | undefined>;
@@ -78,18 +80,12 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
   const known = rt.board.knownTask(step);
   // Recorded by this pipeline before it continued as new: the task exists, never create it again.
   if (known) return adoptKnown(spec, known);
-  const run: CreateRun<T> = {
-    spec,
-    iface: interfaceOf(spec.endpoint),
-    attempt: spec.firstAttempt ?? 1,
-    transient: 0,
-    resubmits: 0,
-  };
+  const run = newRun(spec);
   // A run before continue-as-new left this step's outcome unknown: reconcile it again, never create.
   let resumed = rt.creates.ambiguousAttempt(step);
   if (resumed !== undefined) run.attempt = resumed;
   for (;;) {
-    let outcome: CreateOutcome;
+    let outcome: CreateOutcome | undefined;
     // An operator wait in progress when the pipeline continued as new: straight back to it.
     let waitResumed = false;
     if (resumed !== undefined) {
@@ -100,18 +96,23 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
       await holdFor(rt.creates.holds, run.iface, (ms) =>
         rt.board.summary(`${spec.action}: wait ${duration(ms)} (the vendor's Retry-After)`),
       );
-      await rt.creates.take(step, run.attempt, spec.kind);
+      const grant = await rt.creates.take(step, run.attempt, spec.kind);
       rt.book.beginAttempt(step, run.attempt, spec.kind, spec.proof);
       rt.board.count(spec.endpoint);
       try {
-        const value = await creating(rt.creates, () => spec.create(run.attempt));
+        const value = await creating(rt.creates, () => spec.create(run.attempt, grant));
         rt.book.endAttempt(step, run.attempt, spec.taskIdOf(value));
+        if (grant) rt.creates.grantRead();
         return recorded(run, value, spec.taskIdOf(value), 'create');
       } catch (err) {
         rt.book.endAttempt(step, run.attempt);
-        outcome = classifyCreateFailure(err);
+        const refused = notGranted(err);
+        // Nothing was sent: the same attempt again once the plan is granted (spend.ts, regrant).
+        if (refused) await regrantFor(run, refused.answer);
+        else outcome = classifyCreateFailure(err);
       }
     }
+    if (!outcome) continue;
     // Spend (spend.ts): released when provably not created; after a 502 or ambiguity, once reconciled.
     if (outcome.kind !== 'ambiguous' && outcome.kind !== 'retryLater') rt.creates.settle(step, run.attempt, 'release');
     if (outcome.kind === 'fatal') throw rejected(spec, outcome);
@@ -132,6 +133,26 @@ export async function createWithoutDuplicates<T>(spec: CreateSpec<T>): Promise<C
     rt.creates.settle(step, run.attempt, 'release');
     run.attempt++;
   }
+}
+
+function newRun<T>(spec: CreateSpec<T>): CreateRun<T> {
+  return { spec, iface: interfaceOf(spec.endpoint), attempt: spec.firstAttempt ?? 1, transient: 0, resubmits: 0 };
+}
+
+/** The attempt sent nothing: its count and its create are given back, and the plan asked for again. */
+function regrantFor<T>(run: CreateRun<T>, answer: PulledAnswer): Promise<void> {
+  const { rt, step, endpoint } = run.spec;
+  rt.board.count(endpoint, -1);
+  rt.creates.settle(step, run.attempt, 'release');
+  return rt.creates.regrant(answer);
+}
+
+/** A create activity that found its plan not granted (SpendNotGranted): it sent nothing. */
+function notGranted(err: unknown): { answer: PulledAnswer } | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== FailureType.SpendNotGranted) return undefined;
+  const answer: unknown = cause.details?.[0];
+  return { answer: typeof answer === 'object' ? (answer as PulledAnswer) : null };
 }
 
 /**

@@ -9,7 +9,8 @@ import type { RuntimeCarry } from '../../contract/carry';
 import { Holds } from './holds';
 import { OperatorDecisions, type CreatePipeline } from './operator';
 import { SpendBook } from './spend-book';
-import { settleCreate, takeCreate, type SpendRuntime } from './spend';
+import { grantRead, regrant, settleCreate, takeCreate, type SpendRuntime } from './spend';
+import type { PulledAnswer, PulledAsk } from '../../contract/ledger';
 
 /** What the create protocol (create.ts, spend.ts) is handed as `rt`: PipelineRuntime gives it. */
 export interface CreateRuntime extends CreatePipeline, SpendRuntime {
@@ -52,8 +53,18 @@ export class CreateDesk {
    * Before an attempt's create: one reserved create of its kind from the tenant's ledger
    * (spend.ts; nothing when tenants are off). The same promise, no async layer of its own.
    */
-  take(step: string, attempt: number, kind: VendorTaskKind): Promise<void> {
+  take(step: string, attempt: number, kind: VendorTaskKind): Promise<PulledAsk | undefined> {
     return takeCreate(this.pipeline, step, attempt, kind);
+  }
+
+  /** A create read its pipeline's plan granted (it came back with a result). */
+  grantRead(): void {
+    grantRead(this.pipeline);
+  }
+
+  /** A create found the plan not granted and sent nothing: ask again, or the budget policy (spend.ts). */
+  regrant(answer: PulledAnswer): Promise<void> {
+    return regrant(this.pipeline, answer);
   }
 
   /** An attempt's outcome for its spend: confirmed when a task exists, released when provably not created. */

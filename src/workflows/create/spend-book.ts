@@ -30,6 +30,10 @@ export class SpendBook {
   private wakes = 0;
   /** The plan's ask made by the definition check (behaviour `spendInCheck`), until spend.ts takes it. */
   private checkAsk: PlanAsk | undefined;
+  /** The wake-ups counted when the plan's ask was left to be pulled: one sent meanwhile is not missed. */
+  pullWakes: number | undefined;
+  /** The regrant in progress (spend.ts), shared by the creates that found the plan not granted. */
+  regranting: Promise<void> | undefined;
 
   constructor(carry: SpendCarry | undefined) {
     this.carry = carry ?? { ledgers: {}, attempts: {}, extras: 0 };
@@ -91,9 +95,10 @@ export class SpendBook {
     return undefined;
   }
 
-  granted(ledger: string, creates: CreateCount[]): void {
+  /** `creates` reserved in `ledger` (sign -1: a plan held as reserved and then not granted, given up). */
+  granted(ledger: string, creates: CreateCount[], sign: 1 | -1 = 1): void {
     const use = (this.carry.ledgers[ledger] ??= { reserved: {}, taken: {}, used: {} });
-    for (const c of creates) add(use.reserved, c.kind, c.count);
+    for (const c of creates) add(use.reserved, c.kind, sign * c.count);
   }
 
   take(attemptKey: string, ledger: string, kind: VendorTaskKind): void {

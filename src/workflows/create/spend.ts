@@ -18,7 +18,15 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
-import { PLAN_KEY, SPEND_MEMO, askOf, type CreateCount } from '../../contract/ledger';
+import {
+  PLAN_KEY,
+  SPEND_MEMO,
+  askOf,
+  type CreateCount,
+  type PulledAnswer,
+  type PulledAsk,
+  type SpendAnswer,
+} from '../../contract/ledger';
 import type { VendorTaskKind } from '../../contract/status';
 import { MINOR_UNITS_PER_UNIT, type TenantPolicy } from '../../contract/tenancy';
 import { FailureType } from '../../failures';
@@ -57,19 +65,83 @@ const listed = (creates: CreateCount[]) => creates.map((c) => `${c.count} × ${c
 export async function reservePlan(rt: SpendRuntime, plan: CreateCount[]): Promise<void> {
   const creates = plan.filter((c) => c.count > 0);
   if (!rt.tenantPolicy || creates.length === 0 || Object.keys(rt.creates.spend.carry.ledgers).length > 0) return;
+  if (pullPlan(rt, creates)) return;
   await reserve(rt, PLAN_KEY, creates, `its plan (${listed(creates)})`);
 }
 
-/** Before a create attempt: one reserved create of its kind, reserving one more when the plan has none left. */
-export async function takeCreate(rt: SpendRuntime, step: string, attempt: number, kind: VendorTaskKind) {
-  if (!rt.tenantPolicy) return;
+/**
+ * The check asked for the plan with `pull` (behaviour `spendInCheck`), so no answer signal
+ * comes. The plan is held as reserved, and each create reads the grant before its vendor call
+ * (src/activities/grant-pull.ts) until one finds it granted; one that finds it not granted
+ * sent nothing, and `regrant` takes over.
+ */
+function pullPlan(rt: SpendRuntime, creates: CreateCount[]): boolean {
+  if (rt.tenantPolicy!.budget === undefined) return false;
+  const book = rt.creates.spend;
+  const checked = book.takeCheckAsk(PLAN_KEY);
+  if (!checked) return false;
+  const { ledgerId, periodEndMs } = checked.asked;
+  book.granted(ledgerId, creates);
+  book.carry.pull = { ledgerId, chain: book.chain, key: PLAN_KEY, ask: checked.n, creates, periodEndMs };
+  book.pullWakes = book.wakeCount;
+  return true;
+}
+
+/**
+ * Before a create attempt: one reserved create of its kind, reserving one more when the plan
+ * has none left. Returns the plan's ask for the create to read while its grant is unread.
+ */
+export async function takeCreate(
+  rt: SpendRuntime,
+  step: string,
+  attempt: number,
+  kind: VendorTaskKind,
+): Promise<PulledAsk | undefined> {
+  if (!rt.tenantPolicy) return undefined;
   const key = `${step}/${attempt}`;
-  if (rt.creates.spend.carry.attempts[key]) return; // taken by this pipeline before it continued as new
-  if (!rt.creates.spend.freeLedger(kind)) {
-    const extra = `extra-${++rt.creates.spend.carry.extras}`;
-    await reserve(rt, extra, [{ kind, count: 1 }], `one more ${kind} create`);
+  // Taken by this pipeline before it continued as new: no second take.
+  if (!rt.creates.spend.carry.attempts[key]) {
+    if (!rt.creates.spend.freeLedger(kind)) {
+      const extra = `extra-${++rt.creates.spend.carry.extras}`;
+      await reserve(rt, extra, [{ kind, count: 1 }], `one more ${kind} create`);
+    }
+    rt.creates.spend.take(key, rt.creates.spend.freeLedger(kind)!, kind);
   }
-  rt.creates.spend.take(key, rt.creates.spend.freeLedger(kind)!, kind);
+  const pull = rt.creates.spend.carry.pull;
+  return pull && { ledgerId: pull.ledgerId, chain: pull.chain, key: pull.key, ask: pull.ask };
+}
+
+/** A create activity came back with a result: it read the plan granted. */
+export function grantRead(rt: SpendRuntime): void {
+  delete rt.creates.spend.carry.pull;
+}
+
+/**
+ * A create found the plan not granted (src/activities/grant-pull.ts) and sent nothing: the
+ * plan is asked for again by signal, and a refusal goes to the budget policy. Creates that
+ * find it so together share one regrant.
+ */
+export function regrant(rt: SpendRuntime, answer: PulledAnswer): Promise<void> {
+  const book = rt.creates.spend;
+  book.regranting ??= regrantPlan(rt, answer).finally(() => (book.regranting = undefined));
+  return book.regranting;
+}
+
+async function regrantPlan(rt: SpendRuntime, answer: PulledAnswer): Promise<void> {
+  const book = rt.creates.spend;
+  const pull = book.carry.pull;
+  if (!pull) return; // another create read it granted meanwhile
+  delete book.carry.pull;
+  book.granted(pull.ledgerId, pull.creates, -1);
+  const refusal = answer && isRefusal(answer) ? answer : undefined;
+  const first = refusal && { ledger: pull.ledgerId, periodEndMs: pull.periodEndMs, answer: refusal };
+  await reserve(rt, PLAN_KEY, pull.creates, `its plan (${listed(pull.creates)})`, first, book.pullWakes);
+}
+
+/** A refusal as the ledger writes it (the activity's detail is read as data, checked). */
+function isRefusal(a: object): a is SpendAnswer {
+  const r = a as Partial<SpendAnswer>;
+  return r.granted === false && typeof r.committed === 'number' && typeof r.amount === 'number';
 }
 
 /** An attempt's outcome: confirmed when a task exists, released when provably not created. */
@@ -77,12 +149,23 @@ export function settleCreate(rt: SpendRuntime, step: string, attempt: number, ou
   rt.creates.spend.settle(`${step}/${attempt}`, outcome);
 }
 
+/** An answer already in hand (a pulled refusal): the first round of `reserve` takes it instead of asking. */
+type Asked = { ledger: string; periodEndMs: number; answer: SpendAnswer | undefined };
+
 /** Asks until granted; over budget, fails or waits by policy. */
-async function reserve(rt: SpendRuntime, key: string, creates: CreateCount[], what: string): Promise<void> {
+async function reserve(
+  rt: SpendRuntime,
+  key: string,
+  creates: CreateCount[],
+  what: string,
+  first?: Asked,
+  firstSeen?: number,
+): Promise<void> {
   const p = rt.tenantPolicy!;
   for (;;) {
-    const seen = rt.creates.spend.wakeCount;
-    const { ledger, periodEndMs, answer } = await ask(rt, p, key, creates);
+    const seen = (first && firstSeen) ?? rt.creates.spend.wakeCount;
+    const { ledger, periodEndMs, answer } = first ?? (await ask(rt, p, key, creates));
+    first = undefined;
     if (!answer || answer.granted) return rt.creates.spend.granted(ledger, creates);
     if (answer.refused) throw budgetExceeded(`the ledger ${ledger} refused ${what}: ${answer.refused}`);
     const why =

@@ -11,6 +11,7 @@ import { pollUntilDone } from './poll/poll';
 import type { PipelineRuntime } from './pipeline-runtime';
 import type { StageCommon } from './stage-common';
 import type { CallbackRef } from '../../activities/vendor';
+import type { PulledAsk } from '../../contract/ledger';
 import type { SingleTaskKind } from '../../contract/stages';
 
 export interface SingleTaskInput extends StageCommon {
@@ -29,8 +30,8 @@ export interface SingleTaskSpec<Q extends { status: string }> {
   expect?: OfferExpectation;
   /** Every state the vendor is known to report; others are shown as not understood and polled on. */
   known: readonly string[];
-  /** One create attempt; `callback` is set when callbacks are on. */
-  create(attempt: number, callback: CallbackRef | undefined): Promise<{ taskId: string }>;
+  /** One create attempt; `callback` is set when callbacks are on, `grant` while the plan's grant is unread (spend.ts). */
+  create(attempt: number, callback: CallbackRef | undefined, grant: PulledAsk | undefined): Promise<{ taskId: string }>;
   query(taskId: string): Promise<Q>;
 }
 
@@ -47,7 +48,7 @@ export async function createAndPollSingleTask<Q extends { status: string }>(
     action: 'create task',
     endpoint: spec.endpoints.create,
     policy: input.policy,
-    create: (n) => spec.create(n, input.callbacks ? rt.book.callbackRef(step, n) : undefined),
+    create: (n, grant) => spec.create(n, input.callbacks ? rt.book.callbackRef(step, n) : undefined, grant),
     taskIdOf: (v) => v.taskId,
     reconcile: async (n) => {
       const id = await waitForCallbackTaskId(rt, step, n, input.callbacks, input.callbackGraceMs);

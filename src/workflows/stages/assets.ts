@@ -194,7 +194,7 @@ function createAssetSpec(
     action: `create asset ${item.name}`,
     endpoint: 'assets.CreateAsset',
     policy: 'resubmit', // reconcile by name is exact: nothing found means nothing created
-    create: (n) =>
+    create: (n, grant) =>
       creates.createAsset.executeWithOptions(
         {
           ...CREATE_OPTIONS,
@@ -202,7 +202,7 @@ function createAssetSpec(
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.board.summary(`create asset ${vendorName} (attempt ${n})`),
         },
-        [{ profile, groupId, url: item.url, assetType: item.type, name: vendorName }],
+        [{ profile, groupId, url: item.url, assetType: item.type, name: vendorName, ...(grant && { grant }) }],
       ),
     taskIdOf: (v) => v.id,
     reconcile: async () => {
@@ -272,7 +272,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
     action: 'create group',
     endpoint: 'assets.CreateAssetGroup',
     policy: 'resubmit',
-    create: (n) =>
+    create: (n, grant) =>
       creates.createAssetGroup.executeWithOptions(
         {
           ...CREATE_OPTIONS,
@@ -280,7 +280,7 @@ async function resolveGroup(rt: PipelineRuntime, input: AssetsStageInput) {
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.board.summary(`create group "${name}" (attempt ${n})`),
         },
-        [{ profile, name, description }],
+        [{ profile, name, description, ...(grant && { grant }) }],
       ),
     taskIdOf: (v) => v.id,
     reconcile: async () => {

@@ -35,7 +35,7 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
     policy: DEFAULT_POLICIES.erase,
     terminal: ERASE_TERMINAL_STATES,
     known: ERASE_STATES,
-    create: (n, callback) =>
+    create: (n, callback, grant) =>
       creates.eraseCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
@@ -43,7 +43,7 @@ export async function eraseStage(rt: PipelineRuntime, input: EraseStageInput): P
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.board.summary(`create task (attempt ${n})`),
         },
-        [{ profile, videoUrl: input.videoUrl, callback }],
+        [{ profile, videoUrl: input.videoUrl, callback, ...(grant && { grant }) }],
       ),
     query: (id) => runQuery(rt, 'eraseGet', rt.board.summary(`poll ${id}`), [{ profile, taskId: id }]),
   });

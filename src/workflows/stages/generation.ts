@@ -32,7 +32,7 @@ export async function generationStage(
     terminal: GENERATION_TERMINAL_STATES,
     expect: { model: typeof input.request.model === 'string' ? input.request.model : undefined },
     known: GENERATION_STATES,
-    create: async (n, callback) => {
+    create: async (n, callback, grant) => {
       const res = await creates.generationCreate.executeWithOptions(
         {
           ...CREATE_OPTIONS,
@@ -40,7 +40,7 @@ export async function generationStage(
           startToCloseTimeout: input.createAttemptMs,
           summary: rt.board.summary(`create task (attempt ${n})`),
         },
-        [{ profile, request: input.request, callback }],
+        [{ profile, request: input.request, callback, ...(grant && { grant }) }],
       );
       return { taskId: res.id };
     },

@@ -183,7 +183,7 @@ function submitSpec(
     action: `submit batch ${index}`,
     endpoint: 'review.submitAsync',
     policy: input.policy,
-    create: (n) =>
+    create: (n, grant) =>
       creates.reviewSubmit.executeWithOptions(
         {
           ...CREATE_OPTIONS,
@@ -199,6 +199,7 @@ function submitSpec(
             groupId: input.groupId,
             groupSource: input.groupSource,
             callback: input.callbacks ? rt.book.callbackRef(step, n) : undefined,
+            ...(grant && { grant }),
           },
         ],
       ),

@@ -102,8 +102,10 @@ export class StatusBoard {
 
   // ---- vendor calls and tasks
 
-  count(endpoint: string): void {
-    this.status.calls[endpoint] = (this.status.calls[endpoint] ?? 0) + 1;
+  /** A call to `endpoint` (by: -1 takes back a count for a call never sent). */
+  count(endpoint: string, by: 1 | -1 = 1): void {
+    this.status.calls[endpoint] = (this.status.calls[endpoint] ?? 0) + by;
+    if (this.status.calls[endpoint] === 0) delete this.status.calls[endpoint];
   }
 
   /** The task this step already has (a run before continue-as-new recorded it): no second create. */
