@@ -41,7 +41,7 @@ export interface SpendCarry {
   /** The pipeline has recorded its spend and told its ledgers. */
   ended?: true;
   /**
-   * The plan's ask whose answer the next create reads (behaviour `grantInCreate`): its
+   * The plan's ask whose answer the next create reads (the check asked with `pull`): its
    * creates are held as reserved until a create finds them granted or refused.
    */
   pull?: PulledAsk & { creates: CreateCount[]; periodEndMs: number };
