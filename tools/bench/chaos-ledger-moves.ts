@@ -70,6 +70,11 @@ function chainOfKey(key: string): RunChain {
   return { pipelineId: key.slice(0, slash), firstRunId: key.slice(slash + 1) };
 }
 
+/** A reserve as a pipeline's check sends it, for a chain and key of the forger's choosing. */
+function ask(chain: RunChain, key: string, count: number): ReserveRequest {
+  return { chain, key, creates: [{ kind: 'generation', count }], wait: false, answer: true, ask: 1 };
+}
+
 export class LedgerChaos {
   readonly moves: LedgerMoves = { forged: [] };
   private lastTry = 0;
@@ -91,7 +96,7 @@ export class LedgerChaos {
     const { schedule } = this.p;
     try {
       if (!this.moves.terminated && now >= schedule.terminateAtMs) await this.terminate(now);
-      if (this.moves.forged.length === 0 && now >= schedule.forgeAtMs) await this.forge(now);
+      if (!this.forgedAll && now >= schedule.forgeAtMs) await this.forge(now);
     } catch (err) {
       this.p.log(`chaos: ledger move not made yet (${innermostMessage(err)}); will try again`);
     }
@@ -136,41 +141,48 @@ export class LedgerChaos {
     return undefined;
   }
 
-  /** Once the target ledger holds a running and a settled chain, and another tenant's a running one. */
+  /**
+   * Each forgery once, as soon as what it names exists: the made-up chain's at once, the
+   * replayed settle once the target ledger has settled a chain, the negative count and the
+   * foreign reserve while the target's and the last tenant's ledgers each hold a running chain.
+   * Sent independently, so a run whose chains never overlap still sends every one it can.
+   */
   private async forge(now: number): Promise<void> {
     const target = currentLedger(this.forgeTenant);
-    const foreignTenant = this.p.tenants.at(-1)!;
+    const nobody = { pipelineId: `${this.p.taskQueue}-forged`, firstRunId: randomUUID() };
+    await this.forgeOnce(now, 'unknown-chain', 'reserve', nobody, ask(nobody, 'plan', 1));
+    await this.forgeOnce(now, 'unknown-settle', 'settle', nobody, { chain: nobody });
     const own = await this.snapshot(target);
     const settled = Object.keys(own.state?.settled ?? {})[0];
-    const ownChain = await this.runningChain(own);
-    const foreign = foreignTenant === this.forgeTenant ? undefined : await this.snapshot(currentLedger(foreignTenant));
-    const foreignChain = foreign && (await this.runningChain(foreign));
-    if (!settled || !ownChain || (foreign && !foreignChain)) return;
-    const nobody = { pipelineId: `${this.p.taskQueue}-forged`, firstRunId: randomUUID() };
-    const ask = (chain: RunChain, key: string, count: number): ReserveRequest => ({
-      chain,
-      key,
-      creates: [{ kind: 'generation', count }],
-      wait: false,
-      answer: true,
-      ask: 1,
-    });
-    type Forged = [ForgeryKind, 'reserve' | 'settle', RunChain, unknown];
-    const messages: Forged[] = [
-      ['negative-count', 'reserve', ownChain, ask(ownChain, 'forged-negative', -1)],
-      ['unknown-chain', 'reserve', nobody, ask(nobody, 'plan', 1)],
-      ['unknown-settle', 'settle', nobody, { chain: nobody }],
-      ['replayed-settle', 'settle', chainOfKey(settled), { chain: chainOfKey(settled) }],
-    ];
-    if (foreignChain) messages.push(['foreign-chain', 'reserve', foreignChain, ask(foreignChain, 'forged-foreign', 1)]);
-    for (const [kind, what, chain, body] of messages) {
-      await this.send(this.forgeTenant, what, body);
-      this.moves.forged.push({ kind, ledgerId: target, chain, atMs: now });
-    }
-    this.p.log(
-      `chaos: t=${(now / 1000).toFixed(1)}s sent ${messages.length} forged messages to ${target}: ` +
-        messages.map(([kind, , chain]) => `${kind} (${chainKey(chain)})`).join(', '),
-    );
+    if (settled)
+      await this.forgeOnce(now, 'replayed-settle', 'settle', chainOfKey(settled), { chain: chainOfKey(settled) });
+    const ownChain = this.sent('negative-count') ? undefined : await this.runningChain(own);
+    if (ownChain)
+      await this.forgeOnce(now, 'negative-count', 'reserve', ownChain, ask(ownChain, 'forged-negative', -1));
+    const foreignTenant = this.p.tenants.at(-1)!;
+    if (foreignTenant === this.forgeTenant || this.sent('foreign-chain')) return;
+    const foreignChain = await this.runningChain(await this.snapshot(currentLedger(foreignTenant)));
+    if (foreignChain)
+      await this.forgeOnce(now, 'foreign-chain', 'reserve', foreignChain, ask(foreignChain, 'forged-foreign', 1));
+  }
+
+  /** Whether every forgery this run can make was sent (a single tenant has no foreign chain). */
+  get forgedAll(): boolean {
+    const kinds: ForgeryKind[] = ['unknown-chain', 'unknown-settle', 'replayed-settle', 'negative-count'];
+    if (this.p.tenants.length > 1) kinds.push('foreign-chain');
+    return kinds.every((k) => this.sent(k));
+  }
+
+  private sent(kind: ForgeryKind): boolean {
+    return this.moves.forged.some((f) => f.kind === kind);
+  }
+
+  private async forgeOnce(now: number, kind: ForgeryKind, what: 'reserve' | 'settle', chain: RunChain, body: unknown) {
+    if (this.sent(kind)) return;
+    const target = currentLedger(this.forgeTenant);
+    await this.send(this.forgeTenant, what, body);
+    this.moves.forged.push({ kind, ledgerId: target, chain, atMs: now });
+    this.p.log(`chaos: t=${(now / 1000).toFixed(1)}s sent a forged ${kind} to ${target} (${chainKey(chain)})`);
   }
 
   /** Signal-with-start, as a pipeline asks: the message reaches the ledger even while no run of it is open. */

@@ -157,6 +157,7 @@ export function checkLedgerRefused(moves: LedgerMoves, reads: LedgerRead[], plan
   const problems: string[] = [];
   const breakdown: Record<string, number> = {};
   if (planned && moves.forged.length === 0) problems.push('no forged message was sent: the move was not made');
+  for (const f of moves.forged) breakdown[`forged ${f.kind}`] = (breakdown[`forged ${f.kind}`] ?? 0) + 1;
   const byLedger = new Map<string, LedgerMoves['forged']>();
   for (const f of moves.forged) byLedger.set(f.ledgerId, [...(byLedger.get(f.ledgerId) ?? []), f]);
   for (const [id, sent] of byLedger) {
