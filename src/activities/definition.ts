@@ -77,7 +77,8 @@ async function askPlan(
   const creates = plannedCreates(def);
   if (creates.length === 0) return undefined;
   const { client, info } = Context.current();
-  return askLedger(client, info.taskQueue, askOf(policy, ask.chain, PLAN_KEY, creates, 1, true)).then(
+  const request = askOf(policy, ask.chain, PLAN_KEY, creates, 1, true);
+  return askLedger(client, info.taskQueue, request, { soon: true }).then(
     (asked) => ({ ...asked, creates }),
     () => undefined,
   );

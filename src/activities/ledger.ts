@@ -34,6 +34,7 @@ import { TENANT } from '../contract/search-attributes';
 import type { BudgetPeriod } from '../contract/tenancy';
 import { priceTable, type TenantsConfig } from '../tenants/config';
 import { readLedger } from '../tenants/ledger-read';
+import { workerAsks, type AskBatcher } from './ask-batch';
 import { describeChainEnd } from './chain-runs';
 import { TenantIdSchema } from '../definition/schema';
 
@@ -55,15 +56,26 @@ export interface AskedLedger {
   periodEndMs: number;
 }
 
-/** A reserve by signal-with-start (the period's first ask starts its ledger), on this activity's clock. */
-export async function askLedger(client: Client, taskQueue: string, input: AskSpendInput): Promise<AskedLedger> {
+/**
+ * A reserve by signal-with-start (the period's first ask starts its ledger), on this activity's
+ * clock. `soon`: a plan ask whose grant its create reads, batched with the others this worker
+ * makes to the same ledger and not waited for (ask-batch.ts).
+ */
+export async function askLedger(
+  client: Client,
+  taskQueue: string,
+  input: AskSpendInput,
+  { batcher = workerAsks, soon = false }: { batcher?: AskBatcher; soon?: boolean } = {},
+): Promise<AskedLedger> {
   const { tenant, periodKind, utcOffsetMinutes, request } = input;
   const period = periodOf(Date.now(), periodKind, utcOffsetMinutes);
-  await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
-    ...ledgerStartOptions(tenant, period, taskQueue),
-    signal: reserveSignal,
-    signalArgs: [request],
-  });
+  if (soon) batcher.enqueue({ client, tenant, period, taskQueue }, request);
+  else
+    await client.workflow.signalWithStart(LEDGER_WORKFLOW, {
+      ...ledgerStartOptions(tenant, period, taskQueue),
+      signal: reserveSignal,
+      signalArgs: [request],
+    });
   return { ledgerId: ledgerId(tenant, period), period, periodEndMs: periodEndMs(period, utcOffsetMinutes) };
 }
 

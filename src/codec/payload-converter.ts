@@ -10,7 +10,7 @@
  * module-level state besides the converter itself.
  */
 import { DefaultPayloadConverter, type Payload, type PayloadConverter } from '@temporalio/common';
-import { PLAINTEXT_MARK, PLAINTEXT_METADATA_KEY } from './plaintext-mark';
+import { PLAINTEXT_METADATA_KEY, markPlaintext } from './plaintext-mark';
 
 class MarkingPayloadConverter implements PayloadConverter {
   private readonly inner = new DefaultPayloadConverter();
@@ -21,10 +21,7 @@ class MarkingPayloadConverter implements PayloadConverter {
 
   fromPayload<T>(payload: Payload): T {
     const value = this.inner.fromPayload<T>(payload);
-    if (payload.metadata?.[PLAINTEXT_METADATA_KEY] === undefined) return value;
-    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-    Object.defineProperty(value, PLAINTEXT_MARK, { value: true, enumerable: false });
-    return value;
+    return payload.metadata?.[PLAINTEXT_METADATA_KEY] === undefined ? value : markPlaintext(value);
   }
 }
 

@@ -15,3 +15,10 @@ export const PLAINTEXT_MARK: unique symbol = Symbol.for('reelflow.plaintext') as
 export function isPlaintext(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.prototype.hasOwnProperty.call(value, PLAINTEXT_MARK);
 }
+
+/** Marks `value` as decoded from plaintext (an object not frozen; anything else is left as it is). */
+export function markPlaintext<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || isPlaintext(value)) return value;
+  Object.defineProperty(value, PLAINTEXT_MARK, { value: true, enumerable: false });
+  return value;
+}

@@ -305,6 +305,15 @@ export interface LedgerView {
 }
 
 export const reserveSignal = defineSignal<[ReserveRequest]>('reserveSpendAsk');
+/**
+ * The asks a worker made to one ledger while its previous signal was on the way, together
+ * (src/activities/ask-batch.ts); each is handled as a `reserveSignal` of its own would be.
+ */
+export const reserveAsksSignal = defineSignal<[ReserveRequest[]]>('reserveSpendAsks');
+/** Whether this ledger run takes `reserveAsksSignal` (runs started before it was added do not). */
+export const takesAskBatchesQuery = defineQuery<boolean>('takesAskBatches');
+/** Asks per `reserveAsksSignal`: a signal stays well under the server's payload limit; the ledger drops (and counts) more. */
+export const MAX_ASKS_PER_SIGNAL = 200;
 export const spendAnsweredSignal = defineSignal<[SpendAnswer]>('spendAnswered');
 export const settleSignal = defineSignal<[SettleHint]>('settleSpend');
 export const setBudgetUpdate = defineUpdate<LedgerView, [{ amount: number }]>('setBudget');

@@ -27,11 +27,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
-import { isPlaintext } from '../codec/plaintext-mark';
+import { isPlaintext, markPlaintext } from '../codec/plaintext-mark';
 import type { SpendRead } from '../activities/ledger';
 import {
   LEDGER_SWEEP_BATCH,
   LEDGER_SWEEP_MS,
+  MAX_ASKS_PER_SIGNAL,
   budgetRaisedSignal,
   chainKey,
   ledgerQuery,
@@ -39,11 +40,13 @@ import {
   parseLedgerId,
   periodKindOf,
   periodOf,
+  reserveAsksSignal,
   reserveSignal,
   setBudgetUpdate,
   settleSignal,
   spendAnsweredSignal,
   spendAnswersQuery,
+  takesAskBatchesQuery,
   type LedgerMessage,
   type LedgerState,
   type LedgerTerms,
@@ -91,6 +94,14 @@ const BATCHED_IO_PATCH = 'ledger-batched-io';
  * settles such a pipeline, by its sweep.
  */
 const LISTS_CLOSED_PATCH = 'ledger-lists-closed';
+
+/**
+ * After 0.2.0: a worker's plan asks arrive together, as one `reserveAsksSignal`
+ * (src/activities/ask-batch.ts). Asked once per run, like BATCHED_IO_PATCH: a run that a worker
+ * without it may have handled leaves batches unread, so says so (`takesAskBatchesQuery`) and a
+ * worker sends it each ask by a `reserveSignal` of its own.
+ */
+const ASK_BATCHES_PATCH = 'ledger-ask-batches';
 
 /** The listing's spacing: this soon after it settled something, doubling while it finds nothing, up to the most. */
 const LIST_EVERY_MS = { least: 2_000, most: 30_000 };
@@ -165,6 +176,9 @@ export async function tenantLedger(): Promise<void> {
   handleBudgetSet(at, tenant, period);
   const batched = patched(BATCHED_IO_PATCH); // before the first command
   const lists = patched(LISTS_CLOSED_PATCH);
+  const takesBatches = patched(ASK_BATCHES_PATCH);
+  if (takesBatches) setHandler(reserveAsksSignal, (m: unknown) => void inbox.push(...asksOf(m)));
+  setHandler(takesAskBatchesQuery, () => takesBatches);
   const opened = await reading.openLedger({
     ledgerId: info.workflowId,
     runId: info.runId,
@@ -200,6 +214,18 @@ export async function tenantLedger(): Promise<void> {
   }
   await condition(() => book.settling.size === 0 && allHandlersFinished());
   await continueAsNew<typeof tenantLedger>();
+}
+
+/**
+ * A worker's batch of asks, each handled as if it came alone: a list that arrived in plaintext
+ * passes its mark to each ask. Not a list, it is one message every check refuses; asks past
+ * MAX_ASKS_PER_SIGNAL are dropped, and refused as one more.
+ */
+function asksOf(m: unknown): LedgerMessage[] {
+  if (!Array.isArray(m)) return [{ reserve: m }];
+  const plain = isPlaintext(m);
+  const asks = m.slice(0, MAX_ASKS_PER_SIGNAL).map((r: unknown) => ({ reserve: plain ? markPlaintext(r) : r }));
+  return m.length > MAX_ASKS_PER_SIGNAL ? [...asks, { reserve: undefined }] : asks;
 }
 
 /** `reelflow budget set`: applied once the ledger has opened; a plaintext one to a strict ledger is refused. */

@@ -82,10 +82,13 @@ test('a strict ledger refuses a plaintext reserve, even one naming a real runnin
     ask: 7,
   };
   await plain.workflow.getHandle(ledger.workflowId).signal('reserveSpendAsk', reserve);
-  const refused = await until('the plaintext reserve is refused', async () => {
+  // And as a worker batches its asks: the list's plaintext mark is each ask's.
+  await plain.workflow.getHandle(ledger.workflowId).signal('reserveSpendAsks', [reserve, { ...reserve, ask: 8 }]);
+  const refused = await until('the plaintext reserves are refused', async () => {
     const v: LedgerView = await view();
-    return v.refused > before.refused && v;
+    return v.refused >= before.refused + 3 && v;
   });
+  expect(refused.refused).toBe(before.refused + 3);
   expect(refused).toMatchObject({ reserved: before.reserved, remaining: before.remaining });
 
   const raise = plain.workflow.getHandle(ledger.workflowId).executeUpdate(setBudgetUpdate, { args: [{ amount: 1e9 }] });

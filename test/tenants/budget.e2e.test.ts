@@ -237,7 +237,7 @@ describe('spend budgets', () => {
     // One reservation for the whole pipeline, however many attempts: its definition check's ask.
     const events = (await h.client.workflow.getHandle(result.pipelineId).fetchHistory()).events ?? [];
     expect(ledgerMessagesOf(events).asks).toBe(0);
-    expect(await signalsTo(ledgerId(T.retry, periodOf(Date.now(), 'month', 0)))).toEqual(['reserveSpendAsk']);
+    expect(await signalsTo(ledgerId(T.retry, periodOf(Date.now(), 'month', 0)))).toEqual(['reserveSpendAsks']);
   });
 
   test('a rerun that reuses the generation spends nothing for it', async () => {
@@ -300,7 +300,9 @@ describe('spend budgets', () => {
       expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     }
     const signals = await signalsTo(ledgerId(T.burst, periodOf(Date.now(), 'day', 0)));
-    expect(signals).toEqual(Array.from({ length: 30 }, () => 'reserveSpendAsk'));
+    // The worker's asks to one ledger share signals (its batches): never more signals than asks.
+    expect(new Set(signals)).toEqual(new Set(['reserveSpendAsks']));
+    expect(signals.length).toBeLessThanOrEqual(30);
   });
 
   test('a terminated ledger forgets nothing: its next run reads the money of the runs before it', async () => {

@@ -11,6 +11,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import {
   LEDGER_SWEEP_MS,
   LEDGER_WORKFLOW,
+  MAX_ASKS_PER_SIGNAL,
   ledgerId,
   ledgerQuery,
   periodOf,
@@ -221,9 +222,19 @@ describe('a ledger under operator mistakes and forged messages', () => {
       ['settleSpend', null],
       ['reserveSpendAsk', 'a string'],
     ];
+    // Batches, as a worker sends its asks: a non-list is one refusal, each ask of a list is judged
+    // alone, and a list past the bound is cut there, with one refusal more.
+    const nobodyAsk = forged[1][1];
+    const batches: [unknown, number][] = [
+      ['not a list', 1],
+      [[nobodyAsk, 'a string', { ...(nobodyAsk as object), creates: [{ kind: 'generation', count: -5 }] }], 3],
+      [Array.from({ length: MAX_ASKS_PER_SIGNAL + 5 }, () => null), MAX_ASKS_PER_SIGNAL + 1],
+    ];
     for (const [name, payload] of forged) await ledger.signal(name, payload);
-    const after = await ledgerUntil(T.forged, (v) => v.refused >= forged.length);
-    expect(after).toMatchObject({ spent: settled.spent, reserved: 0, remaining: 2_000_000, refused: forged.length });
+    for (const [batch] of batches) await ledger.signal('reserveSpendAsks', batch);
+    const refusals = forged.length + batches.reduce((n, [, refused]) => n + refused, 0);
+    const after = await ledgerUntil(T.forged, (v) => v.refused >= refusals);
+    expect(after).toMatchObject({ spent: settled.spent, reserved: 0, remaining: 2_000_000, refused: refusals });
     // The ledger's workflow task never failed: it still answers a real pipeline at once.
     await h.run(generationOnly(T.forged));
     expect(await ledgerUntil(T.forged, (v) => v.spent === 2_000_000 && v.reserved === 0)).toMatchObject({
@@ -278,7 +289,7 @@ describe('a ledger under operator mistakes and forged messages', () => {
     expect(ledgerMessagesOf((await p.fetchHistory()).events ?? [])).toEqual({ asks: 0, answers: 0, settles: 0 });
     const ledgerEvents = (await h.client.workflow.getHandle(idOf(T.listed)).fetchHistory()).events ?? [];
     const signals = ledgerEvents.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
-    expect(signals).toEqual(['reserveSpendAsk']);
+    expect(signals).toEqual(['reserveSpendAsks']);
     const activities = ledgerEvents.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toContain('listClosedSpenders');
     expect(activities).not.toContain('readSpendRecords'); // not settled by a sweep, nor by a settle hint
