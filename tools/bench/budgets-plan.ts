@@ -82,12 +82,18 @@ export interface BudgetsRunPlan {
   label: string;
 }
 
-/** Round by round, the tenancies in turn; labels carry the round when there is more than one. */
+/**
+ * Round by round, the tenancies in turn, in reverse order every second round (none, budget;
+ * budget, none): each run leaves its workflows in the server's database, which later runs
+ * work beside, so a fixed order would always give the later tenancy the larger database.
+ * Labels carry the round when there is more than one.
+ */
 export function budgetsRunPlans(s: BudgetsScenario): BudgetsRunPlan[] {
   const plans: BudgetsRunPlan[] = [];
-  for (let round = 1; round <= s.rounds; round++)
-    for (const tenancy of s.tenancies)
-      plans.push({ tenancy, round, label: s.rounds > 1 ? `${tenancy}-r${round}` : tenancy });
+  for (let round = 1; round <= s.rounds; round++) {
+    const order = round % 2 === 1 ? s.tenancies : [...s.tenancies].reverse();
+    for (const tenancy of order) plans.push({ tenancy, round, label: s.rounds > 1 ? `${tenancy}-r${round}` : tenancy });
+  }
   return plans;
 }
 

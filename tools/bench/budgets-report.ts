@@ -300,7 +300,7 @@ function introLines(report: BudgetsReport): string[] {
     '',
     `Each run: ${s.pipelines} pipelines started at once, ${stages}${s.workload.archive ? ' → archive' : ''} (the default bench's workload), ` +
       `callbacks ${s.callbacks}, ${s.workers} worker process${s.workers > 1 ? 'es' : ''} on ${s.temporalServer}; ` +
-      `a fresh emulator, worker, task queue and tenant per run. Order: ${s.scenario.rounds} round${s.scenario.rounds > 1 ? 's' : ''} of ${s.scenario.tenancies.join(', ')}.`,
+      `a fresh emulator, worker, task queue and tenant per run. Order: ${s.scenario.rounds} round${s.scenario.rounds > 1 ? 's' : ''} of ${s.scenario.tenancies.join(', ')}${s.scenario.rounds > 1 ? ', in reverse every second round' : ''}.`,
     '',
     `Tenancies: none = no tenants file; count-only = a tenants file whose \`defaultTenant\` takes every pipeline, prices set, no budget; ` +
       `budget = the same with a daily budget of ${s.budget.amount} (the run's planned creates, ${s.budget.plannedMinor} minor units, are ${pct(s.budget.share)} of it). ` +

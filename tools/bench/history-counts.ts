@@ -41,7 +41,8 @@ export interface HistoryCounts {
  * (each an askSpend local activity, a signal-with-start to the ledger, one marker), answers
  * received (spendAnswered signals) and settles sent (each a settleSpend local activity, one marker).
  * Since behaviour `spendInCheck` the plan's ask rides in the definition check and a pipeline
- * sends no settle: those show only on the ledger's side (its reserveSpendAsk signals).
+ * sends no settle: those show only on the ledger's side (its reserveSpendAsks signals, a
+ * worker's plan asks together).
  */
 export interface LedgerMessages {
   asks: number;

@@ -13,7 +13,7 @@ export interface LedgerHistory {
   runs: number;
   events: number;
   workflowTasks: number;
-  /** By signal name: reserveSpendAsk (asks), settleSpend (settles). */
+  /** By signal name: reserveSpendAsks (a worker's plan asks together), reserveSpendAsk (an ask alone), settleSpend (settles). */
   signalsReceived: Record<string, number>;
   /** By signal name: spendAnswered (answers), budgetRaised. */
   signalsSent: Record<string, number>;
