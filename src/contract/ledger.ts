@@ -306,8 +306,8 @@ export interface LedgerView {
 
 export const reserveSignal = defineSignal<[ReserveRequest]>('reserveSpendAsk');
 /**
- * The asks a worker made to one ledger while its previous signal was on the way, together
- * (src/activities/ask-batch.ts); each is handled as a `reserveSignal` of its own would be.
+ * The plan asks a worker's definition checks made to one ledger within a tenth of a second,
+ * together (src/activities/ask-batch.ts); each is handled as a `reserveSignal` of its own would be.
  */
 export const reserveAsksSignal = defineSignal<[ReserveRequest[]]>('reserveSpendAsks');
 /** Whether this ledger run takes `reserveAsksSignal` (runs started before it was added do not). */
