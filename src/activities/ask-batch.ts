@@ -31,6 +31,9 @@ const RETRY_AFTER_MS = 1_000;
 /** A ledger run that takes no batches is asked again this much later (it may have continued as new). */
 const RECHECK_AFTER_MS = 60_000;
 
+/** Ledger ids whose answer is kept: a tenant's ledger changes with each period, so the oldest go. */
+const MAX_KNOWN_LEDGERS = 1_000;
+
 interface Waiting {
   request: ReserveRequest;
   /** Sent again until then when its signal fails. */
@@ -99,6 +102,7 @@ export class AskBatcher {
     const answer = await client
       .withDeadline(Date.now() + 5_000, () => client.workflow.getHandle(id).query(takesAskBatchesQuery))
       .catch((err: unknown) => err instanceof WorkflowNotFoundError);
+    if (this.takes.size >= MAX_KNOWN_LEDGERS) this.takes.delete(this.takes.keys().next().value!);
     this.takes.set(id, answer === true ? true : Date.now() + RECHECK_AFTER_MS);
     return answer === true;
   }
